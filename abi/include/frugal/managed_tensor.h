@@ -1,0 +1,134 @@
+/*
+ * frugal/managed_tensor.h — owning tensors, dtype helpers and DLPack import
+ * and export (host side, libfrugal).
+ *
+ * A frugal_managed_tensor owns (or borrows with a deleter) the memory behind
+ * a frugal_tensor view. It is how tensors cross between frugal and other
+ * frameworks: export hands ownership to a DLPack capsule, import takes
+ * ownership of one. The memory is never copied by either direction.
+ *
+ * Thread safety: distinct managed tensors may be used from any threads;
+ * one managed tensor must not be destroyed or exported concurrently with
+ * any other use of it.
+ */
+#ifndef FRUGAL_MANAGED_TENSOR_H_
+#define FRUGAL_MANAGED_TENSOR_H_
+
+#include "frugal/dlpack.h"
+#include "frugal/tensor.h"
+#include "frugal/types.h"
+
+FRUGAL_EXTERN_C_BEGIN
+
+/* ======================================================================== */
+/* Dtype helpers                                                            */
+/* ======================================================================== */
+
+/** Bits per element of `dtype`, or 0 for a value this library does not know. */
+FRUGAL_API int32_t frugal_dtype_bits(int32_t dtype);
+
+/** Stable lower-case name of `dtype` ("float32", "float8_e4m3fn", ...), or "unknown". */
+FRUGAL_API const char* frugal_dtype_name(int32_t dtype);
+
+/**
+ * Checks that a view is well formed: struct_size covers the v1.0 fields,
+ * known dtype and device type, 0 <= ndim <= FRUGAL_TENSOR_MAX_NDIM, shape
+ * non-NULL when ndim > 0, extents >= 0, element count does not overflow.
+ * Returns NULL or an FRUGAL_ERR_INVALID_ARGUMENT error naming the field.
+ */
+FRUGAL_API frugal_error* frugal_tensor_validate(const frugal_tensor* tensor);
+
+/* ======================================================================== */
+/* Managed tensors                                                          */
+/* ======================================================================== */
+
+/** An owning tensor: a frugal_tensor view plus whatever keeps it alive. */
+typedef struct frugal_managed_tensor frugal_managed_tensor;
+
+/**
+ * Releases memory handed to frugal_managed_tensor_wrap. Called exactly
+ * once, from whichever thread destroys the last owner; user_data is
+ * never dereferenced by frugal.
+ */
+typedef void (*frugal_release_fn)(void* user_data);
+
+/**
+ * Allocates a zero-filled, compact row-major CPU tensor (64-byte aligned).
+ *   shape: ndim extents, copied; may be NULL when ndim == 0.
+ *   out:   // out, owned by the caller.
+ */
+FRUGAL_API frugal_error* frugal_managed_tensor_alloc(int32_t dtype, int32_t ndim, const int64_t* shape,
+                                                     frugal_managed_tensor** out);
+
+/**
+ * Wraps memory the caller owns. The view is validated and its shape and
+ * strides are copied; its `quant` and `ext` pointers are borrowed and must
+ * outlive the managed tensor. `release` (NULL allowed: nothing to release)
+ * runs exactly once with `user_data` when the managed tensor, or whatever
+ * it was exported into, is destroyed. On failure `release` is not called.
+ *   out: // out, owned by the caller.
+ */
+FRUGAL_API frugal_error* frugal_managed_tensor_wrap(const frugal_tensor* view, frugal_release_fn release,
+                                                    void* user_data, frugal_managed_tensor** out);
+
+/**
+ * The view of a managed tensor: owned by it, valid until it is destroyed or
+ * exported. strides are always filled. NULL if `tensor` is NULL.
+ */
+FRUGAL_API const frugal_tensor* frugal_managed_tensor_view(const frugal_managed_tensor* tensor);
+
+/** Destroys a managed tensor, running its release function. NULL allowed. */
+FRUGAL_API void frugal_managed_tensor_destroy(frugal_managed_tensor* tensor);
+
+/* ======================================================================== */
+/* DLPack import                                                            */
+/* ======================================================================== */
+
+/**
+ * Takes ownership of a versioned DLPack tensor, in every case: on success
+ * the new managed tensor calls src->deleter when destroyed; on failure
+ * src->deleter has already been called (as DLPack requires for a major
+ * mismatch) and no field of src is touched afterwards. The data pointer is
+ * kept as is (no copy). Rejected with FRUGAL_ERR_UNSUPPORTED: another
+ * DLPack major, lanes != 1, a type code/bits pair frugal has no dtype for,
+ * a device other than CPU, CUDA or CUDA host. A READ_ONLY flag is kept in
+ * the managed tensor and carried on export.
+ *   out: // out, owned by the caller.
+ */
+FRUGAL_API frugal_error* frugal_managed_tensor_from_dlpack_versioned(frugal_dlpack_managed_tensor_versioned* src,
+                                                                     frugal_managed_tensor** out);
+
+/** As frugal_managed_tensor_from_dlpack_versioned, for the legacy (unversioned) struct. */
+FRUGAL_API frugal_error* frugal_managed_tensor_from_dlpack(frugal_dlpack_managed_tensor* src,
+                                                           frugal_managed_tensor** out);
+
+/* ======================================================================== */
+/* DLPack export                                                            */
+/* ======================================================================== */
+
+/**
+ * Moves `tensor` into a new versioned DLPack capsule. On success `tensor`
+ * is consumed (do not use or destroy it); the consumer calls
+ * (*out)->deleter(*out) exactly once, which releases the memory the
+ * managed tensor held. On failure `tensor` is untouched and still owned by
+ * the caller. Quantization metadata does not travel (DLPack has no field
+ * for it). A read-only tensor is exported with FRUGAL_DLPACK_FLAG_READ_ONLY.
+ *   out: // out.
+ */
+FRUGAL_API frugal_error* frugal_managed_tensor_to_dlpack_versioned(frugal_managed_tensor* tensor,
+                                                                   frugal_dlpack_managed_tensor_versioned** out);
+
+/**
+ * As frugal_managed_tensor_to_dlpack_versioned, producing the legacy struct.
+ * A read-only tensor is refused with FRUGAL_ERR_UNSUPPORTED, because the
+ * legacy struct cannot carry the flag.
+ */
+FRUGAL_API frugal_error* frugal_managed_tensor_to_dlpack(frugal_managed_tensor* tensor,
+                                                         frugal_dlpack_managed_tensor** out);
+
+/** Nonzero when the tensor was imported read-only (writes are the caller's bug). */
+FRUGAL_API int32_t frugal_managed_tensor_is_read_only(const frugal_managed_tensor* tensor);
+
+FRUGAL_EXTERN_C_END
+
+#endif /* FRUGAL_MANAGED_TENSOR_H_ */

@@ -1,0 +1,25 @@
+// The typed named values behind frugal_options. Internal to libfrugal.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "frugal/types.h"
+
+struct frugal_options {
+  struct Entry {
+    std::string name;
+    int32_t type = FRUGAL_OPTION_INT;
+    int64_t int_value = 0;
+    double double_value = 0.0;
+    std::string string_value;  // also holds nothing for non-string types
+  };
+  std::vector<Entry> entries;  // insertion order; names unique
+};
+
+namespace frugal {
+// Implementation of frugal_host_api.options_check_known.
+frugal_error* options_check_known(const frugal_options* options, const char* const* known, size_t count,
+                                  const char* owner) noexcept;
+}  // namespace frugal

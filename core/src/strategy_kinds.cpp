@@ -1,0 +1,56 @@
+#include "strategy_kinds.hpp"
+
+#include <array>
+#include <cstring>
+
+#include "frugal/context.h"
+#include "frugal/schedule_vtable.h"
+
+namespace frugal {
+namespace {
+
+constexpr std::array kScheduleSlots = {
+    VtableSlot{offsetof(frugal_schedule_vtable, create), "create"},
+    VtableSlot{offsetof(frugal_schedule_vtable, destroy), "destroy"},
+    VtableSlot{offsetof(frugal_schedule_vtable, lr), "lr"},
+};
+
+const std::array kSpecs = {
+    StrategyKindSpec{FRUGAL_KIND_SCHEDULE, "schedule", FRUGAL_SCHEDULE_VTABLE_MIN_SIZE, sizeof(frugal_schedule_vtable),
+                     kScheduleSlots},
+};
+
+struct KindName {
+  int32_t kind;
+  const char* name;
+};
+constexpr std::array kKindNames = {
+    KindName{FRUGAL_KIND_ROUTER, "router"}, KindName{FRUGAL_KIND_QUANTIZER, "quantizer"},
+    KindName{FRUGAL_KIND_PACKER, "packer"}, KindName{FRUGAL_KIND_POLICY, "policy"},
+    KindName{FRUGAL_KIND_SCHEDULE, "schedule"}, KindName{FRUGAL_KIND_STORE, "store"},
+};
+
+}  // namespace
+
+const StrategyKindSpec* find_kind_spec(int32_t kind) {
+  for (const auto& spec : kSpecs)
+    if (spec.kind == kind) return &spec;
+  return nullptr;
+}
+
+const char* kind_name(int32_t kind) {
+  for (const auto& k : kKindNames)
+    if (k.kind == kind) return k.name;
+  return "unknown";
+}
+
+int32_t kind_from_name(const char* name) {
+  if (name == nullptr) return 0;
+  for (const auto& k : kKindNames)
+    if (std::strcmp(k.name, name) == 0) return k.kind;
+  return 0;
+}
+
+}  // namespace frugal
+
+extern "C" FRUGAL_API const char* frugal_strategy_kind_name(int32_t kind) { return frugal::kind_name(kind); }

@@ -1,0 +1,120 @@
+// `frugal plugins [--json]`: every plugin discovered, with its strategies,
+// and every file that failed to load with the reason. Exit code 1 when any
+// file failed, so scripts notice; the good plugins are listed regardless.
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "frugal/sdk/host.hpp"
+#include "json_writer.hpp"
+
+namespace frugal::cli {
+namespace {
+
+struct PluginRow {
+  frugal_plugin_info info{};
+  std::vector<frugal_strategy_info> strategies;
+};
+struct Listing {
+  std::vector<PluginRow> plugins;
+  std::vector<frugal_load_failure_info> failures;
+};
+
+Listing collect(frugal_context* context) {
+  Listing listing;
+  for (size_t p = 0; p < frugal_context_plugin_count(context); ++p) {
+    PluginRow row;
+    row.info.struct_size = sizeof(row.info);
+    host::check(frugal_context_plugin_info(context, p, &row.info));
+    for (size_t s = 0; s < row.info.strategy_count; ++s) {
+      frugal_strategy_info strategy{};
+      strategy.struct_size = sizeof(strategy);
+      host::check(frugal_context_strategy_info(context, p, s, &strategy));
+      row.strategies.push_back(strategy);
+    }
+    listing.plugins.push_back(std::move(row));
+  }
+  for (size_t f = 0; f < frugal_context_load_failure_count(context); ++f) {
+    frugal_load_failure_info failure{};
+    failure.struct_size = sizeof(failure);
+    host::check(frugal_context_load_failure(context, f, &failure));
+    listing.failures.push_back(failure);
+  }
+  return listing;
+}
+
+void print_json(const Listing& listing) {
+  fmt::print("{{\n  \"plugins\": [");
+  for (size_t p = 0; p < listing.plugins.size(); ++p) {
+    const auto& info = listing.plugins[p].info;
+    fmt::print("{}\n    {{\"name\": {}, \"version\": {}, \"vendor\": {}, \"license\": {}, \"path\": {}, "
+               "\"abi\": \"{}.{}\", \"strategies\": [",
+               p == 0 ? "" : ",", json_string(info.name), json_string(info.version), json_string(info.vendor),
+               json_string(info.license), json_string(info.path), info.abi_major, info.abi_minor);
+    const auto& strategies = listing.plugins[p].strategies;
+    for (size_t s = 0; s < strategies.size(); ++s) {
+      const auto& st = strategies[s];
+      fmt::print("{}\n      {{\"kind\": {}, \"name\": {}, \"summary\": {}, \"thread_safe\": {}, "
+                 "\"deterministic\": {}, \"shadowed\": {}}}",
+                 s == 0 ? "" : ",", json_string(frugal_strategy_kind_name(st.kind)), json_string(st.name),
+                 json_string(st.summary), (st.flags & FRUGAL_STRATEGY_THREAD_SAFE) != 0 ? "true" : "false",
+                 (st.flags & FRUGAL_STRATEGY_DETERMINISTIC) != 0 ? "true" : "false",
+                 st.shadowed != 0 ? "true" : "false");
+    }
+    fmt::print("{}]}}", strategies.empty() ? "" : "\n    ");
+  }
+  fmt::print("{}],\n  \"failures\": [", listing.plugins.empty() ? "" : "\n  ");
+  for (size_t f = 0; f < listing.failures.size(); ++f) {
+    const auto& failure = listing.failures[f];
+    fmt::print("{}\n    {{\"path\": {}, \"code\": {}, \"error\": {}}}", f == 0 ? "" : ",",
+               json_string(failure.path), json_string(frugal_error_code_name(failure.code)),
+               json_string(failure.message));
+  }
+  fmt::print("{}]\n}}\n", listing.failures.empty() ? "" : "\n  ");
+}
+
+void print_table(const Listing& listing) {
+  if (listing.plugins.empty()) fmt::print("no plugins found\n");
+  for (const auto& row : listing.plugins) {
+    fmt::print("{} {}  ({}, {}, ABI {}.{})\n  {}\n", row.info.name, row.info.version, row.info.vendor,
+               row.info.license, row.info.abi_major, row.info.abi_minor, row.info.path);
+    for (const auto& st : row.strategies)
+      fmt::print("    {:<10} {:<16} {}{}\n", frugal_strategy_kind_name(st.kind), st.name, st.summary,
+                 st.shadowed != 0 ? fmt::format("  [shadowed: use {}/{}]", row.info.name, st.name) : "");
+  }
+  if (!listing.failures.empty()) {
+    fmt::print("\nfailed to load:\n");
+    for (const auto& failure : listing.failures)
+      fmt::print("  {}\n    {}: {}\n", failure.path, frugal_error_code_name(failure.code), failure.message);
+  }
+}
+
+void silent_log(void*, int32_t, const char*, const char*) {}
+
+}  // namespace
+
+int cmd_plugins(const std::vector<std::string>& args) {
+  bool json = false;
+  for (const auto& arg : args) {
+    if (arg == "--json") {
+      json = true;
+    } else {
+      fmt::print(stderr, "frugal plugins: unknown argument '{}' (accepted: --json)\n", arg);
+      return kExitUsage;
+    }
+  }
+  auto context = host::make_context();
+  // Failures are reported in the listing itself; no duplicate log lines.
+  host::check(frugal_context_set_log_callback(context.get(), &silent_log, nullptr, FRUGAL_LOG_OFF));
+  host::check(frugal_context_discover_plugins(context.get(), 0, nullptr));
+  const Listing listing = collect(context.get());
+  if (json)
+    print_json(listing);
+  else
+    print_table(listing);
+  return listing.failures.empty() ? kExitOk : kExitProblem;
+}
+
+}  // namespace frugal::cli

@@ -1,0 +1,25 @@
+// `frugal version`: what the loaded library is, next to what we were built with.
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "frugal/frugal.h"
+
+namespace frugal::cli {
+
+int cmd_version(const std::vector<std::string>& args) {
+  if (!args.empty()) {
+    fmt::print(stderr, "frugal version: takes no arguments\n");
+    return kExitUsage;
+  }
+  const uint32_t abi = frugal_abi_version();
+  fmt::print("frugal {}\n", frugal_version_string());
+  fmt::print("ABI {}.{} (headers of this tool: {}.{})\n", FRUGAL_ABI_VERSION_GET_MAJOR(abi),
+             FRUGAL_ABI_VERSION_GET_MINOR(abi), FRUGAL_ABI_VERSION_MAJOR, FRUGAL_ABI_VERSION_MINOR);
+  if (frugal_built_with_cuda() != 0)
+    fmt::print("CUDA: built with CUDA, {} device(s) visible\n", frugal_cuda_device_count());
+  else
+    fmt::print("CUDA: built without CUDA\n");
+  return kExitOk;
+}
+
+}  // namespace frugal::cli

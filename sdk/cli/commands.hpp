@@ -1,0 +1,17 @@
+// Subcommands of the `frugal` tool. Each returns the process exit code.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace frugal::cli {
+
+// Exit codes: 0 ok, 1 the command ran and found a problem, 2 bad usage.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitProblem = 1;
+inline constexpr int kExitUsage = 2;
+
+int cmd_version(const std::vector<std::string>& args);
+int cmd_plugins(const std::vector<std::string>& args);
+
+}  // namespace frugal::cli

@@ -1,0 +1,46 @@
+// `frugal`: inspect the SDK and its plugins from the command line.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "frugal/sdk/host.hpp"
+
+namespace {
+
+void print_usage(std::FILE* out) {
+  std::fputs(
+      "usage: frugal <command> [options]\n"
+      "\n"
+      "commands:\n"
+      "  version            SDK and ABI versions, CUDA support\n"
+      "  plugins [--json]   every plugin found (FRUGAL_PLUGIN_PATH, then the built-in\n"
+      "                     directory), its strategies, and every file that failed to load\n"
+      "  help               this text\n",
+      out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    print_usage(stderr);
+    return frugal::cli::kExitUsage;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  try {
+    if (command == "version" || command == "--version") return frugal::cli::cmd_version(args);
+    if (command == "plugins") return frugal::cli::cmd_plugins(args);
+    if (command == "help" || command == "--help" || command == "-h") {
+      print_usage(stdout);
+      return frugal::cli::kExitOk;
+    }
+  } catch (const frugal::host::Exception& e) {
+    std::fprintf(stderr, "frugal %s: %s (%s)\n", command.c_str(), e.what(), frugal_error_code_name(e.code()));
+    return frugal::cli::kExitProblem;
+  }
+  std::fprintf(stderr, "frugal: unknown command '%s'\n\n", command.c_str());
+  print_usage(stderr);
+  return frugal::cli::kExitUsage;
+}

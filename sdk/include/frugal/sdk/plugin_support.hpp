@@ -1,0 +1,128 @@
+// frugal/sdk/plugin_support.hpp — C++ helpers for writing a plugin against
+// the C ABI without ever letting an exception or a std:: type cross it.
+// Header-only; depends on the ABI headers and the standard library only.
+//
+//   - PluginError: throw it with a frugal error code and a message.
+//   - guard(host, body): runs body, converts whatever it throws into a
+//     frugal_error* made through the host table. Every vtable adapter and
+//     the entry point go through it (ABI rule 6).
+//   - Options: typed option reads through the host table, with required
+//     options and a check that no unknown option was passed.
+//
+// Build plugins with -fvisibility=hidden, -fno-gnu-unique and a version
+// script that exports only frugal_plugin_init_v1 (see docs/writing-a-plugin.md).
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <initializer_list>
+#include <limits>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "frugal/plugin.h"
+
+namespace frugal::sdk {
+
+// An error a plugin reports: one of frugal_error_code_values and a message.
+class PluginError : public std::exception {
+ public:
+  PluginError(int32_t code, std::string message) : code_(code), message_(std::move(message)) {}
+  int32_t code() const noexcept { return code_; }
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  int32_t code_;
+  std::string message_;
+};
+
+// Carries an error object the host already made (e.g. from an option read)
+// up to the adapter, which returns it unchanged. Move-only; owns the error.
+class HostError : public std::exception {
+ public:
+  explicit HostError(frugal_error* error) noexcept : error_(error) {}
+  HostError(HostError&& other) noexcept : error_(std::exchange(other.error_, nullptr)) {}
+  HostError(const HostError&) = delete;
+  HostError& operator=(const HostError&) = delete;
+  HostError& operator=(HostError&&) = delete;
+  ~HostError() override = default;  // an unreturned error leaks rather than risk a wrong destroy
+  const char* what() const noexcept override { return "frugal host error"; }
+  frugal_error* release() noexcept { return std::exchange(error_, nullptr); }
+
+ private:
+  frugal_error* error_;
+};
+
+// Throws HostError when a host call returned an error.
+inline void check(frugal_error* error) {
+  if (error != nullptr) throw HostError(error);
+}
+
+// Runs `body` and returns NULL, or the error describing what it threw.
+template <typename Body>
+frugal_error* guard(const frugal_host_api* host, Body&& body) noexcept {
+  try {
+    body();
+    return nullptr;
+  } catch (HostError& e) {
+    return e.release();
+  } catch (const PluginError& e) {
+    return host->error_create(e.code(), e.what());
+  } catch (const std::bad_alloc&) {
+    return host->error_create(FRUGAL_ERR_OUT_OF_MEMORY, "out of memory");
+  } catch (const std::exception& e) {
+    return host->error_create(FRUGAL_ERR_INTERNAL, e.what());
+  } catch (...) {
+    return host->error_create(FRUGAL_ERR_INTERNAL, "unknown exception in plugin");
+  }
+}
+
+// Typed reads of a frugal_options object through the host table. Valid for
+// the duration of the vtable call that received the options.
+class Options {
+ public:
+  Options(const frugal_host_api* host, const frugal_options* options) : host_(host), options_(options) {}
+
+  bool has(const char* name) const { return host_->option_type(options_, name) != 0; }
+
+  int64_t get_int(const char* name, int64_t default_value) const {
+    int64_t value = 0;
+    check(host_->option_get_int(options_, name, default_value, &value));
+    return value;
+  }
+  double get_double(const char* name, double default_value) const {
+    double value = 0.0;
+    check(host_->option_get_double(options_, name, default_value, &value));
+    return value;
+  }
+  bool get_bool(const char* name, bool default_value) const {
+    int32_t value = 0;
+    check(host_->option_get_bool(options_, name, default_value ? 1 : 0, &value));
+    return value != 0;
+  }
+  std::string get_string(const char* name, const char* default_value) const {
+    const char* value = nullptr;
+    check(host_->option_get_string(options_, name, default_value, &value));
+    return value != nullptr ? std::string(value) : std::string();
+  }
+
+  // Throws INVALID_ARGUMENT when `name` is absent.
+  void require(const char* name, const std::string& owner) const {
+    if (!has(name))
+      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, owner + ": option '" + name + "' is required");
+  }
+
+  // Throws INVALID_ARGUMENT naming the first option not in `known`.
+  void check_known(std::initializer_list<const char*> known, const std::string& owner) const {
+    const std::vector<const char*> names(known);
+    check(host_->options_check_known(options_, names.data(), names.size(), owner.c_str()));
+  }
+
+ private:
+  const frugal_host_api* host_;
+  const frugal_options* options_;
+};
+
+}  // namespace frugal::sdk
