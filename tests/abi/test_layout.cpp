@@ -1,0 +1,101 @@
+// ABI layout: the C and C++ compilers agree on every size and offset, the
+// values are the pinned LP64 ones, and DLPack structs sit where the DLPack
+// spec puts them. Moving any field fails this test (and the header asserts).
+#include <catch2/catch.hpp>
+
+#include <cstddef>
+#include <map>
+#include <string>
+
+#include "frugal/frugal.h"
+#include "frugal/plugin.h"
+#include "frugal/schedule_vtable.h"
+#include "layout_probe.h"
+
+namespace {
+
+#define FRUGAL_STRUCT(type) {#type, "", sizeof(type)},
+#define FRUGAL_FIELD(type, field) {#type, #field, offsetof(type, field)},
+const frugal_layout_row kCxxRows[] = {
+#include "layout_fields.def"
+};
+#undef FRUGAL_STRUCT
+#undef FRUGAL_FIELD
+
+std::map<std::string, size_t> as_map(const frugal_layout_row* rows, size_t count) {
+  std::map<std::string, size_t> map;
+  for (size_t i = 0; i < count; ++i) map[std::string(rows[i].type) + "." + rows[i].field] = rows[i].value;
+  return map;
+}
+
+}  // namespace
+
+TEST_CASE("C99 and C++ see the same layout for every ABI struct") {
+  size_t count = 0;
+  const frugal_layout_row* c_rows = frugal_c_layout(&count);
+  REQUIRE(count == sizeof(kCxxRows) / sizeof(kCxxRows[0]));
+  for (size_t i = 0; i < count; ++i) {
+    INFO(c_rows[i].type << "." << c_rows[i].field);
+    CHECK(std::string(c_rows[i].type) == kCxxRows[i].type);
+    CHECK(c_rows[i].value == kCxxRows[i].value);
+  }
+}
+
+TEST_CASE("the pinned LP64 layout") {
+  REQUIRE(sizeof(void*) == 8);
+  size_t count = 0;
+  const frugal_layout_row* rows = frugal_c_layout(&count);  // sets count: keep it a separate statement
+  const auto layout = as_map(rows, count);
+  // Sizes of every crossing struct.
+  const std::map<std::string, size_t> sizes = {
+      {"frugal_ext_header.", 24},   {"frugal_device.", 8},          {"frugal_quant_meta.", 56},
+      {"frugal_tensor.", 72},       {"frugal_dlpack_version.", 8},  {"frugal_dlpack_device.", 8},
+      {"frugal_dlpack_dtype.", 4},  {"frugal_dlpack_tensor.", 48},  {"frugal_dlpack_managed_tensor.", 64},
+      {"frugal_dlpack_managed_tensor_versioned.", 80},             {"frugal_host_api.", 104},
+      {"frugal_strategy_desc.", 48}, {"frugal_plugin_desc.", 88},   {"frugal_schedule_vtable.", 32},
+      {"frugal_plugin_info.", 72},  {"frugal_strategy_info.", 48},  {"frugal_load_failure_info.", 32}};
+  for (const auto& [name, size] : sizes) {
+    INFO(name);
+    CHECK(layout.at(name) == size);
+  }
+  // Every struct that crosses starts with struct_size, except DLPack's (spec-defined) and plain values.
+  for (const char* type : {"frugal_ext_header", "frugal_quant_meta", "frugal_tensor", "frugal_host_api",
+                           "frugal_strategy_desc", "frugal_plugin_desc", "frugal_schedule_vtable",
+                           "frugal_plugin_info", "frugal_strategy_info", "frugal_load_failure_info"}) {
+    INFO(type);
+    CHECK(layout.at(std::string(type) + ".struct_size") == 0);
+  }
+  // DLPack 1.x spec offsets (DLTensor, DLManagedTensor, DLManagedTensorVersioned).
+  CHECK(layout.at("frugal_dlpack_tensor.device") == 8);
+  CHECK(layout.at("frugal_dlpack_tensor.ndim") == 16);
+  CHECK(layout.at("frugal_dlpack_tensor.dtype") == 20);
+  CHECK(layout.at("frugal_dlpack_tensor.shape") == 24);
+  CHECK(layout.at("frugal_dlpack_tensor.strides") == 32);
+  CHECK(layout.at("frugal_dlpack_tensor.byte_offset") == 40);
+  CHECK(layout.at("frugal_dlpack_dtype.bits") == 1);
+  CHECK(layout.at("frugal_dlpack_dtype.lanes") == 2);
+  CHECK(layout.at("frugal_dlpack_managed_tensor.manager_ctx") == 48);
+  CHECK(layout.at("frugal_dlpack_managed_tensor.deleter") == 56);
+  CHECK(layout.at("frugal_dlpack_managed_tensor_versioned.manager_ctx") == 8);
+  CHECK(layout.at("frugal_dlpack_managed_tensor_versioned.deleter") == 16);
+  CHECK(layout.at("frugal_dlpack_managed_tensor_versioned.flags") == 24);
+  CHECK(layout.at("frugal_dlpack_managed_tensor_versioned.dl_tensor") == 32);
+  // Host table slots: append-only, so their offsets never change.
+  CHECK(layout.at("frugal_host_api.log") == 24);
+  CHECK(layout.at("frugal_host_api.error_create") == 48);
+  CHECK(layout.at("frugal_host_api.option_type") == 96);
+  CHECK(layout.at("frugal_plugin_desc.strategies") == 56);
+  CHECK(FRUGAL_PLUGIN_DESC_MIN_SIZE == 64);
+  CHECK(FRUGAL_STRATEGY_DESC_MIN_SIZE == 40);
+  CHECK(FRUGAL_SCHEDULE_VTABLE_MIN_SIZE == 32);
+}
+
+TEST_CASE("version macros and the runtime query agree") {
+  CHECK(frugal_abi_version() == FRUGAL_ABI_VERSION);
+  CHECK(FRUGAL_ABI_VERSION_GET_MAJOR(frugal_abi_version()) == FRUGAL_ABI_VERSION_MAJOR);
+  CHECK(FRUGAL_ABI_VERSION_GET_MINOR(frugal_abi_version()) == FRUGAL_ABI_VERSION_MINOR);
+  CHECK(std::string(frugal_version_string()) == FRUGAL_VERSION_STRING);
+  CHECK(std::string(frugal_strategy_kind_name(FRUGAL_KIND_SCHEDULE)) == "schedule");
+  CHECK(std::string(frugal_strategy_kind_name(FRUGAL_KIND_STORE)) == "store");
+  CHECK(std::string(frugal_strategy_kind_name(0)) == "unknown");
+}

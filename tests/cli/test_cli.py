@@ -1,0 +1,89 @@
+"""The `frugal` CLI, run as a user runs it: from the build tree with and
+without FRUGAL_PLUGIN_PATH, and from a fresh install tree where the built-in
+plugins must be found next to the installed libfrugal."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+CLI = os.environ["FRUGAL_CLI"]
+TEST_PLUGINS = os.environ["FRUGAL_TEST_PLUGIN_DIR"]
+BUILD_DIR = os.environ["FRUGAL_BUILD_DIR"]
+
+
+def run(args, env_extra=None, cli=CLI):
+    env = {k: v for k, v in os.environ.items() if k != "FRUGAL_PLUGIN_PATH"}
+    env.update(env_extra or {})
+    return subprocess.run([cli] + args, capture_output=True, text=True, env=env, timeout=120)
+
+
+class CliTest(unittest.TestCase):
+    def test_version_names_sdk_and_abi(self):
+        result = run(["version"])
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertRegex(result.stdout, r"^frugal \d+\.\d+\.\d+\n")
+        self.assertIn("ABI 1.0 (headers of this tool: 1.0)", result.stdout)
+        self.assertRegex(result.stdout, r"CUDA: built (with|without) CUDA")
+
+    def test_plugins_json_lists_the_builtin_schedules(self):
+        result = run(["plugins", "--json"])
+        self.assertEqual(result.returncode, 0, result.stderr)
+        listing = json.loads(result.stdout)
+        self.assertEqual(listing["failures"], [])
+        by_name = {p["name"]: p for p in listing["plugins"]}
+        lr = by_name["schedule_lr"]
+        self.assertTrue(os.path.isfile(lr["path"]))
+        self.assertEqual(lr["abi"], "1.0")
+        self.assertEqual([s["name"] for s in lr["strategies"]], ["constant", "linear_warmup", "cosine"])
+        self.assertTrue(all(s["kind"] == "schedule" and s["thread_safe"] for s in lr["strategies"]))
+
+    def test_bad_files_are_listed_with_reasons_next_to_the_good_plugins(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copy(os.path.join(TEST_PLUGINS, "alpha.so"), tmp)
+            shutil.copy(os.path.join(TEST_PLUGINS, "major2_desc.so"), tmp)
+            with open(os.path.join(tmp, "notes.so"), "w") as f:
+                f.write("plain text")
+            result = run(["plugins", "--json"], {"FRUGAL_PLUGIN_PATH": tmp})
+            self.assertEqual(result.returncode, 1, "a failed file must show in the exit code")
+            listing = json.loads(result.stdout)
+            names = [p["name"] for p in listing["plugins"]]
+            self.assertEqual(names[:2], ["alpha", "schedule_lr"])
+            failures = {os.path.basename(f["path"]): f for f in listing["failures"]}
+            self.assertEqual(set(failures), {"major2_desc.so", "notes.so"})
+            self.assertEqual(failures["major2_desc.so"]["code"], "ABI_MISMATCH")
+            self.assertIn("ABI 2.0", failures["major2_desc.so"]["error"])
+            self.assertEqual(failures["notes.so"]["code"], "PLUGIN_INVALID")
+            shadowed = [s for p in listing["plugins"] for s in p["strategies"] if s["shadowed"]]
+            self.assertEqual([(s["name"]) for s in shadowed], ["cosine"])
+
+            table = run(["plugins"], {"FRUGAL_PLUGIN_PATH": tmp})
+            self.assertEqual(table.returncode, 1)
+            self.assertIn("failed to load:", table.stdout)
+            self.assertIn("[shadowed: use schedule_lr/cosine]", table.stdout)
+
+    def test_usage_errors_exit_2(self):
+        self.assertEqual(run([]).returncode, 2)
+        self.assertEqual(run(["frobnicate"]).returncode, 2)
+        bad = run(["plugins", "--yaml"])
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("unknown argument '--yaml'", bad.stderr)
+
+    def test_install_tree_finds_its_builtin_plugins_without_environment(self):
+        with tempfile.TemporaryDirectory() as prefix:
+            install = subprocess.run(["cmake", "--install", BUILD_DIR, "--prefix", prefix],
+                                     capture_output=True, text=True, timeout=300)
+            self.assertEqual(install.returncode, 0, install.stderr)
+            installed_cli = os.path.join(prefix, "bin", "frugal")
+            result = run(["plugins", "--json"], cli=installed_cli)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            listing = json.loads(result.stdout)
+            lr = [p for p in listing["plugins"] if p["name"] == "schedule_lr"]
+            self.assertEqual(len(lr), 1)
+            self.assertTrue(lr[0]["path"].startswith(os.path.realpath(prefix)), lr[0]["path"])
+            self.assertTrue(os.path.isfile(os.path.join(prefix, "include", "frugal", "frugal.h")))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,149 @@
+// Plugin discovery: FRUGAL_PLUGIN_PATH first, then the built-in directory
+// next to libfrugal (no environment needed), then the host's directories;
+// bad files and missing directories are recorded, never fatal.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+#include "test_helpers.hpp"
+
+using namespace frugal;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A scratch directory removed at scope exit.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "frugal-discovery-XXXXXX").string();
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    path = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+std::string plugin_name_at(frugal_context* context, size_t index) {
+  frugal_plugin_info info{};
+  info.struct_size = sizeof(info);
+  host::check(frugal_context_plugin_info(context, index, &info));
+  return info.name;
+}
+
+std::vector<std::pair<std::string, int>> failures_of(frugal_context* context) {
+  std::vector<std::pair<std::string, int>> out;
+  for (size_t i = 0; i < frugal_context_load_failure_count(context); ++i) {
+    frugal_load_failure_info info{};
+    info.struct_size = sizeof(info);
+    host::check(frugal_context_load_failure(context, i, &info));
+    out.emplace_back(info.message, info.code);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("discovery scans FRUGAL_PLUGIN_PATH, then the built-in dir, then host dirs, and survives bad files") {
+  TempDir env_dir, host_dir;
+  fs::copy_file(test::plugin_path("alpha"), env_dir.path / "alpha.so");
+  std::ofstream(env_dir.path / "garbage.so") << "not a shared library";
+  std::ofstream(env_dir.path / "README.txt") << "ignored: not *.so";
+  fs::copy_file(test::plugin_path("newer_minor"), host_dir.path / "newer_minor.so");
+  const std::string missing = (env_dir.path / "missing").string();
+  REQUIRE(setenv("FRUGAL_PLUGIN_PATH", (env_dir.path.string() + "::" + missing).c_str(), 1) == 0);
+
+  test::CapturingContext c;
+  auto* ctx = c.context.get();
+  host::check(frugal_context_add_plugin_dir(ctx, host_dir.path.c_str()));
+  size_t loaded = 0;
+  REQUIRE(frugal_context_discover_plugins(ctx, 0, &loaded) == nullptr);
+  CHECK(loaded == 3);
+  REQUIRE(frugal_context_plugin_count(ctx) == 3);
+  CHECK(plugin_name_at(ctx, 0) == "alpha");
+  CHECK(plugin_name_at(ctx, 1) == "schedule_lr");
+  CHECK(plugin_name_at(ctx, frugal_context_plugin_count(ctx) - 1) == "newer");
+
+  const auto failures = failures_of(ctx);
+  REQUIRE(failures.size() == 2);
+  CHECK(failures[0].second == FRUGAL_ERR_PLUGIN_INVALID);
+  CHECK(failures[0].first.find("garbage.so") != std::string::npos);
+  CHECK(failures[1].second == FRUGAL_ERR_NOT_FOUND);
+  CHECK(failures[1].first.find(missing) != std::string::npos);
+  CHECK(failures[1].first.find("FRUGAL_PLUGIN_PATH") != std::string::npos);
+
+  // The environment came first, so its plugin owns the shared short name.
+  frugal_strategy_info info{};
+  info.struct_size = sizeof(info);
+  REQUIRE(frugal_context_find_strategy(ctx, FRUGAL_KIND_SCHEDULE, "cosine", &info) == nullptr);
+  CHECK(std::string(info.plugin_name) == "alpha");
+  REQUIRE(frugal_context_find_strategy(ctx, FRUGAL_KIND_SCHEDULE, "schedule_lr/cosine", &info) == nullptr);
+  CHECK(info.shadowed == 1);
+
+  // Discovering again loads nothing new (same canonical paths).
+  REQUIRE(frugal_context_discover_plugins(ctx, 0, &loaded) == nullptr);
+  CHECK(loaded == 0);
+  CHECK(frugal_context_plugin_count(ctx) == 3);
+  unsetenv("FRUGAL_PLUGIN_PATH");
+}
+
+TEST_CASE("the built-in plugin dir is found next to libfrugal without any environment") {
+  unsetenv("FRUGAL_PLUGIN_PATH");
+  auto context = host::make_context();
+  size_t loaded = 0;
+  REQUIRE(frugal_context_discover_plugins(context.get(), 0, &loaded) == nullptr);
+  CHECK(loaded >= 1);
+  frugal_plugin_info info{};
+  info.struct_size = sizeof(info);
+  REQUIRE(frugal_context_plugin_info(context.get(), 0, &info) == nullptr);
+  CHECK(std::string(info.path) == fs::canonical(test::builtin_path("schedule_lr")).string());
+  CHECK(frugal_context_load_failure_count(context.get()) == 0);
+}
+
+TEST_CASE("discovery flags skip the environment and the built-in dir") {
+  TempDir env_dir;
+  fs::copy_file(test::plugin_path("alpha"), env_dir.path / "alpha.so");
+  REQUIRE(setenv("FRUGAL_PLUGIN_PATH", env_dir.path.c_str(), 1) == 0);
+  {
+    auto context = host::make_context();
+    size_t loaded = 99;
+    REQUIRE(frugal_context_discover_plugins(context.get(), FRUGAL_DISCOVER_NO_ENV | FRUGAL_DISCOVER_NO_BUILTIN,
+                                            &loaded) == nullptr);
+    CHECK(loaded == 0);
+  }
+  {
+    auto context = host::make_context();
+    REQUIRE(frugal_context_discover_plugins(context.get(), FRUGAL_DISCOVER_NO_BUILTIN, nullptr) == nullptr);
+    REQUIRE(frugal_context_plugin_count(context.get()) == 1);
+    CHECK(plugin_name_at(context.get(), 0) == "alpha");
+  }
+  {
+    auto context = host::make_context();
+    REQUIRE(frugal_context_discover_plugins(context.get(), FRUGAL_DISCOVER_NO_ENV, nullptr) == nullptr);
+    std::vector<std::string> names;
+    for (size_t i = 0; i < frugal_context_plugin_count(context.get()); ++i)
+      names.push_back(plugin_name_at(context.get(), i));
+    CHECK(std::find(names.begin(), names.end(), "schedule_lr") != names.end());
+    CHECK(std::find(names.begin(), names.end(), "alpha") == names.end());
+  }
+  unsetenv("FRUGAL_PLUGIN_PATH");
+}
+
+TEST_CASE("a host-added directory that does not exist is recorded, not fatal") {
+  test::CapturingContext c;
+  host::check(frugal_context_add_plugin_dir(c.context.get(), "/nonexistent/frugal/plugins"));
+  REQUIRE(frugal_context_discover_plugins(c.context.get(), FRUGAL_DISCOVER_NO_ENV, nullptr) == nullptr);
+  const auto failures = failures_of(c.context.get());
+  REQUIRE(failures.size() == 1);
+  CHECK(failures[0].first.find("/nonexistent/frugal/plugins") != std::string::npos);
+  CHECK(failures[0].first.find("from host") != std::string::npos);
+  CHECK(c.logged("/nonexistent/frugal/plugins"));
+  CHECK(frugal_context_plugin_count(c.context.get()) >= 1);  // the built-in ones still load
+}

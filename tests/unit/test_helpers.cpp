@@ -1,0 +1,59 @@
+#include "test_helpers.hpp"
+
+#include <link.h>
+
+namespace frugal::test {
+namespace {
+
+void capture(void* user_data, int32_t level, const char* source, const char* message) {
+  static_cast<CapturingContext*>(user_data)->lines.push_back({level, source, message});
+}
+
+}  // namespace
+
+CapturingContext::CapturingContext() : context(host::make_context()) {
+  host::check(frugal_context_set_log_callback(context.get(), &capture, this, FRUGAL_LOG_TRACE));
+}
+
+bool CapturingContext::logged(const std::string& needle) const {
+  for (const auto& line : lines)
+    if (line.message.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+std::string plugin_path(const std::string& variant) { return std::string(FRUGAL_TEST_PLUGIN_DIR) + "/" + variant + ".so"; }
+
+std::string builtin_path(const std::string& name) { return std::string(FRUGAL_BUILTIN_PLUGIN_DIR) + "/" + name + ".so"; }
+
+Outcome outcome(frugal_error* error) {
+  Outcome result{frugal_error_code(error), frugal_error_message(error)};
+  frugal_error_destroy(error);
+  return result;
+}
+
+bool is_mapped(const std::string& file_name) {
+  struct Search {
+    std::string suffix;
+    bool found = false;
+  } search{"/" + file_name};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        auto* s = static_cast<Search*>(data);
+        const std::string name = info->dlpi_name != nullptr ? info->dlpi_name : "";
+        if (name.size() >= s->suffix.size() && name.compare(name.size() - s->suffix.size(), s->suffix.size(),
+                                                            s->suffix) == 0)
+          s->found = true;
+        return 0;
+      },
+      &search);
+  return search.found;
+}
+
+double lr_of(frugal_context* context, const char* name, int64_t step, const frugal_options* options) {
+  auto schedule = host::make_schedule(context, name, options);
+  double lr = 0.0;
+  host::check(frugal_schedule_lr(schedule.get(), step, &lr));
+  return lr;
+}
+
+}  // namespace frugal::test
