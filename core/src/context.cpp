@@ -49,10 +49,12 @@ bool load_locked(frugal_context* context, const std::filesystem::path& requested
     if (plugin->path() == canonical.string()) return false;
 
   auto plugin = LoadedPlugin::load(canonical, context->log);
-  for (const auto& other : context->plugins)
+  for (const auto& other : context->plugins) {
+    if (other == plugin) return false;  // the same file under another name (a hard link)
     if (other->name() == plugin->name())
       fail(FRUGAL_ERR_ALREADY_EXISTS, "plugin '{}' from '{}' is already loaded from '{}'; refusing the second copy",
            plugin->name(), plugin->path(), other->path());
+  }
   register_plugin(context, std::move(plugin));
   return true;
 }
@@ -173,6 +175,10 @@ FRUGAL_API frugal_error* frugal_context_load_plugin(frugal_context* context, con
       frugal::load_locked(context, path);
     } catch (const frugal::Error& e) {
       frugal::record_failure(context, path, e.code(), e.what());
+      throw;
+    } catch (const std::exception& e) {
+      frugal::record_failure(context, path, FRUGAL_ERR_INTERNAL,
+                             fmt::format("loading '{}' failed unexpectedly: {}", path, e.what()));
       throw;
     }
   });

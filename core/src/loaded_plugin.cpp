@@ -4,9 +4,14 @@
 // crash the host (short of the plugin's own code faulting).
 #include "loaded_plugin.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <set>
 #include <utility>
 
@@ -53,6 +58,29 @@ void* host_alloc(const frugal_host_api*, size_t size, size_t alignment) {
 
 void host_free(const frugal_host_api*, void* pointer) { std::free(pointer); }
 
+// The dynamic loader maps a file once per process however many times it is
+// opened, so a plugin's entry point and on_unload must run once per process
+// too: every context shares one LoadedPlugin per file, keyed by device and
+// inode so that hard links and other paths to the same file count as one.
+struct FileId {
+  dev_t device;
+  ino_t inode;
+  auto operator<=>(const FileId&) const = default;
+};
+
+// Recursive: a plugin refused inside load() is destroyed (and unloaded)
+// while the lock is held.
+std::recursive_mutex& loaded_files_mutex() {
+  static std::recursive_mutex mutex;
+  return mutex;
+}
+
+std::map<FileId, std::weak_ptr<LoadedPlugin>>& loaded_files() {
+  static std::map<FileId, std::weak_ptr<LoadedPlugin>> files;
+  return files;
+}
+
+
 }  // namespace
 
 bool is_valid_component_name(std::string_view name) {
@@ -81,6 +109,9 @@ LoadedPlugin::LoadedPlugin(std::shared_ptr<LogSink> log) : log_(std::move(log)) 
 }
 
 LoadedPlugin::~LoadedPlugin() {
+  // Held until the library is unmapped, so a concurrent load of the same
+  // file waits instead of re-initialising a library that is going away.
+  std::lock_guard lock(loaded_files_mutex());
   if (on_unload_ != nullptr) {
     try {
       on_unload_();
@@ -88,6 +119,7 @@ LoadedPlugin::~LoadedPlugin() {
       log(FRUGAL_LOG_ERROR, "on_unload threw an exception (plugins must not throw across the ABI)");
     }
   }
+  if (library_.is_loaded()) library_.unload();
 }
 
 void LoadedPlugin::log(int32_t level, std::string_view message) const {
@@ -96,8 +128,19 @@ void LoadedPlugin::log(int32_t level, std::string_view message) const {
 }
 
 std::shared_ptr<LoadedPlugin> LoadedPlugin::load(const std::filesystem::path& path, std::shared_ptr<LogSink> log) {
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0)
+    fail(FRUGAL_ERR_NOT_FOUND, "plugin file '{}' cannot be opened: {}", path.string(), std::strerror(errno));
+  const FileId id{status.st_dev, status.st_ino};
+  std::lock_guard lock(loaded_files_mutex());
+  auto& files = loaded_files();
+  if (auto it = files.find(id); it != files.end()) {
+    if (auto existing = it->second.lock()) return existing;
+    files.erase(it);
+  }
   std::shared_ptr<LoadedPlugin> plugin(new LoadedPlugin(std::move(log)));
   plugin->open_and_initialise(path);
+  files[id] = plugin;
   return plugin;
 }
 

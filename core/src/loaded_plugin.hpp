@@ -35,9 +35,10 @@ struct StrategyRecord {
 
 class LoadedPlugin {
  public:
-  // Loads, initialises and validates `path` (already canonical). Throws
-  // frugal::Error naming the file and the reason; the library is unloaded
-  // again before the exception leaves.
+  // Loads, initialises and validates `path` (already canonical), or returns
+  // the instance already loaded from the same file (same device and inode)
+  // anywhere in this process. Throws frugal::Error naming the file and the
+  // reason; a refused library is unloaded before the exception leaves.
   static std::shared_ptr<LoadedPlugin> load(const std::filesystem::path& path, std::shared_ptr<LogSink> log);
 
   ~LoadedPlugin();

@@ -28,8 +28,7 @@ struct frugal_managed_tensor {
 namespace frugal {
 namespace {
 
-// Bytes a producer must provide for the view's v1.0 fields through `strides`.
-constexpr size_t kTensorMinSize = offsetof(frugal_tensor, strides) + sizeof(const int64_t*);
+constexpr size_t kTensorMinSize = FRUGAL_TENSOR_MIN_SIZE;
 
 bool is_known_device(int32_t type) {
   return type == FRUGAL_DEVICE_CPU || type == FRUGAL_DEVICE_CUDA || type == FRUGAL_DEVICE_CUDA_PINNED;

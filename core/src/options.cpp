@@ -3,10 +3,8 @@
 #include "options.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 
 #include "error.hpp"
@@ -34,7 +32,9 @@ void check_name(const char* name) {
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "option name must be 1..{} bytes, got {}", kMaxNameLength, length);
   for (size_t i = 0; i < length; ++i) {
     const unsigned char c = static_cast<unsigned char>(name[i]);
-    if (!(std::isalnum(c) || c == '_' || c == '.' || c == '-'))
+    // Plain ASCII tests, not <cctype>: the rules must not change with the host's locale.
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (!(alnum || c == '_' || c == '.' || c == '-'))
       fail(FRUGAL_ERR_INVALID_ARGUMENT, "option name '{}' has a character outside [A-Za-z0-9_.-] at byte {}", name,
            i);
   }
@@ -73,11 +73,12 @@ bool parse_int(const char* text, int64_t* out) {
   return ec == std::errc() && ptr == end && ptr != text;
 }
 
+// std::from_chars, unlike strtod, ignores the locale (a ',' decimal
+// separator must not change what "0.5" means) and accepts inf and nan.
 bool parse_double(const char* text, double* out) {
-  if (*text == '\0' || std::isspace(static_cast<unsigned char>(*text))) return false;
-  char* end = nullptr;
-  *out = std::strtod(text, &end);
-  return end != nullptr && *end == '\0';
+  const char* end = text + std::strlen(text);
+  auto [ptr, ec] = std::from_chars(text, end, *out);
+  return ec == std::errc() && ptr == end && ptr != text;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 #include <system_error>
 
@@ -18,7 +19,7 @@ std::filesystem::path builtin_plugin_dir() {
   std::error_code ec;
   const auto library = std::filesystem::canonical(info.dli_fname, ec);
   if (ec) return {};
-  return library.parent_path() / "frugal" / "plugins";
+  return library.parent_path() / "frugal" / ("v" + std::to_string(FRUGAL_ABI_VERSION_MAJOR)) / "plugins";
 }
 
 std::vector<PluginDir> plugin_search_dirs(uint32_t flags, const std::vector<std::string>& host_dirs) {

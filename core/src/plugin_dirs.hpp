@@ -18,7 +18,7 @@ struct PluginDir {
 // filtered by FRUGAL_DISCOVER_* flags.
 std::vector<PluginDir> plugin_search_dirs(uint32_t flags, const std::vector<std::string>& host_dirs);
 
-// <directory of libfrugal>/frugal/plugins, found through the loaded
+// <directory of libfrugal>/frugal/v<ABI major>/plugins, found through the loaded
 // library's own path (same layout in the build tree and the install tree).
 std::filesystem::path builtin_plugin_dir();
 

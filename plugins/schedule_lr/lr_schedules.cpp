@@ -9,19 +9,19 @@ namespace {
 
 using sdk::PluginError;
 
-double read_lr(const sdk::Options& options, const std::string& owner) {
+// Error messages name the option, not the strategy: the core prefixes
+// every plugin error with "schedule '<name>': ".
+double read_lr(const sdk::Options& options) {
   const double lr = options.get_double("lr", 1e-3);
   if (!std::isfinite(lr) || lr <= 0.0)
-    throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, owner + ": option 'lr' must be a finite number > 0, got " +
-                                                       std::to_string(lr));
+    throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "option 'lr' must be a finite number > 0, got " + std::to_string(lr));
   return lr;
 }
 
-int64_t read_warmup(const sdk::Options& options, const std::string& owner) {
+int64_t read_warmup(const sdk::Options& options) {
   const int64_t warmup = options.get_int("warmup_steps", 0);
   if (warmup < 0)
-    throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT,
-                      owner + ": option 'warmup_steps' must be >= 0, got " + std::to_string(warmup));
+    throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "option 'warmup_steps' must be >= 0, got " + std::to_string(warmup));
   return warmup;
 }
 
@@ -38,8 +38,8 @@ double warmup_factor(int64_t step, int64_t warmup_steps) {
 }  // namespace
 
 Constant::Constant(const sdk::Options& options) {
-  options.check_known({"lr"}, "schedule 'constant'");
-  lr_ = read_lr(options, "schedule 'constant'");
+  options.check_known({"lr"});
+  lr_ = read_lr(options);
 }
 
 double Constant::lr(int64_t step) const {
@@ -48,10 +48,9 @@ double Constant::lr(int64_t step) const {
 }
 
 LinearWarmup::LinearWarmup(const sdk::Options& options) {
-  const std::string owner = "schedule 'linear_warmup'";
-  options.check_known({"lr", "warmup_steps"}, owner);
-  lr_ = read_lr(options, owner);
-  warmup_steps_ = read_warmup(options, owner);
+  options.check_known({"lr", "warmup_steps"});
+  lr_ = read_lr(options);
+  warmup_steps_ = read_warmup(options);
 }
 
 double LinearWarmup::lr(int64_t step) const {
@@ -60,18 +59,16 @@ double LinearWarmup::lr(int64_t step) const {
 }
 
 WarmupCosine::WarmupCosine(const sdk::Options& options) {
-  const std::string owner = "schedule 'cosine'";
-  options.check_known({"lr", "min_lr", "warmup_steps", "total_steps"}, owner);
-  lr_ = read_lr(options, owner);
+  options.check_known({"lr", "min_lr", "warmup_steps", "total_steps"});
+  lr_ = read_lr(options);
   min_lr_ = options.get_double("min_lr", 0.0);
   if (!std::isfinite(min_lr_) || min_lr_ < 0.0 || min_lr_ > lr_)
-    throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT,
-                      owner + ": option 'min_lr' must be in [0, lr], got " + std::to_string(min_lr_));
-  warmup_steps_ = read_warmup(options, owner);
-  options.require("total_steps", owner);
+    throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "option 'min_lr' must be in [0, lr], got " + std::to_string(min_lr_));
+  warmup_steps_ = read_warmup(options);
+  options.require("total_steps");
   total_steps_ = options.get_int("total_steps", 0);
   if (total_steps_ <= warmup_steps_)
-    throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, owner + ": option 'total_steps' (" + std::to_string(total_steps_) +
+    throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "option 'total_steps' (" + std::to_string(total_steps_) +
                                                        ") must be greater than 'warmup_steps' (" +
                                                        std::to_string(warmup_steps_) + ")");
 }

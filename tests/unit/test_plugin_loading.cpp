@@ -3,7 +3,9 @@
 // as a load failure, and the host keeps working afterwards.
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <cstring>
+#include <unistd.h>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -255,4 +257,30 @@ TEST_CASE("every C entry point survives NULL arguments") {
   auto context = host::make_context();
   CHECK(outcome(frugal_context_load_plugin(context.get(), nullptr)).code == FRUGAL_ERR_INVALID_ARGUMENT);
   CHECK(outcome(frugal_context_add_plugin_dir(context.get(), "")).code == FRUGAL_ERR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("one load per process: contexts and hard links share a plugin, its entry runs once") {
+  test::CapturingContext first, second;
+  host::check(frugal_context_load_plugin(first.context.get(), plugin_path("alpha").c_str()));
+  CHECK(first.logged("alpha initialised"));
+  host::check(frugal_context_load_plugin(second.context.get(), plugin_path("alpha").c_str()));
+  CHECK_FALSE(second.logged("alpha initialised"));  // shared, not initialised again
+
+  // A hard link is the same file: a no-op in a context that has it already.
+  const std::string link = std::string(FRUGAL_TEST_PLUGIN_DIR) + "/../alpha_hard_link.so";
+  std::remove(link.c_str());
+  REQUIRE(::link(plugin_path("alpha").c_str(), link.c_str()) == 0);
+  CHECK(outcome(frugal_context_load_plugin(second.context.get(), link.c_str())).code == 0);
+  CHECK(frugal_context_plugin_count(second.context.get()) == 1);
+  CHECK(frugal_context_load_failure_count(second.context.get()) == 0);
+  std::remove(link.c_str());
+
+  auto schedule = host::make_schedule(second.context.get(), "linear", nullptr);
+  first.context.reset();
+  CHECK(test::is_mapped("alpha.so"));
+  CHECK(test::lr_of(second.context.get(), "linear", 2) == Approx(1.0));
+  second.context.reset();
+  CHECK(test::is_mapped("alpha.so"));  // the schedule still holds it
+  schedule.reset();
+  CHECK_FALSE(test::is_mapped("alpha.so"));
 }

@@ -106,7 +106,9 @@ TEST_CASE("bad schedule options are refused with errors naming the option") {
     INFO(c.schedule << ": " << result.message);
     CHECK(result.code == FRUGAL_ERR_INVALID_ARGUMENT);
     CHECK(result.message.find(c.mention) != std::string::npos);
-    CHECK(result.message.rfind(std::string("schedule '") + c.schedule + "'", 0) == 0);
+    const std::string prefix = std::string("schedule '") + c.schedule + "': ";
+    CHECK(result.message.rfind(prefix, 0) == 0);
+    CHECK(result.message.find(prefix, prefix.size()) == std::string::npos);  // said once, not twice
     CHECK(schedule == nullptr);
   }
   // The accepted-options list is part of the unknown-option message.

@@ -76,8 +76,13 @@ typedef void (*frugal_log_fn)(void* user_data, int32_t level, const char* source
 
 /**
  * Installs the log sink of `context` and of every plugin it loads (plugins
- * already loaded switch too). `callback` NULL silences logging.
- * Messages below `min_level` are dropped before formatting.
+ * already loaded switch too). `callback` NULL silences logging. Messages
+ * below `min_level` are dropped. A plugin file already loaded by another
+ * context in this process is shared with it (one load per process) and
+ * keeps logging to the sink of the context that loaded it first.
+ * Lifetime: `user_data` must stay valid until the context and every object
+ * created from it (schedules, ...) are destroyed, because plugins may log
+ * until they unload.
  */
 FRUGAL_API frugal_error* frugal_context_set_log_callback(frugal_context* context, frugal_log_fn callback,
                                                          void* user_data, int32_t min_level);
@@ -101,8 +106,9 @@ FRUGAL_API frugal_error* frugal_context_add_plugin_dir(frugal_context* context, 
 /**
  * Loads every "*.so" file (sorted by name within each directory) from, in
  * order: the directories of FRUGAL_PLUGIN_PATH (':'-separated), the
- * built-in plugin directory (<dir of libfrugal>/frugal/plugins, in the build
- * tree and the install tree alike), then the host's directories. A file
+ * built-in plugin directory (<dir of libfrugal>/frugal/v1/plugins for ABI
+ * major 1, in the build tree and the install tree alike), then the host's
+ * directories. A file
  * already loaded (same canonical path) is skipped. A file that fails is
  * recorded as a load failure (see frugal_context_load_failure) and logged;
  * it never stops discovery and never fails this call.

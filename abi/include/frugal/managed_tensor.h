@@ -31,7 +31,7 @@ FRUGAL_API int32_t frugal_dtype_bits(int32_t dtype);
 FRUGAL_API const char* frugal_dtype_name(int32_t dtype);
 
 /**
- * Checks that a view is well formed: struct_size covers the v1.0 fields,
+ * Checks that a view is well formed: struct_size >= FRUGAL_TENSOR_MIN_SIZE,
  * known dtype and device type, 0 <= ndim <= FRUGAL_TENSOR_MAX_NDIM, shape
  * non-NULL when ndim > 0, extents >= 0, element count does not overflow.
  * Returns NULL or an FRUGAL_ERR_INVALID_ARGUMENT error naming the field.

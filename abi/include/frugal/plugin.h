@@ -104,8 +104,11 @@ typedef struct frugal_host_api {
   int32_t (*option_type)(const frugal_options* options, const char* name);
 } frugal_host_api;
 
-/** Size of the v1.0 host table: a plugin may rely on every slot below it. */
-#define FRUGAL_HOST_API_V1_0_SIZE (sizeof(frugal_host_api))
+/**
+ * Size of the v1.0 host table, frozen: a plugin may rely on every slot
+ * below it; for a slot added later it checks host->struct_size first.
+ */
+#define FRUGAL_HOST_API_V1_0_SIZE (offsetof(frugal_host_api, option_type) + sizeof(void*))
 
 #if FRUGAL_LP64
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_host_api, abi_major) == 8, host_abi_major);

@@ -142,6 +142,9 @@ typedef struct frugal_tensor {
   const frugal_ext_header* ext;
 } frugal_tensor;
 
+/** Bytes of frugal_tensor a receiver requires (through `strides`); quant and ext are optional. */
+#define FRUGAL_TENSOR_MIN_SIZE (offsetof(frugal_tensor, strides) + sizeof(const int64_t*))
+
 #if FRUGAL_LP64
 FRUGAL_LAYOUT_ASSERT(sizeof(frugal_device) == 8, device_size);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_meta, scaling_mode) == 8, quant_mode);

@@ -97,7 +97,8 @@ enum frugal_log_level_values {
   FRUGAL_LOG_INFO = 2,
   FRUGAL_LOG_WARN = 3,
   FRUGAL_LOG_ERROR = 4,
-  FRUGAL_LOG_OFF = 5 /**< Only as a threshold: log nothing. */
+  /** Only as a threshold: log nothing. New levels are added below it. */
+  FRUGAL_LOG_OFF = 1000
 };
 
 /* ======================================================================== */
@@ -111,7 +112,7 @@ enum frugal_log_level_values {
  * that strategy with a warning and keeps the rest of the plugin.
  */
 enum frugal_strategy_kind_values {
-  FRUGAL_KIND_ROUTER = 1,    /**< MoE routers (frugal/router_vtable.h, ABI 1.x). */
+  FRUGAL_KIND_ROUTER = 1,    /**< MoE routers. */
   FRUGAL_KIND_QUANTIZER = 2, /**< FP8/INT8 quantizers. */
   FRUGAL_KIND_PACKER = 3,    /**< Sequence packers. */
   FRUGAL_KIND_POLICY = 4,    /**< Cost policies (spot/reserved, cadence, scaling). */

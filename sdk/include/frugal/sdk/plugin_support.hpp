@@ -10,7 +10,7 @@
 //     options and a check that no unknown option was passed.
 //
 // Build plugins with -fvisibility=hidden, -fno-gnu-unique and a version
-// script that exports only frugal_plugin_init_v1 (see docs/writing-a-plugin.md).
+// script that exports only frugal_plugin_init_v1 (see docs/abi-rules.md).
 #pragma once
 
 #include <cstdint>
@@ -108,16 +108,16 @@ class Options {
     return value != nullptr ? std::string(value) : std::string();
   }
 
-  // Throws INVALID_ARGUMENT when `name` is absent.
-  void require(const char* name, const std::string& owner) const {
-    if (!has(name))
-      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, owner + ": option '" + name + "' is required");
+  // Throws INVALID_ARGUMENT when `name` is absent. Messages carry no
+  // strategy name: the core prefixes every plugin error with it.
+  void require(const char* name) const {
+    if (!has(name)) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, std::string("option '") + name + "' is required");
   }
 
   // Throws INVALID_ARGUMENT naming the first option not in `known`.
-  void check_known(std::initializer_list<const char*> known, const std::string& owner) const {
+  void check_known(std::initializer_list<const char*> known) const {
     const std::vector<const char*> names(known);
-    check(host_->options_check_known(options_, names.data(), names.size(), owner.c_str()));
+    check(host_->options_check_known(options_, names.data(), names.size(), nullptr));
   }
 
  private:
