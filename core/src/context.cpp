@@ -185,9 +185,11 @@ FRUGAL_API frugal_error* frugal_context_load_plugin(frugal_context* context, con
 }
 
 FRUGAL_API size_t frugal_context_plugin_count(const frugal_context* context) {
-  if (context == nullptr) return 0;
-  std::lock_guard lock(context->mutex);
-  return context->plugins.size();
+  return frugal::guard_value<size_t>(0, [&]() -> size_t {
+    if (context == nullptr) return 0;
+    std::lock_guard lock(context->mutex);
+    return context->plugins.size();
+  });
 }
 
 FRUGAL_API frugal_error* frugal_context_plugin_info(const frugal_context* context, size_t index,
@@ -239,9 +241,11 @@ FRUGAL_API frugal_error* frugal_context_strategy_info(const frugal_context* cont
 }
 
 FRUGAL_API size_t frugal_context_load_failure_count(const frugal_context* context) {
-  if (context == nullptr) return 0;
-  std::lock_guard lock(context->mutex);
-  return context->failures.size();
+  return frugal::guard_value<size_t>(0, [&]() -> size_t {
+    if (context == nullptr) return 0;
+    std::lock_guard lock(context->mutex);
+    return context->failures.size();
+  });
 }
 
 FRUGAL_API frugal_error* frugal_context_load_failure(const frugal_context* context, size_t index,

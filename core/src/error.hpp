@@ -63,6 +63,17 @@ frugal_error* guard(const char* where, Body&& body) noexcept {
   }
 }
 
+// The catch-all for entry points without an error channel (counts,
+// lookups): any exception yields `fallback` instead of crossing the ABI.
+template <typename T, typename Body>
+T guard_value(T fallback, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (...) {
+    return fallback;
+  }
+}
+
 // Fails with INVALID_ARGUMENT when a required pointer argument is NULL.
 inline void require_non_null(const void* pointer, const char* function, const char* argument) {
   if (pointer == nullptr) fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: argument '{}' must not be NULL", function, argument);

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Installs what frugal needs to build and test, from Debian's archive only.
+# Idempotent and quiet: prints nothing and touches nothing when all is there.
+set -eu
+
+packages="cmake make g++ pkg-config binutils python3 \
+libboost-dev libfmt-dev libflatbuffers-dev flatbuffers-compiler catch2"
+
+missing=""
+for p in $packages; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  case "$status" in
+    "install ok installed") ;;
+    *) missing="$missing $p" ;;
+  esac
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then sudo=""; elif command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+  echo "setup-deps: need root (or sudo) to install:$missing" >&2
+  exit 1
+fi
+echo "setup-deps: installing$missing" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,22 @@
+#!/bin/sh
+# The whole test suite: install what is missing, build, run every test;
+# then the same suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Set FRUGAL_SKIP_SANITIZERS=1 to run only the plain build.
+set -eu
+cd "$(dirname "$0")/.."
+scripts/setup-deps.sh
+jobs=$(nproc)
+
+echo "== build + tests (RelWithDebInfo) =="
+scripts/build.sh build >/dev/null
+ctest --test-dir build -j"$jobs" --output-on-failure --timeout 300
+
+if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
+  echo "== build + tests (ASan + UBSan) =="
+  # Also the build without CUDA: every CUDA path must be optional.
+  scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DFRUGAL_SANITIZE=address,undefined \
+    -DFRUGAL_WITH_CUDA=OFF >/dev/null
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build-asan -j"$jobs" --output-on-failure --timeout 600
+fi
+echo "all tests passed"
