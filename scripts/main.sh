@@ -5,5 +5,6 @@
 set -eu
 cd "$(dirname "$0")/.."
 scripts/setup-deps.sh
+[ -f build/bin/frugal ] || echo "main: building frugal (the first build takes a few minutes)..." >&2
 scripts/build.sh build >/dev/null
 exec build/bin/frugal plugins "$@"

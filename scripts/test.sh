@@ -1,6 +1,7 @@
 #!/bin/sh
 # The whole test suite: install what is missing, build, run every test;
-# then the same suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# then the same suite again under AddressSanitizer + UndefinedBehaviorSanitizer
+# (built without CUDA), and under ThreadSanitizer.
 # Set FRUGAL_SKIP_SANITIZERS=1 to run only the plain build.
 set -eu
 cd "$(dirname "$0")/.."
@@ -18,5 +19,11 @@ if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
     -DFRUGAL_WITH_CUDA=OFF >/dev/null
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan -j"$jobs" --output-on-failure --timeout 600
+fi
+if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
+  echo "== build + tests (TSan) =="
+  scripts/build.sh build-tsan -DCMAKE_BUILD_TYPE=Debug -DFRUGAL_SANITIZE=thread >/dev/null
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan -j"$jobs" --output-on-failure \
+    --timeout 600
 fi
 echo "all tests passed"

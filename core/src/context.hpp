@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,7 +30,7 @@ struct frugal_context {
   std::shared_ptr<frugal::LogSink> log = std::make_shared<frugal::LogSink>();
   std::vector<std::string> host_dirs;
   std::vector<std::shared_ptr<frugal::LoadedPlugin>> plugins;
-  std::vector<Failure> failures;
+  std::deque<Failure> failures;  // a deque: handed-out strings must not move on push_back
   std::map<std::pair<int32_t, std::string>, Owner> owners;
 };
 

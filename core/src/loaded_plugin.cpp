@@ -106,6 +106,7 @@ LoadedPlugin::LoadedPlugin(std::shared_ptr<LogSink> log) : log_(std::move(log)) 
   host_.option_get_string = &frugal_options_get_string;
   host_.options_check_known = &options_check_known;
   host_.option_type = &frugal_options_type;
+  host_.error_destroy = &frugal_error_destroy;
 }
 
 LoadedPlugin::~LoadedPlugin() {

@@ -40,18 +40,25 @@ void check_name(const char* name) {
   }
 }
 
-frugal_options::Entry& slot_for(frugal_options* options, const char* name) {
+// Stores `entry` under its name, replacing an existing value and type.
+// Everything that can fail (name check, copies) happens before the options
+// change, so a failed setter leaves them as they were.
+void commit(frugal_options* options, frugal_options::Entry entry) {
+  auto& entries = options->entries;
+  auto it = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.name == entry.name; });
+  if (it != entries.end())
+    *it = std::move(entry);  // moves cannot throw: the options stay intact
+  else
+    entries.push_back(std::move(entry));  // strong guarantee
+}
+
+frugal_options::Entry new_entry(frugal_options* options, const char* name, int32_t type) {
   require_non_null(options, "frugal_options_set", "options");
   check_name(name);
-  auto& entries = options->entries;
-  auto it = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.name == name; });
-  frugal_options::Entry fresh;
-  fresh.name = name;
-  if (it != entries.end()) {
-    *it = std::move(fresh);  // a new value replaces the old one's type too
-    return *it;
-  }
-  return entries.emplace_back(std::move(fresh));
+  frugal_options::Entry entry;
+  entry.name = name;
+  entry.type = type;
+  return entry;
 }
 
 // Returns the entry for `name`, or nullptr when absent (NULL options are empty).
@@ -99,34 +106,34 @@ FRUGAL_API void frugal_options_destroy(frugal_options* options) { delete options
 
 FRUGAL_API frugal_error* frugal_options_set_int(frugal_options* options, const char* name, int64_t value) {
   return guard("frugal_options_set_int", [&] {
-    auto& e = frugal::slot_for(options, name);
-    e.type = FRUGAL_OPTION_INT;
+    auto e = frugal::new_entry(options, name, FRUGAL_OPTION_INT);
     e.int_value = value;
+    frugal::commit(options, std::move(e));
   });
 }
 
 FRUGAL_API frugal_error* frugal_options_set_double(frugal_options* options, const char* name, double value) {
   return guard("frugal_options_set_double", [&] {
-    auto& e = frugal::slot_for(options, name);
-    e.type = FRUGAL_OPTION_DOUBLE;
+    auto e = frugal::new_entry(options, name, FRUGAL_OPTION_DOUBLE);
     e.double_value = value;
+    frugal::commit(options, std::move(e));
   });
 }
 
 FRUGAL_API frugal_error* frugal_options_set_bool(frugal_options* options, const char* name, int32_t value) {
   return guard("frugal_options_set_bool", [&] {
-    auto& e = frugal::slot_for(options, name);
-    e.type = FRUGAL_OPTION_BOOL;
+    auto e = frugal::new_entry(options, name, FRUGAL_OPTION_BOOL);
     e.int_value = value != 0 ? 1 : 0;
+    frugal::commit(options, std::move(e));
   });
 }
 
 FRUGAL_API frugal_error* frugal_options_set_string(frugal_options* options, const char* name, const char* value) {
   return guard("frugal_options_set_string", [&] {
     frugal::require_non_null(value, "frugal_options_set_string", "value");
-    auto& e = frugal::slot_for(options, name);
-    e.type = FRUGAL_OPTION_STRING;
+    auto e = frugal::new_entry(options, name, FRUGAL_OPTION_STRING);
     e.string_value = value;
+    frugal::commit(options, std::move(e));
   });
 }
 

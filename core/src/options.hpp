@@ -3,7 +3,7 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
+#include <deque>
 
 #include "frugal/types.h"
 
@@ -15,7 +15,9 @@ struct frugal_options {
     double double_value = 0.0;
     std::string string_value;  // also holds nothing for non-string types
   };
-  std::vector<Entry> entries;  // insertion order; names unique
+  // Insertion order; names unique. A deque, so strings handed out by the
+  // getters do not move when other names are added.
+  std::deque<Entry> entries;
 };
 
 namespace frugal {

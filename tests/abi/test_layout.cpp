@@ -51,7 +51,7 @@ TEST_CASE("the pinned LP64 layout") {
       {"frugal_ext_header.", 24},   {"frugal_device.", 8},          {"frugal_quant_meta.", 56},
       {"frugal_tensor.", 72},       {"frugal_dlpack_version.", 8},  {"frugal_dlpack_device.", 8},
       {"frugal_dlpack_dtype.", 4},  {"frugal_dlpack_tensor.", 48},  {"frugal_dlpack_managed_tensor.", 64},
-      {"frugal_dlpack_managed_tensor_versioned.", 80},             {"frugal_host_api.", 104},
+      {"frugal_dlpack_managed_tensor_versioned.", 80},             {"frugal_host_api.", 112},
       {"frugal_strategy_desc.", 48}, {"frugal_plugin_desc.", 88},   {"frugal_schedule_vtable.", 32},
       {"frugal_plugin_info.", 72},  {"frugal_strategy_info.", 48},  {"frugal_load_failure_info.", 32}};
   for (const auto& [name, size] : sizes) {
@@ -84,6 +84,8 @@ TEST_CASE("the pinned LP64 layout") {
   CHECK(layout.at("frugal_host_api.log") == 24);
   CHECK(layout.at("frugal_host_api.error_create") == 48);
   CHECK(layout.at("frugal_host_api.option_type") == 96);
+  CHECK(layout.at("frugal_host_api.error_destroy") == 104);
+  CHECK(FRUGAL_HOST_API_V1_0_SIZE == 112);
   CHECK(layout.at("frugal_plugin_desc.strategies") == 56);
   CHECK(FRUGAL_PLUGIN_DESC_MIN_SIZE == 64);
   CHECK(FRUGAL_STRATEGY_DESC_MIN_SIZE == 40);

@@ -74,12 +74,41 @@ frugal_error* failing_create(const frugal_host_api* host, const frugal_options*,
   return host->error_create(FRUGAL_ERR_INVALID_ARGUMENT, "fails on purpose");
 }
 
+// --- schedule whose create exercises the host services table ---
+frugal_error* hostcheck_create(const frugal_host_api* host, const frugal_options* options, void** instance) {
+  if (host->struct_size < FRUGAL_HOST_API_V1_0_SIZE || host->abi_major != FRUGAL_ABI_VERSION_MAJOR)
+    return host->error_create(FRUGAL_ERR_ABI_MISMATCH, "host table too small or wrong major");
+  void* block = host->alloc(host, 1000, 256);
+  const bool aligned = block != nullptr && reinterpret_cast<uintptr_t>(block) % 256 == 0;
+  if (block != nullptr) std::memset(block, 0x11, 1000);
+  host->free(host, block);
+  host->free(host, nullptr);
+  host->error_destroy(host->error_create(FRUGAL_ERR_INTERNAL, "handled inside the plugin"));  // LSan: no leak
+  host->error_destroy(nullptr);
+  if (!aligned) return host->error_create(FRUGAL_ERR_INTERNAL, "alloc ignored the alignment");
+  if (host->alloc(host, 0, 16) != nullptr) return host->error_create(FRUGAL_ERR_INTERNAL, "alloc(0) is not NULL");
+  if (host->alloc(host, 64, 48) != nullptr)
+    return host->error_create(FRUGAL_ERR_INTERNAL, "alloc accepted a non-power-of-two alignment");
+  if (host->option_type(options, "mode") != FRUGAL_OPTION_STRING)
+    return host->error_create(FRUGAL_ERR_INVALID_ARGUMENT, "option 'mode' must be a string");
+  const char* mode = nullptr;
+  if (frugal_error* e = host->option_get_string(options, "mode", nullptr, &mode)) return e;
+  const char* known[] = {"mode"};
+  if (frugal_error* e = host->options_check_known(options, known, 1, nullptr)) return e;
+  host->log(host, FRUGAL_LOG_WARN, mode);
+  host->log(nullptr, FRUGAL_LOG_WARN, "ignored: no host");
+  *instance = &g_token;
+  return nullptr;
+}
+
 constexpr frugal_schedule_vtable kLinearVtable{sizeof(frugal_schedule_vtable), &linear_create, &linear_destroy,
                                                &linear_lr};
 constexpr frugal_schedule_vtable kFixedVtable{sizeof(frugal_schedule_vtable), &fixed_create, &fixed_destroy,
                                               &fixed_lr};
 constexpr frugal_schedule_vtable kThrowingVtable{sizeof(frugal_schedule_vtable), &fixed_create, &fixed_destroy,
                                                  &throwing_lr};
+constexpr frugal_schedule_vtable kHostCheckVtable{sizeof(frugal_schedule_vtable), &hostcheck_create, &fixed_destroy,
+                                                  &fixed_lr};
 constexpr frugal_schedule_vtable kFailingVtable{sizeof(frugal_schedule_vtable), &failing_create, &fixed_destroy,
                                                 &fixed_lr};
 constexpr frugal_schedule_vtable kNullSlotVtable{sizeof(frugal_schedule_vtable), &fixed_create, &fixed_destroy,
@@ -126,10 +155,11 @@ constexpr frugal_strategy_desc kAlphaLinear = schedule("linear", &kLinearVtable)
 constexpr frugal_strategy_desc kAlphaCosine = schedule("cosine", &kFixedVtable);
 constexpr frugal_strategy_desc kAlphaThrows = schedule("throws", &kThrowingVtable);
 constexpr frugal_strategy_desc kAlphaFails = schedule("fails", &kFailingVtable);
+constexpr frugal_strategy_desc kAlphaHostCheck = schedule("hostcheck", &kHostCheckVtable);
 constexpr frugal_strategy_desc kAlphaFuture{sizeof(frugal_strategy_desc), 60, 0, "future_thing", "a kind from the future",
                                             &kFixedVtable, nullptr};
 const frugal_strategy_desc* const kAlphaList[] = {&kAlphaLinear, &kAlphaCosine, &kAlphaThrows, &kAlphaFails,
-                                                  &kAlphaFuture};
+                                                  &kAlphaHostCheck, &kAlphaFuture};
 
 constexpr frugal_strategy_desc kNullSlotStrategy = schedule("broken", &kNullSlotVtable);
 constexpr frugal_strategy_desc kNullVtableStrategy = schedule("broken", nullptr);
@@ -155,7 +185,7 @@ frugal_plugin_desc g_desc{};
     case kAlpha:
     case kAlphaCopy:
       host->log(host, FRUGAL_LOG_INFO, "alpha initialised");  // lets tests count entry calls
-      g_desc = base_desc("alpha", kAlphaList, 5);
+      g_desc = base_desc("alpha", kAlphaList, 6);
       break;
     case kEntryError: return host->error_create(FRUGAL_ERR_UNSUPPORTED, "needs a GPU that is not there");
     case kEntryThrows: throw std::runtime_error("boom from init");

@@ -147,3 +147,19 @@ TEST_CASE("a host-added directory that does not exist is recorded, not fatal") {
   CHECK(c.logged("/nonexistent/frugal/plugins"));
   CHECK(frugal_context_plugin_count(c.context.get()) >= 1);  // the built-in ones still load
 }
+
+TEST_CASE("failure strings stay valid while more failures are recorded") {
+  test::CapturingContext c;
+  const std::string first = std::string(FRUGAL_TEST_PLUGIN_DIR) + "/no_entry.so";
+  CHECK(test::outcome(frugal_context_load_plugin(c.context.get(), first.c_str())).code == FRUGAL_ERR_PLUGIN_INVALID);
+  frugal_load_failure_info info{};
+  info.struct_size = sizeof(info);
+  host::check(frugal_context_load_failure(c.context.get(), 0, &info));
+  const char* path = info.path;
+  for (int i = 0; i < 50; ++i) {
+    frugal_error* error = frugal_context_load_plugin(c.context.get(), ("/nonexistent/" + std::to_string(i) + ".so").c_str());
+    frugal_error_destroy(error);
+  }
+  CHECK(frugal_context_load_failure_count(c.context.get()) == 51);
+  CHECK(std::string(path) == first);
+}

@@ -108,3 +108,26 @@ TEST_CASE("invalid names and NULL arguments are refused clearly") {
   CHECK(frugal_options_count(options.get()) == 0);
   frugal_options_destroy(nullptr);
 }
+
+TEST_CASE("strings handed out stay put while other names are added") {
+  auto options = host::make_options();
+  host::check(frugal_options_set_string(options.get(), "store", "/mnt/ckpt"));
+  const char* store = nullptr;
+  host::check(frugal_options_get_string(options.get(), "store", nullptr, &store));
+  for (int i = 0; i < 200; ++i) host::check(frugal_options_set_int(options.get(), ("n" + std::to_string(i)).c_str(), i));
+  const char* again = nullptr;
+  host::check(frugal_options_get_string(options.get(), "store", nullptr, &again));
+  CHECK(again == store);
+  CHECK(std::string(store) == "/mnt/ckpt");
+}
+
+TEST_CASE("a refused setter leaves the options unchanged") {
+  auto options = host::make_options();
+  host::check(frugal_options_set_int(options.get(), "n", 5));
+  CHECK(outcome(frugal_options_set_string(options.get(), "n", nullptr)).code == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK(outcome(frugal_options_set_parsed(options.get(), "bad name", "1")).code == FRUGAL_ERR_INVALID_ARGUMENT);
+  int64_t n = 0;
+  host::check(frugal_options_get_int(options.get(), "n", 0, &n));
+  CHECK(n == 5);
+  CHECK(frugal_options_count(options.get()) == 1);
+}

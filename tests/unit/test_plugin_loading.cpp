@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "test_helpers.hpp"
@@ -168,7 +169,7 @@ TEST_CASE("a strategy of a kind this core cannot use is skipped, the rest of the
   frugal_plugin_info info{};
   info.struct_size = sizeof(info);
   REQUIRE(frugal_context_plugin_info(c.context.get(), 0, &info) == nullptr);
-  CHECK(info.strategy_count == 4);
+  CHECK(info.strategy_count == 5);
   CHECK(c.logged("'future_thing' has kind 60"));
   CHECK(test::lr_of(c.context.get(), "linear", 10) == Approx(5.0));
 }
@@ -194,7 +195,7 @@ TEST_CASE("errors and exceptions from plugin calls reach the host as errors") {
   const auto missing = outcome(frugal_schedule_create(ctx, "cosin", nullptr, &schedule));
   CHECK(missing.code == FRUGAL_ERR_NOT_FOUND);
   CHECK(missing.message.find("no schedule strategy named 'cosin'") != std::string::npos);
-  CHECK(missing.message.find("available: cosine, fails, linear, throws") != std::string::npos);
+  CHECK(missing.message.find("available: cosine, fails, hostcheck, linear, throws") != std::string::npos);
   const auto no_plugin = outcome(frugal_schedule_create(ctx, "beta/linear", nullptr, &schedule));
   CHECK(no_plugin.code == FRUGAL_ERR_NOT_FOUND);
   CHECK(no_plugin.message.find("no plugin named 'beta'") != std::string::npos);
@@ -283,4 +284,68 @@ TEST_CASE("one load per process: contexts and hard links share a plugin, its ent
   CHECK(test::is_mapped("alpha.so"));  // the schedule still holds it
   schedule.reset();
   CHECK_FALSE(test::is_mapped("alpha.so"));
+}
+
+TEST_CASE("the host services table: allocation, options, errors and logging under the plugin's name") {
+  test::CapturingContext c;
+  auto* ctx = c.context.get();
+  host::check(frugal_context_load_plugin(ctx, plugin_path("alpha").c_str()));
+  auto options = host::make_options();
+  host::check(frugal_options_set_string(options.get(), "mode", "host services ok"));
+  auto schedule = host::make_schedule(ctx, "hostcheck", options.get());
+  bool found = false;
+  for (const auto& line : c.lines)
+    if (line.message == "host services ok") {
+      found = true;
+      CHECK(line.source == "alpha");
+      CHECK(line.level == FRUGAL_LOG_WARN);
+    }
+  CHECK(found);
+  CHECK_FALSE(c.logged("ignored: no host"));
+
+  // Options read through the table follow the same rules as on the host side.
+  host::check(frugal_options_set_int(options.get(), "extra", 1));
+  frugal_schedule* raw = nullptr;
+  auto unknown = outcome(frugal_schedule_create(ctx, "hostcheck", options.get(), &raw));
+  CHECK(unknown.code == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK(unknown.message == "schedule 'hostcheck': unknown option 'extra' (accepted: mode)");
+
+  // A log threshold set later applies to plugins already loaded.
+  host::check(frugal_context_set_log_callback(ctx, nullptr, nullptr, FRUGAL_LOG_TRACE));
+  c.lines.clear();
+  host::check(frugal_options_set_string(options.get(), "mode", "silenced"));
+  auto options_ok = host::make_options();
+  host::check(frugal_options_set_string(options_ok.get(), "mode", "silenced"));
+  auto again = host::make_schedule(ctx, "hostcheck", options_ok.get());
+  CHECK(c.lines.empty());
+}
+
+TEST_CASE("contexts load, query and use plugins concurrently (run under TSan in CI)") {
+  auto shared = host::make_context();
+  std::vector<std::thread> threads;
+  std::vector<int> failures(6, 0);
+  for (int t = 0; t < 6; ++t)
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 20; ++round) {
+        // Half the threads share one context, half make their own: both the
+        // context lock and the process-wide plugin table are exercised.
+        host::ContextPtr own = t % 2 == 0 ? host::make_context() : nullptr;
+        frugal_context* ctx = own ? own.get() : shared.get();
+        frugal_error* error = frugal_context_load_plugin(ctx, plugin_path("alpha").c_str());
+        if (error != nullptr) {
+          ++failures[t];
+          frugal_error_destroy(error);
+          continue;
+        }
+        frugal_schedule* schedule = nullptr;
+        double lr = 0;
+        if (frugal_schedule_create(ctx, "linear", nullptr, &schedule) != nullptr ||
+            frugal_schedule_lr(schedule, round, &lr) != nullptr || lr != 0.5 * round)
+          ++failures[t];
+        frugal_schedule_destroy(schedule);
+        if (frugal_context_plugin_count(ctx) != 1) ++failures[t];
+      }
+    });
+  for (auto& thread : threads) thread.join();
+  CHECK(failures == std::vector<int>(6, 0));
 }

@@ -8,8 +8,13 @@
  * context that made them.
  *
  * Thread safety: every function taking a context may be called from any
- * thread; calls on one context are serialised internally. The log callback
- * may be invoked from any thread that calls into frugal or a plugin.
+ * thread; calls on one context are serialised internally. The exception is
+ * frugal_context_destroy, which must not run concurrently with any other
+ * call on that context. The log callback may be invoked from any thread
+ * that calls into frugal or a plugin.
+ *
+ * Unless stated otherwise, every pointer argument must be non-NULL; a NULL
+ * one fails with FRUGAL_ERR_INVALID_ARGUMENT.
  */
 #ifndef FRUGAL_CONTEXT_H_
 #define FRUGAL_CONTEXT_H_
@@ -25,20 +30,21 @@ FRUGAL_EXTERN_C_BEGIN
 /**
  * The ABI version of the loaded libfrugal, packed as FRUGAL_ABI_VERSION.
  * A host built against major M must check FRUGAL_ABI_VERSION_GET_MAJOR of
- * this value equals M (the SONAME normally guarantees it).
+ * this value equals M (the SONAME normally guarantees it). Thread-safe.
  */
 FRUGAL_API uint32_t frugal_abi_version(void);
 
-/** The SDK release of the loaded libfrugal ("0.1.0"); static storage. */
+/** The SDK release of the loaded libfrugal ("0.1.0"); static storage. Thread-safe. */
 FRUGAL_API const char* frugal_version_string(void);
 
 /**
  * Number of usable CUDA devices: 0 when libfrugal was built without CUDA,
  * when no driver is installed or when no device is present. Never fails.
+ * Thread-safe.
  */
 FRUGAL_API int32_t frugal_cuda_device_count(void);
 
-/** Nonzero when libfrugal was built with CUDA support. */
+/** Nonzero when libfrugal was built with CUDA support. Thread-safe. */
 FRUGAL_API int32_t frugal_built_with_cuda(void);
 
 /* ======================================================================== */
@@ -47,14 +53,17 @@ FRUGAL_API int32_t frugal_built_with_cuda(void);
 
 /**
  * Creates a context with no plugins loaded and the default log sink
- * (warnings and errors to stderr).
- *   out: // out, owned by the caller; destroy with frugal_context_destroy.
+ * (warnings and errors to stderr). Thread-safe.
+ *   out: // out, not NULL; owned by the caller, destroy with
+ *        frugal_context_destroy.
  */
 FRUGAL_API frugal_error* frugal_context_create(frugal_context** out);
 
 /**
  * Destroys a context. Strategy objects created from it stay valid and keep
- * their plugins loaded until they are destroyed. NULL allowed.
+ * their plugins loaded until they are destroyed. Every string obtained from
+ * the context's introspection functions becomes invalid. NULL allowed.
+ * Must not run concurrently with any other call on the same context.
  */
 FRUGAL_API void frugal_context_destroy(frugal_context* context);
 
@@ -67,22 +76,26 @@ FRUGAL_API void frugal_context_destroy(frugal_context* context);
  *   user_data: as given to frugal_context_set_log_callback; never
  *              dereferenced by frugal.
  *   level:     frugal_log_level_values.
- *   source:    "core" or the plugin name; valid during the call only.
- *   message:   UTF-8, valid during the call only.
- * May be called concurrently from several threads; must not call back into
- * the same context.
+ *   source:    "core", the plugin name, or the plugin's file path while its
+ *              name is not yet known; never NULL, valid during the call only.
+ *   message:   never NULL, valid during the call only.
+ * May be called concurrently from several threads, possibly while the
+ * context's internal lock is held, so it must not call back into the same
+ * context.
  */
 typedef void (*frugal_log_fn)(void* user_data, int32_t level, const char* source, const char* message);
 
 /**
  * Installs the log sink of `context` and of every plugin it loads (plugins
- * already loaded switch too). `callback` NULL silences logging. Messages
- * below `min_level` are dropped. A plugin file already loaded by another
- * context in this process is shared with it (one load per process) and
- * keeps logging to the sink of the context that loaded it first.
- * Lifetime: `user_data` must stay valid until the context and every object
- * created from it (schedules, ...) are destroyed, because plugins may log
- * until they unload.
+ * already loaded switch too). `callback` NULL silences logging; `user_data`
+ * may be NULL. Messages below `min_level`, and any at FRUGAL_LOG_OFF or
+ * above, are dropped. A plugin file already loaded by another context in
+ * this process is shared with it (one load per process) and keeps logging
+ * to the sink of the context that loaded it first.
+ * Lifetime: `user_data` must stay valid, even after it is replaced, until
+ * every plugin this context loaded first has unloaded: that is, until the
+ * context, every other context sharing those plugins, and every object
+ * created from them (schedules, ...) are destroyed.
  */
 FRUGAL_API frugal_error* frugal_context_set_log_callback(frugal_context* context, frugal_log_fn callback,
                                                          void* user_data, int32_t min_level);
@@ -98,34 +111,42 @@ FRUGAL_API frugal_error* frugal_context_set_log_callback(frugal_context* context
 
 /**
  * Adds a directory to the host's search list, scanned by discovery after
- * the environment and the built-in directory. The path is copied. A
- * directory that does not exist is reported at discovery, not here.
+ * the environment and the built-in directory. `path` (not NULL, not empty:
+ * FRUGAL_ERR_INVALID_ARGUMENT) is copied. A directory that does not exist
+ * is recorded as a load failure at discovery, not reported here.
  */
 FRUGAL_API frugal_error* frugal_context_add_plugin_dir(frugal_context* context, const char* path);
 
 /**
- * Loads every "*.so" file (sorted by name within each directory) from, in
- * order: the directories of FRUGAL_PLUGIN_PATH (':'-separated), the
- * built-in plugin directory (<dir of libfrugal>/frugal/v1/plugins for ABI
- * major 1, in the build tree and the install tree alike), then the host's
- * directories. A file
- * already loaded (same canonical path) is skipped. A file that fails is
- * recorded as a load failure (see frugal_context_load_failure) and logged;
- * it never stops discovery and never fails this call.
- *   flags:  FRUGAL_DISCOVER_* bits.
+ * Loads every "*.so" regular file or link to one (sorted by name within
+ * each directory) from, in order: the directories of FRUGAL_PLUGIN_PATH
+ * (':'-separated, empty entries ignored), the built-in plugin directory
+ * (<dir of libfrugal>/frugal/v1/plugins for ABI major 1, in the build tree
+ * and the install tree alike), then the host's directories. A missing
+ * built-in directory is skipped silently; a missing FRUGAL_PLUGIN_PATH or
+ * host directory is recorded as a load failure. A file already loaded
+ * (same canonical path, or same file through a hard link) is skipped. A
+ * file that fails is recorded as a load failure (see
+ * frugal_context_load_failure) and logged as a warning; it never stops
+ * discovery and never fails this call.
+ *   flags:  FRUGAL_DISCOVER_* bits; other bits are ignored (pass 0).
  *   loaded: // out, NULL allowed: number of plugins newly loaded.
- * Fails only for a NULL context.
+ * Fails only for a NULL context or when out of memory.
  */
 FRUGAL_API frugal_error* frugal_context_discover_plugins(frugal_context* context, uint32_t flags, size_t* loaded);
 
 /**
- * Loads one plugin file. Errors name the file and the reason: not a shared
- * library, no entry symbol, entry failed or threw, another ABI major,
- * malformed descriptor (missing names, NULL or undersized vtables, a
- * strategy declared twice), plugin name already loaded from another file
- * (FRUGAL_ERR_ALREADY_EXISTS). A refused file is unloaded and also
- * recorded as a load failure. Loading a file already loaded (same
- * canonical path) succeeds and does nothing.
+ * Loads one plugin file; `path` (not NULL) may be relative to the current
+ * directory. Errors name the file and the reason: cannot be opened
+ * (FRUGAL_ERR_NOT_FOUND); another ABI major or an undersized descriptor or
+ * vtable (FRUGAL_ERR_ABI_MISMATCH); not a shared library, no entry symbol,
+ * entry threw, malformed descriptor such as missing names, NULL vtables or
+ * a strategy declared twice (FRUGAL_ERR_PLUGIN_INVALID); the entry's own
+ * error (its code kept); plugin name already loaded from another file
+ * (FRUGAL_ERR_ALREADY_EXISTS). A refused file is recorded as a load failure
+ * and unloaded unless another context uses it. Loading a file already
+ * loaded (same canonical path, or same file through a hard link) succeeds
+ * and does nothing.
  *
  * Duplicate strategies across plugins: the first loaded (kind, name) wins
  * the short name; the later one is logged as shadowed and stays reachable
@@ -138,9 +159,10 @@ FRUGAL_API frugal_error* frugal_context_load_plugin(frugal_context* context, con
 /* ======================================================================== */
 
 /**
- * Describes one loaded plugin. The caller sets struct_size; frugal writes
- * only the fields that fit. Strings are owned by the context and valid
- * until it is destroyed.
+ * Describes one loaded plugin. The caller allocates it and sets
+ * struct_size; frugal writes only the fields that fit and leaves
+ * struct_size as set. Strings are NUL-terminated, owned by the context and
+ * valid until it is destroyed.
  */
 typedef struct frugal_plugin_info {
   size_t struct_size;          /**< Set by the caller: sizeof(frugal_plugin_info). */
@@ -149,15 +171,16 @@ typedef struct frugal_plugin_info {
   const char* vendor;          /**< Vendor. */
   const char* license;         /**< SPDX license. */
   const char* description;     /**< Description, "" when none. */
-  const char* path;            /**< Canonical file path it was loaded from. */
-  uint32_t abi_major;          /**< ABI version the plugin was built against. */
-  uint32_t abi_minor;
-  size_t strategy_count;       /**< Strategies registered from it. */
+  const char* path;            /**< Canonical path of the file, as first loaded in this process. */
+  uint32_t abi_major;          /**< ABI major the plugin was built against. */
+  uint32_t abi_minor;          /**< ABI minor the plugin was built against (may exceed the core's). */
+  size_t strategy_count;       /**< Strategies registered from it (skipped kinds excluded). */
 } frugal_plugin_info;
 
 /**
- * Describes one strategy of a loaded plugin. Caller sets struct_size.
- * Strings are owned by the context and valid until it is destroyed.
+ * Describes one strategy of a loaded plugin. Caller-allocated; the caller
+ * sets struct_size and frugal writes only the fields that fit. Strings are
+ * NUL-terminated, owned by the context and valid until it is destroyed.
  */
 typedef struct frugal_strategy_info {
   size_t struct_size;          /**< Set by the caller: sizeof(frugal_strategy_info). */
@@ -171,12 +194,14 @@ typedef struct frugal_strategy_info {
 } frugal_strategy_info;
 
 /**
- * Describes a file that failed to load. Caller sets struct_size. Strings
- * owned by the context, valid until it is destroyed.
+ * Describes a file that failed to load. Caller-allocated; the caller sets
+ * struct_size and frugal writes only the fields that fit. Strings are
+ * NUL-terminated, owned by the context and valid until it is destroyed
+ * (later failures do not move them).
  */
 typedef struct frugal_load_failure_info {
   size_t struct_size;          /**< Set by the caller: sizeof(frugal_load_failure_info). */
-  const char* path;            /**< The file (or directory) that failed. */
+  const char* path;            /**< The file (or directory) that failed, as given or found (not canonical). */
   const char* message;         /**< Why, in one line. */
   int32_t code;                /**< frugal_error_code_values. */
   int32_t reserved;            /**< Always 0. */
@@ -195,43 +220,55 @@ FRUGAL_LAYOUT_ASSERT(offsetof(frugal_load_failure_info, code) == 24, failure_inf
 FRUGAL_LAYOUT_ASSERT(sizeof(frugal_load_failure_info) == 32, failure_info_size);
 #endif
 
-/** Number of loaded plugins. 0 for NULL. */
+/** Number of loaded plugins. 0 for NULL. Never fails. */
 FRUGAL_API size_t frugal_context_plugin_count(const frugal_context* context);
 
 /**
- * Describes plugin `index` (load order).
- *   info: // out, caller-owned, struct_size set by the caller (at least
- *         offsetof(frugal_plugin_info, name) + sizeof(char*)).
+ * Describes plugin `index` (load order, 0-based); FRUGAL_ERR_OUT_OF_RANGE
+ * when index >= frugal_context_plugin_count.
+ *   info: // out, caller-owned, not NULL; struct_size set by the caller (at
+ *         least offsetof(frugal_plugin_info, name) + sizeof(char*), else
+ *         FRUGAL_ERR_INVALID_ARGUMENT).
  */
 FRUGAL_API frugal_error* frugal_context_plugin_info(const frugal_context* context, size_t index,
                                                     frugal_plugin_info* info);
 
 /**
- * Describes strategy `strategy_index` of plugin `plugin_index`.
- *   info: // out, caller-owned, struct_size set by the caller.
+ * Describes strategy `strategy_index` (0..strategy_count-1 of that plugin's
+ * frugal_plugin_info) of plugin `plugin_index`; FRUGAL_ERR_OUT_OF_RANGE
+ * when either index is too large.
+ *   info: // out, caller-owned, not NULL; struct_size set by the caller (at
+ *         least sizeof(size_t) + sizeof(void*)).
  */
 FRUGAL_API frugal_error* frugal_context_strategy_info(const frugal_context* context, size_t plugin_index,
                                                       size_t strategy_index, frugal_strategy_info* info);
 
-/** Number of recorded load failures (they accumulate over discoveries). */
+/**
+ * Number of recorded load failures. They accumulate over discoveries and
+ * frugal_context_load_plugin calls and are never cleared. 0 for NULL.
+ */
 FRUGAL_API size_t frugal_context_load_failure_count(const frugal_context* context);
 
 /**
- * Describes load failure `index`.
- *   info: // out, caller-owned, struct_size set by the caller.
+ * Describes load failure `index` (oldest first); FRUGAL_ERR_OUT_OF_RANGE
+ * when index >= frugal_context_load_failure_count.
+ *   info: // out, caller-owned, not NULL; struct_size set by the caller (at
+ *         least sizeof(size_t) + sizeof(void*)).
  */
 FRUGAL_API frugal_error* frugal_context_load_failure(const frugal_context* context, size_t index,
                                                      frugal_load_failure_info* info);
 
 /**
- * Looks a strategy up by kind and name ("name" or "plugin/name").
- *   info: // out, caller-owned, struct_size set by the caller.
- * FRUGAL_ERR_NOT_FOUND names the kind, the name and the available ones.
+ * Looks a strategy up by kind and name ("name" or "plugin/name"; not NULL).
+ *   info: // out, caller-owned, not NULL; struct_size set by the caller (at
+ *         least sizeof(size_t) + sizeof(void*)).
+ * FRUGAL_ERR_NOT_FOUND names the kind and the name; for a short name it
+ * also lists the available ones.
  */
 FRUGAL_API frugal_error* frugal_context_find_strategy(const frugal_context* context, int32_t kind,
                                                       const char* name, frugal_strategy_info* info);
 
-/** Stable lower-case name of a strategy kind ("schedule", ...), or "unknown". */
+/** Stable lower-case name of a strategy kind ("schedule", ...), or "unknown". Static storage. */
 FRUGAL_API const char* frugal_strategy_kind_name(int32_t kind);
 
 FRUGAL_EXTERN_C_END

@@ -30,9 +30,9 @@ FRUGAL_EXTERN_C_BEGIN
 
 /** Versioned-tensor flag: the consumer must not write through data. */
 #define FRUGAL_DLPACK_FLAG_READ_ONLY ((uint64_t)1 << 0)
-/** Versioned-tensor flag: the producer made a copy the consumer solely owns. */
+/** Versioned-tensor flag: the producer made a copy the consumer solely owns. Ignored on import, never set on export. */
 #define FRUGAL_DLPACK_FLAG_IS_COPIED ((uint64_t)1 << 1)
-/** Versioned-tensor flag: a sub-byte dtype is padded to bytes, not packed. */
+/** Versioned-tensor flag: a sub-byte dtype is padded to bytes, not packed. Ignored on import, never set on export. */
 #define FRUGAL_DLPACK_FLAG_IS_SUBBYTE_TYPE_PADDED ((uint64_t)1 << 2)
 
 /** DLPack type codes (DLDataTypeCode) frugal maps to its own dtypes. */
@@ -53,36 +53,52 @@ enum frugal_dlpack_type_code_values {
 
 /** DLPackVersion: major changes the layout, minor only adds enum values. */
 typedef struct frugal_dlpack_version {
+  /** DLPack major; frugal accepts only FRUGAL_DLPACK_MAJOR_VERSION. */
   uint32_t major;
+  /** DLPack minor; any value is accepted. */
   uint32_t minor;
 } frugal_dlpack_version;
 
 /** DLDevice: device_type is a DLDeviceType code (1 CPU, 2 CUDA, 3 CUDA host). */
 typedef struct frugal_dlpack_device {
+  /** DLDeviceType code; equals the frugal_device_type_values value for the same memory. */
   int32_t device_type;
+  /** Device ordinal (CUDA device index; 0 for host memory). */
   int32_t device_id;
 } frugal_dlpack_device;
 
 /** DLDataType: type code, bits per lane, lanes (frugal accepts lanes == 1). */
 typedef struct frugal_dlpack_dtype {
+  /** DLDataTypeCode (frugal_dlpack_type_code_values and others). */
   uint8_t code;
+  /** Bits per lane (e.g. 8 for fp8, 16 for bfloat16). */
   uint8_t bits;
+  /** Vector lanes per element; frugal produces and accepts only 1. */
   uint16_t lanes;
 } frugal_dlpack_dtype;
 
 /**
- * DLTensor: a non-owning view. strides are in elements; a NULL strides
- * pointer (allowed by DLPack before 1.0 and still produced by some
- * libraries) means compact row-major. frugal always fills strides when it
- * produces a DLTensor.
+ * DLTensor: a non-owning view; the arrays and memory it points to are owned
+ * by the producer of the managed struct that contains it and stay valid
+ * until that struct's deleter runs.
+ * strides are in elements; a NULL strides pointer (allowed by DLPack before
+ * 1.0 and still produced by some libraries) means compact row-major. frugal
+ * fills strides whenever ndim > 0 when it produces a DLTensor.
  */
 typedef struct frugal_dlpack_tensor {
+  /** Base address of the memory (a device pointer for CUDA); not copied by frugal. */
   void* data;
+  /** Where the memory lives. */
   frugal_dlpack_device device;
+  /** Number of dimensions; frugal imports 0..FRUGAL_TENSOR_MAX_NDIM (frugal/tensor.h). */
   int32_t ndim;
+  /** Element type. */
   frugal_dlpack_dtype dtype;
+  /** ndim extents, each >= 0; may be NULL when ndim == 0. */
   int64_t* shape;
+  /** ndim strides in elements, or NULL (compact row-major). */
   int64_t* strides;
+  /** Bytes from data to the first element. */
   uint64_t byte_offset;
 } frugal_dlpack_tensor;
 
@@ -95,8 +111,11 @@ typedef struct frugal_dlpack_tensor {
  * when done (deleter may be NULL: nothing to release); deleter frees self.
  */
 typedef struct frugal_dlpack_managed_tensor {
+  /** The tensor view. */
   frugal_dlpack_tensor dl_tensor;
+  /** Producer-private state for the deleter; consumers never touch it. */
   void* manager_ctx;
+  /** Releases the tensor and self; NULL when there is nothing to release. */
   void (*deleter)(struct frugal_dlpack_managed_tensor* self);
 } frugal_dlpack_managed_tensor;
 
@@ -106,10 +125,15 @@ typedef struct frugal_dlpack_managed_tensor {
  * everything, self included, and is called exactly once (NULL allowed).
  */
 typedef struct frugal_dlpack_managed_tensor_versioned {
+  /** DLPack version of this struct; checked before any other field. */
   frugal_dlpack_version version;
+  /** Producer-private state for the deleter; consumers never touch it. */
   void* manager_ctx;
+  /** Releases the tensor and self; NULL when there is nothing to release. */
   void (*deleter)(struct frugal_dlpack_managed_tensor_versioned* self);
+  /** FRUGAL_DLPACK_FLAG_* bits. */
   uint64_t flags;
+  /** The tensor view. */
   frugal_dlpack_tensor dl_tensor;
 } frugal_dlpack_managed_tensor_versioned;
 

@@ -41,20 +41,23 @@ FRUGAL_API int32_t frugal_error_code(const frugal_error* error);
 
 /**
  * Returns the message of `error`: NUL-terminated UTF-8, owned by the error,
- * valid until frugal_error_destroy(error). Returns "" when error is NULL.
- * Thread-safe.
+ * valid until frugal_error_destroy(error). Returns "" (static storage) when
+ * error is NULL. Thread-safe.
  */
 FRUGAL_API const char* frugal_error_message(const frugal_error* error);
 
 /**
- * Returns the stable name of an error code ("INVALID_ARGUMENT", ...), or
- * "UNKNOWN" for a value this library does not know. Static storage.
+ * Returns the stable name of an error code ("OK", "INVALID_ARGUMENT", ...),
+ * or "UNKNOWN" for a value this library does not know. Static storage.
+ * Thread-safe.
  */
 FRUGAL_API const char* frugal_error_code_name(int32_t code);
 
 /**
  * Destroys an error object. NULL is allowed and does nothing. Destroying
- * the same error twice is undefined behaviour.
+ * the same error twice is undefined behaviour. Must not run concurrently
+ * with any other use of the same error; the message returned by
+ * frugal_error_message(error) becomes invalid.
  */
 FRUGAL_API void frugal_error_destroy(frugal_error* error);
 

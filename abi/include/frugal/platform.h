@@ -49,6 +49,7 @@
 /* Layout assertions                                                        */
 /* ======================================================================== */
 
+/** Internal: token pasting for FRUGAL_LAYOUT_ASSERT; not part of the ABI. */
 #define FRUGAL_CONCAT_INNER_(a, b) a##b
 #define FRUGAL_CONCAT_(a, b) FRUGAL_CONCAT_INNER_(a, b)
 

@@ -39,6 +39,10 @@ FRUGAL_EXTERN_C_BEGIN
  * table per loaded plugin, valid until the plugin is unloaded (which the
  * core does only after every object created from the plugin is gone). All
  * slots of v1.0 are non-NULL and thread-safe.
+ *
+ * An error returned by a slot is owned by the plugin: it either returns it
+ * from the current vtable call (the core then owns it) or releases it with
+ * error_destroy (e.g. after handling a failed option read itself).
  */
 typedef struct frugal_host_api {
   /** sizeof(frugal_host_api) of the core; slots past it do not exist. */
@@ -51,15 +55,19 @@ typedef struct frugal_host_api {
   void* host_data;
 
   /**
-   * Logs a message under the plugin's name.
-   *   host: this table. level: frugal_log_level_values. message: UTF-8, copied.
+   * Logs a message under the plugin's name (its file path during init), to
+   * the sink of the context that first loaded it.
+   *   host:    this table (NULL: nothing is logged).
+   *   level:   frugal_log_level_values.
+   *   message: UTF-8, copied; NULL logs "".
    */
   void (*log)(const struct frugal_host_api* host, int32_t level, const char* message);
 
   /**
-   * Allocates `size` bytes of CPU memory aligned to `alignment` (a power of
-   * two; 0 means 16). Returns NULL on failure or when size is 0. Free with
-   * `free` of the same table; memory may outlive nothing but the plugin.
+   * Allocates `size` bytes of uninitialised CPU memory aligned to
+   * `alignment` (a power of two; 0 means 16). Returns NULL on failure, when
+   * size is 0 or when alignment is not a power of two. The plugin owns the
+   * memory and frees it with `free` of the same table before it unloads.
    */
   void* (*alloc)(const struct frugal_host_api* host, size_t size, size_t alignment);
 
@@ -69,46 +77,67 @@ typedef struct frugal_host_api {
   /**
    * Creates an error object to return from a vtable function. The core
    * takes ownership when the error is returned to it. Never returns NULL.
-   *   code: frugal_error_code_values. message: UTF-8, copied; NULL -> "".
+   *   code: frugal_error_code_values; an unknown value (or FRUGAL_OK) is
+   *         stored as FRUGAL_ERR_INTERNAL. message: UTF-8, copied; NULL -> "".
    */
   frugal_error* (*error_create)(int32_t code, const char* message);
 
-  /** Reads an INT option; absent -> default_value. Same rules as frugal_options_get_int. */
+  /**
+   * Reads an INT option; absent -> default_value. Same rules as
+   * frugal_options_get_int: NULL options behave as empty; name must not be
+   * NULL.
+   *   out: // out, not NULL.
+   */
   frugal_error* (*option_get_int)(const frugal_options* options, const char* name, int64_t default_value,
                                   int64_t* out);
-  /** Reads a DOUBLE option (INT converts); absent -> default_value. */
+  /**
+   * Reads a DOUBLE option (INT converts); absent -> default_value.
+   *   out: // out, not NULL.
+   */
   frugal_error* (*option_get_double)(const frugal_options* options, const char* name, double default_value,
                                      double* out);
-  /** Reads a BOOL option as 0/1; absent -> default_value. */
+  /**
+   * Reads a BOOL option as 0/1; absent -> default_value (normalised to 0/1).
+   *   out: // out, not NULL.
+   */
   frugal_error* (*option_get_bool)(const frugal_options* options, const char* name, int32_t default_value,
                                    int32_t* out);
   /**
-   * Reads a STRING option; absent -> default_value. *out is owned by the
-   * options object and valid while the vtable call that received them runs.
+   * Reads a STRING option; absent -> default_value (may be NULL).
+   *   out: // out, not NULL; receives a string owned by the options object
+   *        (or default_value as given), valid while the vtable call that
+   *        received the options runs.
    */
   frugal_error* (*option_get_string)(const frugal_options* options, const char* name,
                                      const char* default_value, const char** out);
   /**
    * Fails with FRUGAL_ERR_INVALID_ARGUMENT, naming the first option whose
    * name is not in `known` (count entries) and listing the known ones, so
-   * a misspelt option never passes silently. `owner` (e.g. "schedule
-   * 'cosine'") prefixes the message. NULL options pass.
+   * a misspelt option never passes silently. `known` may be NULL only when
+   * count is 0; NULL entries in it are skipped. `owner` (e.g. "schedule
+   * 'cosine'"; NULL allowed: no prefix) prefixes the message. NULL options
+   * pass.
    */
   frugal_error* (*options_check_known)(const frugal_options* options, const char* const* known, size_t count,
                                        const char* owner);
   /**
    * The type of option `name` (frugal_option_type_values), or 0 when it is
-   * absent or options is NULL. Lets a strategy tell "not given" from any
-   * value, e.g. for a required option.
+   * absent or options or name is NULL. Never fails. Lets a strategy tell
+   * "not given" from any value, e.g. for a required option.
    */
   int32_t (*option_type)(const frugal_options* options, const char* name);
+  /**
+   * Destroys an error the plugin owns and will not return (one made by
+   * error_create or returned by another slot). NULL allowed.
+   */
+  void (*error_destroy)(frugal_error* error);
 } frugal_host_api;
 
 /**
  * Size of the v1.0 host table, frozen: a plugin may rely on every slot
  * below it; for a slot added later it checks host->struct_size first.
  */
-#define FRUGAL_HOST_API_V1_0_SIZE (offsetof(frugal_host_api, option_type) + sizeof(void*))
+#define FRUGAL_HOST_API_V1_0_SIZE (offsetof(frugal_host_api, error_destroy) + sizeof(void*))
 
 #if FRUGAL_LP64
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_host_api, abi_major) == 8, host_abi_major);
@@ -124,7 +153,8 @@ FRUGAL_LAYOUT_ASSERT(offsetof(frugal_host_api, option_get_bool) == 72, host_opti
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_host_api, option_get_string) == 80, host_option_get_string);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_host_api, options_check_known) == 88, host_options_check_known);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_host_api, option_type) == 96, host_option_type);
-FRUGAL_LAYOUT_ASSERT(sizeof(frugal_host_api) == 104, host_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_host_api, error_destroy) == 104, host_error_destroy);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_host_api) == 112, host_size);
 #endif
 
 /* ======================================================================== */
@@ -134,11 +164,14 @@ FRUGAL_LAYOUT_ASSERT(sizeof(frugal_host_api) == 104, host_size);
 /**
  * One strategy a plugin provides. Owned by the plugin; must stay valid and
  * unchanged until the plugin is unloaded (static storage is the norm).
+ * Strings are NUL-terminated, at most 4096 bytes; the core copies them.
+ * A struct_size below FRUGAL_STRATEGY_DESC_MIN_SIZE refuses the plugin
+ * (FRUGAL_ERR_ABI_MISMATCH).
  */
 typedef struct frugal_strategy_desc {
   /** sizeof(frugal_strategy_desc) as built by the plugin. */
   size_t struct_size;
-  /** One of frugal_strategy_kind_values; selects the vtable type. */
+  /** One of frugal_strategy_kind_values; selects the vtable type. A kind without a vtable in this core is skipped. */
   int32_t kind;
   /** FRUGAL_STRATEGY_* flags the plugin promises. */
   uint32_t flags;
@@ -151,7 +184,8 @@ typedef struct frugal_strategy_desc {
   const char* summary;
   /**
    * The kind's vtable (e.g. frugal_schedule_vtable), whose first field is
-   * its own struct_size. Not NULL.
+   * its own struct_size. Not NULL, at least the kind's *_MIN_SIZE bytes,
+   * every required slot non-NULL; otherwise the plugin is refused.
    */
   const void* vtable;
   /** Extension chain, NULL when none. */
@@ -178,8 +212,10 @@ FRUGAL_LAYOUT_ASSERT(sizeof(frugal_strategy_desc) == 48, strategy_size);
 /**
  * What a plugin is and what it provides. Owned by the plugin, valid until
  * it is unloaded. Fields up to and including `strategies` are required
- * (FRUGAL_PLUGIN_DESC_MIN_SIZE); later ones are read only when inside
- * struct_size and default to NULL otherwise.
+ * (FRUGAL_PLUGIN_DESC_MIN_SIZE; a smaller struct_size is
+ * FRUGAL_ERR_ABI_MISMATCH); later ones are read only when inside
+ * struct_size and default to NULL otherwise. Strings are NUL-terminated
+ * UTF-8 of at most 4096 bytes; the core copies them at load.
  */
 typedef struct frugal_plugin_desc {
   /** sizeof(frugal_plugin_desc) as built by the plugin. */
@@ -188,7 +224,7 @@ typedef struct frugal_plugin_desc {
   uint32_t abi_major;
   /** FRUGAL_ABI_VERSION_MINOR the plugin was built against. */
   uint32_t abi_minor;
-  /** Plugin name, unique among loaded plugins: 1..64 bytes of [a-z0-9_.-], starting with a letter. */
+  /** Plugin name, unique among a context's plugins: 1..64 bytes of [a-z0-9_.-], starting with a letter. Not NULL. */
   const char* name;
   /** Plugin version, free-form (semantic versioning recommended). Not NULL. */
   const char* version;
@@ -196,15 +232,19 @@ typedef struct frugal_plugin_desc {
   const char* vendor;
   /** SPDX license expression. Not NULL. */
   const char* license;
-  /** Number of entries in `strategies` (0 is allowed but useless). */
+  /** Number of entries in `strategies`, at most 4096 (0 is allowed but useless). */
   size_t strategy_count;
-  /** Array of strategy_count non-NULL pointers; an array of pointers so each desc can grow. */
+  /** Array of strategy_count non-NULL pointers (NULL allowed when strategy_count is 0); pointers so each desc can grow. */
   const frugal_strategy_desc* const* strategies;
   /** Longer description, or NULL. */
   const char* description;
   /**
-   * Called once, just before the core unloads the plugin, after every
-   * object created from it is destroyed. NULL allowed. Must not throw.
+   * Called once, just before the core unloads the plugin (after every
+   * object created from it is destroyed), including when the core refuses
+   * a descriptor of the right size and major. Not called when init fails
+   * or the descriptor is undersized or of another major.
+   * Runs on the unloading thread, under a process-wide loader lock. NULL
+   * allowed. Must not throw.
    */
   void (*on_unload)(void);
   /** Extension chain, NULL when none. */
@@ -238,13 +278,16 @@ FRUGAL_LAYOUT_ASSERT(sizeof(frugal_plugin_desc) == 88, plugin_size);
 
 /**
  * The plugin entry point, exported as FRUGAL_PLUGIN_ENTRY_NAME.
- *   host: the core's services for this plugin; valid until unload. The
- *         plugin may keep the pointer.
- *   out:  // out, the plugin's descriptor (plugin-owned, valid until unload).
+ *   host: never NULL; the core's services for this plugin, valid until
+ *         unload. The plugin may keep the pointer.
+ *   out:  // out, never NULL; receives the plugin's descriptor
+ *         (plugin-owned, valid until unload). Must be non-NULL on success.
  * Returns NULL on success, or an error made with host->error_create (then
- * *out is ignored and the plugin is unloaded). Called once per load, on
- * the loading thread. Must not throw (the core catches and refuses the
- * plugin if it does).
+ * *out is ignored and the plugin is unloaded; the host sees the error's
+ * code, its message prefixed with the file). Called once each time the
+ * library is loaded into the process (contexts share one load), on the
+ * loading thread, under a process-wide loader lock. Must not throw (the
+ * core catches and refuses the plugin if it does).
  */
 typedef frugal_error* (*frugal_plugin_init_fn)(const frugal_host_api* host, const frugal_plugin_desc** out);
 

@@ -29,22 +29,30 @@ typedef struct frugal_schedule_vtable {
   size_t struct_size;
 
   /**
-   * Creates an instance.
-   *   host:     the plugin's host table (the one given at init).
+   * Creates an instance. May run concurrently on several threads.
+   *   host:     the plugin's host table (the one given at init); never NULL.
    *   options:  configuration, NULL means all defaults; valid for the
    *             duration of the call only (copy what you keep).
-   *   instance: // out, opaque plugin-owned state, released by destroy.
+   *   instance: // out, never NULL; opaque plugin-owned state, released by
+   *             destroy. Must be set non-NULL on success (a NULL instance
+   *             is reported to the host as FRUGAL_ERR_INTERNAL); ignored,
+   *             and never destroyed, when an error is returned.
    * Unknown or ill-typed options must be reported as errors.
    */
   frugal_error* (*create)(const frugal_host_api* host, const frugal_options* options, void** instance);
 
-  /** Destroys an instance made by create. The core never passes NULL. */
+  /**
+   * Destroys an instance made by create, exactly once, on whichever thread
+   * destroys the host's object; never concurrently with lr on the same
+   * instance. The core never passes NULL.
+   */
   void (*destroy)(void* instance);
 
   /**
    * The learning rate at `step` (0-based, >= 0; negative steps are the
    * plugin's to reject with FRUGAL_ERR_OUT_OF_RANGE).
-   *   lr: // out.
+   *   lr: // out, never NULL; must be finite (the core turns a non-finite
+   *       value into FRUGAL_ERR_INTERNAL).
    * Thread safety as declared by the strategy's FRUGAL_STRATEGY_* flags.
    */
   frugal_error* (*lr)(void* instance, int64_t step, double* lr);

@@ -52,8 +52,10 @@ enum frugal_error_code_values {
 
 /**
  * Opaque error object. Created by libfrugal (frugal_error_create) or by a
- * plugin through frugal_host_api.error_create; the receiver owns it and
- * releases it with frugal_error_destroy. Immutable, so any thread may read it.
+ * plugin through frugal_host_api.error_create; the receiver owns it. A host
+ * releases it with frugal_error_destroy; a plugin either returns it to the
+ * core or releases it with frugal_host_api.error_destroy. Immutable, so any
+ * thread may read it.
  */
 typedef struct frugal_error frugal_error;
 
@@ -108,8 +110,9 @@ enum frugal_log_level_values {
 /**
  * The family a strategy belongs to; it fixes which vtable type the
  * strategy's descriptor points to. Carried as int32_t. Values 1..63 are
- * reserved for frugal; a core that meets an unknown kind in a plugin skips
- * that strategy with a warning and keeps the rest of the plugin.
+ * reserved for frugal. A core skips, with a warning, a strategy of any kind
+ * it has no vtable for (in ABI 1.0 every kind but FRUGAL_KIND_SCHEDULE) and
+ * keeps the rest of the plugin; skipped strategies are not registered.
  */
 enum frugal_strategy_kind_values {
   FRUGAL_KIND_ROUTER = 1,    /**< MoE routers. */
@@ -139,7 +142,7 @@ enum frugal_strategy_kind_values {
 typedef struct frugal_ext_header {
   /** sizeof the full extension struct, as built by its producer. */
   size_t struct_size;
-  /** Identifies the extension struct type; registered per kind in the docs. */
+  /** Identifies the extension struct type; registered per kind in the docs (none in ABI 1.0). */
   int32_t type;
   /** Padding; producers set it to 0. */
   int32_t reserved;

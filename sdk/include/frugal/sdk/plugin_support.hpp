@@ -39,25 +39,29 @@ class PluginError : public std::exception {
 };
 
 // Carries an error object the host already made (e.g. from an option read)
-// up to the adapter, which returns it unchanged. Move-only; owns the error.
+// up to the adapter, which returns it unchanged. Move-only; owns the error
+// and destroys it through the host table if nobody takes it.
 class HostError : public std::exception {
  public:
-  explicit HostError(frugal_error* error) noexcept : error_(error) {}
-  HostError(HostError&& other) noexcept : error_(std::exchange(other.error_, nullptr)) {}
+  HostError(const frugal_host_api* host, frugal_error* error) noexcept : host_(host), error_(error) {}
+  HostError(HostError&& other) noexcept : host_(other.host_), error_(std::exchange(other.error_, nullptr)) {}
   HostError(const HostError&) = delete;
   HostError& operator=(const HostError&) = delete;
   HostError& operator=(HostError&&) = delete;
-  ~HostError() override = default;  // an unreturned error leaks rather than risk a wrong destroy
+  ~HostError() override {
+    if (error_ != nullptr) host_->error_destroy(error_);
+  }
   const char* what() const noexcept override { return "frugal host error"; }
   frugal_error* release() noexcept { return std::exchange(error_, nullptr); }
 
  private:
+  const frugal_host_api* host_;
   frugal_error* error_;
 };
 
 // Throws HostError when a host call returned an error.
-inline void check(frugal_error* error) {
-  if (error != nullptr) throw HostError(error);
+inline void check(const frugal_host_api* host, frugal_error* error) {
+  if (error != nullptr) throw HostError(host, error);
 }
 
 // Runs `body` and returns NULL, or the error describing what it threw.
@@ -89,22 +93,22 @@ class Options {
 
   int64_t get_int(const char* name, int64_t default_value) const {
     int64_t value = 0;
-    check(host_->option_get_int(options_, name, default_value, &value));
+    check(host_, host_->option_get_int(options_, name, default_value, &value));
     return value;
   }
   double get_double(const char* name, double default_value) const {
     double value = 0.0;
-    check(host_->option_get_double(options_, name, default_value, &value));
+    check(host_, host_->option_get_double(options_, name, default_value, &value));
     return value;
   }
   bool get_bool(const char* name, bool default_value) const {
     int32_t value = 0;
-    check(host_->option_get_bool(options_, name, default_value ? 1 : 0, &value));
+    check(host_, host_->option_get_bool(options_, name, default_value ? 1 : 0, &value));
     return value != 0;
   }
   std::string get_string(const char* name, const char* default_value) const {
     const char* value = nullptr;
-    check(host_->option_get_string(options_, name, default_value, &value));
+    check(host_, host_->option_get_string(options_, name, default_value, &value));
     return value != nullptr ? std::string(value) : std::string();
   }
 
@@ -117,7 +121,7 @@ class Options {
   // Throws INVALID_ARGUMENT naming the first option not in `known`.
   void check_known(std::initializer_list<const char*> known) const {
     const std::vector<const char*> names(known);
-    check(host_->options_check_known(options_, names.data(), names.size(), nullptr));
+    check(host_, host_->options_check_known(options_, names.data(), names.size(), nullptr));
   }
 
  private:
