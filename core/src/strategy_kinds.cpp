@@ -5,6 +5,7 @@
 
 #include "frugal/context.h"
 #include "frugal/schedule_vtable.h"
+#include "frugal/store_vtable.h"
 
 namespace frugal {
 namespace {
@@ -15,9 +16,18 @@ constexpr std::array kScheduleSlots = {
     VtableSlot{offsetof(frugal_schedule_vtable, lr), "lr"},
 };
 
+constexpr std::array kStoreSlots = {
+    VtableSlot{offsetof(frugal_store_vtable, open), "open"},   VtableSlot{offsetof(frugal_store_vtable, close), "close"},
+    VtableSlot{offsetof(frugal_store_vtable, put), "put"},     VtableSlot{offsetof(frugal_store_vtable, size), "size"},
+    VtableSlot{offsetof(frugal_store_vtable, read), "read"},   VtableSlot{offsetof(frugal_store_vtable, list), "list"},
+    VtableSlot{offsetof(frugal_store_vtable, remove), "remove"},
+};
+
 const std::array kSpecs = {
     StrategyKindSpec{FRUGAL_KIND_SCHEDULE, "schedule", FRUGAL_SCHEDULE_VTABLE_MIN_SIZE, sizeof(frugal_schedule_vtable),
                      kScheduleSlots},
+    StrategyKindSpec{FRUGAL_KIND_STORE, "store", FRUGAL_STORE_VTABLE_MIN_SIZE, sizeof(frugal_store_vtable),
+                     kStoreSlots},
 };
 
 struct KindName {

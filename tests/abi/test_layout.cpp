@@ -10,6 +10,7 @@
 #include "frugal/frugal.h"
 #include "frugal/plugin.h"
 #include "frugal/schedule_vtable.h"
+#include "frugal/store_vtable.h"
 #include "layout_probe.h"
 
 namespace {
@@ -53,7 +54,9 @@ TEST_CASE("the pinned LP64 layout") {
       {"frugal_dlpack_dtype.", 4},  {"frugal_dlpack_tensor.", 48},  {"frugal_dlpack_managed_tensor.", 64},
       {"frugal_dlpack_managed_tensor_versioned.", 80},             {"frugal_host_api.", 112},
       {"frugal_strategy_desc.", 48}, {"frugal_plugin_desc.", 88},   {"frugal_schedule_vtable.", 32},
-      {"frugal_plugin_info.", 72},  {"frugal_strategy_info.", 48},  {"frugal_load_failure_info.", 32}};
+      {"frugal_plugin_info.", 72},  {"frugal_strategy_info.", 48},  {"frugal_load_failure_info.", 32},
+      {"frugal_store_vtable.", 64}, {"frugal_ckpt_save_args.", 40}, {"frugal_ckpt_save_result.", 104},
+      {"frugal_ckpt_persist_result.", 88}, {"frugal_ckpt_info.", 376}, {"frugal_ckpt_emergency_result.", 88}};
   for (const auto& [name, size] : sizes) {
     INFO(name);
     CHECK(layout.at(name) == size);
@@ -61,7 +64,9 @@ TEST_CASE("the pinned LP64 layout") {
   // Every struct that crosses starts with struct_size, except DLPack's (spec-defined) and plain values.
   for (const char* type : {"frugal_ext_header", "frugal_quant_meta", "frugal_tensor", "frugal_host_api",
                            "frugal_strategy_desc", "frugal_plugin_desc", "frugal_schedule_vtable",
-                           "frugal_plugin_info", "frugal_strategy_info", "frugal_load_failure_info"}) {
+                           "frugal_plugin_info", "frugal_strategy_info", "frugal_load_failure_info",
+                           "frugal_store_vtable", "frugal_ckpt_save_args", "frugal_ckpt_save_result",
+                           "frugal_ckpt_persist_result", "frugal_ckpt_info", "frugal_ckpt_emergency_result"}) {
     INFO(type);
     CHECK(layout.at(std::string(type) + ".struct_size") == 0);
   }

@@ -18,5 +18,7 @@
 #include "frugal/managed_tensor.h"
 #include "frugal/context.h"
 #include "frugal/schedule.h"
+#include "frugal/store.h"
+#include "frugal/checkpoint.h"
 
 #endif /* FRUGAL_FRUGAL_H_ */

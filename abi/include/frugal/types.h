@@ -111,7 +111,7 @@ enum frugal_log_level_values {
  * The family a strategy belongs to; it fixes which vtable type the
  * strategy's descriptor points to. Carried as int32_t. Values 1..63 are
  * reserved for frugal. A core skips, with a warning, a strategy of any kind
- * it has no vtable for (in ABI 1.0 every kind but FRUGAL_KIND_SCHEDULE) and
+ * it has no vtable for (in ABI 1.0 all but SCHEDULE and STORE) and
  * keeps the rest of the plugin; skipped strategies are not registered.
  */
 enum frugal_strategy_kind_values {
