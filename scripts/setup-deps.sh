@@ -4,7 +4,7 @@
 set -eu
 
 packages="cmake make g++ pkg-config binutils python3 \
-libboost-dev libfmt-dev libflatbuffers-dev flatbuffers-compiler catch2"
+libboost-dev libfmt-dev libflatbuffers-dev flatbuffers-compiler libxxhash-dev catch2"
 
 missing=""
 for p in $packages; do

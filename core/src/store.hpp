@@ -37,6 +37,9 @@ class Store {
 
   const std::string& label() const { return label_; }
 
+  // Logs through the host's sink, prefixed with the label.
+  void log(int32_t level, const std::string& message) const { plugin_->log(level, label_ + ": " + message); }
+
  private:
   std::shared_ptr<LoadedPlugin> plugin_;  // keeps the vtable's code mapped
   frugal_store_vtable vtable_{};

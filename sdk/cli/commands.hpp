@@ -13,5 +13,8 @@ inline constexpr int kExitUsage = 2;
 
 int cmd_version(const std::vector<std::string>& args);
 int cmd_plugins(const std::vector<std::string>& args);
+// `frugal ckpt <subcommand> ...` (cmd_ckpt.cpp); `bench` is cmd_ckpt_bench.cpp.
+int cmd_ckpt(const std::vector<std::string>& args);
+int cmd_ckpt_bench(const std::vector<std::string>& args);
 
 }  // namespace frugal::cli

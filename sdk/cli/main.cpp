@@ -16,6 +16,10 @@ void print_usage(std::FILE* out) {
       "  version            SDK and ABI versions, CUDA support\n"
       "  plugins [--json]   every plugin found (FRUGAL_PLUGIN_PATH, then the built-in\n"
       "                     directory), its strategies, and every file that failed to load\n"
+      "  ckpt ls|latest|verify|inspect|gc|bench DIR ...\n"
+      "                     checkpoints in a directory: list, find the newest valid one,\n"
+      "                     verify, show a manifest, apply retention, benchmark saves\n"
+      "                     (`frugal ckpt help` for the details)\n"
       "  help               this text\n",
       out);
 }
@@ -32,6 +36,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "version" || command == "--version") return frugal::cli::cmd_version(args);
     if (command == "plugins") return frugal::cli::cmd_plugins(args);
+    if (command == "ckpt") return frugal::cli::cmd_ckpt(args);
     if (command == "help" || command == "--help" || command == "-h") {
       print_usage(stdout);
       return frugal::cli::kExitOk;

@@ -3,9 +3,10 @@
 # CUDA required, runs the whole suite plus the checks that need a device,
 # and prints a short table. Budget: well under 8 minutes on 16 cores.
 #
-# Today the only device path is the CUDA runtime probe
-# (frugal_cuda_device_count); kernel checks join this script as the
-# quantizer, router and checkpoint issues add CUDA code.
+# Device paths checked: the CUDA runtime probe (frugal_cuda_device_count)
+# and the checkpoint engine's device -> pinned host snapshot and
+# host -> device restore (tests/device/ckpt_cuda_check.cpp). Kernel checks
+# join this script as the quantizer and router issues add CUDA code.
 set -u
 cd "$(dirname "$0")/../.."
 dir=build-device
@@ -34,6 +35,16 @@ if [ -n "$devices" ] && [ "$devices" -ge 1 ]; then
 else
   row "cuda runtime probe" FAIL "$(printf '%s' "$version" | tail -1)"
 fi
+
+scratch=$(mktemp -d)
+for size in 268435456 1073741824; do
+  if line=$("$dir/bin/ckpt_cuda_check" "$scratch/s$size" "$size" 2>&1); then
+    row "ckpt snapshot/restore $((size >> 20)) MiB" PASS "$(printf '%s' "$line" | cut -d' ' -f3-)"
+  else
+    row "ckpt snapshot/restore $((size >> 20)) MiB" FAIL "$line"
+  fi
+done
+rm -rf "$scratch"
 
 printf '%-40s %-6s %s\n' check result detail
 printf "$rows"

@@ -102,8 +102,12 @@ FRUGAL_API void frugal_ckpt_engine_destroy(frugal_ckpt_engine* engine);
  * unique). The view must be compact row-major (strides NULL or row-major)
  * with a dtype and device frugal knows; the view is copied, the memory it
  * points to is borrowed and must stay valid until the tensor is
- * unregistered or the engine destroyed. Registration grows the snapshot
- * buffer once, here, never during save.
+ * unregistered or the engine destroyed. Registration does not wait for an
+ * in-flight persist; the engine's background thread then grows the host
+ * snapshot buffer to the registered total and pre-faults it, so the first
+ * save does not pay for the allocation (a save that comes before that is
+ * done allocates the buffer itself). Host memory stays bounded by one
+ * snapshot of the registered state, however many saves.
  *   kinds: mask of the checkpoint kinds that include this tensor; 0 = all.
  */
 FRUGAL_API frugal_error* frugal_ckpt_register(frugal_ckpt_engine* engine, const char* name,
@@ -192,9 +196,11 @@ typedef struct frugal_ckpt_info {
 typedef int32_t (*frugal_ckpt_list_fn)(void* user_data, const frugal_ckpt_info* info);
 
 /**
- * Lists every checkpoint under the engine's prefix, newest first (by step,
- * then sequence). Manifests are always checked; shard sizes and checksums
- * too with FRUGAL_CKPT_LIST_VERIFY_SHARDS (reads every byte).
+ * Lists every checkpoint under the engine's prefix, newest first: by
+ * sequence, the engine-wide write order (a run resumed from an older step
+ * writes newer checkpoints with lower steps). Manifests are always checked;
+ * shard sizes and checksums too with FRUGAL_CKPT_LIST_VERIFY_SHARDS (reads
+ * every byte).
  */
 FRUGAL_API frugal_error* frugal_ckpt_list(frugal_ckpt_engine* engine, uint32_t flags, frugal_ckpt_list_fn fn,
                                           void* user_data);
@@ -250,8 +256,11 @@ FRUGAL_API frugal_error* frugal_ckpt_restore(frugal_ckpt_engine* engine, const c
  * Applies retention now (it also runs after every persist): keeps the
  * newest keep_heartbeats valid heartbeats and keep_full valid full
  * checkpoints, removes older valid ones and every invalid one older than
- * the newest valid checkpoint. Never touches the checkpoint in flight or
- * anything newer than the newest valid checkpoint.
+ * the newest valid checkpoint. "Valid" here means the manifest and every
+ * shard verified (each checkpoint is read fully at most once per engine;
+ * the engine's own commits count as verified). Never touches the
+ * checkpoint in flight, anything newer than the newest valid checkpoint,
+ * or checkpoints of a newer manifest format.
  *   removed: // out, NULL allowed: checkpoints removed.
  */
 FRUGAL_API frugal_error* frugal_ckpt_gc(frugal_ckpt_engine* engine, uint32_t* removed);

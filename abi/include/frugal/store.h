@@ -31,8 +31,9 @@ typedef struct frugal_store frugal_store;
  * Opens a store.
  *   context: a context with the providing plugin loaded; not NULL.
  *   name:    strategy name ("fs" or "plugin/name"); not NULL.
- *   options: backend configuration (for "fs": "root", required), NULL for
- *            defaults; read during the call only.
+ *   options: backend configuration (for "fs": "root", required; "fsync",
+ *            default true), read during the call only. NULL means none
+ *            given, which "fs" refuses for want of "root".
  *   out:     // out, owned by the caller; release with frugal_store_close.
  * Backend errors are prefixed with "store 'name': ".
  */

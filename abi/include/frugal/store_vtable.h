@@ -53,7 +53,8 @@ typedef struct frugal_store_vtable {
    * Opens a store.
    *   host:    the plugin's host table.
    *   options: backend configuration (e.g. "root" for a filesystem), read
-   *            during the call only; NULL means all defaults.
+   *            during the call only; NULL means none given (a backend may
+   *            require some, as store_fs requires "root").
    *   store:   // out, opaque plugin-owned handle, released by close.
    */
   frugal_error* (*open)(const frugal_host_api* host, const frugal_options* options, void** store);
@@ -66,7 +67,11 @@ typedef struct frugal_store_vtable {
    * returns success the object survives a crash or power loss, and a crash
    * at any moment during put leaves either the previous object (or none)
    * or the complete new one, never a mix. Replaces an existing object.
-   * `data` may be NULL when size is 0.
+   * `data` may be NULL when size is 0. Because remove() deletes emptied
+   * directories and other keys may be removed concurrently, put must cope
+   * with its parent directory vanishing under it (recreate and retry).
+   * A put killed midway may leave a temporary file; the backend reclaims it
+   * later (store_fs: on remove, or on list, once its writer is dead).
    */
   frugal_error* (*put)(void* store, const char* key, const void* data, uint64_t size);
 
@@ -87,6 +92,9 @@ typedef struct frugal_store_vtable {
   /**
    * Lists every object whose key starts with `prefix` ("" lists all), in
    * lexicographic key order, never including a backend's temporary files.
+   * `prefix` is matched byte by byte (it may end mid-component) and is never
+   * used as a path. A backend may reclaim temporary files abandoned by dead
+   * writers while listing; it never changes an object.
    */
   frugal_error* (*list)(void* store, const char* prefix, frugal_store_list_fn fn, void* user_data);
 

@@ -1,0 +1,96 @@
+// Snapshot copies with CUDA: device -> pinned host on a per-engine stream
+// (cudaMemcpyAsync), so a snapshot of many tensors is one queue of copies
+// and one synchronisation. Host memory copies stay plain memcpy.
+#include <cuda_runtime_api.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "ckpt/device_copy.hpp"
+#include "error.hpp"
+
+namespace frugal::ckpt {
+namespace {
+
+void check_cuda(cudaError_t status, const char* what) {
+  if (status != cudaSuccess)
+    fail(FRUGAL_ERR_DEVICE, "checkpoint: {} failed: {} ({})", what, cudaGetErrorString(status), static_cast<int>(status));
+}
+
+}  // namespace
+
+struct DeviceCopier::Impl {
+  cudaStream_t stream = nullptr;
+  bool used = false;
+};
+
+HostBuffer::HostBuffer(size_t bytes, bool pinned) : size_(bytes), pinned_(pinned) {
+  if (bytes == 0) return;
+  if (pinned) {
+    void* memory = nullptr;
+    check_cuda(cudaHostAlloc(&memory, bytes, cudaHostAllocDefault), "cudaHostAlloc of the snapshot buffer");
+    data_ = static_cast<uint8_t*>(memory);
+    return;
+  }
+  void* memory = nullptr;
+  // 2 MiB alignment lets the kernel back the buffer with huge pages.
+  if (posix_memalign(&memory, size_t{2} << 20, bytes) != 0)
+    fail(FRUGAL_ERR_OUT_OF_MEMORY, "checkpoint snapshot buffer: cannot allocate {} bytes", bytes);
+  data_ = static_cast<uint8_t*>(memory);
+  prefault(data_, bytes);
+}
+
+void HostBuffer::release() noexcept {
+  if (data_ == nullptr) return;
+  if (pinned_)
+    cudaFreeHost(data_);
+  else
+    std::free(data_);
+}
+
+void check_device_supported(const frugal_device& device, const char* tensor_name) {
+  if (device.type == FRUGAL_DEVICE_CPU || device.type == FRUGAL_DEVICE_CUDA_PINNED) return;
+  if (device.type != FRUGAL_DEVICE_CUDA)
+    fail(FRUGAL_ERR_UNSUPPORTED, "tensor '{}' has device type {}, which the checkpoint engine cannot copy",
+         tensor_name, device.type);
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || device.id < 0 || device.id >= count)
+    fail(FRUGAL_ERR_DEVICE, "tensor '{}' is on CUDA device {}, but {} CUDA device(s) are usable", tensor_name,
+         device.id, count);
+}
+
+DeviceCopier::DeviceCopier() : impl_(std::make_unique<Impl>()) {}
+
+DeviceCopier::~DeviceCopier() {
+  if (impl_->stream != nullptr) cudaStreamDestroy(impl_->stream);
+}
+
+void DeviceCopier::to_host(void* dst, const void* src, size_t bytes, const frugal_device& device) {
+  if (device.type != FRUGAL_DEVICE_CUDA) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  if (impl_->stream == nullptr) check_cuda(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  check_cuda(cudaSetDevice(device.id), "cudaSetDevice");
+  check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, impl_->stream), "cudaMemcpyAsync (device to host)");
+  impl_->used = true;
+}
+
+void DeviceCopier::from_host(void* dst, const void* src, size_t bytes, const frugal_device& device) {
+  if (device.type != FRUGAL_DEVICE_CUDA) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  if (impl_->stream == nullptr) check_cuda(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  check_cuda(cudaSetDevice(device.id), "cudaSetDevice");
+  check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, impl_->stream), "cudaMemcpyAsync (host to device)");
+  impl_->used = true;
+}
+
+void DeviceCopier::finish() {
+  if (!impl_->used) return;
+  impl_->used = false;
+  check_cuda(cudaStreamSynchronize(impl_->stream), "cudaStreamSynchronize");
+}
+
+}  // namespace frugal::ckpt

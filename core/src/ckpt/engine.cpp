@@ -1,0 +1,630 @@
+#include "ckpt/engine.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <chrono>
+#include <cstring>
+#include <future>
+#include <map>
+#include <set>
+
+#include "ckpt/hash.hpp"
+#include "ckpt/shard_verify.hpp"
+#include "dtype.hpp"
+#include "frugal/managed_tensor.h"
+#include "frugal/options.h"
+#include "frugal/version.h"
+
+namespace frugal::ckpt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr uint64_t kMaxMetadata = uint64_t{64} << 20;
+constexpr size_t kCommittedMemory = 64;
+constexpr size_t kShardWriters = 2;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+void check(frugal_error* error) { rethrow_if_error(error, "checkpoint engine options: "); }
+
+EngineOptions read_options(const frugal_options* options) {
+  static const char* const kKnown[] = {"keep_heartbeats", "keep_full", "shard_bytes", "prefix"};
+  for (size_t i = 0; i < frugal_options_count(options); ++i) {
+    const char* name = nullptr;
+    int32_t type = 0;
+    check(frugal_options_entry(options, i, &name, &type));
+    if (std::none_of(std::begin(kKnown), std::end(kKnown), [&](const char* k) { return std::strcmp(k, name) == 0; }))
+      fail(FRUGAL_ERR_INVALID_ARGUMENT,
+           "checkpoint engine: unknown option '{}' (accepted: keep_heartbeats, keep_full, shard_bytes, prefix)", name);
+  }
+  EngineOptions out;
+  int64_t shard_bytes = 0;
+  const char* prefix = nullptr;
+  check(frugal_options_get_int(options, "keep_heartbeats", 2, &out.keep_heartbeats));
+  check(frugal_options_get_int(options, "keep_full", 2, &out.keep_full));
+  check(frugal_options_get_int(options, "shard_bytes", int64_t{256} << 20, &shard_bytes));
+  check(frugal_options_get_string(options, "prefix", "", &prefix));
+  if (out.keep_heartbeats < 1 || out.keep_full < 1)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "checkpoint engine: keep_heartbeats and keep_full must be >= 1 (got {} and {})",
+         out.keep_heartbeats, out.keep_full);
+  if (shard_bytes < 4096)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "checkpoint engine: shard_bytes must be >= 4096, got {}", shard_bytes);
+  out.shard_bytes = static_cast<uint64_t>(shard_bytes);
+  out.prefix = prefix;
+  if (!out.prefix.empty()) {
+    if (out.prefix.back() != '/') out.prefix += '/';
+    check_store_key(out.prefix.substr(0, out.prefix.size() - 1));
+  }
+  return out;
+}
+
+bool is_row_major(const frugal_tensor& view) {
+  if (view.strides == nullptr) return true;
+  int64_t expected = 1;
+  for (int32_t i = view.ndim; i-- > 0;) {
+    if (view.shape[i] != 1 && view.strides[i] != expected) return false;
+    expected *= view.shape[i];
+  }
+  return true;
+}
+
+void check_tensor_name(const std::string& name) {
+  if (name.empty() || name.size() > 255)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "checkpoint tensor name must be 1..255 bytes, got {}", name.size());
+  for (const char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                    c == '.' || c == '-' || c == '/';
+    if (!ok) fail(FRUGAL_ERR_INVALID_ARGUMENT, "checkpoint tensor name '{}' has a character outside [A-Za-z0-9_.-/]", name);
+  }
+}
+
+int64_t unix_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Engine::Engine(std::shared_ptr<Store> store, const frugal_options* options)
+    : store_(std::move(store)), options_(read_options(options)) {
+  // Continue the write order of whatever this prefix already holds.
+  store_->list(options_.prefix, [&](const std::string& key, uint64_t) {
+    const std::string rest = key.substr(options_.prefix.size());
+    if (auto id = parse_checkpoint_name(rest.substr(0, rest.find('/'))))
+      next_sequence_ = std::max(next_sequence_, id->sequence + 1);
+    return true;
+  });
+  worker_ = std::thread([this] { worker_loop(); });
+}
+
+Engine::~Engine() {
+  {
+    std::unique_lock lock(mutex_);
+    wait_idle_locked(lock);
+    stop_ = true;
+  }
+  job_cv_.notify_all();
+  worker_.join();
+}
+
+void Engine::wait_idle_locked(std::unique_lock<std::mutex>& lock) {
+  idle_cv_.wait(lock, [&] { return !busy_; });
+}
+
+void Engine::register_tensor(const std::string& name, const frugal_tensor& view, uint32_t kinds) {
+  check_tensor_name(name);
+  if ((kinds & ~FRUGAL_CKPT_ALL_KINDS) != 0)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "checkpoint tensor '{}': kinds mask {:#x} has unknown bits", name, kinds);
+  rethrow_if_error(frugal_tensor_validate(&view), fmt::format("checkpoint tensor '{}': ", name));
+  if (!is_row_major(view))
+    fail(FRUGAL_ERR_UNSUPPORTED, "checkpoint tensor '{}' is not compact row-major; register a contiguous tensor",
+         name);
+  check_device_supported(view.device, name.c_str());
+  Registered r;
+  r.name = name;
+  r.view = view;
+  r.view.struct_size = sizeof(frugal_tensor);
+  r.shape.assign(view.shape, view.shape + view.ndim);
+  r.view.shape = nullptr;  // owned copy below; strides are implied (row-major)
+  r.view.strides = nullptr;
+  r.view.quant = nullptr;
+  r.view.ext = nullptr;
+  int64_t numel = 1;
+  for (const int64_t extent : r.shape) numel *= extent;
+  r.bytes = static_cast<uint64_t>(numel) * static_cast<uint64_t>(find_dtype(view.dtype)->bits / 8);
+  r.kinds = kinds == 0 ? FRUGAL_CKPT_ALL_KINDS : kinds;
+
+  // No wait for an in-flight persist: it works from its own copy of the
+  // layout, and only the worker thread ever replaces the snapshot buffer.
+  std::lock_guard lock(mutex_);
+  for (const auto& existing : tensors_)
+    if (existing.name == name) fail(FRUGAL_ERR_ALREADY_EXISTS, "checkpoint tensor '{}' is already registered", name);
+  tensors_.push_back(std::move(r));
+  prepare_requested_ = true;  // grow the snapshot buffer in the background
+  job_cv_.notify_one();
+}
+
+void Engine::unregister_tensor(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  auto it = std::find_if(tensors_.begin(), tensors_.end(), [&](const auto& t) { return t.name == name; });
+  if (it == tensors_.end()) fail(FRUGAL_ERR_NOT_FOUND, "checkpoint tensor '{}' is not registered", name);
+  tensors_.erase(it);
+}
+
+Engine::SnapshotNeed Engine::snapshot_need_locked() const {
+  SnapshotNeed need;
+  for (const auto& t : tensors_) {
+    need.bytes += t.bytes;
+    need.pinned = need.pinned || t.view.device.type == FRUGAL_DEVICE_CUDA;
+  }
+  return need;
+}
+
+bool Engine::snapshot_fits_locked(const SnapshotNeed& need) const {
+  return snapshot_.size() >= need.bytes && (!need.pinned || snapshot_.pinned());
+}
+
+void Engine::ensure_snapshot_locked() {
+  // Normally the worker has grown the buffer already (prepare_snapshot);
+  // this is the fallback for a save that arrives first.
+  const auto need = snapshot_need_locked();
+  if (snapshot_fits_locked(need)) return;
+  snapshot_ = HostBuffer();  // release first: peak memory stays one snapshot
+  snapshot_ = HostBuffer(static_cast<size_t>(need.bytes), need.pinned);
+}
+
+void Engine::prepare_snapshot(std::unique_lock<std::mutex>& lock) {
+  // Called by the worker with the lock held and busy_ set by it. Allocation
+  // and pre-faulting happen unlocked; registrations arriving meanwhile set
+  // prepare_requested_ again and are folded into the next round.
+  while (prepare_requested_) {
+    prepare_requested_ = false;
+    const auto need = snapshot_need_locked();
+    if (snapshot_fits_locked(need)) continue;
+    snapshot_ = HostBuffer();
+    lock.unlock();
+    std::optional<HostBuffer> fresh;
+    std::optional<Error> failure;
+    try {
+      fresh.emplace(static_cast<size_t>(need.bytes), need.pinned);
+    } catch (const Error& e) {
+      failure = e;  // a later save retries and reports it
+    }
+    lock.lock();
+    if (fresh) snapshot_ = std::move(*fresh);
+    if (failure) store_->log(FRUGAL_LOG_WARN, fmt::format("preparing the snapshot buffer: {}", failure->what()));
+  }
+}
+
+SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency,
+                         std::optional<Clock::time_point> deadline) {
+  const int32_t kind = emergency ? FRUGAL_CKPT_HEARTBEAT : args.kind;
+  if (kind != FRUGAL_CKPT_HEARTBEAT && kind != FRUGAL_CKPT_FULL)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "frugal_ckpt_save: kind {} is neither HEARTBEAT (1) nor FULL (2)", kind);
+  if (args.metadata_size > kMaxMetadata)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "frugal_ckpt_save: metadata_size {} exceeds the 64 MiB limit", args.metadata_size);
+  if (args.metadata_size > 0 && args.metadata == nullptr)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "frugal_ckpt_save: metadata is NULL but metadata_size is {}", args.metadata_size);
+
+  SaveOutcome out;
+  std::unique_lock lock(mutex_);
+  if (busy_ && (args.flags & FRUGAL_CKPT_SAVE_SKIP_IF_BUSY) != 0) {
+    out.skipped = true;
+    return out;
+  }
+  const auto wait_start = Clock::now();
+  if (deadline) {
+    if (!idle_cv_.wait_until(lock, *deadline, [&] { return !busy_; }))
+      fail(FRUGAL_ERR_DEADLINE_EXCEEDED, "the previous checkpoint was still persisting at the deadline");
+  } else {
+    wait_idle_locked(lock);
+  }
+  out.wait_seconds = seconds_since(wait_start);
+  ensure_snapshot_locked();
+
+  Job job;
+  Manifest& m = job.manifest;
+  m.kind = kind;
+  m.step = args.step;
+  m.sequence = next_sequence_++;
+  m.name = format_checkpoint_name(kind, args.step, m.sequence);
+  m.created_unix_ns = unix_now_ns();
+  m.emergency = emergency;
+  m.writer = "frugal " FRUGAL_VERSION_STRING;
+
+  // Snapshot: the only part the training thread waits for.
+  const auto snapshot_start = Clock::now();
+  uint64_t offset = 0;
+  for (const auto& t : tensors_) {
+    if ((t.kinds & static_cast<uint32_t>(kind)) == 0) continue;
+    if (job.shards.empty() || (job.shards.back().size > 0 && job.shards.back().size + t.bytes > options_.shard_bytes))
+      job.shards.push_back({offset, 0});
+    TensorRecord record;
+    record.name = t.name;
+    record.dtype = t.view.dtype;
+    record.shape = t.shape;
+    record.shard = static_cast<uint32_t>(job.shards.size() - 1);
+    record.offset = job.shards.back().size;
+    record.bytes = t.bytes;
+    if (t.bytes > 0)
+      copier_.to_host(snapshot_.data() + offset, static_cast<const uint8_t*>(t.view.data) + t.view.byte_offset,
+                      static_cast<size_t>(t.bytes), t.view.device);
+    job.shards.back().size += t.bytes;
+    offset += t.bytes;
+    m.tensors.push_back(std::move(record));
+  }
+  copier_.finish();
+  m.metadata.assign(static_cast<const uint8_t*>(args.metadata),
+                    static_cast<const uint8_t*>(args.metadata) + args.metadata_size);
+  out.snapshot_seconds = seconds_since(snapshot_start);
+  for (size_t i = 0; i < job.shards.size(); ++i) m.shards.push_back({fmt::format("shard-{:05}", i), 0, 0});
+  out.name = m.name;
+  out.bytes = offset + args.metadata_size;
+
+  in_flight_ = m.name;
+  job_ = std::move(job);
+  busy_ = true;
+  lock.unlock();
+  job_cv_.notify_one();
+
+  if ((args.flags & FRUGAL_CKPT_SAVE_WAIT) != 0) wait();
+  return out;
+}
+
+void Engine::worker_loop() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    job_cv_.wait(lock, [&] { return stop_ || job_.has_value() || (prepare_requested_ && !busy_); });
+    if (!job_) {
+      if (stop_) return;  // nothing queued
+      busy_ = true;       // saves and restores wait while the buffer moves
+      prepare_snapshot(lock);
+      busy_ = false;
+      idle_cv_.notify_all();
+      continue;
+    }
+    Job job = std::move(*job_);
+    job_.reset();
+    lock.unlock();
+    // The snapshot buffer is read without the lock: every writer of it
+    // (save, register, restore) first waits for busy_ to clear.
+    const auto start = Clock::now();
+    std::optional<Error> failure;
+    uint64_t bytes = 0;
+    double persist_seconds = 0;
+    try {
+      bytes = persist(job);
+      persist_seconds = seconds_since(start);  // up to the commit: retention is not persisting
+      {
+        std::lock_guard guard(mutex_);
+        verified_.insert(job.manifest.name);  // we wrote and hashed it ourselves
+      }
+      retention_pass(job.manifest.name);
+    } catch (const Error& e) {
+      failure = e;
+    } catch (const std::exception& e) {
+      failure = Error(FRUGAL_ERR_INTERNAL, fmt::format("persisting {}: {}", job.manifest.name, e.what()));
+    }
+    lock.lock();
+    if (failure) {
+      store_->log(FRUGAL_LOG_ERROR, failure->what());  // also returned by the next wait()
+      last_error_ = failure;
+      last_persist_.reset();
+    } else {
+      last_persist_ = PersistOutcome{job.manifest.name, bytes, persist_seconds};
+      committed_.push_back(job.manifest.name);
+      if (committed_.size() > kCommittedMemory) committed_.erase(committed_.begin());
+    }
+    in_flight_.clear();
+    busy_ = false;
+    idle_cv_.notify_all();
+  }
+}
+
+uint64_t Engine::persist(Job& job) {
+  Manifest& m = job.manifest;
+  const std::string base = key_of(m.name);
+  try {
+    // Two shard writers: while one waits in fsync the other hashes and
+    // writes, so neither the disk nor the CPU idles between shards.
+    std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
+    auto writer = [&] {
+      for (size_t i; !failed.load() && (i = next.fetch_add(1)) < job.shards.size();) {
+        const uint8_t* data = snapshot_.data() + job.shards[i].begin;
+        const uint64_t size = job.shards[i].size;
+        const uint64_t hash = xxh3(data, static_cast<size_t>(size));
+        try {
+          store_->put(base + "/" + m.shards[i].key, data, size);
+        } catch (...) {
+          failed.store(true);
+          throw;
+        }
+        m.shards[i].size = size;
+        m.shards[i].xxh3 = hash;
+      }
+    };
+    std::vector<std::future<void>> writers;
+    for (size_t w = 0; w < std::min<size_t>(kShardWriters, job.shards.size()); ++w)
+      writers.push_back(std::async(std::launch::async, writer));
+    std::exception_ptr first_failure;
+    for (auto& w : writers) {  // join all before unwinding: they read the snapshot buffer
+      try {
+        w.get();
+      } catch (...) {
+        if (!first_failure) first_failure = std::current_exception();
+      }
+    }
+    if (first_failure) std::rethrow_exception(first_failure);
+    const auto bytes = encode_manifest(m);
+    store_->put(base + "/manifest", bytes.data(), bytes.size());  // the commit point
+    return m.shard_bytes() + bytes.size();
+  } catch (const Error& e) {
+    // Leave no half checkpoint behind when we can help it (the manifest was
+    // never written, so recovery would skip it anyway).
+    try {
+      remove_checkpoint(m.name);
+    } catch (...) {
+    }
+    throw Error(e.code(), fmt::format("checkpoint {} was not saved: {}", m.name, e.what()));
+  }
+}
+
+PersistOutcome Engine::wait() {
+  std::unique_lock lock(mutex_);
+  wait_idle_locked(lock);
+  if (last_error_) {
+    Error error = *last_error_;
+    last_error_.reset();
+    throw error;
+  }
+  PersistOutcome out = last_persist_.value_or(PersistOutcome{});
+  last_persist_.reset();
+  return out;
+}
+
+bool Engine::wait_until(Clock::time_point deadline) {
+  std::unique_lock lock(mutex_);
+  return idle_cv_.wait_until(lock, deadline, [&] { return !busy_; });
+}
+
+bool Engine::committed(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  return std::find(committed_.begin(), committed_.end(), name) != committed_.end();
+}
+
+Found Engine::examine(const CheckpointId& id, bool deep) const {
+  Found found = examine_once(id, deep);
+  // Retention removes the manifest first, then the shards: a reader that
+  // raced it may find a shard (or the manifest) gone. If the manifest is
+  // gone now, the checkpoint was retired, not damaged.
+  if (found.status == FRUGAL_CKPT_CORRUPT || found.status == FRUGAL_CKPT_UNREADABLE) {
+    bool manifest_present = true;
+    try {
+      manifest_present = store_->size_if_present(key_of(id.name) + "/manifest").has_value();
+    } catch (const Error&) {
+    }
+    if (!manifest_present) {
+      found.status = FRUGAL_CKPT_INCOMPLETE;
+      found.reason = "no manifest: removed while being read (retention), or an interrupted save";
+      found.manifest = Manifest{};
+      found.manifest_read = false;
+    }
+  }
+  return found;
+}
+
+Found Engine::examine_once(const CheckpointId& id, bool deep) const {
+  Found found;
+  found.id = id;
+  auto decoded = read_manifest(*store_, key_of(id.name));
+  found.status = decoded.status;
+  found.reason = decoded.reason;
+  if (decoded.status == FRUGAL_CKPT_VALID) {
+    if (decoded.manifest.name != id.name) {
+      found.status = FRUGAL_CKPT_CORRUPT;
+      found.reason = fmt::format("manifest names checkpoint '{}', not '{}'", decoded.manifest.name, id.name);
+    } else if (deep) {
+      if (auto reason = verify_shards(*store_, key_of(id.name), decoded.manifest); !reason.empty()) {
+        found.status = FRUGAL_CKPT_CORRUPT;
+        found.reason = std::move(reason);
+      }
+    }
+    found.manifest = std::move(decoded.manifest);
+    found.manifest_read = true;
+  }
+  return found;
+}
+
+std::vector<Found> Engine::list(bool verify_shards_too) const {
+  std::map<uint64_t, CheckpointId> by_sequence;
+  store_->list(options_.prefix, [&](const std::string& key, uint64_t) {
+    const std::string rest = key.substr(options_.prefix.size());
+    if (auto id = parse_checkpoint_name(rest.substr(0, rest.find('/')))) by_sequence.emplace(id->sequence, *id);
+    return true;
+  });
+  std::vector<Found> out;
+  for (auto it = by_sequence.rbegin(); it != by_sequence.rend(); ++it) out.push_back(examine(it->second, verify_shards_too));
+  return out;
+}
+
+Found Engine::verify(const std::string& name) const {
+  const auto id = parse_checkpoint_name(name);
+  if (!id) fail(FRUGAL_ERR_INVALID_ARGUMENT, "'{}' is not a checkpoint name (expected e.g. full-000000001200-00000007)", name);
+  bool present = false;
+  store_->list(key_of(name) + "/", [&](const std::string&, uint64_t) {
+    present = true;
+    return false;
+  });
+  if (!present) fail(FRUGAL_ERR_NOT_FOUND, "no checkpoint named '{}' in {}", name, store_->label());
+  return examine(*id, true);
+}
+
+Found Engine::latest(uint32_t kinds) const {
+  if (kinds == 0) kinds = FRUGAL_CKPT_ALL_KINDS;
+  std::string skipped;
+  for (const auto& candidate : list(false)) {
+    if ((static_cast<uint32_t>(candidate.id.kind) & kinds) == 0) continue;
+    Found found = candidate.status == FRUGAL_CKPT_VALID ? examine(candidate.id, true) : candidate;
+    if (found.status == FRUGAL_CKPT_VALID) {
+      if (!skipped.empty())
+        store_->log(FRUGAL_LOG_WARN, fmt::format("recovering from {}; skipped newer: {}", found.id.name, skipped));
+      return found;
+    }
+    skipped += fmt::format("{}{} ({})", skipped.empty() ? "" : "; ", found.id.name, found.reason);
+  }
+  fail(FRUGAL_ERR_NOT_FOUND, "no valid checkpoint under '{}' in {}{}{}", options_.prefix, store_->label(),
+       skipped.empty() ? "" : "; skipped: ", skipped);
+}
+
+Found Engine::restore(const char* name, uint32_t kinds, void* metadata, uint64_t capacity, uint64_t* metadata_size) {
+  if (capacity > 0 && metadata == nullptr)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "frugal_ckpt_restore: metadata is NULL but capacity is {}", capacity);
+  Found found = name != nullptr ? verify(name) : latest(kinds);
+  if (found.status != FRUGAL_CKPT_VALID)
+    fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {} cannot be restored: {}", found.id.name, found.reason);
+  const Manifest& m = found.manifest;
+  if (metadata_size != nullptr) *metadata_size = m.metadata.size();
+  if (m.metadata.size() > capacity)
+    fail(FRUGAL_ERR_OUT_OF_RANGE, "checkpoint {} carries {} metadata bytes; the buffer holds {}", m.name,
+         m.metadata.size(), capacity);
+
+  std::unique_lock lock(mutex_);
+  wait_idle_locked(lock);  // the snapshot buffer is about to be reused
+  ensure_snapshot_locked();
+  // Match every tensor before touching anything.
+  std::vector<const Registered*> targets;
+  for (const auto& record : m.tensors) {
+    auto it = std::find_if(tensors_.begin(), tensors_.end(), [&](const auto& t) { return t.name == record.name; });
+    if (it == tensors_.end())
+      fail(FRUGAL_ERR_FAILED_PRECONDITION, "checkpoint {} holds tensor '{}', which is not registered", m.name, record.name);
+    if (it->view.dtype != record.dtype || it->shape != record.shape)
+      fail(FRUGAL_ERR_FAILED_PRECONDITION,
+           "checkpoint {}: tensor '{}' was saved as {} [{}] but is registered as {} [{}]", m.name, record.name,
+           frugal_dtype_name(record.dtype), fmt::join(record.shape, ", "), frugal_dtype_name(it->view.dtype),
+           fmt::join(it->shape, ", "));
+    targets.push_back(&*it);
+  }
+  if (m.shard_bytes() > snapshot_.size())
+    fail(FRUGAL_ERR_FAILED_PRECONDITION, "checkpoint {} holds {} bytes, more than the {} registered", m.name,
+         m.shard_bytes(), snapshot_.size());
+  // Read and verify every shard into the snapshot buffer, then scatter: a
+  // checkpoint that fails here has not changed a single registered byte.
+  std::vector<uint64_t> shard_begin;
+  uint64_t offset = 0;
+  for (const auto& shard : m.shards) {
+    shard_begin.push_back(offset);
+    const std::string key = key_of(m.name) + "/" + shard.key;
+    if (store_->size(key) != shard.size)
+      fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' changed size since it was verified", m.name, shard.key);
+    store_->read(key, 0, snapshot_.data() + offset, shard.size);
+    if (xxh3(snapshot_.data() + offset, static_cast<size_t>(shard.size)) != shard.xxh3)
+      fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' fails its checksum", m.name, shard.key);
+    offset += shard.size;
+  }
+  for (size_t i = 0; i < m.tensors.size(); ++i) {
+    const auto& record = m.tensors[i];
+    auto* dst = static_cast<uint8_t*>(targets[i]->view.data) + targets[i]->view.byte_offset;
+    if (record.bytes > 0)
+      copier_.from_host(dst, snapshot_.data() + shard_begin[record.shard] + record.offset,
+                        static_cast<size_t>(record.bytes), targets[i]->view.device);
+  }
+  copier_.finish();
+  if (!m.metadata.empty()) std::memcpy(metadata, m.metadata.data(), m.metadata.size());
+  return found;
+}
+
+void Engine::remove_checkpoint(const std::string& checkpoint) const {
+  std::vector<std::string> keys;
+  store_->list(key_of(checkpoint) + "/", [&](const std::string& key, uint64_t) {
+    keys.push_back(key);
+    return true;
+  });
+  // Manifest first: the checkpoint stops existing before its shards go.
+  std::stable_partition(keys.begin(), keys.end(), [](const std::string& k) { return k.ends_with("/manifest"); });
+  for (const auto& key : keys) store_->remove(key);
+}
+
+uint32_t Engine::gc() {
+  // Reserve the engine as a persist would, so no save commits mid-pass,
+  // then run unlocked (the pass takes the lock briefly itself).
+  std::unique_lock lock(mutex_);
+  wait_idle_locked(lock);
+  busy_ = true;
+  lock.unlock();
+  struct Release {
+    Engine* engine;
+    ~Release() {
+      std::lock_guard guard(engine->mutex_);
+      engine->busy_ = false;
+      engine->idle_cv_.notify_all();
+    }
+  } release{this};
+  return retention_pass("");
+}
+
+uint32_t Engine::retention_pass(const std::string& protect) {
+  auto all = list(false);
+  // A checkpoint counts toward the keep limits only once its shards have
+  // verified (at most once per engine: commits of this engine are known
+  // good). Otherwise a newer checkpoint with a damaged shard could push the
+  // last intact one out.
+  for (auto& f : all) {
+    if (f.status != FRUGAL_CKPT_VALID || f.id.name == protect) continue;
+    bool known_good = false;
+    {
+      std::lock_guard guard(mutex_);
+      known_good = verified_.count(f.id.name) != 0;
+    }
+    if (known_good) continue;
+    f = examine(f.id, true);
+    if (f.status == FRUGAL_CKPT_VALID) {
+      std::lock_guard guard(mutex_);
+      verified_.insert(f.id.name);
+    }
+  }
+  uint64_t newest_valid = 0;
+  for (const auto& f : all)
+    if (f.status == FRUGAL_CKPT_VALID) newest_valid = std::max(newest_valid, f.id.sequence);
+  int64_t heartbeats = 0, fulls = 0;
+  uint32_t removed = 0;
+  for (const auto& f : all) {  // newest first
+    if (f.id.name == protect) {
+      (f.id.kind == FRUGAL_CKPT_FULL ? fulls : heartbeats)++;
+      continue;
+    }
+    bool remove = false;
+    if (f.status == FRUGAL_CKPT_VALID) {
+      int64_t& kept = f.id.kind == FRUGAL_CKPT_FULL ? fulls : heartbeats;
+      const int64_t limit = f.id.kind == FRUGAL_CKPT_FULL ? options_.keep_full : options_.keep_heartbeats;
+      remove = kept >= limit;
+      if (!remove) ++kept;
+    } else if (f.status != FRUGAL_CKPT_NEWER_FORMAT) {
+      // Torn or corrupt, and older than something valid: never useful again.
+      remove = f.id.sequence < newest_valid;
+    }
+    if (remove) {
+      remove_checkpoint(f.id.name);
+      ++removed;
+    }
+  }
+  return removed;
+}
+
+std::string Engine::inspect_json(const std::string& name) const {
+  const auto id = parse_checkpoint_name(name);
+  if (!id) fail(FRUGAL_ERR_INVALID_ARGUMENT, "'{}' is not a checkpoint name", name);
+  auto decoded = read_manifest(*store_, key_of(name));
+  if (decoded.status != FRUGAL_CKPT_VALID)
+    fail(decoded.status == FRUGAL_CKPT_INCOMPLETE ? FRUGAL_ERR_NOT_FOUND : FRUGAL_ERR_DATA_CORRUPTED,
+         "checkpoint {}: {}", name, decoded.reason);
+  return manifest_to_json(decoded.manifest);
+}
+
+}  // namespace frugal::ckpt

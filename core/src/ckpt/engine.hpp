@@ -1,0 +1,142 @@
+// The checkpoint engine: registered state, one reusable snapshot buffer,
+// and a background thread that persists one checkpoint at a time through a
+// Store with the commit protocol (shards first, manifest last).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ckpt/device_copy.hpp"
+#include "ckpt/manifest.hpp"
+#include "ckpt/names.hpp"
+#include "error.hpp"
+#include "frugal/checkpoint.h"
+#include "store.hpp"
+
+namespace frugal::ckpt {
+
+struct EngineOptions {
+  int64_t keep_heartbeats = 2;
+  int64_t keep_full = 2;
+  uint64_t shard_bytes = uint64_t{256} << 20;
+  std::string prefix;  // "" or "a/b/" (ends with '/')
+};
+
+// One checkpoint as found in the store.
+struct Found {
+  CheckpointId id;
+  int32_t status = FRUGAL_CKPT_INCOMPLETE;
+  std::string reason;
+  bool manifest_read = false;  // the manifest decoded (status may still be CORRUPT from a shard)
+  Manifest manifest;          // meaningful when manifest_read
+};
+
+struct SaveOutcome {
+  std::string name;
+  bool skipped = false;
+  uint64_t bytes = 0;
+  double wait_seconds = 0;
+  double snapshot_seconds = 0;
+};
+
+struct PersistOutcome {
+  std::string name;
+  uint64_t bytes = 0;
+  double persist_seconds = 0;
+};
+
+class Engine {
+ public:
+  Engine(std::shared_ptr<Store> store, const frugal_options* options);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  void register_tensor(const std::string& name, const frugal_tensor& view, uint32_t kinds);
+  void unregister_tensor(const std::string& name);
+
+  // Snapshot now, persist in the background. `deadline` (emergency saves)
+  // bounds the wait for a previous persist; nullopt waits as long as needed.
+  SaveOutcome save(const frugal_ckpt_save_args& args, bool emergency,
+                   std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
+
+  // Blocks until idle; throws the last persist's error once.
+  PersistOutcome wait();
+  // Waits until idle or `deadline`; true when idle. Never throws a persist error.
+  bool wait_until(std::chrono::steady_clock::time_point deadline);
+  // True when the checkpoint `name` committed (its persist finished without error).
+  bool committed(const std::string& name);
+
+  std::vector<Found> list(bool deep) const;  // newest (highest sequence) first
+  Found verify(const std::string& name) const;         // throws NOT_FOUND
+  Found latest(uint32_t kinds) const;                  // throws NOT_FOUND with the reasons
+  Found restore(const char* name, uint32_t kinds, void* metadata, uint64_t capacity, uint64_t* metadata_size);
+  uint32_t gc();
+  std::string inspect_json(const std::string& name) const;
+
+ private:
+  struct Registered {
+    std::string name;
+    frugal_tensor view{};
+    std::vector<int64_t> shape;
+    uint64_t bytes = 0;
+    uint32_t kinds = 0;
+  };
+  struct ShardPlan {
+    uint64_t begin = 0;  // offset in the snapshot buffer
+    uint64_t size = 0;
+  };
+  struct Job {
+    Manifest manifest;  // filled except shard checksums
+    std::vector<ShardPlan> shards;
+  };
+
+  std::string key_of(const std::string& checkpoint) const { return options_.prefix + checkpoint; }
+  void wait_idle_locked(std::unique_lock<std::mutex>& lock);
+  struct SnapshotNeed {
+    uint64_t bytes = 0;
+    bool pinned = false;
+  };
+  SnapshotNeed snapshot_need_locked() const;
+  bool snapshot_fits_locked(const SnapshotNeed& need) const;
+  void ensure_snapshot_locked();
+  void prepare_snapshot(std::unique_lock<std::mutex>& lock);
+  void worker_loop();
+  uint64_t persist(Job& job);  // returns the bytes written, manifest included
+  // Retention pass; runs while busy_ is held (by the worker or by gc()).
+  uint32_t retention_pass(const std::string& protect);
+  void remove_checkpoint(const std::string& checkpoint) const;
+  Found examine(const CheckpointId& id, bool deep) const;
+  Found examine_once(const CheckpointId& id, bool deep) const;
+
+  std::shared_ptr<Store> store_;
+  EngineOptions options_;
+
+  mutable std::mutex mutex_;  // guards everything below
+  std::condition_variable idle_cv_, job_cv_;
+  std::vector<Registered> tensors_;
+  HostBuffer snapshot_;
+  std::vector<uint8_t> metadata_;
+  DeviceCopier copier_;
+  uint64_t next_sequence_ = 1;
+  std::optional<Job> job_;  // handed to the worker
+  bool busy_ = false;       // a job is queued or persisting, or the buffer is being replaced
+  bool prepare_requested_ = false;  // registrations changed the needed snapshot size
+  bool stop_ = false;
+  std::string in_flight_;
+  std::optional<PersistOutcome> last_persist_;
+  std::optional<Error> last_error_;  // unreported persist failure
+  std::vector<std::string> committed_;  // recent commits (bounded), for emergency saves
+  std::set<std::string> verified_;      // checkpoints whose shards verified (or that we wrote)
+  std::thread worker_;
+};
+
+}  // namespace frugal::ckpt

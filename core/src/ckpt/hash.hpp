@@ -1,0 +1,25 @@
+// XXH3-64 (seed 0), used header-only: shard and manifest checksums.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace frugal::ckpt {
+
+inline uint64_t xxh3(const void* data, size_t size) { return XXH3_64bits(data, size); }
+
+// Incremental XXH3-64 for data read in chunks (gives the same value as xxh3()).
+class Xxh3Stream {
+ public:
+  Xxh3Stream() { XXH3_64bits_reset(&state_); }
+  void update(const void* data, size_t size) { XXH3_64bits_update(&state_, data, size); }
+  uint64_t digest() const { return XXH3_64bits_digest(&state_); }
+
+ private:
+  XXH3_state_t state_{};
+};
+
+}  // namespace frugal::ckpt

@@ -1,0 +1,160 @@
+#include "ckpt/manifest.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstring>
+
+#include "checkpoint_manifest_generated.h"
+#include "ckpt/hash.hpp"
+#include "frugal/checkpoint.h"
+#include "frugal/managed_tensor.h"
+
+namespace frugal::ckpt {
+namespace fb = frugal::checkpoint;
+
+namespace {
+
+constexpr size_t kMaxManifestBytes = size_t{128} << 20;  // 64 MiB metadata + records
+
+// Checksum of `bytes` with the checksum field's 8 bytes taken as zero.
+uint64_t checksum_without_field(std::vector<uint8_t> bytes, const uint8_t* field_in_original,
+                                const uint8_t* original_begin) {
+  std::memset(bytes.data() + (field_in_original - original_begin), 0, sizeof(uint64_t));
+  return xxh3(bytes.data(), bytes.size());
+}
+
+std::string json_escape(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20)
+      out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+    else
+      out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+uint64_t Manifest::shard_bytes() const {
+  uint64_t total = 0;
+  for (const auto& shard : shards) total += shard.size;
+  return total;
+}
+
+std::vector<uint8_t> encode_manifest(const Manifest& m) {
+  flatbuffers::FlatBufferBuilder builder(4096 + m.metadata.size());
+  builder.ForceDefaults(true);  // keeps `checksum` present so it can be patched in place
+  std::vector<flatbuffers::Offset<fb::Shard>> shards;
+  for (const auto& s : m.shards) shards.push_back(fb::CreateShard(builder, builder.CreateString(s.key), s.size, s.xxh3));
+  std::vector<flatbuffers::Offset<fb::TensorRecord>> tensors;
+  for (const auto& t : m.tensors)
+    tensors.push_back(fb::CreateTensorRecord(builder, builder.CreateString(t.name), t.dtype,
+                                             builder.CreateVector(t.shape), t.shard, t.offset, t.bytes));
+  const auto root = fb::CreateManifest(
+      builder, m.format_version, builder.CreateString(m.name), m.kind, m.step, m.sequence, m.created_unix_ns,
+      m.emergency, builder.CreateString(m.writer), builder.CreateVector(shards), builder.CreateVector(tensors),
+      builder.CreateVector(m.metadata), xxh3(m.metadata.data(), m.metadata.size()), 0);
+  fb::FinishManifestBuffer(builder, root);
+  std::vector<uint8_t> bytes(builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize());
+  auto* manifest = fb::GetMutableManifest(bytes.data());
+  const uint64_t sum = xxh3(bytes.data(), bytes.size());  // checksum field is 0 here
+  if (!manifest->mutate_checksum(sum)) throw std::logic_error("manifest checksum field missing");
+  return bytes;
+}
+
+DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes) {
+  DecodedManifest out;
+  auto corrupt = [&](std::string reason) {
+    out.status = FRUGAL_CKPT_CORRUPT;
+    out.reason = std::move(reason);
+    return out;
+  };
+  if (bytes.size() < 8 || bytes.size() > kMaxManifestBytes)
+    return corrupt(fmt::format("manifest has an implausible size ({} bytes)", bytes.size()));
+  if (!fb::ManifestBufferHasIdentifier(bytes.data()))
+    return corrupt("manifest does not start with the frugal manifest identifier 'FRCK'");
+  flatbuffers::Verifier verifier(bytes.data(), bytes.size());
+  const bool structurally_valid = fb::VerifyManifestBuffer(verifier);
+  const fb::Manifest* m = structurally_valid ? fb::GetManifest(bytes.data()) : nullptr;
+  // A newer writer may have changed the layout: judge the version before the checksum.
+  if (m != nullptr && m->format_version() > kManifestFormatVersion) {
+    out.status = FRUGAL_CKPT_NEWER_FORMAT;
+    out.reason = fmt::format("manifest format version {} is newer than this reader's {} (upgrade frugal to read it)",
+                             m->format_version(), kManifestFormatVersion);
+    return out;
+  }
+  if (m == nullptr) return corrupt("manifest fails the flatbuffers structure check (torn or overwritten)");
+  const uint8_t* field = nullptr;
+  {
+    // Locate the checksum field's bytes to zero them in a copy.
+    const auto* table = reinterpret_cast<const flatbuffers::Table*>(m);
+    field = table->GetAddressOf(fb::Manifest::VT_CHECKSUM);
+    if (field == nullptr) return corrupt("manifest has no checksum field");
+  }
+  const uint64_t expected = m->checksum();
+  const uint64_t actual = checksum_without_field(bytes, field, bytes.data());
+  if (expected != actual)
+    return corrupt(fmt::format("manifest checksum mismatch (stored {:016x}, computed {:016x})", expected, actual));
+  if (m->format_version() == 0) return corrupt("manifest format version is 0");
+
+  Manifest& r = out.manifest;
+  r.format_version = m->format_version();
+  r.name = m->name() != nullptr ? m->name()->str() : "";
+  r.kind = m->kind();
+  r.step = m->step();
+  r.sequence = m->sequence();
+  r.created_unix_ns = m->created_unix_ns();
+  r.emergency = m->emergency();
+  r.writer = m->writer() != nullptr ? m->writer()->str() : "";
+  if (m->shards() != nullptr)
+    for (const auto* s : *m->shards())
+      r.shards.push_back({s->key() != nullptr ? s->key()->str() : "", s->size(), s->xxh3()});
+  if (m->tensors() != nullptr)
+    for (const auto* t : *m->tensors()) {
+      TensorRecord record;
+      record.name = t->name() != nullptr ? t->name()->str() : "";
+      record.dtype = t->dtype();
+      if (t->shape() != nullptr) record.shape.assign(t->shape()->begin(), t->shape()->end());
+      record.shard = t->shard();
+      record.offset = t->offset();
+      record.bytes = t->bytes();
+      if (record.shard >= r.shards.size() || record.offset + record.bytes > r.shards[record.shard].size ||
+          record.offset + record.bytes < record.offset)
+        return corrupt(fmt::format("manifest places tensor '{}' outside its shard", record.name));
+      r.tensors.push_back(std::move(record));
+    }
+  if (m->metadata() != nullptr) r.metadata.assign(m->metadata()->begin(), m->metadata()->end());
+  if (xxh3(r.metadata.data(), r.metadata.size()) != m->metadata_xxh3())
+    return corrupt("manifest metadata checksum mismatch");
+  if (r.kind != FRUGAL_CKPT_HEARTBEAT && r.kind != FRUGAL_CKPT_FULL)
+    return corrupt(fmt::format("manifest has unknown kind {}", r.kind));
+  out.status = FRUGAL_CKPT_VALID;
+  return out;
+}
+
+std::string manifest_to_json(const Manifest& m) {
+  std::string json = fmt::format(
+      "{{\n  \"format_version\": {},\n  \"name\": \"{}\",\n  \"kind\": \"{}\",\n  \"step\": {},\n"
+      "  \"sequence\": {},\n  \"created_unix_ns\": {},\n  \"emergency\": {},\n  \"writer\": \"{}\",\n"
+      "  \"metadata_bytes\": {},\n  \"shards\": [",
+      m.format_version, json_escape(m.name), m.kind == FRUGAL_CKPT_FULL ? "full" : "heartbeat", m.step, m.sequence,
+      m.created_unix_ns, m.emergency ? "true" : "false", json_escape(m.writer), m.metadata.size());
+  for (size_t i = 0; i < m.shards.size(); ++i)
+    json += fmt::format("{}\n    {{\"key\": \"{}\", \"size\": {}, \"xxh3\": \"{:016x}\"}}", i == 0 ? "" : ",",
+                        json_escape(m.shards[i].key), m.shards[i].size, m.shards[i].xxh3);
+  json += fmt::format("{}],\n  \"tensors\": [", m.shards.empty() ? "" : "\n  ");
+  for (size_t i = 0; i < m.tensors.size(); ++i) {
+    const auto& t = m.tensors[i];
+    json += fmt::format("{}\n    {{\"name\": \"{}\", \"dtype\": \"{}\", \"shape\": [{}], \"shard\": {}, "
+                        "\"offset\": {}, \"bytes\": {}}}",
+                        i == 0 ? "" : ",", json_escape(t.name), frugal_dtype_name(t.dtype),
+                        fmt::join(t.shape, ", "), t.shard, t.offset, t.bytes);
+  }
+  json += fmt::format("{}]\n}}\n", m.tensors.empty() ? "" : "\n  ");
+  return json;
+}
+
+}  // namespace frugal::ckpt

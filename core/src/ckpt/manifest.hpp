@@ -1,0 +1,61 @@
+// The checkpoint manifest in C++ form, and its flatbuffers encoding
+// (abi/schema/checkpoint_manifest.fbs). Encoding embeds a checksum of the
+// whole buffer, so decode() tells a torn or bit-flipped manifest from a good
+// one, and a newer format from a corrupt one.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace frugal::ckpt {
+
+inline constexpr uint32_t kManifestFormatVersion = 1;
+
+struct ShardRecord {
+  std::string key;  // relative to the checkpoint, e.g. "shard-00000"
+  uint64_t size = 0;
+  uint64_t xxh3 = 0;
+};
+
+struct TensorRecord {
+  std::string name;
+  int32_t dtype = 0;
+  std::vector<int64_t> shape;
+  uint32_t shard = 0;
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+};
+
+struct Manifest {
+  uint32_t format_version = kManifestFormatVersion;
+  std::string name;
+  int32_t kind = 0;
+  uint64_t step = 0;
+  uint64_t sequence = 0;
+  int64_t created_unix_ns = 0;
+  bool emergency = false;
+  std::string writer;
+  std::vector<ShardRecord> shards;
+  std::vector<TensorRecord> tensors;
+  std::vector<uint8_t> metadata;
+
+  uint64_t shard_bytes() const;
+};
+
+// Serialises with the embedded checksum.
+std::vector<uint8_t> encode_manifest(const Manifest& manifest);
+
+// Outcome of decoding: status is a frugal_ckpt_status_values value; reason
+// is empty exactly when status is FRUGAL_CKPT_VALID.
+struct DecodedManifest {
+  int32_t status = 0;
+  std::string reason;
+  Manifest manifest;
+};
+DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes);
+
+// Pretty JSON of a decoded manifest (for `frugal ckpt inspect`).
+std::string manifest_to_json(const Manifest& manifest);
+
+}  // namespace frugal::ckpt

@@ -1,0 +1,54 @@
+// FsStore: objects as files below one root directory. Each operation lives
+// in its own file (fs_store_<op>.cpp). Every path is resolved relative to
+// the root's descriptor, one component at a time, never following links.
+//
+// Thread safety: any number of threads may call at once on different keys
+// (the contract serialises calls on one key). The only shared mutable state
+// is atomic: the temp-name counter, the injected-ENOSPC budget and the count
+// of directories being created.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "durable.hpp"
+#include "frugal/sdk/plugin_support.hpp"
+#include "frugal/store_vtable.h"
+#include "unique_fd.hpp"
+#include "write_budget.hpp"
+
+namespace frugal::store_fs {
+
+struct FsConfig {
+  std::string root;           // "root": the store directory (required)
+  bool fsync = true;          // "fsync": false only for throwaway data
+  int64_t enospc_after = -1;  // "inject_enospc_after_bytes": -1 = off
+
+  // Reads and validates the options; throws INVALID_ARGUMENT naming the
+  // option at fault (unknown names included).
+  static FsConfig from(const sdk::Options& options);
+};
+
+class FsStore {
+ public:
+  // Creates the root (with parents, 0755) when missing and opens it.
+  explicit FsStore(FsConfig config);
+
+  void put(const char* key, const void* data, uint64_t size);
+  uint64_t size(const char* key) const;
+  void read(const char* key, uint64_t offset, void* dst, uint64_t length) const;
+  // Also reclaims directories left holding only dead writers' temp files.
+  void list(const char* prefix, frugal_store_list_fn fn, void* user_data) const;
+  void remove(const char* key);
+
+ private:
+  DirDurability dir_durability() { return DirDurability{config_.fsync, &creating_dirs_}; }
+
+  FsConfig config_;
+  UniqueFd root_;  // O_DIRECTORY descriptor; every path is resolved from it
+  WriteBudget budget_;
+  std::atomic<int64_t> creating_dirs_{0};
+};
+
+}  // namespace frugal::store_fs

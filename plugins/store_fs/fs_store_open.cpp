@@ -1,0 +1,70 @@
+// Options and opening the root directory.
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+
+#include "fs_store.hpp"
+#include "os_error.hpp"
+
+namespace frugal::store_fs {
+namespace {
+
+// The directory holding `path`'s last component, for the fsync that makes
+// a new directory's entry durable.
+std::string parent_of(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+bool is_dir(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+void sync_parent(const std::string& path) {
+  const UniqueFd parent(::open(parent_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const int err = parent.valid() ? sync_dir(parent.get()) : errno;
+  if (err != 0) fail_io("open: cannot fsync the directory holding '" + path + "'", err);
+}
+
+// mkdir -p with mode 0755. The root path is the user's own choice, so here
+// (and only here) links are followed.
+void make_root(const std::string& root, bool fsync) {
+  for (size_t end = 1; end <= root.size(); ++end) {
+    if (end < root.size() && (root[end] != '/' || root[end - 1] == '/')) continue;
+    const std::string path = root.substr(0, end);
+    if (::mkdir(path.c_str(), 0755) == 0) {
+      if (fsync) sync_parent(path);
+    } else if (const int err = errno; err != EEXIST && !is_dir(path)) {
+      // (mkdir may say EACCES or EROFS about a directory that exists.)
+      fail_io("open: cannot create root directory '" + path + "'", err);
+    }
+  }
+}
+
+}  // namespace
+
+FsConfig FsConfig::from(const sdk::Options& options) {
+  options.check_known({"root", "fsync", "inject_enospc_after_bytes"});
+  options.require("root");
+  FsConfig config;
+  config.root = options.get_string("root", "");
+  if (config.root.empty()) fail(FRUGAL_ERR_INVALID_ARGUMENT, "option 'root' must not be empty");
+  config.fsync = options.get_bool("fsync", true);
+  config.enospc_after = options.get_int("inject_enospc_after_bytes", -1);
+  if (config.enospc_after < -1)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT,
+         "option 'inject_enospc_after_bytes' must be -1 (off) or >= 0, got " + std::to_string(config.enospc_after));
+  return config;
+}
+
+FsStore::FsStore(FsConfig config) : config_(std::move(config)), budget_(config_.enospc_after) {
+  make_root(config_.root, config_.fsync);
+  root_ = UniqueFd(::open(config_.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!root_.valid()) fail_errno([&] { return "open: cannot open root directory '" + config_.root + "'"; });
+}
+
+}  // namespace frugal::store_fs

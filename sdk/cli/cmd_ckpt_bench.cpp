@@ -1,0 +1,503 @@
+// `frugal ckpt bench DIR --size BYTES ...`: real checkpoints through the
+// engine, measured against baselines taken in the same run on the same
+// bytes and the same disk:
+//   snapshot stall (frugal_ckpt_save_result.snapshot_seconds) vs a plain
+//     memcpy of the same bytes into a pre-faulted buffer;
+//   persist throughput (bytes / frugal_ckpt_persist_result.persist_seconds)
+//     vs large write() calls of the same bytes to a file in DIR + fsync.
+// Baseline and engine measurements alternate order every iteration (A/B,
+// B/A, ...) so drift on a noisy shared machine hits both alike. Medians are
+// reported; the stall's max shows the first save (its snapshot buffer is
+// faulted in then).
+#include <fcntl.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ckpt_args.hpp"
+#include "ckpt_session.hpp"
+#include "commands.hpp"
+#include "json_writer.hpp"
+
+namespace frugal::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr double kStallTarget = 1.10;    // snapshot stall / memcpy, at most
+constexpr double kPersistTarget = 0.90;  // persist throughput / raw write, at least
+constexpr uint64_t kTensorTarget = uint64_t{128} << 20;  // bytes per synthetic tensor, roughly
+constexpr uint64_t kWriteChunk = uint64_t{1} << 30;      // raw baseline: write() size (as store_fs)
+constexpr int64_t kEngineDefaultKeep = 2;                // frugal_ckpt_engine_create's defaults
+constexpr int64_t kEngineDefaultShardBytes = int64_t{256} << 20;
+constexpr int64_t kKeepEverything = 1000000;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+[[noreturn]] void fail(int32_t code, const std::string& message) { throw host::Exception(code, message); }
+
+struct FreeDeleter {
+  void operator()(uint8_t* p) const noexcept { std::free(p); }
+};
+using Buffer = std::unique_ptr<uint8_t, FreeDeleter>;
+
+Buffer allocate(uint64_t bytes, const char* what) {
+  void* memory = nullptr;
+  if (posix_memalign(&memory, 4096, static_cast<size_t>(bytes)) != 0)
+    fail(FRUGAL_ERR_OUT_OF_MEMORY, fmt::format("cannot allocate {} for the {}", human_bytes(static_cast<double>(bytes)), what));
+  return Buffer(static_cast<uint8_t*>(memory));
+}
+
+// Non-constant float32 data in [-0.5, 0.5) (xorshift64*), bytes past the
+// last whole float included; fast enough for GiBs.
+void fill(uint8_t* data, uint64_t bytes) {
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  const uint64_t floats = bytes / 4;
+  for (uint64_t i = 0; i < floats; ++i) {
+    state ^= state >> 12;
+    state ^= state << 25;
+    state ^= state >> 27;
+    const auto bits = static_cast<uint32_t>((state * 0x2545f4914f6cdd1dull) >> 41) | 0x3f800000u;
+    const float value = std::bit_cast<float>(bits) - 1.5f;
+    std::memcpy(data + i * 4, &value, 4);
+  }
+  for (uint64_t i = floats * 4; i < bytes; ++i) data[i] = static_cast<uint8_t>(i * 131u);
+}
+
+double time_memcpy(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
+  const auto start = Clock::now();
+  std::memcpy(dst, src, static_cast<size_t>(bytes));
+  const double seconds = seconds_since(start);
+  // Keep the copy observable so it cannot be elided.
+  if (bytes > 0 && dst[bytes - 1] != src[bytes - 1]) fail(FRUGAL_ERR_INTERNAL, "memcpy baseline copied wrong bytes");
+  return seconds;
+}
+
+// open + write() in large calls + fsync + close; the file is left for the
+// caller to unlink (outside the timing).
+double time_raw_write(const std::string& path, const uint8_t* src, uint64_t bytes) {
+  const auto start = Clock::now();
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail(FRUGAL_ERR_IO, fmt::format("raw write baseline: cannot create '{}': {}", path, std::strerror(errno)));
+  uint64_t done = 0;
+  while (done < bytes) {
+    const auto chunk = static_cast<size_t>(std::min(bytes - done, kWriteChunk));
+    const ssize_t n = ::write(fd, src + done, chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : ENOSPC;
+      ::close(fd);
+      fail(FRUGAL_ERR_IO, fmt::format("raw write baseline: write to '{}' failed: {}", path, std::strerror(err)));
+    }
+    done += static_cast<uint64_t>(n);
+  }
+  int sync = 0;
+  while ((sync = ::fsync(fd)) != 0 && errno == EINTR) {
+  }
+  const int sync_err = sync != 0 ? errno : 0;
+  if (::close(fd) != 0 && sync_err == 0)
+    fail(FRUGAL_ERR_IO, fmt::format("raw write baseline: close of '{}' failed: {}", path, std::strerror(errno)));
+  if (sync_err != 0)
+    fail(FRUGAL_ERR_IO, fmt::format("raw write baseline: fsync of '{}' failed: {}", path, std::strerror(sync_err)));
+  return seconds_since(start);
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
+double maximum(const std::vector<double>& values) {
+  return values.empty() ? 0 : *std::max_element(values.begin(), values.end());
+}
+
+std::string json_array(const std::vector<double>& values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) out += (i == 0 ? "" : ", ") + json_number(values[i]);
+  return out + "]";
+}
+
+std::string mib_per_s(double bytes_per_second) { return fmt::format("{:.1f} MiB/s", bytes_per_second / (1 << 20)); }
+
+struct Config {
+  std::string dir;
+  EngineSettings engine;
+  uint64_t size = 0;
+  int32_t kind = FRUGAL_CKPT_HEARTBEAT;
+  int64_t count = 3;
+  bool json = false;
+  bool keep = false;
+};
+
+Config read_config(const std::vector<std::string>& args) {
+  const auto parsed =
+      parse_args(args, {"--size", "--kind", "--count", "--prefix", "--keep-heartbeats", "--keep-full", "--shard-bytes"},
+                 {"--json", "--keep"});
+  if (parsed.positional.empty()) throw UsageError("bench needs DIR (a scratch directory)");
+  if (parsed.positional.size() > 1)
+    throw UsageError(fmt::format("bench takes one DIR, got '{}' too", parsed.positional[1]));
+  Config config;
+  config.dir = parsed.positional[0];
+  const auto size = parsed.value("--size");
+  if (!size) throw UsageError("bench needs --size BYTES (e.g. 64M, 1G)");
+  const auto bytes = parse_byte_size(*size);
+  if (!bytes)
+    throw UsageError(fmt::format("--size '{}' is not a byte count > 0 (digits with an optional K, M, G or T suffix, "
+                                 "binary: 64M = 64 MiB)",
+                                 *size));
+  config.size = *bytes;
+  if (const auto kind = parsed.value("--kind")) {
+    if (*kind == "heartbeat")
+      config.kind = FRUGAL_CKPT_HEARTBEAT;
+    else if (*kind == "full")
+      config.kind = FRUGAL_CKPT_FULL;
+    else
+      throw UsageError(fmt::format("--kind must be heartbeat or full, got '{}'", *kind));
+  }
+  if (const auto count = parsed.value("--count")) config.count = parse_int_flag("--count", *count, 1, 100000);
+  config.engine.prefix = parsed.value("--prefix").value_or("");
+  if (const auto keep = parsed.value("--keep-heartbeats"))
+    config.engine.keep_heartbeats = parse_int_flag("--keep-heartbeats", *keep, 1, 1000000);
+  if (const auto keep = parsed.value("--keep-full"))
+    config.engine.keep_full = parse_int_flag("--keep-full", *keep, 1, 1000000);
+  if (const auto shard = parsed.value("--shard-bytes")) {
+    const auto shard_bytes = parse_byte_size(*shard);
+    if (!shard_bytes || *shard_bytes < 4096 || *shard_bytes > (uint64_t{1} << 40))
+      throw UsageError(fmt::format("--shard-bytes '{}' must be a byte count from 4096 to 1T", *shard));
+    config.engine.shard_bytes = static_cast<int64_t>(*shard_bytes);
+  }
+  config.json = parsed.has("--json");
+  config.keep = parsed.has("--keep");
+  if (config.keep) {
+    // Leave every checkpoint made: retention off unless asked for.
+    if (!config.engine.keep_heartbeats) config.engine.keep_heartbeats = kKeepEverything;
+    if (!config.engine.keep_full) config.engine.keep_full = kKeepEverything;
+  }
+  return config;
+}
+
+// Refuses sizes this machine cannot hold: the state, the engine's snapshot
+// buffer and the memcpy baseline's destination are each `size` bytes, and
+// the disk holds the retained checkpoints plus one more.
+void check_resources(const Config& config) {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page_size > 0) {
+    const double memory = static_cast<double>(pages) * static_cast<double>(page_size);
+    if (3.0 * static_cast<double>(config.size) > memory)
+      fail(FRUGAL_ERR_OUT_OF_MEMORY,
+           fmt::format("--size {} needs about {} of memory (state, snapshot and memcpy baseline); this machine has {}",
+                       human_bytes(static_cast<double>(config.size)), human_bytes(3.0 * static_cast<double>(config.size)),
+                       human_bytes(memory)));
+  }
+  const int64_t keep = config.kind == FRUGAL_CKPT_FULL ? config.engine.keep_full.value_or(kEngineDefaultKeep)
+                                                       : config.engine.keep_heartbeats.value_or(kEngineDefaultKeep);
+  const double needed = static_cast<double>(std::min(config.count, keep) + 1) * static_cast<double>(config.size);
+  struct statvfs fs {};
+  if (::statvfs(config.dir.c_str(), &fs) == 0) {
+    const double available = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+    if (needed > available)
+      fail(FRUGAL_ERR_FAILED_PRECONDITION,
+           fmt::format("{} has {} free; the bench needs about {} ({} retained checkpoint(s) plus one being written)",
+                       config.dir, human_bytes(available), human_bytes(needed), std::min(config.count, keep)));
+  }
+}
+
+struct Iteration {
+  std::string name;
+  double snapshot_seconds = 0;
+  double memcpy_seconds = 0;
+  double persist_seconds = 0;
+  uint64_t persist_bytes = 0;
+  double raw_write_seconds = 0;
+};
+
+// The synthetic state: float32 tensors carved out of one buffer (a uint8
+// tail when the size is not a multiple of 4), registered for every kind.
+struct State {
+  Buffer data;
+  std::vector<uint64_t> offsets, sizes;
+  std::vector<int32_t> dtypes;
+};
+
+State make_state(uint64_t size) {
+  State state;
+  state.data = allocate(size, "synthetic state");
+  fill(state.data.get(), size);
+  const uint64_t floats = size / 4;
+  if (floats > 0) {
+    const uint64_t tensors = std::clamp<uint64_t>((size + kTensorTarget - 1) / kTensorTarget, std::min<uint64_t>(4, floats),
+                                                  uint64_t{4096});
+    const uint64_t per = (floats + tensors - 1) / tensors;
+    for (uint64_t begin = 0; begin < floats; begin += per) {
+      state.offsets.push_back(begin * 4);
+      state.sizes.push_back(std::min(per, floats - begin) * 4);
+      state.dtypes.push_back(FRUGAL_DTYPE_FLOAT32);
+    }
+  }
+  if (size % 4 != 0) {
+    state.offsets.push_back(floats * 4);
+    state.sizes.push_back(size % 4);
+    state.dtypes.push_back(FRUGAL_DTYPE_UINT8);
+  }
+  return state;
+}
+
+void register_state(frugal_ckpt_engine* engine, const State& state) {
+  for (size_t i = 0; i < state.sizes.size(); ++i) {
+    const uint64_t element = state.dtypes[i] == FRUGAL_DTYPE_FLOAT32 ? 4 : 1;
+    const int64_t shape[1] = {static_cast<int64_t>(state.sizes[i] / element)};
+    frugal_tensor view{};
+    view.struct_size = sizeof(view);
+    view.data = state.data.get();
+    view.byte_offset = state.offsets[i];
+    view.dtype = state.dtypes[i];
+    view.ndim = 1;
+    view.device = frugal_device{FRUGAL_DEVICE_CPU, 0};
+    view.shape = shape;
+    host::check(frugal_ckpt_register(engine, fmt::format("bench/tensor{:04}", i).c_str(), &view, 0));
+  }
+}
+
+// Keys of `checkpoint` removed manifest first (it stops existing before
+// its shards go), through the public store API.
+void remove_checkpoint(frugal_store* store, const std::string& key_prefix) {
+  std::vector<std::string> keys;
+  auto collect = [](void* user_data, const char* key, uint64_t) -> int32_t {
+    static_cast<std::vector<std::string>*>(user_data)->emplace_back(key);
+    return 0;
+  };
+  host::check(frugal_store_list(store, key_prefix.c_str(), collect, &keys));
+  std::stable_partition(keys.begin(), keys.end(), [](const std::string& k) { return k.ends_with("/manifest"); });
+  for (const auto& key : keys) host::check(frugal_store_remove(store, key.c_str()));
+}
+
+struct Existing {
+  std::vector<std::string> names;  // newest first
+  uint64_t max_step = 0;
+};
+
+Existing existing_checkpoints(frugal_ckpt_engine* engine) {
+  Existing existing;
+  auto collect = [](void* user_data, const frugal_ckpt_info* info) -> int32_t {
+    auto* out = static_cast<Existing*>(user_data);
+    out->names.emplace_back(info->name);
+    out->max_step = std::max(out->max_step, info->step);
+    return 0;
+  };
+  host::check(frugal_ckpt_list(engine, 0, collect, &existing));
+  return existing;
+}
+
+struct Report {
+  const Config* config = nullptr;
+  size_t tensors = 0;
+  std::vector<Iteration> iterations;
+  std::vector<std::string> kept;
+};
+
+void print_report(const Report& report) {
+  const Config& config = *report.config;
+  std::vector<double> snapshot, memcpy_s, persist, persist_bps, raw, raw_bps;
+  for (const auto& it : report.iterations) {
+    snapshot.push_back(it.snapshot_seconds);
+    memcpy_s.push_back(it.memcpy_seconds);
+    persist.push_back(it.persist_seconds);
+    persist_bps.push_back(static_cast<double>(it.persist_bytes) / it.persist_seconds);
+    raw.push_back(it.raw_write_seconds);
+    raw_bps.push_back(static_cast<double>(config.size) / it.raw_write_seconds);
+  }
+  const double stall_median = median(snapshot), memcpy_median = median(memcpy_s);
+  const double persist_bps_median = median(persist_bps), raw_bps_median = median(raw_bps);
+  const double stall_ratio = stall_median / memcpy_median;
+  const double persist_ratio = persist_bps_median / raw_bps_median;
+  const bool stall_met = stall_ratio <= kStallTarget, persist_met = persist_ratio >= kPersistTarget;
+  // Per-save ratios against the baseline taken next to it (A/B pairs): a
+  // second view that is less sensitive to drift across the run.
+  std::vector<double> stall_pairs, persist_pairs;
+  for (size_t i = 0; i < report.iterations.size(); ++i) {
+    stall_pairs.push_back(snapshot[i] / memcpy_s[i]);
+    persist_pairs.push_back(persist_bps[i] / raw_bps[i]);
+  }
+  const double stall_paired = median(stall_pairs), persist_paired = median(persist_pairs);
+
+  if (config.json) {
+    std::string names;
+    for (size_t i = 0; i < report.iterations.size(); ++i)
+      names += (i == 0 ? "" : ", ") + json_string(report.iterations[i].name);
+    std::string kept;
+    for (size_t i = 0; i < report.kept.size(); ++i) kept += (i == 0 ? "" : ", ") + json_string(report.kept[i]);
+    fmt::print("{{\n  \"dir\": {}, \"prefix\": {},\n", json_string(config.dir), json_string(config.engine.prefix));
+    fmt::print("  \"size_bytes\": {}, \"count\": {}, \"kind\": {}, \"tensors\": {},\n", config.size, config.count,
+               json_string(kind_name(config.kind)), report.tensors);
+    fmt::print("  \"shard_bytes\": {}, \"keep_heartbeats\": {}, \"keep_full\": {},\n",
+               config.engine.shard_bytes.value_or(kEngineDefaultShardBytes),
+               config.engine.keep_heartbeats.value_or(kEngineDefaultKeep), config.engine.keep_full.value_or(kEngineDefaultKeep));
+    fmt::print("  \"snapshot_seconds\": {},\n  \"snapshot_seconds_median\": {}, \"snapshot_seconds_max\": {},\n",
+               json_array(snapshot), json_number(stall_median), json_number(maximum(snapshot)));
+    fmt::print("  \"memcpy_seconds\": {},\n  \"memcpy_seconds_median\": {},\n", json_array(memcpy_s),
+               json_number(memcpy_median));
+    fmt::print("  \"stall_ratio\": {}, \"stall_target\": {}, \"stall_target_met\": {}, \"stall_ratio_paired_median\": {},\n",
+               json_number(stall_ratio), kStallTarget, stall_met ? "true" : "false", json_number(stall_paired));
+    fmt::print("  \"persist_seconds\": {},\n  \"persist_bytes_per_second\": {},\n", json_array(persist),
+               json_array(persist_bps));
+    fmt::print("  \"persist_seconds_median\": {}, \"persist_bytes_per_second_median\": {},\n",
+               json_number(median(persist)), json_number(persist_bps_median));
+    fmt::print("  \"raw_write_seconds\": {},\n  \"raw_write_bytes_per_second\": {},\n", json_array(raw),
+               json_array(raw_bps));
+    fmt::print("  \"raw_write_seconds_median\": {}, \"raw_write_bytes_per_second_median\": {},\n",
+               json_number(median(raw)), json_number(raw_bps_median));
+    fmt::print("  \"persist_ratio\": {}, \"persist_target\": {}, \"persist_target_met\": {}, "
+               "\"persist_ratio_paired_median\": {},\n",
+               json_number(persist_ratio), kPersistTarget, persist_met ? "true" : "false", json_number(persist_paired));
+    fmt::print("  \"checkpoints\": [{}],\n  \"kept\": [{}]\n}}\n", names, kept);
+    return;
+  }
+
+  fmt::print("frugal ckpt bench: {} of {} state ({} tensors), {} save{}, interleaved A/B with the baselines\n",
+             human_bytes(static_cast<double>(config.size)), kind_name(config.kind), report.tensors, config.count,
+             config.count == 1 ? "" : "s");
+  fmt::print("store: fs at {}{}\n\n", config.dir,
+             config.engine.prefix.empty() ? "" : fmt::format(", prefix '{}'", config.engine.prefix));
+  fmt::print("{:>5}  {:>10}  {:>10}  {:>10}  {:>14}  {:>10}  {:>14}\n", "save", "snapshot", "memcpy", "persist",
+             "persist", "raw write", "raw write");
+  for (size_t i = 0; i < report.iterations.size(); ++i) {
+    const auto& it = report.iterations[i];
+    fmt::print("{:>5}  {:>10}  {:>10}  {:>10}  {:>14}  {:>10}  {:>14}\n", i + 1, human_seconds(it.snapshot_seconds),
+               human_seconds(it.memcpy_seconds), human_seconds(it.persist_seconds), mib_per_s(persist_bps[i]),
+               human_seconds(it.raw_write_seconds), mib_per_s(raw_bps[i]));
+  }
+  fmt::print("\n{:<16} {:>14} {:>10}   {:<10} {:>14}   {:>6}   {:<8}\n", "", "median", "max", "baseline", "median",
+             "ratio", "target");
+  fmt::print("{:<16} {:>14} {:>10}   {:<10} {:>14}   {:>6.3f}   {:<8} {}\n", "snapshot stall",
+             human_seconds(stall_median), human_seconds(maximum(snapshot)), "memcpy", human_seconds(memcpy_median),
+             stall_ratio, fmt::format("<= {:.2f}", kStallTarget), stall_met ? "met" : "MISSED");
+  fmt::print("{:<16} {:>14} {:>10}   {:<10} {:>14}   {:>6.3f}   {:<8} {}\n", "persist", mib_per_s(persist_bps_median),
+             "", "raw write", mib_per_s(raw_bps_median), persist_ratio, fmt::format(">= {:.2f}", kPersistTarget),
+             persist_met ? "met" : "MISSED");
+  fmt::print("(median of the per-save ratios against the baseline taken next to each save: stall {:.3f}, "
+             "persist {:.3f})\n",
+             stall_paired, persist_paired);
+  if (!report.kept.empty()) {
+    fmt::print("\nkept in {}:", config.dir);
+    for (const auto& name : report.kept) fmt::print(" {}", name);
+    fmt::print("\n");
+  }
+}
+
+}  // namespace
+
+int cmd_ckpt_bench(const std::vector<std::string>& args) {
+  const Config config = read_config(args);
+  const bool dir_existed = is_directory(config.dir);
+  if (!dir_existed && ::access(config.dir.c_str(), F_OK) == 0) {
+    fmt::print(stderr, "frugal ckpt bench: '{}' exists and is not a directory\n", config.dir);
+    return kExitProblem;
+  }
+
+  // Declared before the session: registered memory outlives the engine.
+  State state;
+  Buffer memcpy_dst;
+  CkptSession session;
+  const std::string raw_path = fmt::format("{}/.frugal-bench-raw.{}", config.dir, ::getpid());
+  std::string key_prefix = config.engine.prefix;
+  if (!key_prefix.empty() && key_prefix.back() != '/') key_prefix += '/';
+  Report report;
+  report.config = &config;
+  std::vector<std::string> created;  // every checkpoint this run started, for the cleanup
+  auto cleanup = [&] {
+    ::unlink(raw_path.c_str());
+    if (!config.keep && session.store)
+      for (const auto& name : created) remove_checkpoint(session.store.get(), key_prefix + name + "/");
+    if (!dir_existed && !config.keep) ::rmdir(config.dir.c_str());  // only if we made it and it is empty again
+  };
+
+  try {
+    session = open_session(config.dir, config.engine);  // creates DIR when absent
+    check_resources(config);
+    // The engine's retention would delete checkpoints already here: only
+    // an empty location is scratch space, unless --keep asks to add to it.
+    const Existing existing = existing_checkpoints(session.engine.get());
+    if (!existing.names.empty() && !config.keep)
+      fail(FRUGAL_ERR_FAILED_PRECONDITION,
+           fmt::format("{} already holds {} checkpoint(s){} (e.g. {}); the bench needs an empty scratch location "
+                       "(another DIR or --prefix), or --keep to add to them",
+                       config.dir, existing.names.size(),
+                       config.engine.prefix.empty() ? "" : fmt::format(" under prefix '{}'", config.engine.prefix),
+                       existing.names.front()));
+    // Steps continue after what is there, as a resumed run's would.
+    const uint64_t first_step = existing.max_step + 1;
+
+    state = make_state(config.size);
+    report.tensors = state.sizes.size();
+    memcpy_dst = allocate(config.size, "memcpy baseline");
+    std::memset(memcpy_dst.get(), 0, static_cast<size_t>(config.size));  // fault in: measure the copy, not page faults
+    register_state(session.engine.get(), state);
+
+    for (int64_t i = 0; i < config.count; ++i) {
+      Iteration it;
+      auto baselines = [&] {
+        it.memcpy_seconds = time_memcpy(memcpy_dst.get(), state.data.get(), config.size);
+        it.raw_write_seconds = time_raw_write(raw_path, state.data.get(), config.size);
+        ::unlink(raw_path.c_str());
+      };
+      auto engine = [&] {
+        const uint64_t step = first_step + static_cast<uint64_t>(i);
+        const std::string metadata = fmt::format("frugal ckpt bench, step {}", step);
+        frugal_ckpt_save_args save{};
+        save.struct_size = sizeof(save);
+        save.kind = config.kind;
+        save.step = step;
+        save.metadata = metadata.data();
+        save.metadata_size = metadata.size();
+        frugal_ckpt_save_result saved{};
+        saved.struct_size = sizeof(saved);
+        host::check(frugal_ckpt_save(session.engine.get(), &save, &saved));
+        it.name = saved.name;
+        it.snapshot_seconds = saved.snapshot_seconds;
+        created.push_back(it.name);
+        frugal_ckpt_persist_result persisted{};
+        persisted.struct_size = sizeof(persisted);
+        host::check(frugal_ckpt_wait(session.engine.get(), &persisted));
+        it.persist_seconds = persisted.persist_seconds;
+        it.persist_bytes = persisted.bytes;
+      };
+      if (i % 2 == 0) {
+        baselines();
+        engine();
+      } else {
+        engine();
+        baselines();
+      }
+      report.iterations.push_back(it);
+      // Training moves on: the next checkpoint holds different bytes.
+      for (const uint64_t offset : state.offsets) state.data.get()[offset] ^= 0x5a;
+    }
+    if (config.keep) report.kept = existing_checkpoints(session.engine.get()).names;
+    cleanup();
+  } catch (...) {
+    try {
+      cleanup();
+    } catch (...) {
+      // The original failure is the one worth reporting.
+    }
+    throw;
+  }
+  print_report(report);
+  return kExitOk;
+}
+
+}  // namespace frugal::cli

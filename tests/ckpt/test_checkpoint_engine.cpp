@@ -1,0 +1,229 @@
+// The checkpoint engine through the C API on the store_fs backend: round
+// trips, kinds, ordering, retention, restore guards, emergency saves.
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <cstring>
+#include <string>
+
+#include "../unit/test_helpers.hpp"
+#include "ckpt_fixture.hpp"
+
+using namespace frugal;
+using namespace frugal::test;
+
+namespace {
+
+struct Rig {
+  ScratchDir dir;
+  host::ContextPtr context = host::make_context();
+  StorePtr store;
+  EnginePtr engine;
+  HostTensor weights{{64, 33}};
+  HostTensor optimizer{{2, 64, 33}};
+  HostTensor scalar{{}};
+
+  explicit Rig(const std::vector<std::pair<std::string, std::string>>& options = {}) {
+    store = open_fs_store(context.get(), dir.path.string());
+    engine = make_engine(store.get(), options);
+    host::check(frugal_ckpt_register(engine.get(), "model/weights", &weights.view, 0));
+    host::check(frugal_ckpt_register(engine.get(), "optim/state", &optimizer.view, FRUGAL_CKPT_FULL));
+    host::check(frugal_ckpt_register(engine.get(), "rng", &scalar.view, 0));
+  }
+};
+
+frugal_ckpt_info restore(frugal_ckpt_engine* engine, const char* name, uint32_t kinds, std::string* metadata) {
+  std::string buffer(1024, '\0');
+  uint64_t size = 0;
+  frugal_ckpt_info info{};
+  info.struct_size = sizeof(info);
+  host::check(frugal_ckpt_restore(engine, name, kinds, buffer.data(), buffer.size(), &size, &info));
+  if (metadata != nullptr) *metadata = buffer.substr(0, size);
+  return info;
+}
+
+}  // namespace
+
+TEST_CASE("a full checkpoint restores every registered byte and the host metadata") {
+  Rig rig;
+  rig.weights.fill(1);
+  rig.optimizer.fill(2);
+  rig.scalar.data[0] = 42.5f;
+  const auto saved_weights = rig.weights.data, saved_optimizer = rig.optimizer.data;
+  const std::string name = save_and_wait(rig.engine.get(), FRUGAL_CKPT_FULL, 1200, "cursor=77;seed=9");
+  CHECK(name.rfind("full-000000001200-", 0) == 0);
+
+  rig.weights.fill(3);
+  rig.optimizer.fill(4);
+  rig.scalar.data[0] = 0;
+  std::string metadata;
+  const auto info = restore(rig.engine.get(), nullptr, FRUGAL_CKPT_ALL_KINDS, &metadata);
+  CHECK(std::string(info.name) == name);
+  CHECK(info.status == FRUGAL_CKPT_VALID);
+  CHECK(info.kind == FRUGAL_CKPT_FULL);
+  CHECK(info.step == 1200);
+  CHECK(info.tensor_count == 3);
+  CHECK(info.bytes == (64 * 33 + 2 * 64 * 33 + 1) * 4 + metadata.size());
+  CHECK(metadata == "cursor=77;seed=9");
+  CHECK(rig.weights.data == saved_weights);
+  CHECK(rig.optimizer.data == saved_optimizer);
+  CHECK(rig.scalar.data[0] == 42.5f);
+}
+
+TEST_CASE("a heartbeat carries only the tensors registered for heartbeats") {
+  Rig rig;
+  rig.weights.fill(5);
+  rig.optimizer.fill(6);
+  const auto saved_weights = rig.weights.data;
+  save_and_wait(rig.engine.get(), FRUGAL_CKPT_HEARTBEAT, 10);
+  rig.weights.fill(7);
+  rig.optimizer.fill(8);
+  const auto optimizer_now = rig.optimizer.data;
+  const auto info = restore(rig.engine.get(), nullptr, FRUGAL_CKPT_HEARTBEAT, nullptr);
+  CHECK(info.tensor_count == 2);
+  CHECK(rig.weights.data == saved_weights);
+  CHECK(rig.optimizer.data == optimizer_now);  // full-only state untouched
+}
+
+TEST_CASE("newest means last written; latest filters by kind; a new engine continues the order") {
+  Rig rig;
+  const auto a = save_and_wait(rig.engine.get(), FRUGAL_CKPT_FULL, 500);
+  const auto b = save_and_wait(rig.engine.get(), FRUGAL_CKPT_HEARTBEAT, 520);
+  const auto c = save_and_wait(rig.engine.get(), FRUGAL_CKPT_HEARTBEAT, 100);  // after a rollback: lower step, newer
+  frugal_ckpt_info info{};
+  info.struct_size = sizeof(info);
+  host::check(frugal_ckpt_latest(rig.engine.get(), FRUGAL_CKPT_ALL_KINDS, &info));
+  CHECK(std::string(info.name) == c);
+  host::check(frugal_ckpt_latest(rig.engine.get(), FRUGAL_CKPT_FULL, &info));
+  CHECK(std::string(info.name) == a);
+
+  auto second = make_engine(rig.store.get());
+  const auto d = save_and_wait(second.get(), FRUGAL_CKPT_FULL, 1);
+  const auto listed = list_all(second.get(), true);
+  REQUIRE(listed.size() == 4);  // within the default retention (2 heartbeats, 2 full)
+  CHECK(std::string(listed[0].name) == d);
+  CHECK(std::string(listed[1].name) == c);
+  CHECK(std::string(listed[2].name) == b);
+  CHECK(std::string(listed[3].name) == a);
+  CHECK(listed[0].sequence == listed[1].sequence + 1);
+}
+
+TEST_CASE("retention keeps exactly the newest N heartbeats and M full checkpoints") {
+  Rig rig({{"keep_heartbeats", "2"}, {"keep_full", "1"}});
+  std::vector<std::string> heartbeats, fulls;
+  for (int i = 0; i < 9; ++i) {
+    if (i % 3 == 2)
+      fulls.push_back(save_and_wait(rig.engine.get(), FRUGAL_CKPT_FULL, static_cast<uint64_t>(i)));
+    else
+      heartbeats.push_back(save_and_wait(rig.engine.get(), FRUGAL_CKPT_HEARTBEAT, static_cast<uint64_t>(i)));
+  }
+  std::vector<std::string> names;
+  for (const auto& info : list_all(rig.engine.get(), true)) {
+    CHECK(info.status == FRUGAL_CKPT_VALID);
+    names.push_back(info.name);
+  }
+  CHECK(names == std::vector<std::string>{fulls[2], heartbeats[5], heartbeats[4]});
+}
+
+TEST_CASE("restore refuses mismatched state before writing anything") {
+  Rig rig;
+  rig.weights.fill(1);
+  save_and_wait(rig.engine.get(), FRUGAL_CKPT_FULL, 3, std::string(100, 'm'));
+  rig.weights.fill(2);
+  const auto before = rig.weights.data;
+
+  // Metadata buffer too small: OUT_OF_RANGE, size reported, nothing restored.
+  std::string small(10, '\0');
+  uint64_t size = 0;
+  auto result = outcome(frugal_ckpt_restore(rig.engine.get(), nullptr, 0, small.data(), small.size(), &size, nullptr));
+  CHECK(result.code == FRUGAL_ERR_OUT_OF_RANGE);
+  CHECK(size == 100);
+  CHECK(rig.weights.data == before);
+
+  // A tensor saved but no longer registered.
+  std::string big(200, '\0');
+  host::check(frugal_ckpt_unregister(rig.engine.get(), "rng"));
+  result = outcome(frugal_ckpt_restore(rig.engine.get(), nullptr, 0, big.data(), big.size(), nullptr, nullptr));
+  CHECK(result.code == FRUGAL_ERR_FAILED_PRECONDITION);
+  CHECK(result.message.find("'rng', which is not registered") != std::string::npos);
+
+  // Same name, another shape.
+  HostTensor other({5});
+  host::check(frugal_ckpt_register(rig.engine.get(), "rng", &other.view, 0));
+  result = outcome(frugal_ckpt_restore(rig.engine.get(), nullptr, 0, big.data(), big.size(), nullptr, nullptr));
+  CHECK(result.code == FRUGAL_ERR_FAILED_PRECONDITION);
+  CHECK(result.message.find("saved as float32 [] but is registered as float32 [5]") != std::string::npos);
+  CHECK(rig.weights.data == before);
+}
+
+TEST_CASE("registration and options are checked") {
+  Rig rig;
+  HostTensor t({4});
+  CHECK(outcome(frugal_ckpt_register(rig.engine.get(), "model/weights", &t.view, 0)).code == FRUGAL_ERR_ALREADY_EXISTS);
+  CHECK(outcome(frugal_ckpt_register(rig.engine.get(), "bad name", &t.view, 0)).code == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK(outcome(frugal_ckpt_register(rig.engine.get(), "x", &t.view, 8)).code == FRUGAL_ERR_INVALID_ARGUMENT);
+  int64_t strides[] = {2};
+  HostTensor strided({4});
+  strided.view.strides = strides;
+  CHECK(outcome(frugal_ckpt_register(rig.engine.get(), "s", &strided.view, 0)).code == FRUGAL_ERR_UNSUPPORTED);
+  CHECK(outcome(frugal_ckpt_unregister(rig.engine.get(), "nope")).code == FRUGAL_ERR_NOT_FOUND);
+
+  auto opts = host::make_options();
+  host::check(frugal_options_set_int(opts.get(), "keep_ful", 3));
+  frugal_ckpt_engine* engine = nullptr;
+  auto bad = outcome(frugal_ckpt_engine_create(rig.store.get(), opts.get(), &engine));
+  CHECK(bad.code == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK(bad.message.find("unknown option 'keep_ful'") != std::string::npos);
+  frugal_ckpt_save_args args{};
+  args.struct_size = sizeof(args);
+  args.kind = 7;
+  CHECK(outcome(frugal_ckpt_save(rig.engine.get(), &args, nullptr)).code == FRUGAL_ERR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("an emergency heartbeat reports that it committed before the deadline") {
+  Rig rig;
+  frugal_ckpt_save_args args{};
+  args.struct_size = sizeof(args);
+  args.kind = FRUGAL_CKPT_FULL;  // ignored: emergencies are heartbeats
+  args.step = 77;
+  frugal_ckpt_emergency_result result{};
+  result.struct_size = sizeof(result);
+  host::check(frugal_ckpt_emergency_save(rig.engine.get(), &args, 30.0, &result));
+  CHECK(result.committed == 1);
+  CHECK(result.seconds < 30.0);
+  frugal_ckpt_info info{};
+  info.struct_size = sizeof(info);
+  host::check(frugal_ckpt_verify(rig.engine.get(), result.name, &info));
+  CHECK(info.status == FRUGAL_CKPT_VALID);
+  CHECK(info.kind == FRUGAL_CKPT_HEARTBEAT);
+  CHECK(info.emergency == 1);
+  CHECK(info.step == 77);
+}
+
+TEST_CASE("the SIGTERM helper only records the notice") {
+  frugal_preemption_clear();
+  host::check(frugal_preemption_install_sigterm());
+  CHECK(frugal_preemption_pending() == 0);
+  REQUIRE(std::raise(SIGTERM) == 0);  // would kill the process without the helper
+  CHECK(frugal_preemption_pending() == 1);
+  frugal_preemption_clear();
+  CHECK(frugal_preemption_pending() == 0);
+  frugal_preemption_notify();
+  CHECK(frugal_preemption_pending() == 1);
+  frugal_preemption_clear();
+  frugal_preemption_uninstall_sigterm();
+}
+
+TEST_CASE("inspect prints the manifest as JSON") {
+  Rig rig;
+  const auto name = save_and_wait(rig.engine.get(), FRUGAL_CKPT_FULL, 9, "abc");
+  char* json = nullptr;
+  host::check(frugal_ckpt_inspect_json(rig.engine.get(), name.c_str(), &json));
+  const std::string text = json;
+  frugal_string_free(json);
+  CHECK(text.find("\"name\": \"" + name + "\"") != std::string::npos);
+  CHECK(text.find("\"kind\": \"full\"") != std::string::npos);
+  CHECK(text.find("\"name\": \"optim/state\", \"dtype\": \"float32\", \"shape\": [2, 64, 33]") != std::string::npos);
+  CHECK(text.find("\"key\": \"shard-00000\"") != std::string::npos);
+  CHECK(text.find("\"metadata_bytes\": 3") != std::string::npos);
+}

@@ -1,0 +1,657 @@
+// The checkpoint engine under faults, through the C API on store_fs:
+// corrupted and torn checkpoints, a full disk (injected, and a real tmpfs
+// where the machine lets us mount one), readers running alongside saves,
+// SKIP_IF_BUSY coalescing, and the manifest as the stock flatc reads it.
+//
+// The state is crash::State (ckpt_fixture.hpp): mixed dtypes, ~2.3 MiB,
+// three 1 MiB-bounded shards per full checkpoint, a pure function of the
+// step, so "restores its exact bytes" is checked bit for bit.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "../unit/test_helpers.hpp"
+#include "checkpoint_manifest_generated.h"
+#include "ckpt_fixture.hpp"
+
+using namespace frugal;
+using namespace frugal::test;
+using crash::State;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::pair<std::string, std::string>> kSmallShards = {
+    {"shard_bytes", std::to_string(State::kShardBytes)}};
+
+// A store, an engine and the registered state on a fresh directory.
+struct Rig {
+  ScratchDir dir;
+  CapturingContext log;  // the engine's "skipped newer" warnings land here
+  fs::path root = dir.path / "store";
+  StorePtr store;
+  EnginePtr engine;
+  State state;
+
+  explicit Rig(const std::vector<std::pair<std::string, std::string>>& store_options = {},
+               std::vector<std::pair<std::string, std::string>> engine_options = kSmallShards) {
+    store = open_fs_store(log.context.get(), root.string(), store_options);
+    engine = make_engine(store.get(), engine_options);
+    host::check(state.register_all(engine.get()));
+  }
+
+  // Fills the state of `step` and saves it (WAIT); returns the name.
+  std::string save(int32_t kind, uint64_t step) {
+    state.fill(step);
+    return save_and_wait(engine.get(), kind, step, crash::step_metadata(step));
+  }
+};
+
+std::vector<uint8_t> read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+void write_file(const fs::path& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  REQUIRE(out.good());
+}
+
+void flip_byte(const fs::path& path, size_t offset) {
+  auto bytes = read_file(path);
+  REQUIRE(offset < bytes.size());
+  bytes[offset] ^= 0x01;
+  write_file(path, bytes);
+}
+
+frugal_ckpt_info latest_of(frugal_ckpt_engine* engine) {
+  frugal_ckpt_info info{};
+  info.struct_size = sizeof(info);
+  host::check(frugal_ckpt_latest(engine, FRUGAL_CKPT_ALL_KINDS, &info));
+  return info;
+}
+
+// The manifest, rewritten as a newer writer would: format_version 2, with a
+// correct checksum (XXH3-64 of the buffer with the checksum field zeroed,
+// as core/src/ckpt/manifest.cpp computes it). The engine writes every field
+// (ForceDefaults), so both can be patched in place.
+std::vector<uint8_t> as_newer_format(std::vector<uint8_t> bytes) {
+  auto* manifest = frugal::checkpoint::GetMutableManifest(bytes.data());
+  REQUIRE(manifest->mutate_format_version(2));
+  REQUIRE(manifest->mutate_checksum(0));
+  REQUIRE(manifest->mutate_checksum(XXH3_64bits(bytes.data(), bytes.size())));
+  flatbuffers::Verifier verifier(bytes.data(), bytes.size());
+  REQUIRE(frugal::checkpoint::VerifyManifestBuffer(verifier));  // a well-formed buffer, just newer
+  return bytes;
+}
+
+// Runs a shell command; true when it exited 0.
+bool run_command(const std::string& command) { return std::system(command.c_str()) == 0; }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// 2. Corruption: the newer of two valid checkpoints is damaged one way per
+// section; recovery must fall back to the older one, byte-exact, and say why.
+// ---------------------------------------------------------------------------
+TEST_CASE("a damaged newest checkpoint is skipped with its reason; recovery restores the older one exactly") {
+  Rig rig;
+  const std::string older = rig.save(FRUGAL_CKPT_FULL, 10);
+  const std::string newer = rig.save(FRUGAL_CKPT_FULL, 20);
+  const fs::path bad = rig.root / newer;
+  REQUIRE(verify_one(rig.engine.get(), newer).status == FRUGAL_CKPT_VALID);
+  REQUIRE(fs::file_size(bad / "shard-00000") == State::kShardBytes);
+
+  int32_t status = -1;
+  std::string reason;  // a fragment the verify reason must contain
+  SECTION("a truncated shard") {
+    fs::resize_file(bad / "shard-00000", 1000);
+    status = FRUGAL_CKPT_CORRUPT;
+    reason = "shard 'shard-00000' has 1000 bytes; the manifest says 1048576";
+  }
+  SECTION("a missing shard") {
+    fs::remove(bad / "shard-00001");
+    status = FRUGAL_CKPT_CORRUPT;
+    reason = "shard 'shard-00001' is missing";
+  }
+  SECTION("one flipped byte in a shard") {
+    flip_byte(bad / "shard-00002", 12345);
+    status = FRUGAL_CKPT_CORRUPT;
+    reason = "shard 'shard-00002' fails its checksum";
+    // Asked for by name, it is refused before any registered byte changes.
+    rig.state.poison();
+    const auto refused = outcome(frugal_ckpt_restore(rig.engine.get(), newer.c_str(), 0, nullptr, 0, nullptr, nullptr));
+    CHECK(refused.code == FRUGAL_ERR_DATA_CORRUPTED);
+    CHECK(refused.message.find(reason) != std::string::npos);
+    for (const auto& t : rig.state.tensors()) CHECK(rig.state.is_poisoned(t));
+  }
+  SECTION("a deleted manifest (as a save killed before its commit leaves it)") {
+    fs::remove(bad / "manifest");
+    status = FRUGAL_CKPT_INCOMPLETE;
+    reason = "no manifest";
+  }
+  SECTION("a manifest overwritten with garbage") {
+    std::vector<uint8_t> garbage(fs::file_size(bad / "manifest"));
+    std::mt19937 rng(7);
+    for (auto& b : garbage) b = static_cast<uint8_t>(rng());
+    write_file(bad / "manifest", garbage);
+    status = FRUGAL_CKPT_CORRUPT;
+    reason = "does not start with the frugal manifest identifier 'FRCK'";
+  }
+  SECTION("a manifest cut in half (a torn write)") {
+    fs::resize_file(bad / "manifest", fs::file_size(bad / "manifest") / 2);
+    status = FRUGAL_CKPT_CORRUPT;
+    reason = "fails the flatbuffers structure check";
+  }
+  SECTION("one flipped byte in the manifest") {
+    // A byte of the metadata: the structure stays valid, only the checksum can tell.
+    const auto bytes = read_file(bad / "manifest");
+    const std::string needle = "step=20\n";
+    const auto at = std::search(bytes.begin(), bytes.end(), needle.begin(), needle.end());
+    REQUIRE(at != bytes.end());
+    flip_byte(bad / "manifest", static_cast<size_t>(at - bytes.begin()) + 6);  // "step=21"
+    status = FRUGAL_CKPT_CORRUPT;
+    reason = "manifest checksum mismatch";
+  }
+  SECTION("a manifest copied from another checkpoint") {
+    fs::copy_file(rig.root / older / "manifest", bad / "manifest", fs::copy_options::overwrite_existing);
+    status = FRUGAL_CKPT_CORRUPT;
+    reason = "manifest names checkpoint '" + older + "', not '" + newer + "'";
+  }
+  SECTION("a manifest in a newer format (written by a newer frugal)") {
+    write_file(bad / "manifest", as_newer_format(read_file(bad / "manifest")));
+    status = FRUGAL_CKPT_NEWER_FORMAT;
+    reason = "format version 2 is newer than this reader's 1";
+  }
+
+  const auto verdict = verify_one(rig.engine.get(), newer);
+  CHECK(verdict.status == status);
+  CHECK_THAT(verdict.reason, Catch::Contains(reason));
+
+  // Recovery skips it and restores the older checkpoint's exact bytes.
+  CHECK(std::string(latest_of(rig.engine.get()).name) == older);
+  CHECK(std::string(restore_exact(rig.engine.get(), rig.state, nullptr).name) == older);
+  for (const auto& info : list_all(rig.engine.get(), true))
+    CHECK((info.status == FRUGAL_CKPT_VALID) == (std::string(info.name) == older));
+
+  // With nothing valid left, NOT_FOUND says what was skipped and why, and
+  // restore writes nothing.
+  fs::remove_all(rig.root / older);
+  frugal_ckpt_info unused{};
+  unused.struct_size = sizeof(unused);
+  const auto none = outcome(frugal_ckpt_latest(rig.engine.get(), FRUGAL_CKPT_ALL_KINDS, &unused));
+  CHECK(none.code == FRUGAL_ERR_NOT_FOUND);
+  CHECK_THAT(none.message, Catch::Contains("skipped: " + newer + " (") && Catch::Contains(reason));
+  rig.state.poison();
+  const auto nothing = outcome(frugal_ckpt_restore(rig.engine.get(), nullptr, 0, nullptr, 0, nullptr, nullptr));
+  CHECK(nothing.code == FRUGAL_ERR_NOT_FOUND);
+  CHECK_THAT(nothing.message, Catch::Contains(reason));
+  for (const auto& t : rig.state.tensors()) CHECK(rig.state.is_poisoned(t));
+}
+
+// ---------------------------------------------------------------------------
+// 3. Full disk.
+// ---------------------------------------------------------------------------
+
+// The bytes a store writes for one full checkpoint of crash::State at step
+// `step` with its metadata: measured on a throwaway store (file sizes are
+// the same for every checkpoint of the same step and sequence).
+uint64_t full_checkpoint_bytes(uint64_t step) {
+  Rig probe;
+  const auto name = probe.save(FRUGAL_CKPT_FULL, step);
+  return disk_usage(probe.root / name).bytes;
+}
+
+TEST_CASE("a disk that fills mid-shard fails the save with ENOSPC and leaves the previous checkpoint intact") {
+  // Room for the first checkpoint, then one and a half shards of the
+  // second: one of its first two shards lands, the other fails half-way
+  // (which one depends on the order the engine writes them in).
+  const uint64_t limit = full_checkpoint_bytes(10) + State::kShardBytes + State::kShardBytes / 2;
+  Rig rig({{"inject_enospc_after_bytes", std::to_string(limit)}});
+  const std::string first = rig.save(FRUGAL_CKPT_FULL, 10);
+  const auto first_info = verify_one(rig.engine.get(), first);
+  REQUIRE(first_info.status == FRUGAL_CKPT_VALID);
+
+  // save(WAIT) returns the persist's error, naming the checkpoint and the OS reason.
+  const std::string second = "full-000000000020-" + fmt::format("{:08}", first_info.sequence + 1);
+  rig.state.fill(20);
+  const std::string meta20 = crash::step_metadata(20);
+  frugal_ckpt_save_args args{};
+  args.struct_size = sizeof(args);
+  args.kind = FRUGAL_CKPT_FULL;
+  args.flags = FRUGAL_CKPT_SAVE_WAIT;
+  args.step = 20;
+  args.metadata = meta20.data();
+  args.metadata_size = meta20.size();
+  const auto failed = outcome(frugal_ckpt_save(rig.engine.get(), &args, nullptr));
+  CHECK(failed.code == FRUGAL_ERR_IO);
+  CHECK_THAT(failed.message, Catch::Contains("checkpoint " + second + " was not saved") &&
+                                 Catch::Contains("/shard-0000") && Catch::Contains("No space left on device"));
+  // Reported once: the next wait has nothing to report.
+  CHECK(outcome(frugal_ckpt_wait(rig.engine.get(), nullptr)).code == 0);
+
+  // An async save on the still-full disk reports the failure from wait.
+  args.flags = 0;
+  args.step = 21;
+  frugal_ckpt_save_result started{};
+  started.struct_size = sizeof(started);
+  host::check(frugal_ckpt_save(rig.engine.get(), &args, &started));
+  const auto waited = outcome(frugal_ckpt_wait(rig.engine.get(), nullptr));
+  CHECK(waited.code == FRUGAL_ERR_IO);
+  CHECK_THAT(waited.message, Catch::Contains(std::string("checkpoint ") + started.name + " was not saved") &&
+                                 Catch::Contains("No space left on device"));
+
+  // No half checkpoint is left behind (the shard that landed was taken
+  // back), and the first still verifies and restores bit for bit.
+  const auto listed = list_all(rig.engine.get(), true);
+  REQUIRE(listed.size() == 1);
+  CHECK(std::string(listed[0].name) == first);
+  CHECK(listed[0].status == FRUGAL_CKPT_VALID);
+  CHECK(std::string(restore_exact(rig.engine.get(), rig.state, nullptr).name) == first);
+
+  // Space freed (the same directory through a store without the limit): saving works again.
+  auto freed = open_fs_store(rig.log.context.get(), rig.root.string());
+  auto engine = make_engine(freed.get(), kSmallShards);
+  State state;
+  host::check(state.register_all(engine.get()));
+  state.fill(30);
+  const auto third = save_and_wait(engine.get(), FRUGAL_CKPT_FULL, 30, crash::step_metadata(30));
+  CHECK(verify_one(engine.get(), third).status == FRUGAL_CKPT_VALID);
+  CHECK(std::string(restore_exact(engine.get(), state, nullptr).name) == third);
+  CHECK(verify_one(engine.get(), first).status == FRUGAL_CKPT_VALID);
+}
+
+// A real full file system: an 8 MiB tmpfs, when this machine lets the test
+// mount one (root in a sandbox that allows mount(2)); skipped otherwise.
+TEST_CASE("a real full tmpfs fails the save with ENOSPC; after space is freed saving works again") {
+  ScratchDir dir;
+  const fs::path mount_point = dir.path / "tmpfs";
+  fs::create_directory(mount_point);
+  if (::mount("frugal-test", mount_point.c_str(), "tmpfs", 0, "size=8m") != 0) {
+    WARN("skipped: cannot mount a tmpfs here (" << std::strerror(errno) << ")");
+    return;
+  }
+  struct Unmount {
+    fs::path path;
+    ~Unmount() {
+      if (::umount(path.c_str()) != 0) ::umount2(path.c_str(), MNT_DETACH);
+    }
+  } unmount{mount_point};
+
+  CapturingContext log;
+  const fs::path root = mount_point / "store";
+  auto store = open_fs_store(log.context.get(), root.string());
+  auto engine = make_engine(store.get(), kSmallShards);
+  State state;
+  host::check(state.register_all(engine.get()));
+  state.fill(10);
+  const auto first = save_and_wait(engine.get(), FRUGAL_CKPT_FULL, 10, crash::step_metadata(10));
+
+  // Fill the disk so that about 1.5 shards' worth of space is left.
+  const fs::path filler = mount_point / "filler";
+  {
+    const uint64_t used = disk_usage(mount_point).bytes;
+    const uint64_t room = (uint64_t{8} << 20) - used - State::kShardBytes * 3 / 2;
+    std::vector<uint8_t> bytes(static_cast<size_t>(room), 0x5A);
+    write_file(filler, bytes);
+  }
+  state.fill(20);
+  const std::string meta20 = crash::step_metadata(20);
+  frugal_ckpt_save_args args{};
+  args.struct_size = sizeof(args);
+  args.kind = FRUGAL_CKPT_FULL;
+  args.flags = FRUGAL_CKPT_SAVE_WAIT;
+  args.step = 20;
+  args.metadata = meta20.data();
+  args.metadata_size = meta20.size();
+  const auto failed = outcome(frugal_ckpt_save(engine.get(), &args, nullptr));
+  CHECK(failed.code == FRUGAL_ERR_IO);
+  CHECK_THAT(failed.message, Catch::Contains("was not saved") && Catch::Contains("No space left on device"));
+
+  const auto listed = list_all(engine.get(), true);
+  REQUIRE(listed.size() == 1);
+  CHECK(std::string(listed[0].name) == first);
+  CHECK(std::string(restore_exact(engine.get(), state, nullptr).name) == first);
+
+  fs::remove(filler);
+  state.fill(30);
+  const auto third = save_and_wait(engine.get(), FRUGAL_CKPT_FULL, 30, crash::step_metadata(30));
+  CHECK(verify_one(engine.get(), third).status == FRUGAL_CKPT_VALID);
+  CHECK(std::string(restore_exact(engine.get(), state, nullptr).name) == third);
+  engine.reset();  // nothing may keep the mount busy
+  store.reset();
+}
+
+// ---------------------------------------------------------------------------
+// 4. The manifest is plain flatbuffers: the stock compiler decodes it with
+// the public schema alone.
+// ---------------------------------------------------------------------------
+TEST_CASE("the stock flatc decodes an engine-written manifest with the public schema") {
+  Rig rig;
+  const auto name = rig.save(FRUGAL_CKPT_FULL, 1234);
+  const fs::path out = rig.dir.path / "json";
+  const fs::path fields = rig.dir.path / "fields.txt";
+  const fs::path metadata = rig.dir.path / "metadata.bin";
+  const std::string expected_metadata = crash::step_metadata(1234);
+  write_file(metadata, {expected_metadata.begin(), expected_metadata.end()});
+  const std::string flatc = std::string("'") + FRUGAL_FLATC + "' --json --strict-json --raw-binary -o '" +
+                            out.string() + "' '" + FRUGAL_MANIFEST_SCHEMA + "' -- '" +
+                            (rig.root / name / "manifest").string() + "'";
+  REQUIRE(run_command(flatc));
+  REQUIRE(fs::exists(out / "manifest.json"));
+  // Python's json module parses it (strict JSON) and prints the fields;
+  // the metadata (stdin) must come back byte for byte.
+  const std::string python =
+      std::string("'") + FRUGAL_PYTHON + "' -c 'import json, sys\n"
+      "d = json.load(open(sys.argv[1]))\n"
+      "print(d[\"format_version\"], d[\"name\"], d[\"kind\"], d[\"step\"], d[\"sequence\"],\n"
+      "      \" \".join(t[\"name\"] for t in d[\"tensors\"]),\n"
+      "      \" \".join(\"%s:%d\" % (s[\"key\"], s[\"size\"]) for s in d[\"shards\"]),\n"
+      "      bytes(d[\"metadata\"]) == sys.stdin.buffer.read(), d[\"checksum\"] != 0)' '" +
+      (out / "manifest.json").string() + "' < '" + metadata.string() + "' > '" + fields.string() + "'";
+  REQUIRE(run_command(python));
+  const auto text = read_file(fields);
+  CHECK(std::string(text.begin(), text.end()) ==
+        "1 " + name + " 2 1234 1 model/weights optim/moments data/cursor_table rng/state "
+        "shard-00000:1048576 shard-00001:1048576 shard-00002:300041 True True\n");
+}
+
+// ---------------------------------------------------------------------------
+// 5. Readers alongside a saver: list/verify/latest may run while a persist
+// is in flight and must only ever see complete or not-yet-committed
+// checkpoints. Catch2 is not thread-safe: threads record, the test asserts.
+// ---------------------------------------------------------------------------
+
+struct ReaderLog {
+  uint64_t verified = 0, valid = 0, incomplete = 0, latest_found = 0;
+  std::vector<std::string> latest_missed;  // NOT_FOUND from latest after the first commit
+  std::vector<std::string> problems;  // every status or error outside the contract
+
+  // How many problems, and the first few.
+  std::string summary() const {
+    std::string text = std::to_string(problems.size()) + " problems";
+    for (size_t i = 0; i < problems.size() && i < 5; ++i) text += "\n  " + problems[i];
+    return text;
+  }
+};
+
+// Saves `saves` checkpoints (async + wait, kinds alternating) while another
+// thread lists with VERIFY_SHARDS, verifies each listed one, and asks for
+// the latest, until the saver is done. `retired_ok`: retention may remove a
+// listed checkpoint before the reader verifies it (NOT_FOUND is then fine).
+// A latest that finds nothing once a commit happened is recorded apart.
+ReaderLog save_while_reading(Rig& rig, int saves, bool retired_ok) {
+  std::atomic<bool> done{false}, committed{false};
+  std::vector<std::string> saver_errors;
+  ReaderLog log;
+  std::thread reader([&] {
+    auto note = [&](const frugal_ckpt_info& info, const char* how) {
+      ++log.verified;
+      if (info.status == FRUGAL_CKPT_VALID) ++log.valid;
+      else if (info.status == FRUGAL_CKPT_INCOMPLETE) ++log.incomplete;
+      else log.problems.push_back(fmt::format("{} {}: status {} ({})", how, info.name, info.status, info.reason));
+    };
+    while (!done.load()) {
+      const bool had_commit = committed.load();
+      std::vector<frugal_ckpt_info> listed;
+      frugal_error* error = frugal_ckpt_list(
+          rig.engine.get(), FRUGAL_CKPT_LIST_VERIFY_SHARDS,
+          [](void* user, const frugal_ckpt_info* info) -> int32_t {
+            static_cast<std::vector<frugal_ckpt_info>*>(user)->push_back(*info);
+            return 0;
+          },
+          &listed);
+      if (error != nullptr) log.problems.push_back("list: " + outcome(error).message);
+      for (const auto& info : listed) {
+        note(info, "listed");
+        frugal_ckpt_info verified{};
+        verified.struct_size = sizeof(verified);
+        const auto result = outcome(frugal_ckpt_verify(rig.engine.get(), info.name, &verified));
+        if (result.code == 0) note(verified, "verified");
+        else if (!(retired_ok && result.code == FRUGAL_ERR_NOT_FOUND))
+          log.problems.push_back(std::string("verify ") + info.name + ": " + result.message);
+      }
+      frugal_ckpt_info latest{};
+      latest.struct_size = sizeof(latest);
+      const auto found = outcome(frugal_ckpt_latest(rig.engine.get(), FRUGAL_CKPT_ALL_KINDS, &latest));
+      if (found.code == 0) ++log.latest_found;
+      else if (had_commit) log.latest_missed.push_back(found.message);
+    }
+  });
+  for (int i = 1; i <= saves; ++i) {
+    const auto step = static_cast<uint64_t>(i);
+    const std::string metadata = crash::step_metadata(step);
+    frugal_ckpt_save_args args{};
+    args.struct_size = sizeof(args);
+    args.kind = i % 2 == 0 ? FRUGAL_CKPT_FULL : FRUGAL_CKPT_HEARTBEAT;
+    args.step = step;
+    args.metadata = metadata.data();
+    args.metadata_size = metadata.size();
+    rig.state.fill(step);
+    if (const auto r = outcome(frugal_ckpt_save(rig.engine.get(), &args, nullptr)); r.code != 0)
+      saver_errors.push_back("save: " + r.message);
+    if (const auto r = outcome(frugal_ckpt_wait(rig.engine.get(), nullptr)); r.code != 0)
+      saver_errors.push_back("wait: " + r.message);
+    committed.store(true);
+  }
+  done.store(true);
+  reader.join();
+  CHECK(saver_errors.empty());
+  INFO(log.verified << " verdicts: " << log.valid << " valid, " << log.incomplete << " incomplete; latest found "
+                    << log.latest_found << " times");
+  CHECK(log.verified > 0);
+  return log;
+}
+
+TEST_CASE("readers racing a saver see only VALID or INCOMPLETE checkpoints, and nothing errors") {
+  // Retention is set out of reach so every checkpoint a reader lists still
+  // exists when it verifies it: this test is about persist vs readers (the
+  // next one adds retention).
+  auto options = kSmallShards;
+  options.push_back({"keep_heartbeats", "1000"});
+  options.push_back({"keep_full", "1000"});
+  Rig rig({{"fsync", "false"}}, options);  // fsync off: many more saves, so more overlap
+  const int saves = 40;
+  const auto log = save_while_reading(rig, saves, false);
+  INFO(log.summary());
+  CHECK(log.problems.empty());
+  CHECK(log.latest_missed.empty());
+  CHECK(log.latest_found > 0);
+
+  // Afterwards every save is there, valid, and restores exactly.
+  const auto listed = list_all(rig.engine.get(), true);
+  CHECK(listed.size() == static_cast<size_t>(saves));
+  for (const auto& info : listed) CHECK(info.status == FRUGAL_CKPT_VALID);
+  CHECK(restore_exact(rig.engine.get(), rig.state, nullptr).step == static_cast<uint64_t>(saves));
+}
+
+Rig churning_rig() {
+  auto options = kSmallShards;
+  options.push_back({"keep_heartbeats", "1"});
+  options.push_back({"keep_full", "1"});
+  return Rig({{"fsync", "false"}}, options);
+}
+
+TEST_CASE("readers racing a saver with retention never see a retired checkpoint as CORRUPT or UNREADABLE") {
+  // Retention runs in the persist and removes the manifest first, then the
+  // shards; a reader that read the manifest just before may then find a
+  // shard gone. A checkpoint being retired is not a corrupt one.
+  Rig rig = churning_rig();
+  const auto log = save_while_reading(rig, 60, true);
+  INFO(log.summary());
+  CHECK(log.problems.empty());
+  if (!log.latest_missed.empty())
+    WARN("latest found nothing " << log.latest_missed.size() << " times, e.g. " << log.latest_missed.front());
+}
+
+// Hidden (run with "[stress]"): latest walks a listing taken when it
+// started; when retention retires every candidate of that listing before
+// the walk reaches it, latest reports NOT_FOUND although newer valid
+// checkpoints exist by then. Needs heavy churn to show (a few times per
+// 400 saves on 2 cores), so it is not part of the default run.
+TEST_CASE("latest never reports NOT_FOUND while valid checkpoints exist, however fast retention churns",
+          "[.][stress]") {
+  Rig rig = churning_rig();
+  const auto log = save_while_reading(rig, 400, true);
+  INFO(log.summary());
+  CHECK(log.problems.empty());
+  INFO("e.g. " << (log.latest_missed.empty() ? std::string() : log.latest_missed.front()));
+  CHECK(log.latest_missed.empty());
+}
+
+// ---------------------------------------------------------------------------
+// 6. SKIP_IF_BUSY coalescing. The first save's persist (32 MiB, fsynced)
+// takes milliseconds; the skip request comes microseconds after save
+// returns. The timing guard below turns the one residual race (a machine
+// so fast the persist finished first) into a warning, never a false failure.
+// ---------------------------------------------------------------------------
+TEST_CASE("SKIP_IF_BUSY drops a save that arrives while one persists, and the dropped one leaves no trace") {
+  ScratchDir dir;
+  CapturingContext log;
+  auto store = open_fs_store(log.context.get(), (dir.path / "store").string(), {{"fsync", "true"}});
+  auto engine = make_engine(store.get());
+  HostTensor big({8, 1024, 1024});  // 32 MiB
+  big.fill(3);
+  host::check(frugal_ckpt_register(engine.get(), "big", &big.view, 0));
+
+  using Clock = std::chrono::steady_clock;
+  frugal_ckpt_save_args args{};
+  args.struct_size = sizeof(args);
+  args.kind = FRUGAL_CKPT_FULL;
+  args.step = 1;
+  frugal_ckpt_save_result first{};
+  first.struct_size = sizeof(first);
+  const auto started = Clock::now();
+  host::check(frugal_ckpt_save(engine.get(), &args, &first));
+
+  args.step = 2;
+  args.flags = FRUGAL_CKPT_SAVE_SKIP_IF_BUSY;
+  frugal_ckpt_save_result skipped{};
+  skipped.struct_size = sizeof(skipped);
+  host::check(frugal_ckpt_save(engine.get(), &args, &skipped));
+  const double asked_after = std::chrono::duration<double>(Clock::now() - started).count();
+
+  frugal_ckpt_persist_result persisted{};
+  persisted.struct_size = sizeof(persisted);
+  host::check(frugal_ckpt_wait(engine.get(), &persisted));
+  CHECK(std::string(persisted.name) == first.name);
+  // The persist began after `started` + the first save's wait and snapshot
+  // and lasted persist_seconds; a skip request that returned before that
+  // surely found the engine busy.
+  const double busy_until = first.wait_seconds + first.snapshot_seconds + persisted.persist_seconds;
+  if (asked_after < busy_until) {
+    CHECK(skipped.skipped == 1);
+    CHECK(std::string(skipped.name).empty());
+    CHECK(skipped.bytes == 0);
+  } else {
+    WARN("inconclusive: the persist (until " << busy_until << " s) may have ended before the skip request ("
+                                             << asked_after << " s)");
+  }
+
+  // The dropped request created nothing: one checkpoint, and the next save
+  // takes the very next sequence number.
+  const auto listed = list_all(engine.get(), true);
+  REQUIRE(listed.size() == 1);
+  CHECK(std::string(listed[0].name) == first.name);
+  CHECK(std::distance(fs::directory_iterator(dir.path / "store"), fs::directory_iterator()) == 1);
+
+  // When idle, SKIP_IF_BUSY saves normally.
+  args.step = 3;
+  args.flags = FRUGAL_CKPT_SAVE_SKIP_IF_BUSY | FRUGAL_CKPT_SAVE_WAIT;
+  frugal_ckpt_save_result idle{};
+  idle.struct_size = sizeof(idle);
+  host::check(frugal_ckpt_save(engine.get(), &args, &idle));
+  CHECK(idle.skipped == 0);
+  const auto info = verify_one(engine.get(), idle.name);
+  CHECK(info.status == FRUGAL_CKPT_VALID);
+  CHECK(info.sequence == listed[0].sequence + 1);
+}
+
+// ---------------------------------------------------------------------------
+// Leftovers of killed writers. A put killed mid-write leaves its hidden
+// temp file (".tmp.<name>.<pid>.<n>", as store_fs names them) in the
+// checkpoint's directory; the crash harness finds them after every run.
+// Retention removes a checkpoint through the store's keys, which never show
+// temp files, so without help from the store such a directory and its
+// bytes would stay forever: disk use grows with every crash.
+// ---------------------------------------------------------------------------
+TEST_CASE("what a killed put leaves behind is reclaimed once its checkpoint is retired") {
+  ScratchDir dir;
+  CapturingContext log;
+  const fs::path root = dir.path / "store";
+  std::string first;
+  {
+    auto store = open_fs_store(log.context.get(), root.string());
+    auto engine = make_engine(store.get(), {{"keep_full", "1"}});
+    HostTensor t({1024});
+    host::check(frugal_ckpt_register(engine.get(), "t", &t.view, 0));
+    first = save_and_wait(engine.get(), FRUGAL_CKPT_FULL, 1);
+  }
+  // Temp files of writers that are gone (4194305 is above Linux's
+  // PID_MAX_LIMIT: no process has that pid, and nobody holds a lock).
+  fs::path killed;
+  SECTION("a shard rewrite killed mid-write, in a committed checkpoint") { killed = root / first; }
+  SECTION("a save killed in its first shard (only the temp file exists)") {
+    killed = root / "full-000000000002-00000002";
+    fs::create_directory(killed);
+  }
+  write_file(killed / ".tmp.shard-00000.4194305.0", std::vector<uint8_t>(65536, 0x11));
+
+  // A restarted job: new store and engine, two saves; retention (keep 1)
+  // retires everything older than the last.
+  auto store = open_fs_store(log.context.get(), root.string());
+  auto engine = make_engine(store.get(), {{"keep_full", "1"}});
+  HostTensor t({1024});
+  host::check(frugal_ckpt_register(engine.get(), "t", &t.view, 0));
+  save_and_wait(engine.get(), FRUGAL_CKPT_FULL, 3);
+  const auto kept = save_and_wait(engine.get(), FRUGAL_CKPT_FULL, 4);
+  const auto listed = list_all(engine.get(), false);
+  REQUIRE(listed.size() == 1);
+  CHECK(std::string(listed[0].name) == kept);
+  const auto left = disk_usage(root);
+  INFO("left under the store root: " << left.files << " files, " << left.bytes << " bytes");
+  CHECK_FALSE(fs::exists(killed));
+  CHECK(left.bytes == disk_usage(root / kept).bytes);
+}
+
+// ---------------------------------------------------------------------------
+// frugal_ckpt_persist_result.bytes is documented as "Bytes written,
+// manifest included": what the checkpoint occupies in the store.
+// ---------------------------------------------------------------------------
+TEST_CASE("the persist result counts every byte written, the manifest included") {
+  Rig rig;
+  rig.state.fill(5);
+  const std::string metadata = crash::step_metadata(5);
+  frugal_ckpt_save_args args{};
+  args.struct_size = sizeof(args);
+  args.kind = FRUGAL_CKPT_FULL;
+  args.step = 5;
+  args.metadata = metadata.data();
+  args.metadata_size = metadata.size();
+  frugal_ckpt_save_result saved{};
+  saved.struct_size = sizeof(saved);
+  host::check(frugal_ckpt_save(rig.engine.get(), &args, &saved));
+  frugal_ckpt_persist_result persisted{};
+  persisted.struct_size = sizeof(persisted);
+  host::check(frugal_ckpt_wait(rig.engine.get(), &persisted));
+  const uint64_t manifest = fs::file_size(rig.root / saved.name / "manifest");
+  CHECK(persisted.bytes == disk_usage(rig.root / saved.name).bytes);
+  CHECK(persisted.bytes == saved.bytes - metadata.size() + manifest);
+}
