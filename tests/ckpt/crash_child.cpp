@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    State state;  // first: the engine borrows its memory, so it must outlive the engine
     auto context = frugal::host::make_context();
     check(frugal_context_load_plugin(context.get(), FRUGAL_STORE_FS_PLUGIN));
     auto store_options = frugal::host::make_options();
@@ -80,8 +81,6 @@ int main(int argc, char** argv) {
     frugal_ckpt_engine* raw_engine = nullptr;
     check(frugal_ckpt_engine_create(store.get(), engine_options.get(), &raw_engine));
     frugal::test::EnginePtr engine(raw_engine);
-
-    State state;
     check(state.register_all(engine.get()));
     uint64_t step = resume(engine.get(), state);
     state.fill(step);

@@ -44,9 +44,9 @@ struct Rig {
   ScratchDir dir;
   CapturingContext log;  // the engine's "skipped newer" warnings land here
   fs::path root = dir.path / "store";
+  State state;  // declared first: registered memory must outlive the engine
   StorePtr store;
   EnginePtr engine;
-  State state;
 
   explicit Rig(const std::vector<std::pair<std::string, std::string>>& store_options = {},
                std::vector<std::pair<std::string, std::string>> engine_options = kSmallShards) {
@@ -111,7 +111,7 @@ bool run_command(const std::string& command) { return std::system(command.c_str(
 // 2. Corruption: the newer of two valid checkpoints is damaged one way per
 // section; recovery must fall back to the older one, byte-exact, and say why.
 // ---------------------------------------------------------------------------
-TEST_CASE("a damaged newest checkpoint is skipped with its reason; recovery restores the older one exactly") {
+TEST_CASE("a damaged newest checkpoint is skipped with its reason and recovery restores the older one exactly") {
   Rig rig;
   const std::string older = rig.save(FRUGAL_CKPT_FULL, 10);
   const std::string newer = rig.save(FRUGAL_CKPT_FULL, 20);
@@ -268,8 +268,8 @@ TEST_CASE("a disk that fills mid-shard fails the save with ENOSPC and leaves the
 
   // Space freed (the same directory through a store without the limit): saving works again.
   auto freed = open_fs_store(rig.log.context.get(), rig.root.string());
-  auto engine = make_engine(freed.get(), kSmallShards);
   State state;
+  auto engine = make_engine(freed.get(), kSmallShards);
   host::check(state.register_all(engine.get()));
   state.fill(30);
   const auto third = save_and_wait(engine.get(), FRUGAL_CKPT_FULL, 30, crash::step_metadata(30));
@@ -280,7 +280,7 @@ TEST_CASE("a disk that fills mid-shard fails the save with ENOSPC and leaves the
 
 // A real full file system: an 8 MiB tmpfs, when this machine lets the test
 // mount one (root in a sandbox that allows mount(2)); skipped otherwise.
-TEST_CASE("a real full tmpfs fails the save with ENOSPC; after space is freed saving works again") {
+TEST_CASE("a real full tmpfs fails the save with ENOSPC and saving works again once space is freed") {
   ScratchDir dir;
   const fs::path mount_point = dir.path / "tmpfs";
   fs::create_directory(mount_point);
@@ -298,8 +298,8 @@ TEST_CASE("a real full tmpfs fails the save with ENOSPC; after space is freed sa
   CapturingContext log;
   const fs::path root = mount_point / "store";
   auto store = open_fs_store(log.context.get(), root.string());
-  auto engine = make_engine(store.get(), kSmallShards);
   State state;
+  auto engine = make_engine(store.get(), kSmallShards);
   host::check(state.register_all(engine.get()));
   state.fill(10);
   const auto first = save_and_wait(engine.get(), FRUGAL_CKPT_FULL, 10, crash::step_metadata(10));
@@ -468,7 +468,7 @@ TEST_CASE("readers racing a saver see only VALID or INCOMPLETE checkpoints, and 
   options.push_back({"keep_heartbeats", "1000"});
   options.push_back({"keep_full", "1000"});
   Rig rig({{"fsync", "false"}}, options);  // fsync off: many more saves, so more overlap
-  const int saves = 40;
+  const int saves = 24;
   const auto log = save_while_reading(rig, saves, false);
   INFO(log.summary());
   CHECK(log.problems.empty());
@@ -494,7 +494,7 @@ TEST_CASE("readers racing a saver with retention never see a retired checkpoint 
   // shards; a reader that read the manifest just before may then find a
   // shard gone. A checkpoint being retired is not a corrupt one.
   Rig rig = churning_rig();
-  const auto log = save_while_reading(rig, 60, true);
+  const auto log = save_while_reading(rig, 40, true);
   INFO(log.summary());
   CHECK(log.problems.empty());
   if (!log.latest_missed.empty())
@@ -526,8 +526,8 @@ TEST_CASE("SKIP_IF_BUSY drops a save that arrives while one persists, and the dr
   ScratchDir dir;
   CapturingContext log;
   auto store = open_fs_store(log.context.get(), (dir.path / "store").string(), {{"fsync", "true"}});
-  auto engine = make_engine(store.get());
   HostTensor big({8, 1024, 1024});  // 32 MiB
+  auto engine = make_engine(store.get());
   big.fill(3);
   host::check(frugal_ckpt_register(engine.get(), "big", &big.view, 0));
 
@@ -599,8 +599,8 @@ TEST_CASE("what a killed put leaves behind is reclaimed once its checkpoint is r
   std::string first;
   {
     auto store = open_fs_store(log.context.get(), root.string());
-    auto engine = make_engine(store.get(), {{"keep_full", "1"}});
     HostTensor t({1024});
+    auto engine = make_engine(store.get(), {{"keep_full", "1"}});
     host::check(frugal_ckpt_register(engine.get(), "t", &t.view, 0));
     first = save_and_wait(engine.get(), FRUGAL_CKPT_FULL, 1);
   }
@@ -617,8 +617,8 @@ TEST_CASE("what a killed put leaves behind is reclaimed once its checkpoint is r
   // A restarted job: new store and engine, two saves; retention (keep 1)
   // retires everything older than the last.
   auto store = open_fs_store(log.context.get(), root.string());
-  auto engine = make_engine(store.get(), {{"keep_full", "1"}});
   HostTensor t({1024});
+  auto engine = make_engine(store.get(), {{"keep_full", "1"}});
   host::check(frugal_ckpt_register(engine.get(), "t", &t.view, 0));
   save_and_wait(engine.get(), FRUGAL_CKPT_FULL, 3);
   const auto kept = save_and_wait(engine.get(), FRUGAL_CKPT_FULL, 4);

@@ -223,8 +223,8 @@ struct Stats {
 
 // Everything a restarted job relies on, checked on the store as the kill left it.
 void check_after_kill(frugal_store* store, const Progress& progress, Stats& stats) {
+  State state;  // outlives the engine, which borrows its memory
   auto engine = make_engine(store);
-  State state;
   host::check(state.register_all(engine.get()));
 
   for (const auto& info : list_all(engine.get(), true)) {

@@ -5,8 +5,10 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "ckpt/device_copy.hpp"
+#include "ckpt/parallel_copy.hpp"
 #include "error.hpp"
 
 namespace frugal::ckpt {
@@ -22,6 +24,7 @@ void check_cuda(cudaError_t status, const char* what) {
 struct DeviceCopier::Impl {
   cudaStream_t stream = nullptr;
   bool used = false;
+  std::vector<CopyTask> host_copies;  // host-memory copies, run in parallel by finish()
 };
 
 HostBuffer::HostBuffer(size_t bytes, bool pinned) : size_(bytes), pinned_(pinned) {
@@ -67,7 +70,7 @@ DeviceCopier::~DeviceCopier() {
 
 void DeviceCopier::to_host(void* dst, const void* src, size_t bytes, const frugal_device& device) {
   if (device.type != FRUGAL_DEVICE_CUDA) {
-    std::memcpy(dst, src, bytes);
+    impl_->host_copies.push_back({dst, src, bytes});
     return;
   }
   if (impl_->stream == nullptr) check_cuda(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -78,7 +81,7 @@ void DeviceCopier::to_host(void* dst, const void* src, size_t bytes, const fruga
 
 void DeviceCopier::from_host(void* dst, const void* src, size_t bytes, const frugal_device& device) {
   if (device.type != FRUGAL_DEVICE_CUDA) {
-    std::memcpy(dst, src, bytes);
+    impl_->host_copies.push_back({dst, src, bytes});
     return;
   }
   if (impl_->stream == nullptr) check_cuda(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -88,6 +91,10 @@ void DeviceCopier::from_host(void* dst, const void* src, size_t bytes, const fru
 }
 
 void DeviceCopier::finish() {
+  // Host copies run while the device copies are in flight on the stream.
+  std::vector<CopyTask> tasks;
+  tasks.swap(impl_->host_copies);
+  parallel_memcpy(tasks);
   if (!impl_->used) return;
   impl_->used = false;
   check_cuda(cudaStreamSynchronize(impl_->stream), "cudaStreamSynchronize");

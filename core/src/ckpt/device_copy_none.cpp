@@ -1,13 +1,17 @@
 // Snapshot copies in a build without CUDA: host memory only.
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "ckpt/device_copy.hpp"
+#include "ckpt/parallel_copy.hpp"
 #include "error.hpp"
 
 namespace frugal::ckpt {
 
-struct DeviceCopier::Impl {};
+struct DeviceCopier::Impl {
+  std::vector<CopyTask> host_copies;  // run together, in parallel, by finish()
+};
 
 HostBuffer::HostBuffer(size_t bytes, bool pinned) : size_(bytes), pinned_(false) {
   (void)pinned;  // page-locking needs CUDA; plain memory is correct, only slower
@@ -30,11 +34,19 @@ void check_device_supported(const frugal_device& device, const char* tensor_name
        device.type);
 }
 
-DeviceCopier::DeviceCopier() = default;
+DeviceCopier::DeviceCopier() : impl_(std::make_unique<Impl>()) {}
 DeviceCopier::~DeviceCopier() = default;
 
-void DeviceCopier::to_host(void* dst, const void* src, size_t bytes, const frugal_device&) { std::memcpy(dst, src, bytes); }
-void DeviceCopier::from_host(void* dst, const void* src, size_t bytes, const frugal_device&) { std::memcpy(dst, src, bytes); }
-void DeviceCopier::finish() {}
+void DeviceCopier::to_host(void* dst, const void* src, size_t bytes, const frugal_device&) {
+  impl_->host_copies.push_back({dst, src, bytes});
+}
+void DeviceCopier::from_host(void* dst, const void* src, size_t bytes, const frugal_device&) {
+  impl_->host_copies.push_back({dst, src, bytes});
+}
+void DeviceCopier::finish() {
+  std::vector<CopyTask> tasks;
+  tasks.swap(impl_->host_copies);  // cleared even if a copy were to throw
+  parallel_memcpy(tasks);
+}
 
 }  // namespace frugal::ckpt
