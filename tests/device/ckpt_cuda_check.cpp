@@ -90,8 +90,8 @@ int main(int argc, char** argv) {
 
   std::printf("ckpt_cuda bytes=%zu restore_identical=%d snapshot_s=%.6f cudaMemcpy_s=%.6f snapshot_GBps=%.2f "
               "cudaMemcpy_GBps=%.2f\n",
-              bytes, same ? 1 : 0, result.snapshot_seconds, baseline, bytes / result.snapshot_seconds / 1e9,
-              bytes / baseline / 1e9);
+              bytes, same ? 1 : 0, result.snapshot_seconds, baseline,
+              static_cast<double>(bytes) / result.snapshot_seconds / 1e9, static_cast<double>(bytes) / baseline / 1e9);
   frugal_ckpt_engine_destroy(engine);
   frugal_store_close(store);
   frugal_options_destroy(options);
