@@ -85,7 +85,7 @@ TEST_CASE("a heartbeat carries only the tensors registered for heartbeats") {
   CHECK(rig.optimizer.data == optimizer_now);  // full-only state untouched
 }
 
-TEST_CASE("newest means last written; latest filters by kind; a new engine continues the order") {
+TEST_CASE("newest means last written, latest filters by kind, and a new engine continues the order") {
   Rig rig;
   const auto a = save_and_wait(rig.engine.get(), FRUGAL_CKPT_FULL, 500);
   const auto b = save_and_wait(rig.engine.get(), FRUGAL_CKPT_HEARTBEAT, 520);

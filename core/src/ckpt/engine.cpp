@@ -469,15 +469,25 @@ Found Engine::verify(const std::string& name) const {
 Found Engine::latest(uint32_t kinds) const {
   if (kinds == 0) kinds = FRUGAL_CKPT_ALL_KINDS;
   std::string skipped;
-  for (const auto& candidate : list(false)) {
-    if ((static_cast<uint32_t>(candidate.id.kind) & kinds) == 0) continue;
-    Found found = candidate.status == FRUGAL_CKPT_VALID ? examine(candidate.id, true) : candidate;
-    if (found.status == FRUGAL_CKPT_VALID) {
-      if (!skipped.empty())
-        store_->log(FRUGAL_LOG_WARN, fmt::format("recovering from {}; skipped newer: {}", found.id.name, skipped));
-      return found;
+  uint64_t newest_seen = 0;
+  // Retention may retire every candidate of one listing while we walk it
+  // (a busy saver with keep 1): if a fresh listing holds something newer,
+  // walk again. Bounded: each round needs a newer checkpoint to exist.
+  for (int round = 0; round < 4; ++round) {
+    const auto candidates = list(false);
+    if (round > 0 && (candidates.empty() || candidates.front().id.sequence <= newest_seen)) break;
+    if (!candidates.empty()) newest_seen = candidates.front().id.sequence;
+    skipped.clear();
+    for (const auto& candidate : candidates) {
+      if ((static_cast<uint32_t>(candidate.id.kind) & kinds) == 0) continue;
+      Found found = candidate.status == FRUGAL_CKPT_VALID ? examine(candidate.id, true) : candidate;
+      if (found.status == FRUGAL_CKPT_VALID) {
+        if (!skipped.empty())
+          store_->log(FRUGAL_LOG_WARN, fmt::format("recovering from {}; skipped newer: {}", found.id.name, skipped));
+        return found;
+      }
+      skipped += fmt::format("{}{} ({})", skipped.empty() ? "" : "; ", found.id.name, found.reason);
     }
-    skipped += fmt::format("{}{} ({})", skipped.empty() ? "" : "; ", found.id.name, found.reason);
   }
   fail(FRUGAL_ERR_NOT_FOUND, "no valid checkpoint under '{}' in {}{}{}", options_.prefix, store_->label(),
        skipped.empty() ? "" : "; skipped: ", skipped);

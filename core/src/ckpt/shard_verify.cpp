@@ -21,7 +21,7 @@ DecodedManifest read_manifest(const Store& store, const std::string& checkpoint_
     const auto size = store.size_if_present(key);
     if (!size) {
       out.status = FRUGAL_CKPT_INCOMPLETE;
-      out.reason = "no manifest: the save did not finish (interrupted, or still in progress)";
+      out.reason = "no manifest: the save did not finish (interrupted, or still in progress), or retention is removing it";
       return out;
     }
     std::vector<uint8_t> bytes(*size);
