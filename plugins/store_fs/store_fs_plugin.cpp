@@ -95,8 +95,5 @@ constexpr frugal_plugin_desc kPlugin{
 
 extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v1(const frugal_host_api* host,
                                                                     const frugal_plugin_desc** out) {
-  return frugal::sdk::guard(host, [&] {
-    if (out == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "init: out is NULL");
-    *out = &kPlugin;
-  });
+  return frugal::sdk::hand_over_descriptor(host, out, kPlugin);
 }

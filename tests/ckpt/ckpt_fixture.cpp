@@ -57,14 +57,19 @@ void HostTensor::fill(uint32_t seed) {
   for (auto& x : data) x = dist(rng);
 }
 
-std::string save_and_wait(frugal_ckpt_engine* engine, int32_t kind, uint64_t step, const std::string& metadata) {
+frugal_ckpt_save_args save_args(int32_t kind, uint64_t step, const std::string& metadata, uint32_t flags) {
   frugal_ckpt_save_args args{};
   args.struct_size = sizeof(args);
   args.kind = kind;
-  args.flags = FRUGAL_CKPT_SAVE_WAIT;
+  args.flags = flags;
   args.step = step;
   args.metadata = metadata.data();
   args.metadata_size = metadata.size();
+  return args;
+}
+
+std::string save_and_wait(frugal_ckpt_engine* engine, int32_t kind, uint64_t step, const std::string& metadata) {
+  const frugal_ckpt_save_args args = save_args(kind, step, metadata, FRUGAL_CKPT_SAVE_WAIT);
   frugal_ckpt_save_result result{};
   result.struct_size = sizeof(result);
   host::check(frugal_ckpt_save(engine, &args, &result));

@@ -43,6 +43,9 @@ struct HostTensor {
   void fill(uint32_t seed);  // deterministic pseudo-random values
 };
 
+// Save arguments for `kind` at `step` with `metadata` (which must outlive the call using them).
+frugal_ckpt_save_args save_args(int32_t kind, uint64_t step, const std::string& metadata = "", uint32_t flags = 0);
+
 // Saves with the given kind/step/metadata and waits for the persist; returns the name.
 std::string save_and_wait(frugal_ckpt_engine* engine, int32_t kind, uint64_t step, const std::string& metadata = "");
 

@@ -233,13 +233,7 @@ TEST_CASE("a disk that fills mid-shard fails the save with ENOSPC and leaves the
   const std::string second = "full-000000000020-" + fmt::format("{:08}", first_info.sequence + 1);
   rig.state.fill(20);
   const std::string meta20 = crash::step_metadata(20);
-  frugal_ckpt_save_args args{};
-  args.struct_size = sizeof(args);
-  args.kind = FRUGAL_CKPT_FULL;
-  args.flags = FRUGAL_CKPT_SAVE_WAIT;
-  args.step = 20;
-  args.metadata = meta20.data();
-  args.metadata_size = meta20.size();
+  frugal_ckpt_save_args args = save_args(FRUGAL_CKPT_FULL, 20, meta20, FRUGAL_CKPT_SAVE_WAIT);
   const auto failed = outcome(frugal_ckpt_save(rig.engine.get(), &args, nullptr));
   CHECK(failed.code == FRUGAL_ERR_IO);
   CHECK_THAT(failed.message, Catch::Contains("checkpoint " + second + " was not saved") &&
@@ -314,13 +308,7 @@ TEST_CASE("a real full tmpfs fails the save with ENOSPC and saving works again o
   }
   state.fill(20);
   const std::string meta20 = crash::step_metadata(20);
-  frugal_ckpt_save_args args{};
-  args.struct_size = sizeof(args);
-  args.kind = FRUGAL_CKPT_FULL;
-  args.flags = FRUGAL_CKPT_SAVE_WAIT;
-  args.step = 20;
-  args.metadata = meta20.data();
-  args.metadata_size = meta20.size();
+  frugal_ckpt_save_args args = save_args(FRUGAL_CKPT_FULL, 20, meta20, FRUGAL_CKPT_SAVE_WAIT);
   const auto failed = outcome(frugal_ckpt_save(engine.get(), &args, nullptr));
   CHECK(failed.code == FRUGAL_ERR_IO);
   CHECK_THAT(failed.message, Catch::Contains("was not saved") && Catch::Contains("No space left on device"));

@@ -81,7 +81,9 @@ typedef struct frugal_ckpt_engine frugal_ckpt_engine;
  *     keep_full        int >= 1, default 2: valid full checkpoints retained
  *     shard_bytes      int >= 4096, default 268435456: target shard size
  *     prefix           string, default "": key prefix of every checkpoint
- *                      (lets several jobs share one store)
+ *                      (lets several jobs share one store). One writing
+ *                      engine per prefix at a time: the write sequence
+ *                      is read from the store when the engine is created.
  *   out: // out, owned by the caller; release with frugal_ckpt_engine_destroy.
  */
 FRUGAL_API frugal_error* frugal_ckpt_engine_create(frugal_store* store, const frugal_options* options,

@@ -83,6 +83,19 @@ frugal_error* guard(const frugal_host_api* host, Body&& body) noexcept {
   }
 }
 
+// The whole body of a plugin's entry point when its descriptor is static:
+//   extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v1(
+//       const frugal_host_api* host, const frugal_plugin_desc** out) {
+//     return frugal::sdk::hand_over_descriptor(host, out, kPlugin);
+//   }
+inline frugal_error* hand_over_descriptor(const frugal_host_api* host, const frugal_plugin_desc** out,
+                                          const frugal_plugin_desc& descriptor) noexcept {
+  return guard(host, [&] {
+    if (out == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "init: out is NULL");
+    *out = &descriptor;
+  });
+}
+
 // Typed reads of a frugal_options object through the host table. Valid for
 // the duration of the vtable call that received the options.
 class Options {
