@@ -145,8 +145,9 @@ typedef struct frugal_ckpt_save_result {
 
 /**
  * Takes a checkpoint: waits for any in-flight persist (unless
- * SKIP_IF_BUSY), snapshots every registered tensor of the kind plus the
- * metadata, and starts persisting in the background (or persists before
+ * SKIP_IF_BUSY), synchronises each CUDA device holding registered state
+ * (so queued kernels finish writing it first), snapshots every registered
+ * tensor of the kind plus the metadata, and starts persisting in the background (or persists before
  * returning with FRUGAL_CKPT_SAVE_WAIT, returning the persist's error).
  *   result: // out, NULL allowed.
  */

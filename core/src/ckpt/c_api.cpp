@@ -191,9 +191,12 @@ FRUGAL_API frugal_error* frugal_ckpt_emergency_save(frugal_ckpt_engine* engine, 
                                       std::chrono::duration<double>(deadline_seconds));
     frugal_ckpt_emergency_result full{};
     try {
-      const auto outcome = impl.save(read_args(args, "frugal_ckpt_emergency_save"), true, deadline);
+      frugal_ckpt_save_args emergency = read_args(args, "frugal_ckpt_emergency_save");
+      emergency.flags = 0;  // never skipped, never an unbounded wait: the deadline rules
+      const auto outcome = impl.save(emergency, true, deadline);
       copy_name(full.name, outcome.name);
-      full.committed = impl.wait_until(deadline) && impl.committed(outcome.name) ? 1 : 0;
+      const auto persisted = impl.wait_for(outcome.name, deadline);
+      full.committed = persisted && !persisted->error ? 1 : 0;
     } catch (const frugal::Error& e) {
       if (e.code() != FRUGAL_ERR_DEADLINE_EXCEEDED) throw;
       full.committed = 0;  // the previous persist ate the whole notice window

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
 
 #include "frugal/tensor.h"
@@ -56,10 +57,31 @@ class DeviceCopier {
   void from_host(void* dst, const void* src, size_t bytes, const frugal_device& device);
   // Waits for every queued copy; throws DEVICE on a CUDA failure.
   void finish();
+  // Drops queued copies that were not run (after a failure part-way through
+  // queueing), so a later finish() never runs stale ones. Never throws.
+  void discard() noexcept;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  void begin_batch_on(int device);  // CUDA build only
+};
+
+// Scope guard: when the scope is left by an exception, the copier's queued
+// copies are discarded, so a failure part-way through queueing never leaves
+// stale copies for a later finish().
+class DiscardCopiesOnThrow {
+ public:
+  explicit DiscardCopiesOnThrow(DeviceCopier& copier) : copier_(copier), uncaught_(std::uncaught_exceptions()) {}
+  ~DiscardCopiesOnThrow() {
+    if (std::uncaught_exceptions() > uncaught_) copier_.discard();
+  }
+  DiscardCopiesOnThrow(const DiscardCopiesOnThrow&) = delete;
+  DiscardCopiesOnThrow& operator=(const DiscardCopiesOnThrow&) = delete;
+
+ private:
+  DeviceCopier& copier_;
+  int uncaught_;
 };
 
 }  // namespace frugal::ckpt

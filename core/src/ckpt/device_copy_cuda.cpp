@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -21,9 +22,27 @@ void check_cuda(cudaError_t status, const char* what) {
 
 }  // namespace
 
+// Makes `device` current for the copy and puts the caller's device back
+// afterwards: the training thread's later unqualified CUDA work must not
+// move to another GPU because a checkpoint touched it.
+class CurrentDevice {
+ public:
+  explicit CurrentDevice(int device) {
+    check_cuda(cudaGetDevice(&previous_), "cudaGetDevice");
+    if (device != previous_) check_cuda(cudaSetDevice(device), "cudaSetDevice");
+  }
+  ~CurrentDevice() { cudaSetDevice(previous_); }
+  CurrentDevice(const CurrentDevice&) = delete;
+  CurrentDevice& operator=(const CurrentDevice&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
 struct DeviceCopier::Impl {
   cudaStream_t stream = nullptr;
   bool used = false;
+  std::vector<int> synced_devices;  // devices already synchronised for this batch
   std::vector<CopyTask> host_copies;  // host-memory copies, run in parallel by finish()
 };
 
@@ -73,8 +92,8 @@ void DeviceCopier::to_host(void* dst, const void* src, size_t bytes, const fruga
     impl_->host_copies.push_back({dst, src, bytes});
     return;
   }
-  if (impl_->stream == nullptr) check_cuda(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  check_cuda(cudaSetDevice(device.id), "cudaSetDevice");
+  CurrentDevice current(device.id);
+  begin_batch_on(device.id);
   check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, impl_->stream), "cudaMemcpyAsync (device to host)");
   impl_->used = true;
 }
@@ -84,13 +103,34 @@ void DeviceCopier::from_host(void* dst, const void* src, size_t bytes, const fru
     impl_->host_copies.push_back({dst, src, bytes});
     return;
   }
-  if (impl_->stream == nullptr) check_cuda(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  check_cuda(cudaSetDevice(device.id), "cudaSetDevice");
+  CurrentDevice current(device.id);
+  begin_batch_on(device.id);
   check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, impl_->stream), "cudaMemcpyAsync (host to device)");
   impl_->used = true;
 }
 
+void DeviceCopier::begin_batch_on(int device) {
+  // The copy stream is non-blocking, so it would not wait for kernels the
+  // host queued on other streams (an optimizer step still writing the
+  // parameters). Synchronise each device once per batch before its first
+  // copy: the snapshot then holds exactly the state at the save call.
+  if (std::find(impl_->synced_devices.begin(), impl_->synced_devices.end(), device) == impl_->synced_devices.end()) {
+    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize before the checkpoint copy");
+    impl_->synced_devices.push_back(device);
+  }
+  if (impl_->stream == nullptr)
+    check_cuda(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+}
+
+void DeviceCopier::discard() noexcept {
+  impl_->host_copies.clear();
+  impl_->synced_devices.clear();
+  if (impl_->used && impl_->stream != nullptr) cudaStreamSynchronize(impl_->stream);  // nothing may still write
+  impl_->used = false;
+}
+
 void DeviceCopier::finish() {
+  impl_->synced_devices.clear();
   // Host copies run while the device copies are in flight on the stream.
   std::vector<CopyTask> tasks;
   tasks.swap(impl_->host_copies);

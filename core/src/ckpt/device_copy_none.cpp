@@ -43,6 +43,8 @@ void DeviceCopier::to_host(void* dst, const void* src, size_t bytes, const fruga
 void DeviceCopier::from_host(void* dst, const void* src, size_t bytes, const frugal_device&) {
   impl_->host_copies.push_back({dst, src, bytes});
 }
+void DeviceCopier::discard() noexcept { impl_->host_copies.clear(); }
+
 void DeviceCopier::finish() {
   std::vector<CopyTask> tasks;
   tasks.swap(impl_->host_copies);  // cleared even if a copy were to throw

@@ -214,7 +214,9 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency,
 
   SaveOutcome out;
   std::unique_lock lock(mutex_);
-  if (busy_ && (args.flags & FRUGAL_CKPT_SAVE_SKIP_IF_BUSY) != 0) {
+  // Coalesce only with a checkpoint in flight, not with a retention pass or
+  // a buffer being grown.
+  if (!in_flight_.empty() && (args.flags & FRUGAL_CKPT_SAVE_SKIP_IF_BUSY) != 0) {
     out.skipped = true;
     return out;
   }
@@ -241,6 +243,7 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency,
   // Snapshot: the only part the training thread waits for.
   const auto snapshot_start = Clock::now();
   uint64_t offset = 0;
+  DiscardCopiesOnThrow discard_on_throw(copier_);
   for (const auto& t : tensors_) {
     if ((t.kinds & static_cast<uint32_t>(kind)) == 0) continue;
     if (job.shards.empty() || (job.shards.back().size > 0 && job.shards.back().size + t.bytes > options_.shard_bytes))
@@ -273,7 +276,12 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency,
   lock.unlock();
   job_cv_.notify_one();
 
-  if ((args.flags & FRUGAL_CKPT_SAVE_WAIT) != 0) wait();
+  if ((args.flags & FRUGAL_CKPT_SAVE_WAIT) != 0) {
+    // This job's own outcome, not whatever wait() would report: another
+    // thread may be waiting too, or an older failure may be pending.
+    const auto outcome = wait_for(out.name, std::nullopt);
+    if (outcome && outcome->error) throw *outcome->error;
+  }
   return out;
 }
 
@@ -305,7 +313,12 @@ void Engine::worker_loop() {
         std::lock_guard guard(mutex_);
         verified_.insert(job.manifest.name);  // we wrote and hashed it ourselves
       }
-      retention_pass(job.manifest.name);
+      try {
+        retention_pass(job.manifest.name);
+      } catch (const std::exception& e) {
+        // The checkpoint is committed; a failed clean-up must not say otherwise.
+        store_->log(FRUGAL_LOG_WARN, fmt::format("retention after {} failed: {}", job.manifest.name, e.what()));
+      }
     } catch (const Error& e) {
       failure = e;
     } catch (const std::exception& e) {
@@ -317,10 +330,13 @@ void Engine::worker_loop() {
       last_error_ = failure;
       last_persist_.reset();
     } else {
+      // wait() reports the last persist: a success supersedes an older,
+      // unread failure (already logged when it happened).
+      last_error_.reset();
       last_persist_ = PersistOutcome{job.manifest.name, bytes, persist_seconds};
-      committed_.push_back(job.manifest.name);
-      if (committed_.size() > kCommittedMemory) committed_.erase(committed_.begin());
     }
+    outcomes_.push_back({job.manifest.name, failure});
+    if (outcomes_.size() > kCommittedMemory) outcomes_.pop_front();
     in_flight_.clear();
     busy_ = false;
     idle_cv_.notify_all();
@@ -389,14 +405,23 @@ PersistOutcome Engine::wait() {
   return out;
 }
 
-bool Engine::wait_until(Clock::time_point deadline) {
+std::optional<Engine::JobOutcome> Engine::wait_for(const std::string& name,
+                                                   std::optional<Clock::time_point> deadline) {
   std::unique_lock lock(mutex_);
-  return idle_cv_.wait_until(lock, deadline, [&] { return !busy_; });
-}
-
-bool Engine::committed(const std::string& name) {
-  std::lock_guard lock(mutex_);
-  return std::find(committed_.begin(), committed_.end(), name) != committed_.end();
+  auto find = [&]() -> const JobOutcome* {
+    for (const auto& outcome : outcomes_)
+      if (outcome.name == name) return &outcome;
+    return nullptr;
+  };
+  if (deadline) {
+    if (!idle_cv_.wait_until(lock, *deadline, [&] { return find() != nullptr; })) return std::nullopt;
+  } else {
+    idle_cv_.wait(lock, [&] { return find() != nullptr; });
+  }
+  JobOutcome outcome = *find();
+  // Reported here, so wait() must not report it a second time.
+  if (outcome.error && last_error_ && std::string(last_error_->what()) == outcome.error->what()) last_error_.reset();
+  return outcome;
 }
 
 Found Engine::examine(const CheckpointId& id, bool deep) const {
@@ -496,6 +521,9 @@ Found Engine::latest(uint32_t kinds) const {
 Found Engine::restore(const char* name, uint32_t kinds, void* metadata, uint64_t capacity, uint64_t* metadata_size) {
   if (capacity > 0 && metadata == nullptr)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "frugal_ckpt_restore: metadata is NULL but capacity is {}", capacity);
+  // Reserve the engine first (as gc does): no persist, and so no retention,
+  // can remove the checkpoint between choosing it and reading it.
+  Reservation reservation(*this);
   Found found = name != nullptr ? verify(name) : latest(kinds);
   if (found.status != FRUGAL_CKPT_VALID)
     fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {} cannot be restored: {}", found.id.name, found.reason);
@@ -505,8 +533,7 @@ Found Engine::restore(const char* name, uint32_t kinds, void* metadata, uint64_t
     fail(FRUGAL_ERR_OUT_OF_RANGE, "checkpoint {} carries {} metadata bytes; the buffer holds {}", m.name,
          m.metadata.size(), capacity);
 
-  std::unique_lock lock(mutex_);
-  wait_idle_locked(lock);  // the snapshot buffer is about to be reused
+  std::unique_lock lock(mutex_);  // the reservation keeps the snapshot buffer ours
   ensure_snapshot_locked();
   // Match every tensor before touching anything.
   std::vector<const Registered*> targets;
@@ -538,6 +565,7 @@ Found Engine::restore(const char* name, uint32_t kinds, void* metadata, uint64_t
       fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' fails its checksum", m.name, shard.key);
     offset += shard.size;
   }
+  DiscardCopiesOnThrow discard_on_throw(copier_);
   for (size_t i = 0; i < m.tensors.size(); ++i) {
     const auto& record = m.tensors[i];
     auto* dst = static_cast<uint8_t*>(targets[i]->view.data) + targets[i]->view.byte_offset;
@@ -561,21 +589,25 @@ void Engine::remove_checkpoint(const std::string& checkpoint) const {
   for (const auto& key : keys) store_->remove(key);
 }
 
+Engine::Reservation::Reservation(Engine& engine) : engine_(engine) {
+  std::unique_lock lock(engine_.mutex_);
+  engine_.wait_idle_locked(lock);
+  engine_.busy_ = true;
+}
+
+Engine::Reservation::~Reservation() {
+  {
+    std::lock_guard lock(engine_.mutex_);
+    engine_.busy_ = false;
+  }
+  engine_.idle_cv_.notify_all();
+  engine_.job_cv_.notify_one();  // a registration meanwhile may want the buffer grown
+}
+
 uint32_t Engine::gc() {
-  // Reserve the engine as a persist would, so no save commits mid-pass,
-  // then run unlocked (the pass takes the lock briefly itself).
-  std::unique_lock lock(mutex_);
-  wait_idle_locked(lock);
-  busy_ = true;
-  lock.unlock();
-  struct Release {
-    Engine* engine;
-    ~Release() {
-      std::lock_guard guard(engine->mutex_);
-      engine->busy_ = false;
-      engine->idle_cv_.notify_all();
-    }
-  } release{this};
+  // Reserved as a persist would be, so no save commits mid-pass; the pass
+  // itself runs unlocked (it takes the lock briefly).
+  Reservation reservation(*this);
   return retention_pass("");
 }
 
@@ -615,8 +647,9 @@ uint32_t Engine::retention_pass(const std::string& protect) {
       const int64_t limit = f.id.kind == FRUGAL_CKPT_FULL ? options_.keep_full : options_.keep_heartbeats;
       remove = kept >= limit;
       if (!remove) ++kept;
-    } else if (f.status != FRUGAL_CKPT_NEWER_FORMAT) {
+    } else if (f.status == FRUGAL_CKPT_INCOMPLETE || f.status == FRUGAL_CKPT_CORRUPT) {
       // Torn or corrupt, and older than something valid: never useful again.
+      // UNREADABLE (an I/O error, maybe transient) and NEWER_FORMAT are kept.
       remove = f.id.sequence < newest_valid;
     }
     if (remove) {

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -70,10 +71,15 @@ class Engine {
 
   // Blocks until idle; throws the last persist's error once.
   PersistOutcome wait();
-  // Waits until idle or `deadline`; true when idle. Never throws a persist error.
-  bool wait_until(std::chrono::steady_clock::time_point deadline);
-  // True when the checkpoint `name` committed (its persist finished without error).
-  bool committed(const std::string& name);
+  // The outcome of the persist of checkpoint `name` (error empty = committed),
+  // waiting for it until `deadline` (nullopt: as long as it takes); nullopt
+  // when the deadline passed first.
+  struct JobOutcome {
+    std::string name;
+    std::optional<Error> error;
+  };
+  std::optional<JobOutcome> wait_for(const std::string& name,
+                                     std::optional<std::chrono::steady_clock::time_point> deadline);
 
   std::vector<Found> list(bool deep) const;  // newest (highest sequence) first
   Found verify(const std::string& name) const;         // throws NOT_FOUND
@@ -111,6 +117,19 @@ class Engine {
   void prepare_snapshot(std::unique_lock<std::mutex>& lock);
   void worker_loop();
   uint64_t persist(Job& job);  // returns the bytes written, manifest included
+  // Holds busy_ for a caller other than the worker (gc, restore), so no
+  // persist or retention runs meanwhile.
+  class Reservation {
+   public:
+    explicit Reservation(Engine& engine);
+    ~Reservation();
+    Reservation(const Reservation&) = delete;
+    Reservation& operator=(const Reservation&) = delete;
+
+   private:
+    Engine& engine_;
+  };
+
   // Retention pass; runs while busy_ is held (by the worker or by gc()).
   uint32_t retention_pass(const std::string& protect);
   void remove_checkpoint(const std::string& checkpoint) const;
@@ -134,7 +153,7 @@ class Engine {
   std::string in_flight_;
   std::optional<PersistOutcome> last_persist_;
   std::optional<Error> last_error_;  // unreported persist failure
-  std::vector<std::string> committed_;  // recent commits (bounded), for emergency saves
+  std::deque<JobOutcome> outcomes_;      // recent persist outcomes (bounded), for SAVE_WAIT and emergencies
   std::set<std::string> verified_;      // checkpoints whose shards verified (or that we wrote)
   std::thread worker_;
 };
