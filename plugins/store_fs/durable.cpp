@@ -23,14 +23,12 @@ int sync_dir(int fd) noexcept {
 int make_dir(int parent, const char* name, const DirDurability& durability) noexcept {
   if (durability.creating != nullptr) durability.creating->fetch_add(1);
   int err = ::mkdirat(parent, name, 0755) == 0 ? 0 : errno;
-  bool created = err == 0;
-  if (err == EEXIST) {
-    err = 0;
-    // Someone else made it; if they may not have fsynced the parent yet
-    // (a creation other than ours is in flight), do it here as well.
-    created = durability.creating != nullptr && durability.creating->load() > 1;
-  }
-  if (err == 0 && created && durability.fsync) err = sync_dir(parent);
+  if (err == EEXIST) err = 0;
+  // Also when the directory already existed: whoever made it may have died
+  // (or failed) between mkdir and the parent's fsync, and a put must not
+  // report durable success under a directory entry that is not. A parent
+  // fsync with nothing dirty is cheap.
+  if (err == 0 && durability.fsync) err = sync_dir(parent);
   if (durability.creating != nullptr) durability.creating->fetch_sub(1);
   return err;
 }

@@ -135,9 +135,11 @@ void Engine::register_tensor(const std::string& name, const frugal_tensor& view,
   r.view.strides = nullptr;
   r.view.quant = nullptr;
   r.view.ext = nullptr;
-  int64_t numel = 1;
-  for (const int64_t extent : r.shape) numel *= extent;
-  r.bytes = static_cast<uint64_t>(numel) * static_cast<uint64_t>(find_dtype(view.dtype)->bits / 8);
+  uint64_t bytes = static_cast<uint64_t>(find_dtype(view.dtype)->bits / 8);
+  for (const int64_t extent : r.shape)  // extents >= 0: checked by frugal_tensor_validate
+    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(extent), &bytes))
+      fail(FRUGAL_ERR_INVALID_ARGUMENT, "checkpoint tensor '{}' is too large to snapshot", name);
+  r.bytes = bytes;
   r.kinds = kinds == 0 ? FRUGAL_CKPT_ALL_KINDS : kinds;
 
   // No wait for an in-flight persist: it works from its own copy of the
@@ -456,9 +458,9 @@ Found Engine::examine_once(const CheckpointId& id, bool deep) const {
       found.status = FRUGAL_CKPT_CORRUPT;
       found.reason = fmt::format("manifest names checkpoint '{}', not '{}'", decoded.manifest.name, id.name);
     } else if (deep) {
-      if (auto reason = verify_shards(*store_, key_of(id.name), decoded.manifest); !reason.empty()) {
-        found.status = FRUGAL_CKPT_CORRUPT;
-        found.reason = std::move(reason);
+      if (auto check = verify_shards(*store_, key_of(id.name), decoded.manifest); check.status != FRUGAL_CKPT_VALID) {
+        found.status = check.status;
+        found.reason = std::move(check.reason);
       }
     }
     found.manifest = std::move(decoded.manifest);

@@ -124,6 +124,13 @@ DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes) {
       if (record.shard >= r.shards.size() || record.offset + record.bytes > r.shards[record.shard].size ||
           record.offset + record.bytes < record.offset)
         return corrupt(fmt::format("manifest places tensor '{}' outside its shard", record.name));
+      uint64_t declared = static_cast<uint64_t>(frugal_dtype_bits(record.dtype) / 8);
+      bool overflow = declared == 0;
+      for (const int64_t extent : record.shape)
+        overflow = overflow || extent < 0 || __builtin_mul_overflow(declared, static_cast<uint64_t>(extent), &declared);
+      if (overflow || declared != record.bytes)
+        return corrupt(fmt::format("manifest gives tensor '{}' {} bytes, which its dtype and shape do not match",
+                                   record.name, record.bytes));
       r.tensors.push_back(std::move(record));
     }
   if (m->metadata() != nullptr) r.metadata.assign(m->metadata()->begin(), m->metadata()->end());

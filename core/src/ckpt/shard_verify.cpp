@@ -34,16 +34,17 @@ DecodedManifest read_manifest(const Store& store, const std::string& checkpoint_
   }
 }
 
-std::string verify_shards(const Store& store, const std::string& checkpoint_key, const Manifest& manifest) {
+ShardCheck verify_shards(const Store& store, const std::string& checkpoint_key, const Manifest& manifest) {
+  auto corrupt = [](std::string reason) { return ShardCheck{FRUGAL_CKPT_CORRUPT, std::move(reason)}; };
   std::vector<uint8_t> buffer;
   for (const auto& shard : manifest.shards) {
     const std::string key = checkpoint_key + "/" + shard.key;
     try {
       const auto size = store.size_if_present(key);
-      if (!size) return fmt::format("shard '{}' is missing", shard.key);
+      if (!size) return corrupt(fmt::format("shard '{}' is missing", shard.key));
       if (*size != shard.size)
-        return fmt::format("shard '{}' has {} bytes; the manifest says {} (truncated or overwritten)", shard.key,
-                           *size, shard.size);
+        return corrupt(fmt::format("shard '{}' has {} bytes; the manifest says {} (truncated or overwritten)",
+                                   shard.key, *size, shard.size));
       Xxh3Stream hash;
       buffer.resize(static_cast<size_t>(std::min(kChunk, std::max<uint64_t>(shard.size, 1))));
       for (uint64_t offset = 0; offset < shard.size;) {
@@ -53,13 +54,15 @@ std::string verify_shards(const Store& store, const std::string& checkpoint_key,
         offset += length;
       }
       if (hash.digest() != shard.xxh3)
-        return fmt::format("shard '{}' fails its checksum (stored {:016x}, computed {:016x})", shard.key, shard.xxh3,
-                           hash.digest());
+        return corrupt(fmt::format("shard '{}' fails its checksum (stored {:016x}, computed {:016x})", shard.key,
+                                   shard.xxh3, hash.digest()));
     } catch (const Error& e) {
-      return fmt::format("cannot read shard '{}': {}", shard.key, e.what());
+      if (e.code() == FRUGAL_ERR_NOT_FOUND || e.code() == FRUGAL_ERR_OUT_OF_RANGE)
+        return corrupt(fmt::format("shard '{}' changed while being read: {}", shard.key, e.what()));
+      return ShardCheck{FRUGAL_CKPT_UNREADABLE, fmt::format("cannot read shard '{}': {}", shard.key, e.what())};
     }
   }
-  return {};
+  return ShardCheck{FRUGAL_CKPT_VALID, {}};
 }
 
 }  // namespace frugal::ckpt

@@ -14,8 +14,14 @@ namespace frugal::ckpt {
 // store failure -> UNREADABLE; otherwise as decode_manifest.
 DecodedManifest read_manifest(const Store& store, const std::string& checkpoint_key);
 
-// Checks every shard's size and XXH3 against the manifest. Returns "" when
-// all match, else the reason naming the first shard that does not.
-std::string verify_shards(const Store& store, const std::string& checkpoint_key, const Manifest& manifest);
+// Checks every shard's size and XXH3 against the manifest. status is
+// FRUGAL_CKPT_VALID when all match, CORRUPT for a missing, resized or
+// mismatching shard, UNREADABLE when the store failed to read (an I/O
+// error, possibly transient: never grounds for deleting anything).
+struct ShardCheck {
+  int32_t status;
+  std::string reason;
+};
+ShardCheck verify_shards(const Store& store, const std::string& checkpoint_key, const Manifest& manifest);
 
 }  // namespace frugal::ckpt

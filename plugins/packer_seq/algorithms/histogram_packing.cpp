@@ -1,0 +1,147 @@
+#include "algorithms/histogram_packing.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "algorithms/best_fit.hpp"
+#include "algorithms/occupancy_set.hpp"
+#include "algorithms/order.hpp"
+#include "algorithms/validate.hpp"
+
+namespace frugal::packer {
+namespace {
+
+enum class Fit { worst, best };
+
+struct Group {
+  int64_t count = 0;     // packs in this group (0 once merged into a successor)
+  std::size_t strategy;  // index into strategies
+};
+
+class HistogramPacker {
+ public:
+  HistogramPacker(const PackLimits& limits, Fit fit)
+      : max_len_(limits.max_len),
+        limit_(limits.max_per_pack == 0 ? std::numeric_limits<int64_t>::max() : limits.max_per_pack),
+        fit_(fit),
+        bucket_(static_cast<std::size_t>(limits.max_len) + 1),
+        open_(static_cast<std::size_t>(limits.max_len) + 1) {}
+
+  void place(int64_t len, int64_t remaining) {
+    while (remaining > 0) {
+      const std::size_t r = find(len);
+      if (r == OccupancySet::npos) {
+        const int64_t repeat = std::min({max_len_ / len, limit_, remaining});
+        const int64_t count = remaining / repeat;
+        strategies_.emplace_back(static_cast<std::size_t>(repeat), len);
+        add_group(strategies_.size() - 1, count, max_len_ - repeat * len);
+        remaining -= count * repeat;
+        continue;
+      }
+      auto& b = bucket_[r];
+      const std::size_t gid = b.back();
+      const int64_t residual = static_cast<int64_t>(r);
+      const auto& base = strategies_[groups_[gid].strategy];
+      int64_t repeat = 1;
+      if (fit_ == Fit::best) {
+        repeat = std::min({residual / len, limit_ - static_cast<int64_t>(base.size()), remaining});
+      }
+      const int64_t count = std::min(groups_[gid].count, remaining / repeat);
+      std::vector<int64_t> next(base);
+      next.insert(next.end(), static_cast<std::size_t>(repeat), len);
+      if (groups_[gid].count > count) {
+        groups_[gid].count -= count;
+      } else {
+        groups_[gid].count = 0;
+        b.pop_back();
+        if (b.empty()) open_.erase(r);
+      }
+      remaining -= count * repeat;
+      strategies_.push_back(std::move(next));
+      add_group(strategies_.size() - 1, count, residual - repeat * len);
+    }
+  }
+
+  // Hands out sequence indices: per length in the given decreasing order.
+  PackResult finish(std::span<const int64_t> lengths, std::span<const int64_t> order,
+                    std::span<const int64_t> histogram) {
+    // next_index[len]: position in order of the next unused sequence of len.
+    std::vector<int64_t> next_index(histogram.size(), 0);
+    int64_t running = 0;
+    for (std::size_t l = histogram.size(); l-- > 1;) {
+      next_index[l] = running;
+      running += histogram[l];
+    }
+    PackResult r;
+    int64_t packs = 0;
+    for (const auto& g : groups_) packs += g.count;
+    r.offsets.reserve(static_cast<std::size_t>(packs) + 1);
+    r.tokens.reserve(static_cast<std::size_t>(packs));
+    r.items.reserve(lengths.size());
+    for (const auto& g : groups_) {
+      const auto& s = strategies_[g.strategy];
+      for (int64_t c = 0; c < g.count; ++c) {
+        int64_t tokens = 0;
+        for (const int64_t len : s) {
+          r.items.push_back(order[static_cast<std::size_t>(next_index[static_cast<std::size_t>(len)]++)]);
+          tokens += len;
+        }
+        r.tokens.push_back(tokens);
+        r.offsets.push_back(static_cast<int64_t>(r.items.size()));
+      }
+    }
+    return r;
+  }
+
+ private:
+  std::size_t find(int64_t len) const {
+    if (fit_ == Fit::best) return open_.next_at_least(static_cast<std::size_t>(len));
+    const std::size_t r = open_.largest();
+    return r != OccupancySet::npos && static_cast<int64_t>(r) >= len ? r : OccupancySet::npos;
+  }
+
+  void add_group(std::size_t strategy, int64_t count, int64_t residual) {
+    groups_.push_back(Group{count, strategy});
+    const bool closed = residual == 0 || static_cast<int64_t>(strategies_[strategy].size()) >= limit_;
+    if (closed) return;
+    bucket_[static_cast<std::size_t>(residual)].push_back(groups_.size() - 1);
+    open_.insert(static_cast<std::size_t>(residual));
+  }
+
+  int64_t max_len_;
+  int64_t limit_;
+  Fit fit_;
+  std::vector<std::vector<int64_t>> strategies_;
+  std::vector<Group> groups_;
+  std::vector<std::vector<std::size_t>> bucket_;  // by residual: open group ids
+  OccupancySet open_;
+};
+
+PackResult histogram_pack(std::span<const int64_t> lengths, const PackLimits& limits, Fit fit, const char* name) {
+  validate_packable(lengths, limits);
+  if (limits.max_len > kMaxBucketedLen) {
+    throw PackError("max_len " + std::to_string(limits.max_len) + " exceeds the " + name + " limit " +
+                    std::to_string(kMaxBucketedLen));
+  }
+  const std::vector<int64_t> histogram = length_histogram(lengths, limits.max_len);
+  HistogramPacker packer(limits, fit);
+  for (std::size_t l = histogram.size(); l-- > 1;) {
+    if (histogram[l] > 0) packer.place(static_cast<int64_t>(l), histogram[l]);
+  }
+  const std::vector<int64_t> order = decreasing_order(lengths, limits.max_len);
+  return packer.finish(lengths, order, histogram);
+}
+
+}  // namespace
+
+PackResult spfhp(std::span<const int64_t> lengths, const PackLimits& limits) {
+  return histogram_pack(lengths, limits, Fit::worst, "SPFHP");
+}
+
+PackResult lpfhp(std::span<const int64_t> lengths, const PackLimits& limits) {
+  return histogram_pack(lengths, limits, Fit::best, "LPFHP");
+}
+
+}  // namespace frugal::packer

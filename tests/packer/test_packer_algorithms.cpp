@@ -1,0 +1,376 @@
+// The packer's CPU algorithm core: property tests over random length
+// distributions for every algorithm (with and without max_per_pack), exact
+// agreement of FFD/BFD with naive references on sorted input, determinism,
+// the overlong policy, stats and input errors. A hidden [.][timing] case
+// prints informal timings.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "algorithms/best_fit.hpp"
+#include "algorithms/first_fit.hpp"
+#include "algorithms/histogram_packing.hpp"
+#include "algorithms/occupancy_set.hpp"
+#include "algorithms/order.hpp"
+#include "algorithms/overlong.hpp"
+#include "algorithms/packer.hpp"
+#include "algorithms/stats.hpp"
+
+using namespace frugal::packer;
+
+namespace {
+
+const Algorithm kAll[] = {Algorithm::naive_first_fit, Algorithm::first_fit_decreasing,
+                          Algorithm::best_fit_decreasing, Algorithm::spfhp, Algorithm::lpfhp};
+
+enum class Dist { uniform, lognormal_tail, bimodal, short_heavy };
+const Dist kDists[] = {Dist::uniform, Dist::lognormal_tail, Dist::bimodal, Dist::short_heavy};
+
+const char* dist_name(Dist d) {
+  switch (d) {
+    case Dist::uniform: return "uniform";
+    case Dist::lognormal_tail: return "lognormal";
+    case Dist::bimodal: return "bimodal";
+    case Dist::short_heavy: return "short_heavy";
+  }
+  return "?";
+}
+
+std::vector<int64_t> make_lengths(Dist d, std::size_t n, int64_t max_len, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int64_t> out(n);
+  std::uniform_int_distribution<int64_t> uni(1, max_len);
+  std::lognormal_distribution<double> logn(std::log(static_cast<double>(max_len) / 6.0), 0.9);
+  std::normal_distribution<double> lo(static_cast<double>(max_len) * 0.15, static_cast<double>(max_len) * 0.05);
+  std::normal_distribution<double> hi(static_cast<double>(max_len) * 0.8, static_cast<double>(max_len) * 0.08);
+  std::bernoulli_distribution coin(0.5);
+  std::geometric_distribution<int64_t> geo(8.0 / static_cast<double>(max_len));
+  const auto clip = [&](double v) {
+    return std::clamp<int64_t>(static_cast<int64_t>(std::llround(v)), 1, max_len);
+  };
+  for (auto& len : out) {
+    switch (d) {
+      case Dist::uniform: len = uni(rng); break;
+      case Dist::lognormal_tail: len = clip(logn(rng)); break;
+      case Dist::bimodal: len = clip(coin(rng) ? lo(rng) : hi(rng)); break;
+      case Dist::short_heavy: len = std::clamp<int64_t>(1 + geo(rng), 1, max_len); break;
+    }
+  }
+  return out;
+}
+
+// Every index exactly once, tokens/offsets consistent, no pack over max_len
+// or max_per_pack, no empty pack, at least the lower bound.
+void check_valid(const PackResult& r, std::span<const int64_t> lengths, const PackLimits& limits) {
+  REQUIRE(r.offsets.size() == r.packs() + 1);
+  REQUIRE(r.offsets.front() == 0);
+  REQUIRE(r.offsets.back() == static_cast<int64_t>(r.items.size()));
+  REQUIRE(r.items.size() == lengths.size());
+  std::vector<int> seen(lengths.size(), 0);
+  int64_t total = 0;
+  for (std::size_t p = 0; p < r.packs(); ++p) {
+    const auto items = r.pack(p);
+    REQUIRE(!items.empty());
+    if (limits.max_per_pack > 0) REQUIRE(static_cast<int64_t>(items.size()) <= limits.max_per_pack);
+    int64_t tokens = 0;
+    for (const int64_t i : items) {
+      REQUIRE(i >= 0);
+      REQUIRE(i < static_cast<int64_t>(lengths.size()));
+      ++seen[static_cast<std::size_t>(i)];
+      tokens += lengths[static_cast<std::size_t>(i)];
+    }
+    REQUIRE(tokens == r.tokens[p]);
+    REQUIRE(tokens <= limits.max_len);
+    total += tokens;
+  }
+  REQUIRE(std::all_of(seen.begin(), seen.end(), [](int c) { return c == 1; }));
+  const PackStats s = compute_stats(r, limits.max_len);
+  REQUIRE(s.real_tokens == total);
+  REQUIRE(s.packs >= s.lower_bound);
+  if (limits.max_per_pack > 0) {
+    const auto n = static_cast<int64_t>(lengths.size());
+    REQUIRE(s.packs >= (n + limits.max_per_pack - 1) / limits.max_per_pack);
+  }
+}
+
+// Applies an algorithm to lengths[order] and maps the items back.
+PackResult on_sorted(std::span<const int64_t> lengths, std::span<const int64_t> order,
+                     PackResult (*algo)(std::span<const int64_t>, const PackLimits&), const PackLimits& limits) {
+  std::vector<int64_t> sorted(order.size());
+  for (std::size_t k = 0; k < order.size(); ++k) sorted[k] = lengths[static_cast<std::size_t>(order[k])];
+  PackResult r = algo(sorted, limits);
+  for (auto& item : r.items) item = order[static_cast<std::size_t>(item)];
+  return r;
+}
+
+// Reference best fit in input order: scan every pack, the smallest residual
+// that fits, ties to the lowest pack number.
+PackResult naive_best_fit(std::span<const int64_t> lengths, const PackLimits& limits) {
+  std::vector<std::vector<int64_t>> packs;
+  std::vector<int64_t> residual;
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    std::size_t best = packs.size();
+    for (std::size_t p = 0; p < packs.size(); ++p) {
+      if (residual[p] < lengths[i]) continue;
+      if (limits.max_per_pack > 0 && static_cast<int64_t>(packs[p].size()) >= limits.max_per_pack) continue;
+      if (best == packs.size() || residual[p] < residual[best]) best = p;
+    }
+    if (best == packs.size()) {
+      packs.emplace_back();
+      residual.push_back(limits.max_len);
+    }
+    packs[best].push_back(static_cast<int64_t>(i));
+    residual[best] -= lengths[i];
+  }
+  PackResult r;
+  for (std::size_t p = 0; p < packs.size(); ++p) {
+    r.items.insert(r.items.end(), packs[p].begin(), packs[p].end());
+    r.offsets.push_back(static_cast<int64_t>(r.items.size()));
+    r.tokens.push_back(limits.max_len - residual[p]);
+  }
+  return r;
+}
+
+template <class Fn>
+std::string error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const PackError& e) {
+    return e.what();
+  }
+  return "<no PackError>";
+}
+
+}  // namespace
+
+TEST_CASE("every algorithm packs every distribution validly and deterministically", "[packer]") {
+  const int64_t max_len = 512;
+  for (const Dist d : kDists) {
+    for (const int64_t per_pack : {int64_t{0}, int64_t{3}}) {
+      for (const std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{300}, std::size_t{2000}}) {
+        const auto lengths = make_lengths(d, n, max_len, 1234 + n);
+        const PackLimits limits{max_len, per_pack};
+        for (const Algorithm a : kAll) {
+          INFO(dist_name(d) << " n=" << n << " max_per_pack=" << per_pack << " " << algorithm_name(a));
+          const PackResult r = run_algorithm(a, lengths, limits);
+          check_valid(r, lengths, limits);
+          REQUIRE(run_algorithm(a, lengths, limits) == r);
+          if (per_pack == 0) {
+            // Any-fit: a new pack opens only when nothing fits, so any two
+            // packs together hold more than max_len.
+            const auto s = compute_stats(r, max_len);
+            REQUIRE(static_cast<double>(s.packs) <=
+                    2.0 * static_cast<double>(s.real_tokens) / static_cast<double>(max_len) + 1.0);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("FFD is naive first fit on the sorted input, assignment for assignment", "[packer]") {
+  for (const Dist d : kDists) {
+    for (const int64_t per_pack : {int64_t{0}, int64_t{3}}) {
+      for (const int64_t max_len : {int64_t{64}, int64_t{512}, int64_t{4096}}) {
+        INFO(dist_name(d) << " max_len=" << max_len << " max_per_pack=" << per_pack);
+        const auto lengths = make_lengths(d, 3000, max_len, 99);
+        const PackLimits limits{max_len, per_pack};
+        const auto order = decreasing_order(lengths, max_len);
+        const PackResult ffd = first_fit_decreasing(lengths, limits);
+        REQUIRE(ffd == on_sorted(lengths, order, &naive_first_fit, limits));
+      }
+    }
+  }
+}
+
+TEST_CASE("BFD is naive best fit on the sorted input, assignment for assignment", "[packer]") {
+  for (const Dist d : kDists) {
+    for (const int64_t per_pack : {int64_t{0}, int64_t{3}}) {
+      for (const int64_t max_len : {int64_t{64}, int64_t{512}, int64_t{4096}}) {
+        INFO(dist_name(d) << " max_len=" << max_len << " max_per_pack=" << per_pack);
+        const auto lengths = make_lengths(d, 3000, max_len, 7);
+        const PackLimits limits{max_len, per_pack};
+        const auto order = decreasing_order(lengths, max_len);
+        REQUIRE(best_fit_decreasing(lengths, limits) == on_sorted(lengths, order, &naive_best_fit, limits));
+      }
+    }
+  }
+}
+
+TEST_CASE("decreasing order: length descending, ties by index, both sort paths", "[packer]") {
+  const std::vector<int64_t> lengths{3, 5, 3, 1, 5, 2};
+  const std::vector<int64_t> expected{1, 4, 0, 2, 5, 3};
+  REQUIRE(decreasing_order(lengths, 5) == expected);               // counting sort
+  REQUIRE(decreasing_order(lengths, int64_t{1} << 40) == expected);  // comparison sort
+}
+
+TEST_CASE("edge cases have the obvious packings", "[packer]") {
+  for (const Algorithm a : kAll) {
+    INFO(algorithm_name(a));
+    SECTION("one sequence") {
+      const std::vector<int64_t> one{5};
+      const auto r = run_algorithm(a, one, {8, 0});
+      REQUIRE(r.nested() == std::vector<std::vector<int64_t>>{{0}});
+      REQUIRE(r.tokens == std::vector<int64_t>{5});
+    }
+    SECTION("every sequence full length") {
+      const std::vector<int64_t> full(10, 16);
+      const auto r = run_algorithm(a, full, {16, 0});
+      REQUIRE(r.packs() == 10);
+      check_valid(r, full, {16, 0});
+    }
+    SECTION("max_len 1") {
+      const std::vector<int64_t> ones(9, 1);
+      REQUIRE(run_algorithm(a, ones, {1, 0}).packs() == 9);
+    }
+    SECTION("unit lengths fill packs exactly, or up to max_per_pack") {
+      const std::vector<int64_t> ones(100, 1);
+      REQUIRE(run_algorithm(a, ones, {8, 0}).packs() == 13);
+      REQUIRE(run_algorithm(a, ones, {8, 3}).packs() == 34);
+      REQUIRE(run_algorithm(a, ones, {8, 1}).packs() == 100);
+    }
+    SECTION("perfect complements pair up") {
+      const std::vector<int64_t> pairs{1, 7, 2, 6, 3, 5, 4, 4};
+      if (a != Algorithm::naive_first_fit) REQUIRE(run_algorithm(a, pairs, {8, 0}).packs() == 4);
+    }
+  }
+}
+
+TEST_CASE("histogram algorithms reach high efficiency on a wide uniform histogram", "[packer]") {
+  const auto lengths = make_lengths(Dist::uniform, 100000, 512, 5);
+  for (const Algorithm a : {Algorithm::first_fit_decreasing, Algorithm::best_fit_decreasing, Algorithm::spfhp,
+                            Algorithm::lpfhp}) {
+    INFO(algorithm_name(a));
+    const auto s = compute_stats(run_algorithm(a, lengths, {512, 0}), 512);
+    REQUIRE(s.efficiency > 0.99);
+  }
+}
+
+TEST_CASE("SPFHP places into the emptiest pack, LPFHP into the fullest", "[packer]") {
+  // After 6 and 5 open two packs (residuals 4 and 5), the 3 goes to the pack
+  // with residual 5 under SPFHP and residual 4 under LPFHP.
+  const std::vector<int64_t> lengths{6, 5, 3};
+  REQUIRE(spfhp(lengths, {10, 0}).nested() == std::vector<std::vector<int64_t>>{{0}, {1, 2}});
+  // Packs come out in group creation order: {6, 3} is a newer group than {5}.
+  REQUIRE(lpfhp(lengths, {10, 0}).nested() == std::vector<std::vector<int64_t>>{{1}, {0, 2}});
+}
+
+TEST_CASE("overlong policy: truncate, split and error; nothing is dropped", "[packer]") {
+  const std::vector<int64_t> lengths{10, 25, 3, 8};
+  SECTION("truncate") {
+    const auto in = apply_overlong_policy(lengths, 8, OverlongPolicy::truncate);
+    REQUIRE(in.lengths == std::vector<int64_t>{8, 8, 3, 8});
+    REQUIRE(in.pieces.empty());
+    REQUIRE(in.piece(1) == Piece{1, 0, 8});
+  }
+  SECTION("split") {
+    const auto in = apply_overlong_policy(lengths, 8, OverlongPolicy::split);
+    REQUIRE(in.lengths == std::vector<int64_t>{8, 2, 8, 8, 8, 1, 3, 8});
+    REQUIRE(in.pieces == std::vector<Piece>{{0, 0, 8}, {0, 8, 2}, {1, 0, 8}, {1, 8, 8}, {1, 16, 8}, {1, 24, 1},
+                                            {2, 0, 3}, {3, 0, 8}});
+  }
+  SECTION("error") {
+    REQUIRE(error_of([&] { (void)apply_overlong_policy(lengths, 8, OverlongPolicy::error); }) ==
+            "sequence 0 has length 10 > max_len 8 (overlong policy: error)");
+  }
+  SECTION("nothing overlong: identity") {
+    const auto in = apply_overlong_policy(lengths, 25, OverlongPolicy::split);
+    REQUIRE(in.lengths == lengths);
+    REQUIRE(in.pieces.empty());
+  }
+  SECTION("pack_sequences with split packs every piece once") {
+    for (const Algorithm a : kAll) {
+      INFO(algorithm_name(a));
+      const auto out = pack_sequences(lengths, {a, 8, 3, OverlongPolicy::split});
+      check_valid(out.result, out.input.lengths, {8, 3});
+      REQUIRE(out.stats.real_tokens == 46);
+      REQUIRE(out.stats.lower_bound == 6);
+    }
+  }
+}
+
+TEST_CASE("stats: efficiency and lower bound", "[packer]") {
+  const std::vector<int64_t> lengths{6, 5, 3};
+  const auto s = compute_stats(first_fit_decreasing(lengths, {10, 0}), 10);
+  REQUIRE(s.packs == 2);
+  REQUIRE(s.sequences == 3);
+  REQUIRE(s.real_tokens == 14);
+  REQUIRE(s.lower_bound == 2);
+  REQUIRE(s.efficiency == Approx(0.7));
+  REQUIRE(s.max_pack_tokens == 9);
+  REQUIRE(s.max_pack_size == 2);
+}
+
+TEST_CASE("bad input is refused with a clear message", "[packer]") {
+  const std::vector<int64_t> ok{3, 4};
+  std::vector<int64_t> zero(20, 5);
+  zero[17] = 0;
+  const std::vector<int64_t> negative{4, -2};
+  const std::vector<int64_t> empty;
+  const std::vector<int64_t> overlong{4, 9};
+  for (const Algorithm a : kAll) {
+    INFO(algorithm_name(a));
+    REQUIRE(error_of([&] { (void)run_algorithm(a, zero, {8, 0}); }) == "sequence 17 has length 0");
+    REQUIRE(error_of([&] { (void)run_algorithm(a, negative, {8, 0}); }) == "sequence 1 has length -2");
+    REQUIRE(error_of([&] { (void)run_algorithm(a, empty, {8, 0}); }) == "empty input: no sequences to pack");
+    REQUIRE(error_of([&] { (void)run_algorithm(a, ok, {0, 0}); }) == "max_len must be positive, got 0");
+    REQUIRE(error_of([&] { (void)run_algorithm(a, ok, {-5, 0}); }) == "max_len must be positive, got -5");
+    REQUIRE(error_of([&] { (void)run_algorithm(a, ok, {8, -1}); }) ==
+            "max_per_pack must be >= 0 (0 = unlimited), got -1");
+    REQUIRE(error_of([&] { (void)run_algorithm(a, overlong, {8, 0}); }) == "sequence 1 has length 9 > max_len 8");
+    REQUIRE(error_of([&] { (void)pack_sequences(zero, {a, 8, 0, OverlongPolicy::split}); }) ==
+            "sequence 17 has length 0");
+    REQUIRE(error_of([&] { (void)pack_sequences(overlong, {a, 8, 0, OverlongPolicy::error}); }) ==
+            "sequence 1 has length 9 > max_len 8 (overlong policy: error)");
+  }
+  REQUIRE(error_of([&] { (void)best_fit_decreasing(ok, {kMaxBucketedLen + 1, 0}); }).find("exceeds") !=
+          std::string::npos);
+}
+
+TEST_CASE("occupancy set agrees with std::set", "[packer]") {
+  for (const std::size_t universe : {std::size_t{1}, std::size_t{70}, std::size_t{5000}, std::size_t{300000}}) {
+    OccupancySet bits(universe);
+    std::set<std::size_t> ref;
+    std::mt19937_64 rng(universe);
+    std::uniform_int_distribution<std::size_t> pick(0, universe - 1);
+    for (int step = 0; step < 4000; ++step) {
+      const std::size_t x = pick(rng);
+      if (rng() % 3 == 0) {
+        bits.erase(x);
+        ref.erase(x);
+      } else {
+        bits.insert(x);
+        ref.insert(x);
+      }
+      const std::size_t q = pick(rng);
+      const auto it = ref.lower_bound(q);
+      REQUIRE(bits.next_at_least(q) == (it == ref.end() ? OccupancySet::npos : *it));
+      REQUIRE(bits.largest() == (ref.empty() ? OccupancySet::npos : *ref.rbegin()));
+      REQUIRE(bits.contains(x) == (ref.count(x) == 1));
+    }
+  }
+}
+
+TEST_CASE("informal timing: 1M and 16M uniform lengths in [1, 512], max_len 512", "[.][timing]") {
+  for (const std::size_t n : {std::size_t{1} << 20, std::size_t{16} << 20}) {
+    const auto lengths = make_lengths(Dist::uniform, n, 512, 42);
+    for (const Algorithm a : {Algorithm::first_fit_decreasing, Algorithm::best_fit_decreasing, Algorithm::spfhp,
+                              Algorithm::lpfhp}) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const PackResult r = run_algorithm(a, lengths, {512, 0});
+      const auto t1 = std::chrono::steady_clock::now();
+      const auto s = compute_stats(r, 512);
+      std::printf("n=%zu %-6s %8.3f s  packs=%lld lb=%lld eff=%.4f%%\n", n, algorithm_name(a),
+                  std::chrono::duration<double>(t1 - t0).count(), static_cast<long long>(s.packs),
+                  static_cast<long long>(s.lower_bound), 100.0 * s.efficiency);
+    }
+  }
+}
