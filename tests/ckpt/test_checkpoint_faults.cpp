@@ -6,6 +6,7 @@
 // The state is crash::State (ckpt_fixture.hpp): mixed dtypes, ~2.3 MiB,
 // three 1 MiB-bounded shards per full checkpoint, a pure function of the
 // step, so "restores its exact bytes" is checked bit for bit.
+#include <sys/statvfs.h>
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -323,6 +324,63 @@ TEST_CASE("a real full tmpfs fails the save with ENOSPC and saving works again o
   const auto third = save_and_wait(engine.get(), FRUGAL_CKPT_FULL, 30, crash::step_metadata(30));
   CHECK(verify_one(engine.get(), third).status == FRUGAL_CKPT_VALID);
   CHECK(std::string(restore_exact(engine.get(), state, nullptr).name) == third);
+  engine.reset();  // nothing may keep the mount busy
+  store.reset();
+}
+
+TEST_CASE("a failure nobody waited for does not fail the next SAVE_WAIT, which reports its own outcome") {
+  ScratchDir dir;
+  const fs::path mount_point = dir.path / "tmpfs";
+  fs::create_directory(mount_point);
+  if (::mount("frugal-test", mount_point.c_str(), "tmpfs", 0, "size=8m") != 0) {
+    WARN("skipped: cannot mount a tmpfs here (" << std::strerror(errno) << ")");
+    return;
+  }
+  struct Unmount {
+    fs::path path;
+    ~Unmount() {
+      if (::umount(path.c_str()) != 0) ::umount2(path.c_str(), MNT_DETACH);
+    }
+  } unmount{mount_point};
+
+  CapturingContext log;
+  auto store = open_fs_store(log.context.get(), (mount_point / "store").string());
+  State state;
+  auto engine = make_engine(store.get(), kSmallShards);
+  host::check(state.register_all(engine.get()));
+  state.fill(10);
+  save_and_wait(engine.get(), FRUGAL_CKPT_FULL, 10, crash::step_metadata(10));
+
+  // Fill the disk, then start a save and do not wait for it: it fails in the background.
+  const fs::path filler = mount_point / "filler";
+  {
+    struct statvfs vfs {};
+    REQUIRE(::statvfs(mount_point.c_str(), &vfs) == 0);
+    std::vector<uint8_t> bytes(static_cast<size_t>(vfs.f_bavail) * vfs.f_frsize, 0x5A);
+    write_file(filler, bytes);
+  }
+  const std::string meta20 = crash::step_metadata(20);
+  frugal_ckpt_save_args async = save_args(FRUGAL_CKPT_FULL, 20, meta20, 0);
+  host::check(frugal_ckpt_save(engine.get(), &async, nullptr));
+
+  // Space comes back; the next SAVE_WAIT must report its own success, not the
+  // older failure (which stays in the log).
+  const std::string meta30 = crash::step_metadata(30);
+  frugal_ckpt_save_args blocking = save_args(FRUGAL_CKPT_FULL, 30, meta30, FRUGAL_CKPT_SAVE_WAIT);
+  // The async save must have failed before the disk is freed: its failure is logged.
+  for (int i = 0; i < 500 && !log.logged("was not saved"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(log.logged("was not saved"));
+  fs::remove(filler);
+  state.fill(30);
+  frugal_ckpt_save_result result{};
+  result.struct_size = sizeof(result);
+  CHECK(outcome(frugal_ckpt_save(engine.get(), &blocking, &result)).code == FRUGAL_OK);
+  CHECK(verify_one(engine.get(), result.name).status == FRUGAL_CKPT_VALID);
+  // And wait() reports the last persist, which succeeded.
+  frugal_ckpt_persist_result persisted{};
+  persisted.struct_size = sizeof(persisted);
+  CHECK(outcome(frugal_ckpt_wait(engine.get(), &persisted)).code == FRUGAL_OK);
+  CHECK(std::string(restore_exact(engine.get(), state, nullptr).name) == result.name);
   engine.reset();  // nothing may keep the mount busy
   store.reset();
 }
