@@ -6,7 +6,9 @@ namespace frugal::test {
 namespace {
 
 void capture(void* user_data, int32_t level, const char* source, const char* message) {
-  static_cast<CapturingContext*>(user_data)->lines.push_back({level, source, message});
+  auto* self = static_cast<CapturingContext*>(user_data);
+  std::lock_guard lock(self->mutex);
+  self->lines.push_back({level, source, message});
 }
 
 }  // namespace
@@ -15,7 +17,8 @@ CapturingContext::CapturingContext() : context(host::make_context()) {
   host::check(frugal_context_set_log_callback(context.get(), &capture, this, FRUGAL_LOG_TRACE));
 }
 
-bool CapturingContext::logged(const std::string& needle) const {
+bool CapturingContext::logged(const std::string& needle) {
+  std::lock_guard lock(mutex);
   for (const auto& line : lines)
     if (line.message.find(needle) != std::string::npos) return true;
   return false;

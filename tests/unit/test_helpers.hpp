@@ -1,6 +1,7 @@
 // Shared fixtures for tests that load plugins.
 #pragma once
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -16,12 +17,18 @@ struct LogLine {
 };
 
 // A context whose log goes to `lines` instead of stderr (all levels).
+// Background threads (a checkpoint engine's worker) may log while a test
+// polls logged(): the capture and logged() take `mutex`. Read `lines`
+// directly only when no engine is running.
 struct CapturingContext {
   host::ContextPtr context;
+  std::mutex mutex;
   std::vector<LogLine> lines;
 
   CapturingContext();
-  bool logged(const std::string& needle) const;
+  CapturingContext(const CapturingContext&) = delete;  // its address is the log callback's user_data
+  CapturingContext& operator=(const CapturingContext&) = delete;
+  bool logged(const std::string& needle);
 };
 
 // Path of a test plugin variant, e.g. plugin_path("alpha").
