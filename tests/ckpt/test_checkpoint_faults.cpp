@@ -106,6 +106,24 @@ std::vector<uint8_t> as_newer_format(std::vector<uint8_t> bytes) {
 // Runs a shell command; true when it exited 0.
 bool run_command(const std::string& command) { return std::system(command.c_str()) == 0; }
 
+// An 8 MiB tmpfs mounted for one test and unmounted at scope exit; where
+// mount(2) is not allowed, `mounted` is false and `error` says why.
+struct SmallTmpfs {
+  fs::path path;
+  bool mounted = false;
+  std::string error;
+  explicit SmallTmpfs(fs::path where) : path(std::move(where)) {
+    fs::create_directory(path);
+    mounted = ::mount("frugal-test", path.c_str(), "tmpfs", 0, "size=8m") == 0;
+    if (!mounted) error = std::strerror(errno);
+  }
+  ~SmallTmpfs() {
+    if (mounted && ::umount(path.c_str()) != 0) ::umount2(path.c_str(), MNT_DETACH);
+  }
+  SmallTmpfs(const SmallTmpfs&) = delete;
+  SmallTmpfs& operator=(const SmallTmpfs&) = delete;
+};
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -277,18 +295,12 @@ TEST_CASE("a disk that fills mid-shard fails the save with ENOSPC and leaves the
 // mount one (root in a sandbox that allows mount(2)); skipped otherwise.
 TEST_CASE("a real full tmpfs fails the save with ENOSPC and saving works again once space is freed") {
   ScratchDir dir;
-  const fs::path mount_point = dir.path / "tmpfs";
-  fs::create_directory(mount_point);
-  if (::mount("frugal-test", mount_point.c_str(), "tmpfs", 0, "size=8m") != 0) {
-    WARN("skipped: cannot mount a tmpfs here (" << std::strerror(errno) << ")");
+  SmallTmpfs tmpfs(dir.path / "tmpfs");
+  if (!tmpfs.mounted) {
+    WARN("skipped: cannot mount a tmpfs here (" << tmpfs.error << ")");
     return;
   }
-  struct Unmount {
-    fs::path path;
-    ~Unmount() {
-      if (::umount(path.c_str()) != 0) ::umount2(path.c_str(), MNT_DETACH);
-    }
-  } unmount{mount_point};
+  const fs::path& mount_point = tmpfs.path;
 
   CapturingContext log;
   const fs::path root = mount_point / "store";
@@ -330,18 +342,12 @@ TEST_CASE("a real full tmpfs fails the save with ENOSPC and saving works again o
 
 TEST_CASE("a failure nobody waited for does not fail the next SAVE_WAIT, which reports its own outcome") {
   ScratchDir dir;
-  const fs::path mount_point = dir.path / "tmpfs";
-  fs::create_directory(mount_point);
-  if (::mount("frugal-test", mount_point.c_str(), "tmpfs", 0, "size=8m") != 0) {
-    WARN("skipped: cannot mount a tmpfs here (" << std::strerror(errno) << ")");
+  SmallTmpfs tmpfs(dir.path / "tmpfs");
+  if (!tmpfs.mounted) {
+    WARN("skipped: cannot mount a tmpfs here (" << tmpfs.error << ")");
     return;
   }
-  struct Unmount {
-    fs::path path;
-    ~Unmount() {
-      if (::umount(path.c_str()) != 0) ::umount2(path.c_str(), MNT_DETACH);
-    }
-  } unmount{mount_point};
+  const fs::path& mount_point = tmpfs.path;
 
   CapturingContext log;
   auto store = open_fs_store(log.context.get(), (mount_point / "store").string());
