@@ -92,7 +92,7 @@ void check_valid(const PackResult& r, std::span<const int64_t> lengths, const Pa
     total += tokens;
   }
   REQUIRE(std::all_of(seen.begin(), seen.end(), [](int c) { return c == 1; }));
-  const PackStats s = compute_stats(r, limits.max_len);
+  const PackStats s = compute_stats(r, lengths, limits);
   REQUIRE(s.real_tokens == total);
   REQUIRE(s.packs >= s.lower_bound);
   if (limits.max_per_pack > 0) {
@@ -166,7 +166,7 @@ TEST_CASE("every algorithm packs every distribution validly and deterministicall
           if (per_pack == 0) {
             // Any-fit: a new pack opens only when nothing fits, so any two
             // packs together hold more than max_len.
-            const auto s = compute_stats(r, max_len);
+            const auto s = compute_stats(r, lengths, limits);
             REQUIRE(static_cast<double>(s.packs) <=
                     2.0 * static_cast<double>(s.real_tokens) / static_cast<double>(max_len) + 1.0);
           }
@@ -249,7 +249,7 @@ TEST_CASE("histogram algorithms reach high efficiency on a wide uniform histogra
   for (const Algorithm a : {Algorithm::first_fit_decreasing, Algorithm::best_fit_decreasing, Algorithm::spfhp,
                             Algorithm::lpfhp}) {
     INFO(algorithm_name(a));
-    const auto s = compute_stats(run_algorithm(a, lengths, {512, 0}), 512);
+    const auto s = compute_stats(run_algorithm(a, lengths, {512, 0}), lengths, {512, 0});
     REQUIRE(s.efficiency > 0.99);
   }
 }
@@ -299,7 +299,7 @@ TEST_CASE("overlong policy: truncate, split and error; nothing is dropped", "[pa
 
 TEST_CASE("stats: efficiency and lower bound", "[packer]") {
   const std::vector<int64_t> lengths{6, 5, 3};
-  const auto s = compute_stats(first_fit_decreasing(lengths, {10, 0}), 10);
+  const auto s = compute_stats(first_fit_decreasing(lengths, {10, 0}), lengths, {10, 0});
   REQUIRE(s.packs == 2);
   REQUIRE(s.sequences == 3);
   REQUIRE(s.real_tokens == 14);
@@ -367,7 +367,7 @@ TEST_CASE("informal timing: 1M and 16M uniform lengths in [1, 512], max_len 512"
       const auto t0 = std::chrono::steady_clock::now();
       const PackResult r = run_algorithm(a, lengths, {512, 0});
       const auto t1 = std::chrono::steady_clock::now();
-      const auto s = compute_stats(r, 512);
+      const auto s = compute_stats(r, lengths, {512, 0});
       std::printf("n=%zu %-6s %8.3f s  packs=%lld lb=%lld eff=%.4f%%\n", n, algorithm_name(a),
                   std::chrono::duration<double>(t1 - t0).count(), static_cast<long long>(s.packs),
                   static_cast<long long>(s.lower_bound), 100.0 * s.efficiency);

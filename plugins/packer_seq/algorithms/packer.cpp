@@ -5,6 +5,8 @@
 #include "algorithms/histogram_packing.hpp"
 #include "algorithms/validate.hpp"
 
+#include <string>
+
 namespace frugal::packer {
 
 PackResult run_algorithm(Algorithm algorithm, std::span<const int64_t> lengths, const PackLimits& limits) {
@@ -14,6 +16,8 @@ PackResult run_algorithm(Algorithm algorithm, std::span<const int64_t> lengths, 
     case Algorithm::best_fit_decreasing: return best_fit_decreasing(lengths, limits);
     case Algorithm::spfhp: return spfhp(lengths, limits);
     case Algorithm::lpfhp: return lpfhp(lengths, limits);
+    case Algorithm::refined:
+    case Algorithm::best: throw PackError(std::string(algorithm_name(algorithm)) + ": not implemented yet");
   }
   throw PackError("unknown packing algorithm");
 }
@@ -24,7 +28,7 @@ PackOutput pack_sequences(std::span<const int64_t> lengths, const PackOptions& o
   PackOutput out;
   out.input = apply_overlong_policy(lengths, options.max_len, options.overlong);
   out.result = run_algorithm(options.algorithm, out.input.lengths, limits);
-  out.stats = compute_stats(out.result, options.max_len);
+  out.stats = compute_stats(out.result, out.input.lengths, limits);
   return out;
 }
 

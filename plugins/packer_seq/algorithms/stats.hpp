@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "algorithms/types.hpp"
 
@@ -13,12 +14,18 @@ struct PackStats {
   int64_t sequences = 0;
   int64_t real_tokens = 0;
   int64_t lower_bound = 0;      // ceil(real_tokens / max_len)
+  // A valid bound at least as tight: also ceil(sequences / max_per_pack) when
+  // limited, and the count of sequences longer than max_len / 2 (no two
+  // share a pack). Gaps are measured against this one.
+  int64_t lower_bound_tight = 0;
   double efficiency = 0.0;      // real_tokens / (packs * max_len)
   int64_t max_pack_tokens = 0;  // fullest pack
   int64_t max_pack_size = 0;    // most sequences in one pack
 };
 
 // max_len > 0 (throws PackError otherwise).
-[[nodiscard]] PackStats compute_stats(const PackResult& result, int64_t max_len);
+// lengths are those the result's items index; max_per_pack 0 = unlimited.
+[[nodiscard]] PackStats compute_stats(const PackResult& result, std::span<const int64_t> lengths,
+                                      const PackLimits& limits);
 
 }  // namespace frugal::packer

@@ -25,8 +25,28 @@ const char* algorithm_name(Algorithm a) noexcept {
     case Algorithm::best_fit_decreasing: return "bfd";
     case Algorithm::spfhp: return "spfhp";
     case Algorithm::lpfhp: return "lpfhp";
+    case Algorithm::refined: return "refined";
+    case Algorithm::best: return "best";
   }
   return "unknown";
+}
+
+namespace {
+constexpr Algorithm kAllAlgorithms[] = {Algorithm::naive_first_fit, Algorithm::first_fit_decreasing,
+                                        Algorithm::best_fit_decreasing, Algorithm::spfhp,
+                                        Algorithm::lpfhp, Algorithm::refined, Algorithm::best};
+}  // namespace
+
+std::span<const Algorithm> all_algorithms() noexcept { return kAllAlgorithms; }
+
+Algorithm algorithm_from_name(std::string_view name) {
+  std::string choices;
+  for (const Algorithm a : kAllAlgorithms) {
+    if (name == algorithm_name(a)) return a;
+    choices += choices.empty() ? "" : ", ";
+    choices += algorithm_name(a);
+  }
+  throw PackError("unknown packing algorithm '" + std::string(name) + "' (choose one of: " + choices + ")");
 }
 
 }  // namespace frugal::packer

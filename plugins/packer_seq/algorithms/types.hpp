@@ -8,6 +8,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace frugal::packer {
@@ -25,6 +26,8 @@ enum class Algorithm {
   best_fit_decreasing,   // residual buckets + two-level bitset
   spfhp,                 // Krell et al. 2021, shortest-pack-first histogram packing
   lpfhp,                 // Krell et al. 2021, longest-pack-first histogram packing
+  refined,               // beats the greedy ones where they leave a gap (see refine.hpp)
+  best,                  // runs the others, keeps the best by measured efficiency
 };
 
 enum class OverlongPolicy { error, truncate, split };
@@ -50,6 +53,11 @@ struct PackResult {
   friend bool operator==(const PackResult&, const PackResult&) = default;
 };
 
+// "naive_first_fit", "ffd", "bfd", "spfhp", "lpfhp", "refined", "best".
 [[nodiscard]] const char* algorithm_name(Algorithm a) noexcept;
+// The inverse of algorithm_name; throws PackError naming the valid choices.
+[[nodiscard]] Algorithm algorithm_from_name(std::string_view name);
+// Every algorithm, in enum order (best last).
+[[nodiscard]] std::span<const Algorithm> all_algorithms() noexcept;
 
 }  // namespace frugal::packer
