@@ -23,7 +23,7 @@ PackResult run_algorithm(Algorithm algorithm, std::span<const int64_t> lengths, 
 }
 
 PackOutput pack_sequences(std::span<const int64_t> lengths, const PackOptions& options) {
-  const PackLimits limits{options.max_len, options.max_per_pack};
+  const PackLimits limits{options.max_len, options.max_per_pack, options.seed};
   validate_limits(limits);
   PackOutput out;
   out.input = apply_overlong_policy(lengths, options.max_len, options.overlong);

@@ -16,6 +16,7 @@ struct PackOptions {
   int64_t max_len = 0;
   int64_t max_per_pack = 0;  // 0 = unlimited
   OverlongPolicy overlong = OverlongPolicy::error;
+  uint64_t seed = 0;
 };
 
 struct PackOutput {

@@ -35,6 +35,7 @@ enum class OverlongPolicy { error, truncate, split };
 struct PackLimits {
   int64_t max_len = 0;       // > 0: tokens per pack
   int64_t max_per_pack = 0;  // >= 0: sequences per pack, 0 = unlimited
+  uint64_t seed = 0;         // for algorithms with random choices; same seed, same result
 };
 
 // packs() packs; pack p holds items[offsets[p] .. offsets[p+1]) in placement
