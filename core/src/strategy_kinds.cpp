@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "frugal/context.h"
+#include "frugal/packer_vtable.h"
 #include "frugal/schedule_vtable.h"
 #include "frugal/store_vtable.h"
 
@@ -23,7 +24,15 @@ constexpr std::array kStoreSlots = {
     VtableSlot{offsetof(frugal_store_vtable, remove), "remove"},
 };
 
+constexpr std::array kPackerSlots = {
+    VtableSlot{offsetof(frugal_packer_vtable, create), "create"},
+    VtableSlot{offsetof(frugal_packer_vtable, destroy), "destroy"},
+    VtableSlot{offsetof(frugal_packer_vtable, pack), "pack"},
+};
+
 const std::array kSpecs = {
+    StrategyKindSpec{FRUGAL_KIND_PACKER, "packer", FRUGAL_PACKER_VTABLE_MIN_SIZE, sizeof(frugal_packer_vtable),
+                     kPackerSlots},
     StrategyKindSpec{FRUGAL_KIND_SCHEDULE, "schedule", FRUGAL_SCHEDULE_VTABLE_MIN_SIZE, sizeof(frugal_schedule_vtable),
                      kScheduleSlots},
     StrategyKindSpec{FRUGAL_KIND_STORE, "store", FRUGAL_STORE_VTABLE_MIN_SIZE, sizeof(frugal_store_vtable),

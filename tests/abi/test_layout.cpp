@@ -10,6 +10,7 @@
 #include "frugal/frugal.h"
 #include "frugal/plugin.h"
 #include "frugal/schedule_vtable.h"
+#include "frugal/packer_vtable.h"
 #include "frugal/store_vtable.h"
 #include "layout_probe.h"
 

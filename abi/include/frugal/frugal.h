@@ -20,5 +20,6 @@
 #include "frugal/schedule.h"
 #include "frugal/store.h"
 #include "frugal/checkpoint.h"
+#include "frugal/packer.h"
 
 #endif /* FRUGAL_FRUGAL_H_ */

@@ -117,7 +117,7 @@ enum frugal_log_level_values {
 enum frugal_strategy_kind_values {
   FRUGAL_KIND_ROUTER = 1,    /**< MoE routers. */
   FRUGAL_KIND_QUANTIZER = 2, /**< FP8/INT8 quantizers. */
-  FRUGAL_KIND_PACKER = 3,    /**< Sequence packers. */
+  FRUGAL_KIND_PACKER = 3,    /**< Sequence packers (frugal/packer_vtable.h). */
   FRUGAL_KIND_POLICY = 4,    /**< Cost policies (spot/reserved, cadence, scaling). */
   FRUGAL_KIND_SCHEDULE = 5,  /**< Learning-rate schedules (frugal/schedule_vtable.h). */
   FRUGAL_KIND_STORE = 6      /**< Checkpoint storage backends. */

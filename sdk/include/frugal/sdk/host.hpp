@@ -46,12 +46,24 @@ struct ErrorDeleter {
 struct ManagedTensorDeleter {
   void operator()(frugal_managed_tensor* t) const noexcept { frugal_managed_tensor_destroy(t); }
 };
+struct PackerDeleter {
+  void operator()(frugal_packer* p) const noexcept { frugal_packer_destroy(p); }
+};
+struct PackPlanDeleter {
+  void operator()(frugal_pack_plan* p) const noexcept { frugal_pack_plan_destroy(p); }
+};
+struct PackStreamDeleter {
+  void operator()(frugal_pack_stream* s) const noexcept { frugal_pack_stream_destroy(s); }
+};
 
 using ContextPtr = std::unique_ptr<frugal_context, ContextDeleter>;
 using OptionsPtr = std::unique_ptr<frugal_options, OptionsDeleter>;
 using SchedulePtr = std::unique_ptr<frugal_schedule, ScheduleDeleter>;
 using ErrorPtr = std::unique_ptr<frugal_error, ErrorDeleter>;
 using ManagedTensorPtr = std::unique_ptr<frugal_managed_tensor, ManagedTensorDeleter>;
+using PackerPtr = std::unique_ptr<frugal_packer, PackerDeleter>;
+using PackPlanPtr = std::unique_ptr<frugal_pack_plan, PackPlanDeleter>;
+using PackStreamPtr = std::unique_ptr<frugal_pack_stream, PackStreamDeleter>;
 
 inline ContextPtr make_context() {
   frugal_context* context = nullptr;
@@ -69,6 +81,12 @@ inline SchedulePtr make_schedule(frugal_context* context, const char* name, cons
   frugal_schedule* schedule = nullptr;
   check(frugal_schedule_create(context, name, options, &schedule));
   return SchedulePtr(schedule);
+}
+
+inline PackerPtr make_packer(frugal_context* context, const char* name, const frugal_options* options) {
+  frugal_packer* packer = nullptr;
+  check(frugal_packer_create(context, name, options, &packer));
+  return PackerPtr(packer);
 }
 
 }  // namespace frugal::host

@@ -1,0 +1,98 @@
+// frugal_packer_*: packer objects and batch packing.
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "context.hpp"
+#include "error.hpp"
+#include "frugal/packer.h"
+#include "packer/packer_api.hpp"
+#include "packer/pack_plan.hpp"
+#include "packer/unit_table.hpp"
+
+namespace frugal::pack {
+
+std::unique_ptr<frugal_pack_plan> pack_units(const PackerCore& core, const UnitTable& units) {
+  Assignment a = core.pack(units.lengths());
+  GroupedPacks grouped;
+  grouped.pack_offsets.clear();
+  grouped.pack_offsets.push_back(0);
+  grouped.pack_offsets.reserve(a.pack_offsets.size());
+  units.append_grouped(a.units, a.pack_offsets, grouped);
+  return make_plan(std::move(grouped), core.limits(), std::move(a.method));
+}
+
+}  // namespace frugal::pack
+
+extern "C" {
+
+FRUGAL_API frugal_error* frugal_packer_create(frugal_context* context, const char* name,
+                                              const frugal_options* options, frugal_packer** out) {
+  return frugal::guard("frugal_packer_create", [&] {
+    frugal::require_non_null(out, "frugal_packer_create", "out");
+    auto resolved = frugal::resolve_strategy(context, FRUGAL_KIND_PACKER, name);
+    const std::string label = fmt::format("packer '{}'", name);
+    frugal::pack::Limits limits;
+    try {
+      limits = frugal::pack::read_limits(options);
+    } catch (const frugal::Error& e) {
+      frugal::fail(e.code(), "{}: {}", label, e.what());
+    }
+    auto core = std::make_shared<frugal::pack::PackerCore>(
+        resolved.plugin, resolved.record->vtable<frugal_packer_vtable>(), name, limits);
+    const auto strategy_options = frugal::pack::strategy_options(options);
+    core->create_instance(strategy_options.get());
+    *out = new frugal_packer{std::move(core)};
+  });
+}
+
+FRUGAL_API frugal_error* frugal_packer_pack(frugal_packer* packer, const int64_t* lengths, size_t count,
+                                            frugal_pack_plan** out) {
+  constexpr const char* kFn = "frugal_packer_pack";
+  return frugal::guard(kFn, [&] {
+    frugal::require_non_null(packer, kFn, "packer");
+    frugal::require_non_null(out, kFn, "out");
+    if (count == 0) frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: empty input: no sequences to pack", kFn);
+    frugal::require_non_null(lengths, kFn, "lengths");
+    frugal::pack::UnitTable units(packer->core->limits());
+    units.reserve(count);
+    for (size_t i = 0; i < count; ++i) units.add(static_cast<int64_t>(i), lengths[i]);
+    *out = frugal::pack::pack_units(*packer->core, units).release();
+  });
+}
+
+FRUGAL_API frugal_error* frugal_packer_pack_histogram(frugal_packer* packer, const int64_t* lengths,
+                                                      const int64_t* counts, size_t bins, frugal_pack_plan** out) {
+  constexpr const char* kFn = "frugal_packer_pack_histogram";
+  return frugal::guard(kFn, [&] {
+    frugal::require_non_null(packer, kFn, "packer");
+    frugal::require_non_null(out, kFn, "out");
+    if (bins == 0) frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: empty histogram: no bins", kFn);
+    frugal::require_non_null(lengths, kFn, "lengths");
+    frugal::require_non_null(counts, kFn, "counts");
+    uint64_t total = 0;
+    for (size_t b = 0; b < bins; ++b) {
+      if (counts[b] < 0)
+        frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: bin {} (length {}) has a negative count {}", kFn, b,
+                     lengths[b], counts[b]);
+      if (lengths[b] < 1 && counts[b] > 0)
+        frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: bin {} has length {}; lengths must be >= 1", kFn, b,
+                     lengths[b]);
+      total += static_cast<uint64_t>(counts[b]);
+      if (total > (uint64_t{1} << 40))
+        frugal::fail(FRUGAL_ERR_OUT_OF_RANGE, "{}: the histogram holds more than 2^40 sequences", kFn);
+    }
+    if (total == 0) frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: empty histogram: every count is 0", kFn);
+    frugal::pack::UnitTable units(packer->core->limits());
+    units.reserve(static_cast<size_t>(total));
+    int64_t id = 0;
+    for (size_t b = 0; b < bins; ++b)
+      for (int64_t c = 0; c < counts[b]; ++c) units.add(id++, lengths[b]);
+    *out = frugal::pack::pack_units(*packer->core, units).release();
+  });
+}
+
+FRUGAL_API void frugal_packer_destroy(frugal_packer* packer) { delete packer; }
+
+}  // extern "C"

@@ -1,0 +1,88 @@
+#include "packer/packer_core.hpp"
+
+#include <fmt/format.h>
+
+#include "error.hpp"
+#include "plugin_call.hpp"
+
+namespace frugal::pack {
+
+PackerCore::PackerCore(std::shared_ptr<LoadedPlugin> plugin, const frugal_packer_vtable& vtable,
+                       std::string strategy, const Limits& limits)
+    : plugin_(std::move(plugin)),
+      vtable_(vtable),
+      strategy_(std::move(strategy)),
+      label_(fmt::format("packer '{}'", strategy_)),
+      limits_(limits) {}
+
+PackerCore::~PackerCore() {
+  if (instance_ == nullptr) return;
+  try {
+    vtable_.destroy(instance_);
+  } catch (...) {
+    plugin_->log(FRUGAL_LOG_ERROR, label_ + ": destroy threw an exception (plugins must not throw across the ABI)");
+  }
+}
+
+void PackerCore::create_instance(const frugal_options* strategy_options) {
+  void* instance = nullptr;
+  call_plugin(label_, [&] { return vtable_.create(plugin_->host(), strategy_options, &instance); });
+  if (instance == nullptr) fail(FRUGAL_ERR_INTERNAL, "{}: create succeeded but returned a NULL instance", label_);
+  instance_ = instance;
+}
+
+Assignment PackerCore::pack(std::span<const int64_t> lengths) const {
+  const frugal_pack_request request{sizeof(frugal_pack_request), lengths.data(), lengths.size(),
+                                    limits_.max_len,             limits_.max_per_pack, limits_.seed};
+  Assignment a;
+  a.units.assign(lengths.size(), -1);
+  a.pack_offsets.assign(lengths.size() + 1, -1);
+  frugal_pack_assignment out{sizeof(frugal_pack_assignment), a.units.data(), a.pack_offsets.data(), 0, nullptr};
+  call_plugin(label_, [&] { return vtable_.pack(instance_, &request, &out); });
+  if (out.pack_count < 1 || out.pack_count > lengths.size())
+    fail(FRUGAL_ERR_INTERNAL, "{}: the plugin returned {} packs for {} units (expected 1..{})", label_,
+         out.pack_count, lengths.size(), lengths.size());
+  a.pack_offsets.resize(out.pack_count + 1);
+  a.method = out.method != nullptr ? std::string(out.method) : strategy_;
+  check(lengths, a);
+  return a;
+}
+
+// The plugin is trusted with nothing: a wrong assignment would silently
+// drop or duplicate training data, or overflow a row.
+void PackerCore::check(std::span<const int64_t> lengths, const Assignment& a) const {
+  const auto n = static_cast<int64_t>(lengths.size());
+  const auto& off = a.pack_offsets;
+  const std::size_t packs = off.size() - 1;
+  if (off.front() != 0 || off.back() != n)
+    fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: pack_offsets must run from 0 to {}, got {} .. {}", label_, n,
+         off.front(), off.back());
+  std::vector<uint8_t> seen(lengths.size(), 0);
+  for (std::size_t p = 0; p < packs; ++p) {
+    if (off[p + 1] <= off[p])
+      fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: pack {} is empty or its offsets decrease ({} .. {})", label_,
+           p, off[p], off[p + 1]);
+    if (off[p + 1] > n) fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: pack {} ends past the units", label_, p);
+    if (limits_.max_per_pack > 0 && off[p + 1] - off[p] > limits_.max_per_pack)
+      fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: pack {} holds {} units > max_per_pack {}", label_, p,
+           off[p + 1] - off[p], limits_.max_per_pack);
+    int64_t tokens = 0;
+    for (auto k = off[p]; k < off[p + 1]; ++k) {
+      const int64_t u = a.units[static_cast<std::size_t>(k)];
+      if (u < 0 || u >= n)
+        fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: unit index {} in pack {} is out of range [0, {})", label_,
+             u, p, n);
+      auto& mark = seen[static_cast<std::size_t>(u)];
+      if (mark != 0) fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: unit {} is placed twice", label_, u);
+      mark = 1;
+      tokens += lengths[static_cast<std::size_t>(u)];
+    }
+    if (tokens > limits_.max_len)
+      fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: pack {} holds {} tokens > max_len {}", label_, p, tokens,
+           limits_.max_len);
+  }
+  // Offsets reach n with every pack non-empty and no unit twice, so every
+  // unit was placed; no separate "never placed" scan is needed.
+}
+
+}  // namespace frugal::pack

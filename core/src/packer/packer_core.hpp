@@ -1,0 +1,53 @@
+// A packer strategy instance with its limits: runs the plugin's pack slot
+// and checks what it returns. Shared by a frugal_packer and the streams
+// made from it (which may outlive it). Internal to libfrugal.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "loaded_plugin.hpp"
+#include "frugal/packer_vtable.h"
+#include "packer/pack_limits.hpp"
+
+namespace frugal::pack {
+
+// A checked assignment: every unit exactly once, packs within limits.
+struct Assignment {
+  std::vector<int64_t> units;         // unit indices grouped by pack
+  std::vector<int64_t> pack_offsets;  // packs + 1
+  std::string method;                 // who produced it ("ffd", ...)
+};
+
+class PackerCore {
+ public:
+  PackerCore(std::shared_ptr<LoadedPlugin> plugin, const frugal_packer_vtable& vtable, std::string strategy,
+             const Limits& limits);
+  ~PackerCore();
+  PackerCore(const PackerCore&) = delete;
+  PackerCore& operator=(const PackerCore&) = delete;
+
+  // Creates the plugin instance with the strategy's own options.
+  void create_instance(const frugal_options* strategy_options);
+
+  // Packs units of `lengths` (each in [1, max_len], at least one).
+  [[nodiscard]] Assignment pack(std::span<const int64_t> lengths) const;
+
+  [[nodiscard]] const Limits& limits() const noexcept { return limits_; }
+  [[nodiscard]] const std::string& label() const noexcept { return label_; }
+
+ private:
+  void check(std::span<const int64_t> lengths, const Assignment& a) const;
+
+  std::shared_ptr<LoadedPlugin> plugin_;  // keeps the vtable's code mapped
+  frugal_packer_vtable vtable_;
+  std::string strategy_;
+  std::string label_;  // "packer 'packer_seq'"
+  Limits limits_;
+  void* instance_ = nullptr;
+};
+
+}  // namespace frugal::pack

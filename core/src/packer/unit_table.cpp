@@ -1,0 +1,86 @@
+#include "packer/unit_table.hpp"
+
+#include "error.hpp"
+
+namespace frugal::pack {
+
+void UnitTable::reserve(std::size_t units) {
+  ids_.reserve(units);
+  offsets_.reserve(units);
+  lengths_.reserve(units);
+}
+
+void UnitTable::push(int64_t id, int64_t offset, int64_t length, int64_t cut, bool head) {
+  // The bookkeeping vectors stay empty (no cost) until first needed.
+  if (cut != 0 && cut_.empty()) cut_.assign(lengths_.size(), 0);
+  if (head && head_.empty()) head_.assign(lengths_.size(), 0);
+  ids_.push_back(id);
+  offsets_.push_back(offset);
+  lengths_.push_back(length);
+  if (!cut_.empty()) cut_.push_back(cut);
+  if (!head_.empty()) head_.push_back(head ? 1 : 0);
+}
+
+void UnitTable::add(int64_t id, int64_t length, const char* what) {
+  const int64_t max_len = limits_.max_len;
+  if (length < 1) fail(FRUGAL_ERR_INVALID_ARGUMENT, "{} {} has length {}; lengths must be >= 1", what, id, length);
+  if (length <= max_len) {
+    push(id, 0, length, 0, false);
+    return;
+  }
+  switch (limits_.overlong) {
+    case Overlong::error:
+      fail(FRUGAL_ERR_INVALID_ARGUMENT,
+           "{} {} has length {} > max_len {} (option overlong = \"error\"; \"truncate\" or \"split\" accept it)",
+           what, id, length, max_len);
+    case Overlong::truncate:
+      push(id, 0, max_len, length - max_len, false);
+      return;
+    case Overlong::split:
+      for (int64_t offset = 0; offset < length; offset += max_len)
+        push(id, offset, std::min(max_len, length - offset), 0, offset == 0);
+      return;
+  }
+}
+
+void UnitTable::append_grouped(std::span<const int64_t> order, std::span<const int64_t> pack_offsets,
+                               GroupedPacks& out) const {
+  const auto base = static_cast<int64_t>(out.units());
+  for (std::size_t p = 1; p < pack_offsets.size(); ++p) out.pack_offsets.push_back(base + pack_offsets[p]);
+  const std::size_t first = out.units();
+  out.sequence_ids.resize(first + order.size());
+  out.token_offsets.resize(first + order.size());
+  out.unit_lengths.resize(first + order.size());
+  if (!cut_.empty() && out.cut_tokens.empty()) out.cut_tokens.assign(first, 0);
+  if (!head_.empty() && out.split_head.empty()) out.split_head.assign(first, 0);
+  if (!out.cut_tokens.empty()) out.cut_tokens.resize(first + order.size(), 0);
+  if (!out.split_head.empty()) out.split_head.resize(first + order.size(), 0);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const auto u = static_cast<std::size_t>(order[k]);
+    out.sequence_ids[first + k] = ids_[u];
+    out.token_offsets[first + k] = offsets_[u];
+    out.unit_lengths[first + k] = lengths_[u];
+    if (!cut_.empty()) out.cut_tokens[first + k] = cut_[u];
+    if (!head_.empty()) out.split_head[first + k] = head_[u];
+  }
+}
+
+void UnitTable::retain(std::span<const int64_t> keep) {
+  UnitTable kept(limits_);
+  kept.reserve(keep.size());
+  for (const int64_t k : keep) {
+    const auto u = static_cast<std::size_t>(k);
+    kept.push(ids_[u], offsets_[u], lengths_[u], cut_.empty() ? 0 : cut_[u], !head_.empty() && head_[u] != 0);
+  }
+  *this = std::move(kept);
+}
+
+void UnitTable::truncate_to(std::size_t size) {
+  ids_.resize(size);
+  offsets_.resize(size);
+  lengths_.resize(size);
+  if (!cut_.empty()) cut_.resize(size);
+  if (!head_.empty()) head_.resize(size);
+}
+
+}  // namespace frugal::pack

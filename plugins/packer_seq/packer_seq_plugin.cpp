@@ -1,0 +1,74 @@
+// The packer_seq plugin: one packer strategy, "packer_seq", whose option
+// "algo" picks the algorithm. The core checks every assignment and derives
+// the output formats; this file only adapts the algorithm library.
+#include <string>
+
+#include "algorithms/packer.hpp"
+#include "frugal/sdk/packer_adapter.hpp"
+
+namespace {
+
+using frugal::sdk::PluginError;
+namespace packer = frugal::packer;
+
+class SeqPacker {
+ public:
+  explicit SeqPacker(const frugal::sdk::Options& options) {
+    options.check_known({"algo"});
+    const std::string name = options.get_string("algo", kDefaultAlgorithm);
+    try {
+      algorithm_ = packer::algorithm_from_name(name);
+    } catch (const packer::PackError& e) {
+      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, std::string("option 'algo': ") + e.what());
+    }
+  }
+
+  void pack(const frugal::sdk::PackRequest& request, frugal::sdk::PackWriter& out) const {
+    const packer::PackLimits limits{request.max_len, request.max_per_pack, request.seed};
+    packer::Algorithm used = algorithm_;
+    packer::PackResult result;
+    try {
+      result = packer::run_algorithm(algorithm_, request.lengths, limits);
+    } catch (const packer::PackError& e) {
+      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, e.what());
+    }
+    for (std::size_t p = 0; p < result.packs(); ++p) out.add_pack(result.pack(p));
+    out.set_method(packer::algorithm_name(used));
+  }
+
+ private:
+  static constexpr const char* kDefaultAlgorithm = "lpfhp";
+  packer::Algorithm algorithm_ = packer::Algorithm::lpfhp;
+};
+
+// Instances hold only their algorithm choice: pack is const and reentrant.
+constexpr uint32_t kFlags = FRUGAL_STRATEGY_THREAD_SAFE | FRUGAL_STRATEGY_DETERMINISTIC;
+
+constexpr frugal_strategy_desc kSeqPacker = frugal::sdk::packer_strategy<SeqPacker>(
+    "packer_seq",
+    "sequence packing with near-zero padding (option algo: ffd, bfd, spfhp, lpfhp, refined, best, naive_first_fit)",
+    kFlags);
+
+constexpr const frugal_strategy_desc* kStrategies[] = {&kSeqPacker};
+
+constexpr frugal_plugin_desc kPlugin{
+    sizeof(frugal_plugin_desc),
+    FRUGAL_ABI_VERSION_MAJOR,
+    FRUGAL_ABI_VERSION_MINOR,
+    "packer_seq",
+    FRUGAL_VERSION_STRING,
+    "frugal",
+    "MIT",
+    sizeof(kStrategies) / sizeof(kStrategies[0]),
+    kStrategies,
+    "Sequence packing: FFD, BFD, SPFHP, LPFHP, a refinement that beats them, and best-of",
+    nullptr,
+    nullptr,
+};
+
+}  // namespace
+
+extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v1(const frugal_host_api* host,
+                                                                    const frugal_plugin_desc** out) {
+  return frugal::sdk::hand_over_descriptor(host, out, kPlugin);
+}
