@@ -51,10 +51,10 @@ void UnitTable::append_grouped(std::span<const int64_t> order, std::span<const i
   out.sequence_ids.resize(first + order.size());
   out.token_offsets.resize(first + order.size());
   out.unit_lengths.resize(first + order.size());
-  if (!cut_.empty() && out.cut_tokens.empty()) out.cut_tokens.assign(first, 0);
-  if (!head_.empty() && out.split_head.empty()) out.split_head.assign(first, 0);
-  if (!out.cut_tokens.empty()) out.cut_tokens.resize(first + order.size(), 0);
-  if (!out.split_head.empty()) out.split_head.resize(first + order.size(), 0);
+  // Earlier units in `out` had nothing cut when its vectors are empty, so
+  // zero-filling up to `first` is exact.
+  if (!cut_.empty() || !out.cut_tokens.empty()) out.cut_tokens.resize(first + order.size(), 0);
+  if (!head_.empty() || !out.split_head.empty()) out.split_head.resize(first + order.size(), 0);
   for (std::size_t k = 0; k < order.size(); ++k) {
     const auto u = static_cast<std::size_t>(order[k]);
     out.sequence_ids[first + k] = ids_[u];
