@@ -16,5 +16,7 @@ int cmd_plugins(const std::vector<std::string>& args);
 // `frugal ckpt <subcommand> ...` (cmd_ckpt.cpp); `bench` is cmd_ckpt_bench.cpp.
 int cmd_ckpt(const std::vector<std::string>& args);
 int cmd_ckpt_bench(const std::vector<std::string>& args);
+// `frugal pack ...` (cmd_pack.cpp): pack sequence lengths, report efficiency.
+int cmd_pack(const std::vector<std::string>& args);
 
 }  // namespace frugal::cli

@@ -20,6 +20,9 @@ void print_usage(std::FILE* out) {
       "                     checkpoints in a directory: list, find the newest valid one,\n"
       "                     verify, show a manifest, apply retention, benchmark saves\n"
       "                     (`frugal ckpt help` for the details)\n"
+      "  pack (--lengths FILE | --histogram FILE) --max-len N [--algo NAME|best] ...\n"
+      "                     pack sequence lengths into rows of max-len tokens and report\n"
+      "                     efficiency against the lower bound (`frugal pack help`)\n"
       "  help               this text\n",
       out);
 }
@@ -37,6 +40,7 @@ int main(int argc, char** argv) {
     if (command == "version" || command == "--version") return frugal::cli::cmd_version(args);
     if (command == "plugins") return frugal::cli::cmd_plugins(args);
     if (command == "ckpt") return frugal::cli::cmd_ckpt(args);
+    if (command == "pack") return frugal::cli::cmd_pack(args);
     if (command == "help" || command == "--help" || command == "-h") {
       print_usage(stdout);
       return frugal::cli::kExitOk;

@@ -1,0 +1,182 @@
+// `frugal pack (--lengths FILE | --histogram FILE) --max-len N [--algo NAME|best]
+//  [--max-per-pack N] [--overlong truncate|split|error] [--seed N]
+//  [--assignments FILE] [--json]`: packs sequence lengths with the built-in
+// packer_seq strategy through the C API, like any host would, and reports
+// efficiency against the lower bound.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ckpt_args.hpp"
+#include "commands.hpp"
+#include "frugal/sdk/host.hpp"
+#include "json_writer.hpp"
+#include "pack_input.hpp"
+
+namespace frugal::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: frugal pack (--lengths FILE | --histogram FILE) --max-len N [--algo NAME|best]\n"
+    "                   [--max-per-pack N] [--overlong truncate|split|error] [--seed N]\n"
+    "                   [--assignments FILE] [--json]\n"
+    "  --lengths FILE      one sequence length per line\n"
+    "  --histogram FILE    'length count' per line (sequences numbered in file order)\n"
+    "  --max-len N         tokens per pack\n"
+    "  --algo NAME         ffd, bfd, spfhp, lpfhp, refined, best, naive_first_fit\n"
+    "                      (default: the packer's own default)\n"
+    "  --max-per-pack N    at most N sequences per pack (default: unlimited)\n"
+    "  --overlong POLICY   sequences longer than max-len: error (default), truncate, split\n"
+    "  --seed N            seed for methods with random choices (default 0)\n"
+    "  --assignments FILE  write one line per pack: its sequence ids in row order\n"
+    "                      (with --overlong split: id:offset+length for every unit)\n"
+    "  --json              machine-readable summary\n"
+    "Blank lines and lines starting with '#' in input files are ignored.\n";
+
+struct Summary {
+  frugal_pack_stats stats{};
+  double seconds = 0.0;
+  int64_t max_per_pack = 0;
+};
+
+void print_table(const Summary& s) {
+  const auto& st = s.stats;
+  const double gap = st.lower_bound_tight > 0
+                         ? 100.0 * static_cast<double>(st.packs - st.lower_bound_tight) /
+                               static_cast<double>(st.lower_bound_tight)
+                         : 0.0;
+  fmt::print("packed {} sequences ({} units, {} tokens) into packs of {} tokens with {}\n", st.sequences, st.units,
+             st.real_tokens, st.max_len, st.method);
+  fmt::print("  {:<22} {}\n", "packs", st.packs);
+  fmt::print("  {:<22} {}   ceil(tokens / max_len)\n", "lower bound", st.lower_bound);
+  fmt::print("  {:<22} {}   also per-pack limit, units > max_len/2\n", "tight lower bound", st.lower_bound_tight);
+  fmt::print("  {:<22} {:.3f}%\n", "gap to tight bound", gap);
+  fmt::print("  {:<22} {:.4f}%\n", "efficiency", 100.0 * st.efficiency);
+  fmt::print("  {:<22} {:.2f}%   one row per unit\n", "padding before", 100.0 * st.padding_before);
+  fmt::print("  {:<22} {:.4f}%\n", "padding after", 100.0 * st.padding_after);
+  fmt::print("  {:<22} {:.3f}x  rows before / rows after\n", "speed-up", st.speedup);
+  fmt::print("  {:<22} {}\n", "max per pack", s.max_per_pack == 0 ? std::string("unlimited") : std::to_string(s.max_per_pack));
+  fmt::print("  {:<22} {} sequences, {} tokens cut\n", "truncated", st.truncated_sequences, st.truncated_tokens);
+  fmt::print("  {:<22} {} sequences\n", "split", st.split_sequences);
+  fmt::print("  {:<22} {:.3f} s\n", "time", s.seconds);
+}
+
+void print_json(const Summary& s) {
+  const auto& st = s.stats;
+  fmt::print(
+      "{{\"algorithm\": {}, \"max_len\": {}, \"max_per_pack\": {}, \"sequences\": {}, \"units\": {}, "
+      "\"real_tokens\": {}, \"packs\": {}, \"lower_bound\": {}, \"lower_bound_tight\": {}, \"efficiency\": {:.9f}, "
+      "\"padding_before\": {:.9f}, \"padding_after\": {:.9f}, \"speedup\": {:.9f}, \"truncated_sequences\": {}, "
+      "\"truncated_tokens\": {}, \"split_sequences\": {}, \"seconds\": {:.6f}}}\n",
+      json_string(st.method), st.max_len, s.max_per_pack, st.sequences, st.units, st.real_tokens, st.packs,
+      st.lower_bound, st.lower_bound_tight, st.efficiency, st.padding_before, st.padding_after, st.speedup,
+      st.truncated_sequences, st.truncated_tokens, st.split_sequences, s.seconds);
+}
+
+void write_assignments(const std::string& path, const frugal_pack_plan* plan, bool pieces) {
+  frugal_pack_plan_view view{};
+  view.struct_size = sizeof(view);
+  host::check(frugal_pack_plan_view_get(plan, &view));
+  std::FILE* out = std::fopen(path.c_str(), "w");
+  if (out == nullptr) throw InputError(fmt::format("cannot create '{}'", path));
+  std::string line;
+  bool ok = true;
+  for (std::size_t p = 0; p < view.pack_count && ok; ++p) {
+    line.clear();
+    for (auto k = view.pack_offsets[p]; k < view.pack_offsets[p + 1]; ++k) {
+      const auto u = static_cast<std::size_t>(k);
+      if (!line.empty()) line += ' ';
+      line += std::to_string(view.sequence_ids[u]);
+      if (pieces) line += fmt::format(":{}+{}", view.token_offsets[u], view.unit_lengths[u]);
+    }
+    line += '\n';
+    ok = std::fwrite(line.data(), 1, line.size(), out) == line.size();
+  }
+  ok = std::fclose(out) == 0 && ok;
+  if (!ok) throw InputError(fmt::format("cannot write '{}' (disk full?)", path));
+}
+
+}  // namespace
+
+int cmd_pack(const std::vector<std::string>& args) {
+  ParsedArgs parsed;
+  int64_t max_len = 0;
+  int64_t max_per_pack = 0;
+  int64_t seed = 0;
+  try {
+    if (!args.empty() && (args[0] == "help" || args[0] == "--help")) {
+      std::fputs(kUsage, stdout);
+      return kExitOk;
+    }
+    parsed = parse_args(args,
+                        {"--lengths", "--histogram", "--max-len", "--algo", "--max-per-pack", "--overlong", "--seed",
+                         "--assignments"},
+                        {"--json"});
+    if (!parsed.positional.empty()) throw UsageError(fmt::format("unexpected argument '{}'", parsed.positional[0]));
+    if (parsed.has("--lengths") == parsed.has("--histogram"))
+      throw UsageError("give exactly one of --lengths FILE or --histogram FILE");
+    if (!parsed.has("--max-len")) throw UsageError("--max-len N is required");
+    max_len = parse_int_flag("--max-len", *parsed.value("--max-len"), 1, std::numeric_limits<int32_t>::max());
+    if (auto v = parsed.value("--max-per-pack")) max_per_pack = parse_int_flag("--max-per-pack", *v, 0, INT64_MAX);
+    if (auto v = parsed.value("--seed")) seed = parse_int_flag("--seed", *v, 0, INT64_MAX);
+    if (auto v = parsed.value("--overlong"); v && *v != "error" && *v != "truncate" && *v != "split")
+      throw UsageError(fmt::format("--overlong must be error, truncate or split, got '{}'", *v));
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "frugal pack: %s\n\n%s", e.what(), kUsage);
+    return kExitUsage;
+  }
+
+  try {
+    auto context = host::make_context();
+    host::check(frugal_context_discover_plugins(context.get(), 0, nullptr));
+    auto options = host::make_options();
+    host::check(frugal_options_set_int(options.get(), "max_len", max_len));
+    host::check(frugal_options_set_int(options.get(), "max_per_pack", max_per_pack));
+    host::check(frugal_options_set_int(options.get(), "seed", seed));
+    if (auto v = parsed.value("--overlong")) host::check(frugal_options_set_string(options.get(), "overlong", v->c_str()));
+    if (auto v = parsed.value("--algo")) host::check(frugal_options_set_string(options.get(), "algo", v->c_str()));
+    host::PackerPtr packer;
+    try {
+      packer = host::make_packer(context.get(), "packer_seq", options.get());
+    } catch (const host::Exception& e) {
+      if (e.code() != FRUGAL_ERR_INVALID_ARGUMENT) throw;
+      std::fprintf(stderr, "frugal pack: %s\n", e.what());
+      return kExitUsage;
+    }
+
+    frugal_pack_plan* raw = nullptr;
+    Summary summary;
+    summary.max_per_pack = max_per_pack;
+    if (auto path = parsed.value("--lengths")) {
+      const std::vector<int64_t> lengths = read_lengths_file(*path);
+      const auto t0 = std::chrono::steady_clock::now();
+      host::check(frugal_packer_pack(packer.get(), lengths.data(), lengths.size(), &raw));
+      summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    } else {
+      const Histogram h = read_histogram_file(*parsed.value("--histogram"));
+      const auto t0 = std::chrono::steady_clock::now();
+      host::check(frugal_packer_pack_histogram(packer.get(), h.lengths.data(), h.counts.data(), h.lengths.size(), &raw));
+      summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    const host::PackPlanPtr plan(raw);
+    summary.stats.struct_size = sizeof(summary.stats);
+    host::check(frugal_pack_plan_stats(plan.get(), &summary.stats));
+    if (auto path = parsed.value("--assignments")) write_assignments(*path, plan.get(), parsed.value("--overlong") == std::optional<std::string>("split"));
+    if (parsed.has("--json")) {
+      print_json(summary);
+    } else {
+      print_table(summary);
+    }
+    return kExitOk;
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "frugal pack: %s\n", e.what());
+    return kExitProblem;
+  }
+}
+
+}  // namespace frugal::cli
