@@ -147,7 +147,8 @@ typedef struct frugal_pack_stats {
 
 /**
  * The whole assignment as flat arrays, for bulk consumers. Every pointer is
- * owned by the plan, non-NULL, and valid until the plan is destroyed.
+ * owned by the plan and valid until the plan is destroyed; it is non-NULL
+ * whenever its entry count is > 0 (pack_offsets always).
  */
 typedef struct frugal_pack_plan_view {
   /** Set by the caller to sizeof(frugal_pack_plan_view). */

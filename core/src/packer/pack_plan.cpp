@@ -1,6 +1,7 @@
 #include "packer/pack_plan.hpp"
 
 #include <algorithm>
+#include <new>
 
 #include "error.hpp"
 
@@ -15,7 +16,7 @@ std::unique_ptr<frugal_pack_plan> make_plan(GroupedPacks&& packs, const Limits& 
   const std::size_t pack_count = g.packs();
   const std::size_t units = g.units();
 
-  plan->pack_tokens.assign(pack_count, 0);
+  plan->pack_tokens.resize(pack_count);
   int64_t total = 0;
   for (std::size_t p = 0; p < pack_count; ++p) {
     int64_t tokens = 0;
@@ -31,8 +32,15 @@ std::unique_ptr<frugal_pack_plan> make_plan(GroupedPacks&& packs, const Limits& 
   s.real_tokens = total;
   s.max_len = limits.max_len;
   int64_t over_half = 0;
+  if (g.token_offsets.empty()) {
+    s.sequences = static_cast<int64_t>(units);  // nothing split: one unit per sequence
+    if (units > 0) {
+      plan->zero_offsets.reset(static_cast<int64_t*>(std::calloc(units, sizeof(int64_t))));
+      if (plan->zero_offsets == nullptr) throw std::bad_alloc();
+    }
+  }
   for (std::size_t u = 0; u < units; ++u) {
-    if (g.token_offsets[u] == 0) ++s.sequences;
+    if (!g.token_offsets.empty() && g.token_offsets[u] == 0) ++s.sequences;
     if (2 * g.unit_lengths[u] > limits.max_len) ++over_half;
     if (!g.cut_tokens.empty() && g.cut_tokens[u] > 0) {
       ++s.truncated_sequences;

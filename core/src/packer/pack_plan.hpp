@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,8 +13,14 @@
 #include "packer/pack_limits.hpp"
 
 struct frugal_pack_plan {
+  struct FreeDeleter {
+    void operator()(int64_t* p) const noexcept { std::free(p); }
+  };
   frugal::pack::GroupedPacks packs;
-  std::vector<int64_t> pack_tokens;
+  // The view's token_offsets when packs.token_offsets is empty (all 0):
+  // calloc'd, so the pages cost nothing until a reader touches them.
+  std::unique_ptr<int64_t, FreeDeleter> zero_offsets;
+  frugal::pack::I64Vec pack_tokens;
   int64_t max_len = 0;
   std::string method;
   frugal_pack_stats stats{};  // method points into `method`

@@ -1,5 +1,7 @@
 // frugal_packer_*: packer objects and batch packing.
+#include <algorithm>
 #include <memory>
+#include <span>
 #include <string>
 
 #include <fmt/format.h>
@@ -20,6 +22,42 @@ std::unique_ptr<frugal_pack_plan> pack_units(const PackerCore& core, const UnitT
   grouped.pack_offsets.push_back(0);
   grouped.pack_offsets.reserve(a.pack_offsets.size());
   units.append_grouped(a.units, a.pack_offsets, grouped);
+  return make_plan(std::move(grouped), core.limits(), std::move(a.method));
+}
+
+namespace {
+
+// True when every length is already a unit: in [1, max_len]. Throws for a
+// length < 1, naming the first one.
+bool all_whole_units(std::span<const int64_t> lengths, int64_t max_len) {
+  bool whole = true;
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    if (lengths[i] < 1)
+      fail(FRUGAL_ERR_INVALID_ARGUMENT, "sequence {} has length {}; lengths must be >= 1", i, lengths[i]);
+    whole = whole && lengths[i] <= max_len;
+  }
+  return whole;
+}
+
+}  // namespace
+
+// The common case, sequence i is unit i, needs no unit table: the plugin
+// reads the caller's array and its assignment becomes the plan's sequence
+// ids as is. Only unit lengths are gathered in pack order.
+std::unique_ptr<frugal_pack_plan> pack_lengths(const PackerCore& core, std::span<const int64_t> lengths) {
+  if (!all_whole_units(lengths, core.limits().max_len)) {
+    UnitTable units(core.limits());
+    units.reserve(lengths.size());
+    for (std::size_t i = 0; i < lengths.size(); ++i) units.add(static_cast<int64_t>(i), lengths[i]);
+    return pack_units(core, units);
+  }
+  Assignment a = core.pack(lengths);
+  GroupedPacks grouped;
+  grouped.unit_lengths.resize(lengths.size());
+  for (std::size_t k = 0; k < lengths.size(); ++k)
+    grouped.unit_lengths[k] = lengths[static_cast<std::size_t>(a.units[k])];
+  grouped.sequence_ids = std::move(a.units);
+  grouped.pack_offsets = std::move(a.pack_offsets);
   return make_plan(std::move(grouped), core.limits(), std::move(a.method));
 }
 
@@ -55,10 +93,7 @@ FRUGAL_API frugal_error* frugal_packer_pack(frugal_packer* packer, const int64_t
     frugal::require_non_null(out, kFn, "out");
     if (count == 0) frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: empty input: no sequences to pack", kFn);
     frugal::require_non_null(lengths, kFn, "lengths");
-    frugal::pack::UnitTable units(packer->core->limits());
-    units.reserve(count);
-    for (size_t i = 0; i < count; ++i) units.add(static_cast<int64_t>(i), lengths[i]);
-    *out = frugal::pack::pack_units(*packer->core, units).release();
+    *out = frugal::pack::pack_lengths(*packer->core, std::span<const int64_t>(lengths, count)).release();
   });
 }
 
@@ -84,12 +119,10 @@ FRUGAL_API frugal_error* frugal_packer_pack_histogram(frugal_packer* packer, con
         frugal::fail(FRUGAL_ERR_OUT_OF_RANGE, "{}: the histogram holds more than 2^40 sequences", kFn);
     }
     if (total == 0) frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: empty histogram: every count is 0", kFn);
-    frugal::pack::UnitTable units(packer->core->limits());
-    units.reserve(static_cast<size_t>(total));
-    int64_t id = 0;
-    for (size_t b = 0; b < bins; ++b)
-      for (int64_t c = 0; c < counts[b]; ++c) units.add(id++, lengths[b]);
-    *out = frugal::pack::pack_units(*packer->core, units).release();
+    frugal::pack::I64Vec expanded(static_cast<size_t>(total));
+    auto cursor = expanded.begin();
+    for (size_t b = 0; b < bins; ++b) cursor = std::fill_n(cursor, counts[b], lengths[b]);
+    *out = frugal::pack::pack_lengths(*packer->core, expanded).release();
   });
 }
 

@@ -35,8 +35,10 @@ Assignment PackerCore::pack(std::span<const int64_t> lengths) const {
   const frugal_pack_request request{sizeof(frugal_pack_request), lengths.data(), lengths.size(),
                                     limits_.max_len,             limits_.max_per_pack, limits_.seed};
   Assignment a;
-  a.units.assign(lengths.size(), -1);
-  a.pack_offsets.assign(lengths.size() + 1, -1);
+  // Uninitialised: check() reads only what the plugin claims to have
+  // written (pack_count + 1 offsets, then the units they span).
+  a.units.resize(lengths.size());
+  a.pack_offsets.resize(lengths.size() + 1);
   frugal_pack_assignment out{sizeof(frugal_pack_assignment), a.units.data(), a.pack_offsets.data(), 0, nullptr};
   call_plugin(label_, [&] { return vtable_.pack(instance_, &request, &out); });
   if (out.pack_count < 1 || out.pack_count > lengths.size())
@@ -57,7 +59,7 @@ void PackerCore::check(std::span<const int64_t> lengths, const Assignment& a) co
   if (off.front() != 0 || off.back() != n)
     fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: pack_offsets must run from 0 to {}, got {} .. {}", label_, n,
          off.front(), off.back());
-  std::vector<uint8_t> seen(lengths.size(), 0);
+  std::vector<uint64_t> seen((lengths.size() + 63) / 64, 0);  // a bitset: 2 MiB for 16M units
   for (std::size_t p = 0; p < packs; ++p) {
     if (off[p + 1] <= off[p])
       fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: pack {} is empty or its offsets decrease ({} .. {})", label_,
@@ -72,9 +74,10 @@ void PackerCore::check(std::span<const int64_t> lengths, const Assignment& a) co
       if (u < 0 || u >= n)
         fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: unit index {} in pack {} is out of range [0, {})", label_,
              u, p, n);
-      auto& mark = seen[static_cast<std::size_t>(u)];
-      if (mark != 0) fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: unit {} is placed twice", label_, u);
-      mark = 1;
+      uint64_t& word = seen[static_cast<std::size_t>(u) >> 6];
+      const uint64_t bit = uint64_t{1} << (u & 63);
+      if ((word & bit) != 0) fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: unit {} is placed twice", label_, u);
+      word |= bit;
       tokens += lengths[static_cast<std::size_t>(u)];
     }
     if (tokens > limits_.max_len)

@@ -12,13 +12,14 @@
 #include "loaded_plugin.hpp"
 #include "frugal/packer_vtable.h"
 #include "packer/pack_limits.hpp"
+#include "packer/uninit_vector.hpp"
 
 namespace frugal::pack {
 
 // A checked assignment: every unit exactly once, packs within limits.
 struct Assignment {
-  std::vector<int64_t> units;         // unit indices grouped by pack
-  std::vector<int64_t> pack_offsets;  // packs + 1
+  I64Vec units;         // unit indices grouped by pack
+  I64Vec pack_offsets;  // packs + 1
   std::string method;                 // who produced it ("ffd", ...)
 };
 

@@ -37,7 +37,8 @@ FRUGAL_API frugal_error* frugal_pack_plan_view_get(const frugal_pack_plan* plan,
     const auto& g = plan->packs;
     const frugal_pack_plan_view full{sizeof(frugal_pack_plan_view), g.packs(), g.units(),
                                      g.pack_offsets.data(),         g.sequence_ids.data(),
-                                     g.token_offsets.data(),        g.unit_lengths.data(),
+                                     g.token_offsets.empty() ? plan->zero_offsets.get() : g.token_offsets.data(),
+                                     g.unit_lengths.data(),
                                      plan->pack_tokens.data()};
     frugal::write_sized(view, full, "frugal_pack_plan_view_get");
   });
@@ -146,12 +147,12 @@ FRUGAL_API frugal_error* frugal_pack_plan_gather(const frugal_pack_plan* plan, s
              args.sequence_count);
       const int64_t begin = args.sequence_offsets[id];
       const int64_t end = args.sequence_offsets[id + 1];
-      const int64_t need = g.token_offsets[u] + g.unit_lengths[u];
+      const int64_t need = g.token_offset(u) + g.unit_lengths[u];
       if (begin < 0 || end < begin || end - begin < need)
         fail(FRUGAL_ERR_INVALID_ARGUMENT,
              "{}: sequence {} has {} tokens in the arrays (offsets {} .. {}) but the plan needs {}", kFn, id,
              end - begin, begin, end, need);
-      const int64_t from = begin + g.token_offsets[u];
+      const int64_t from = begin + g.token_offset(u);
       const auto len = static_cast<std::size_t>(g.unit_lengths[u]);
       std::copy_n(args.tokens + from, len, args.out_tokens + t);
       if (args.out_labels != nullptr) {

@@ -14,6 +14,7 @@ void UnitTable::push(int64_t id, int64_t offset, int64_t length, int64_t cut, bo
   // The bookkeeping vectors stay empty (no cost) until first needed.
   if (cut != 0 && cut_.empty()) cut_.assign(lengths_.size(), 0);
   if (head && head_.empty()) head_.assign(lengths_.size(), 0);
+  if (offset != 0 || head) pieces_ = true;
   ids_.push_back(id);
   offsets_.push_back(offset);
   lengths_.push_back(length);
@@ -49,8 +50,14 @@ void UnitTable::append_grouped(std::span<const int64_t> order, std::span<const i
   for (std::size_t p = 1; p < pack_offsets.size(); ++p) out.pack_offsets.push_back(base + pack_offsets[p]);
   const std::size_t first = out.units();
   out.sequence_ids.resize(first + order.size());
-  out.token_offsets.resize(first + order.size());
   out.unit_lengths.resize(first + order.size());
+  // Offsets are stored only once some unit is a split piece; earlier units
+  // were whole sequences, at offset 0.
+  const bool offsets = pieces_ || !out.token_offsets.empty();
+  if (offsets) {
+    out.token_offsets.resize(first, 0);
+    out.token_offsets.resize(first + order.size());
+  }
   // Earlier units in `out` had nothing cut when its vectors are empty, so
   // zero-filling up to `first` is exact.
   if (!cut_.empty() || !out.cut_tokens.empty()) out.cut_tokens.resize(first + order.size(), 0);
@@ -58,7 +65,7 @@ void UnitTable::append_grouped(std::span<const int64_t> order, std::span<const i
   for (std::size_t k = 0; k < order.size(); ++k) {
     const auto u = static_cast<std::size_t>(order[k]);
     out.sequence_ids[first + k] = ids_[u];
-    out.token_offsets[first + k] = offsets_[u];
+    if (offsets) out.token_offsets[first + k] = offsets_[u];
     out.unit_lengths[first + k] = lengths_[u];
     if (!cut_.empty()) out.cut_tokens[first + k] = cut_[u];
     if (!head_.empty()) out.split_head[first + k] = head_[u];

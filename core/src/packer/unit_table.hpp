@@ -43,6 +43,7 @@ class UnitTable {
   std::vector<int64_t> lengths_;
   std::vector<int64_t> cut_;     // empty until something is truncated
   std::vector<uint8_t> head_;    // empty until something is split
+  bool pieces_ = false;          // some unit is a piece of a split sequence
 };
 
 }  // namespace frugal::pack
