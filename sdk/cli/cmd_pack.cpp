@@ -24,7 +24,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: frugal pack (--lengths FILE | --histogram FILE) --max-len N [--algo NAME|best]\n"
     "                   [--max-per-pack N] [--overlong truncate|split|error] [--seed N]\n"
-    "                   [--assignments FILE] [--json]\n"
+    "                   [--window N [--max-rounds R]] [--assignments FILE] [--json]\n"
     "  --lengths FILE      one sequence length per line\n"
     "  --histogram FILE    'length count' per line (sequences numbered in file order)\n"
     "  --max-len N         tokens per pack\n"
@@ -33,6 +33,9 @@ constexpr const char* kUsage =
     "  --max-per-pack N    at most N sequences per pack (default: unlimited)\n"
     "  --overlong POLICY   sequences longer than max-len: error (default), truncate, split\n"
     "  --seed N            seed for methods with random choices (default 0)\n"
+    "  --window N          stream the sequences in file order through a window of at\n"
+    "                      most N units (as a data loader would) instead of packing\n"
+    "                      them all at once; --max-rounds R bounds each unit's wait\n"
     "  --assignments FILE  write one line per pack: its sequence ids in row order\n"
     "                      (with --overlong split: id:offset+length for every unit)\n"
     "  --json              machine-readable summary\n"
@@ -101,6 +104,23 @@ void write_assignments(const std::string& path, const frugal_pack_plan* plan, bo
   if (!ok) throw InputError(fmt::format("cannot write '{}' (disk full?)", path));
 }
 
+// Pushes every length through a stream, then flushes: one plan with all packs.
+frugal_pack_plan* stream_all(frugal_packer* packer, const std::vector<int64_t>& lengths, int64_t window,
+                             int64_t max_rounds) {
+  auto options = host::make_options();
+  host::check(frugal_options_set_int(options.get(), "window", window));
+  if (max_rounds > 0) host::check(frugal_options_set_int(options.get(), "max_rounds", max_rounds));
+  frugal_pack_stream* raw = nullptr;
+  host::check(frugal_pack_stream_create(packer, options.get(), &raw));
+  const host::PackStreamPtr stream(raw);
+  for (std::size_t i = 0; i < lengths.size(); ++i)
+    host::check(frugal_pack_stream_push(stream.get(), static_cast<int64_t>(i), lengths[i]));
+  host::check(frugal_pack_stream_flush(stream.get()));
+  frugal_pack_plan* plan = nullptr;
+  host::check(frugal_pack_stream_pop(stream.get(), &plan));
+  return plan;
+}
+
 }  // namespace
 
 int cmd_pack(const std::vector<std::string>& args) {
@@ -108,6 +128,8 @@ int cmd_pack(const std::vector<std::string>& args) {
   int64_t max_len = 0;
   int64_t max_per_pack = 0;
   int64_t seed = 0;
+  int64_t window = 0;  // 0: pack everything at once
+  int64_t max_rounds = 0;  // 0: the stream's default
   try {
     if (!args.empty() && (args[0] == "help" || args[0] == "--help")) {
       std::fputs(kUsage, stdout);
@@ -115,7 +137,7 @@ int cmd_pack(const std::vector<std::string>& args) {
     }
     parsed = parse_args(args,
                         {"--lengths", "--histogram", "--max-len", "--algo", "--max-per-pack", "--overlong", "--seed",
-                         "--assignments"},
+                         "--assignments", "--window", "--max-rounds"},
                         {"--json"});
     if (!parsed.positional.empty()) throw UsageError(fmt::format("unexpected argument '{}'", parsed.positional[0]));
     if (parsed.has("--lengths") == parsed.has("--histogram"))
@@ -124,6 +146,11 @@ int cmd_pack(const std::vector<std::string>& args) {
     max_len = parse_int_flag("--max-len", *parsed.value("--max-len"), 1, std::numeric_limits<int32_t>::max());
     if (auto v = parsed.value("--max-per-pack")) max_per_pack = parse_int_flag("--max-per-pack", *v, 0, INT64_MAX);
     if (auto v = parsed.value("--seed")) seed = parse_int_flag("--seed", *v, 0, INT64_MAX);
+    if (auto v = parsed.value("--window")) window = parse_int_flag("--window", *v, 1, INT64_MAX);
+    if (auto v = parsed.value("--max-rounds")) {
+      if (window == 0) throw UsageError("--max-rounds needs --window");
+      max_rounds = parse_int_flag("--max-rounds", *v, 1, INT64_MAX);
+    }
     if (auto v = parsed.value("--overlong"); v && *v != "error" && *v != "truncate" && *v != "split")
       throw UsageError(fmt::format("--overlong must be error, truncate or split, got '{}'", *v));
   } catch (const UsageError& e) {
@@ -152,7 +179,18 @@ int cmd_pack(const std::vector<std::string>& args) {
     frugal_pack_plan* raw = nullptr;
     Summary summary;
     summary.max_per_pack = max_per_pack;
-    if (auto path = parsed.value("--lengths")) {
+    if (window > 0) {
+      std::vector<int64_t> lengths;
+      if (auto path = parsed.value("--lengths")) {
+        lengths = read_lengths_file(*path);
+      } else {
+        const Histogram h = read_histogram_file(*parsed.value("--histogram"));
+        for (std::size_t b = 0; b < h.lengths.size(); ++b) lengths.insert(lengths.end(), static_cast<std::size_t>(h.counts[b]), h.lengths[b]);
+      }
+      const auto t0 = std::chrono::steady_clock::now();
+      raw = stream_all(packer.get(), lengths, window, max_rounds);
+      summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    } else if (auto path = parsed.value("--lengths")) {
       const std::vector<int64_t> lengths = read_lengths_file(*path);
       const auto t0 = std::chrono::steady_clock::now();
       host::check(frugal_packer_pack(packer.get(), lengths.data(), lengths.size(), &raw));

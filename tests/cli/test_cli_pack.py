@@ -125,6 +125,26 @@ class PackCliTest(unittest.TestCase):
                 self.assertEqual(o1 + l1, o2)
             self.assertEqual(pieces[-1][0] + pieces[-1][1], length)
 
+    def test_streaming_window_places_every_sequence_once(self):
+        batch = self.pack_json("--lengths", self.lengths_file, "--max-len", 512, "--algo", "bfd")
+        previous_packs = None
+        for window in (16, 256, 4096):
+            with self.subTest(window=window):
+                path = os.path.join(self._tmp.name, f"stream-{window}.txt")
+                out = self.pack_json("--lengths", self.lengths_file, "--max-len", 512, "--algo", "bfd",
+                                     "--window", window, "--assignments", path)
+                self.assertEqual(out["real_tokens"], batch["real_tokens"])
+                self.assertGreaterEqual(out["packs"], out["lower_bound_tight"])
+                ids = sorted(int(i) for pack in self.read_assignments(path) for i in pack)
+                self.assertEqual(ids, list(range(len(self.short))))
+                if previous_packs is not None:
+                    self.assertLessEqual(out["packs"], previous_packs)  # a wider window never packs worse here
+                previous_packs = out["packs"]
+        # A window holding the whole input packs exactly like the batch call.
+        whole = self.pack_json("--lengths", self.lengths_file, "--max-len", 512, "--algo", "bfd",
+                               "--window", len(self.short) + 1)
+        self.assertEqual(whole["packs"], batch["packs"])
+
     def test_bad_files_are_refused_naming_file_and_line(self):
         cases = {
             "junk.txt": ("12\nabc\n", ":2: expected an integer length, got 'abc'"),
@@ -166,6 +186,8 @@ class PackCliTest(unittest.TestCase):
             (["--lengths", self.lengths_file, "--max-len", 512, "--max-per-pack", -1], "--max-per-pack"),
             (["--lengths", self.lengths_file, "--max-len", 512, "--algo", "magic"], "unknown packing algorithm 'magic'"),
             (["--lengths", self.lengths_file, "--max-len", 512, "--bogus"], "unknown argument '--bogus'"),
+            (["--lengths", self.lengths_file, "--max-len", 512, "--max-rounds", 2], "--max-rounds needs --window"),
+            (["--lengths", self.lengths_file, "--max-len", 512, "--window", 0], "--window"),
         ]
         for args, message in cases:
             with self.subTest(args=args):
