@@ -1,11 +1,11 @@
 #include "algorithms/packer.hpp"
 
 #include "algorithms/best_fit.hpp"
+#include "algorithms/best_of.hpp"
 #include "algorithms/first_fit.hpp"
 #include "algorithms/histogram_packing.hpp"
+#include "algorithms/refine.hpp"
 #include "algorithms/validate.hpp"
-
-#include <string>
 
 namespace frugal::packer {
 
@@ -16,8 +16,8 @@ PackResult run_algorithm(Algorithm algorithm, std::span<const int64_t> lengths, 
     case Algorithm::best_fit_decreasing: return best_fit_decreasing(lengths, limits);
     case Algorithm::spfhp: return spfhp(lengths, limits);
     case Algorithm::lpfhp: return lpfhp(lengths, limits);
-    case Algorithm::refined:
-    case Algorithm::best: throw PackError(std::string(algorithm_name(algorithm)) + ": not implemented yet");
+    case Algorithm::refined: return refined(lengths, limits);
+    case Algorithm::best: return best_of(lengths, limits);
   }
   throw PackError("unknown packing algorithm");
 }

@@ -1,5 +1,6 @@
-// Packing quality: efficiency = real tokens / (packs * max_len); the lower
-// bound on packs is ceil(total tokens / max_len).
+// Packing quality: efficiency = real tokens / (packs * max_len); lower
+// bounds on packs, the simple ceil(total tokens / max_len) and a tighter one
+// (bounds.hpp) that gaps are measured against.
 #pragma once
 
 #include <cstdint>
@@ -15,8 +16,9 @@ struct PackStats {
   int64_t real_tokens = 0;
   int64_t lower_bound = 0;      // ceil(real_tokens / max_len)
   // A valid bound at least as tight: also ceil(sequences / max_per_pack) when
-  // limited, and the count of sequences longer than max_len / 2 (no two
-  // share a pack). Gaps are measured against this one.
+  // limited, the count of sequences longer than max_len / 2 (no two share a
+  // pack), and Martello & Toth's L2 with its sequence-count analogue
+  // (pack_lower_bound, bounds.hpp). Gaps are measured against this one.
   int64_t lower_bound_tight = 0;
   double efficiency = 0.0;      // real_tokens / (packs * max_len)
   int64_t max_pack_tokens = 0;  // fullest pack
