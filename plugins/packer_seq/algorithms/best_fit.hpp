@@ -10,8 +10,8 @@ namespace frugal::packer {
 
 // Over decreasing_order(), each sequence goes into the open pack with the
 // smallest residual that still fits (ties: lowest pack number), else a new
-// pack. Open packs sit in per-residual buckets (min-heaps of pack numbers)
-// found through an OccupancySet: O(n (log n + max_len / 4096)) time,
+// pack. Placed a run of equal lengths at a time through residual buckets
+// (decreasing_fit.hpp): O(n + max_len) time plus one sort per bucket,
 // O(n + max_len) memory. max_len is limited to 2^22 (bucket array).
 [[nodiscard]] PackResult best_fit_decreasing(std::span<const int64_t> lengths, const PackLimits& limits);
 

@@ -1,9 +1,12 @@
 #include "algorithms/first_fit.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <vector>
 
 #include "algorithms/assemble.hpp"
+#include "algorithms/best_fit.hpp"
+#include "algorithms/decreasing_fit.hpp"
 #include "algorithms/order.hpp"
 #include "algorithms/tournament_tree.hpp"
 #include "algorithms/validate.hpp"
@@ -59,6 +62,15 @@ PackResult naive_first_fit(std::span<const int64_t> lengths, const PackLimits& l
 
 PackResult first_fit_decreasing(std::span<const int64_t> lengths, const PackLimits& limits) {
   validate_packable(lengths, limits);
+  // Residual buckets cost O(max_len) memory whatever n is; past that point
+  // (or for huge max_len) the tree over packs is the cheaper structure.
+  const int64_t n = static_cast<int64_t>(lengths.size());
+  if (limits.max_len <= std::min(kMaxBucketedLen, std::max<int64_t>(int64_t{1} << 16, 4 * n))) {
+    if (lengths.size() < std::numeric_limits<uint32_t>::max()) {
+      return DecreasingFit<uint32_t, FitRule::first>(lengths, limits).run();
+    }
+    return DecreasingFit<uint64_t, FitRule::first>(lengths, limits).run();
+  }
   const std::vector<int64_t> order = decreasing_order(lengths, limits.max_len);
   if (limits.max_len <= std::numeric_limits<uint32_t>::max()) {
     return first_fit_tree<uint32_t>(lengths, order, limits);

@@ -14,8 +14,10 @@ namespace frugal::packer {
 [[nodiscard]] PackResult naive_first_fit(std::span<const int64_t> lengths, const PackLimits& limits);
 
 // First fit over decreasing_order(): exactly naive_first_fit applied to the
-// sorted input, with a tournament tree. O(n log n) (O(n log packs) after an
-// O(n + max_len) counting sort).
+// sorted input. Runs of equal length through residual buckets
+// (decreasing_fit.hpp), O(n + max_len log max_len) plus one sort per bucket,
+// while max_len <= max(2^16, 4 n) (and <= kMaxBucketedLen); beyond that a
+// tournament tree over packs, O(n log n).
 [[nodiscard]] PackResult first_fit_decreasing(std::span<const int64_t> lengths, const PackLimits& limits);
 
 }  // namespace frugal::packer

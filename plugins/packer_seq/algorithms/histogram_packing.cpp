@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "algorithms/best_fit.hpp"
+#include "algorithms/large_buffer.hpp"
 #include "algorithms/occupancy_set.hpp"
 #include "algorithms/order.hpp"
 #include "algorithms/validate.hpp"
@@ -64,38 +65,56 @@ class HistogramPacker {
     }
   }
 
-  // Hands out sequence indices: per length in the given decreasing order.
-  PackResult finish(std::span<const int64_t> lengths, std::span<const int64_t> order,
-                    std::span<const int64_t> histogram) {
-    // next_index[len]: position in order of the next unused sequence of len.
-    std::vector<int64_t> next_index(histogram.size(), 0);
-    int64_t running = 0;
-    for (std::size_t l = histogram.size(); l-- > 1;) {
-      next_index[l] = running;
-      running += histogram[l];
-    }
+  // Hands out sequence indices: per length in decreasing order, ascending
+  // index. Output sizes are known up front, so every array is written once,
+  // front to back.
+  PackResult finish(std::span<const int64_t> lengths, std::span<const int64_t> histogram) const {
+    std::size_t packs = 0;
+    for (const auto& g : groups_) packs += static_cast<std::size_t>(g.count);
     PackResult r;
-    int64_t packs = 0;
-    for (const auto& g : groups_) packs += g.count;
-    r.offsets.reserve(static_cast<std::size_t>(packs) + 1);
-    r.tokens.reserve(static_cast<std::size_t>(packs));
-    r.items.reserve(lengths.size());
-    for (const auto& g : groups_) {
-      const auto& s = strategies_[g.strategy];
-      for (int64_t c = 0; c < g.count; ++c) {
-        int64_t tokens = 0;
-        for (const int64_t len : s) {
-          r.items.push_back(order[static_cast<std::size_t>(next_index[static_cast<std::size_t>(len)]++)]);
-          tokens += len;
-        }
-        r.tokens.push_back(tokens);
-        r.offsets.push_back(static_cast<int64_t>(r.items.size()));
-      }
+    reserve_large(r.offsets, packs + 1);
+    reserve_large(r.tokens, packs);
+    reserve_large(r.items, lengths.size());
+    r.offsets.resize(packs + 1);
+    r.tokens.resize(packs);
+    r.items.resize(lengths.size());
+    if (lengths.size() < std::numeric_limits<uint32_t>::max()) {
+      hand_out<uint32_t>(lengths, histogram, r);
+    } else {
+      hand_out<uint64_t>(lengths, histogram, r);
     }
     return r;
   }
 
  private:
+  template <class Id>
+  void hand_out(std::span<const int64_t> lengths, std::span<const int64_t> histogram, PackResult& r) const {
+    LargeBuffer<Id> order(lengths.size());
+    decreasing_order_into(lengths, histogram, order.data());
+    // next[len]: position in order of the next unused sequence of len.
+    std::vector<std::size_t> next(histogram.size(), 0);
+    std::size_t running = 0;
+    for (std::size_t l = histogram.size(); l-- > 1;) {
+      next[l] = running;
+      running += static_cast<std::size_t>(histogram[l]);
+    }
+    int64_t* items = r.items.data();
+    int64_t* offsets = r.offsets.data();
+    int64_t* tokens = r.tokens.data();
+    int64_t written = 0;
+    for (const auto& g : groups_) {
+      const auto& s = strategies_[g.strategy];
+      int64_t total = 0;
+      for (const int64_t len : s) total += len;
+      for (int64_t c = 0; c < g.count; ++c) {
+        for (const int64_t len : s) *items++ = static_cast<int64_t>(order[next[static_cast<std::size_t>(len)]++]);
+        written += static_cast<int64_t>(s.size());
+        *++offsets = written;
+        *tokens++ = total;
+      }
+    }
+  }
+
   std::size_t find(int64_t len) const {
     if (fit_ == Fit::best) return open_.next_at_least(static_cast<std::size_t>(len));
     const std::size_t r = open_.largest();
@@ -130,8 +149,7 @@ PackResult histogram_pack(std::span<const int64_t> lengths, const PackLimits& li
   for (std::size_t l = histogram.size(); l-- > 1;) {
     if (histogram[l] > 0) packer.place(static_cast<int64_t>(l), histogram[l]);
   }
-  const std::vector<int64_t> order = decreasing_order(lengths, limits.max_len);
-  return packer.finish(lengths, order, histogram);
+  return packer.finish(lengths, histogram);
 }
 
 }  // namespace
