@@ -26,7 +26,9 @@ namespace frugal::packer {
 // leave the least room. The last two places (max_per_pack 2 or 3, or
 // whenever two sequences close the pack exactly) are chosen by an exact
 // search over pairs of distinct lengths; earlier places take the longest
-// sequence that fits. For the last two places, rule says when a pair wins
+// sequence that fits. With max_per_pack 2 this is optimal: pairing the
+// longest sequence with the longest partner that fits loses nothing (an
+// exchange argument). For the last two places, rule says when a pair wins
 // over the longest single sequence that fits.
 enum class PairRule {
   least_room,     // when it leaves no more room (ties: the pair)

@@ -27,7 +27,7 @@ enum class Algorithm {
   spfhp,                 // Krell et al. 2021, shortest-pack-first histogram packing
   lpfhp,                 // Krell et al. 2021, longest-pack-first histogram packing
   refined,               // beats the greedy ones where they leave a gap (see refine.hpp)
-  best,                  // runs the others, keeps the best by measured efficiency
+  best,                  // runs the others, keeps the fewest packs (see best_of.hpp)
 };
 
 enum class OverlongPolicy { error, truncate, split };
