@@ -49,7 +49,7 @@ class DecreasingFit {
         cap_(limits.max_per_pack == 0 ? std::numeric_limits<std::size_t>::max()
                                       : static_cast<std::size_t>(limits.max_per_pack)),
         pack_of_(lengths.size()),
-        fill_(lengths.size()),
+        fill_(2 * lengths.size()),
         buckets_(max_len_),
         open_(max_len_ + 1),
         fronts_(kRule == FitRule::first ? max_len_ + 1 : 1) {}
@@ -72,10 +72,6 @@ class DecreasingFit {
   }
 
  private:
-  struct Fill {
-    Id members;
-    Id tokens;  // <= max_len <= kMaxBucketedLen
-  };
   static constexpr Id kNone = std::numeric_limits<Id>::max();
 
   // Buckets in [len, previous) become eligible: sort them once.
@@ -121,14 +117,14 @@ class DecreasingFit {
 
   // Pack p (residual r, just taken from its bucket) gets its copies of len.
   void place(Id p, std::size_t r, std::size_t len, std::size_t& count) {
-    Fill& f = fill_[p];
-    const std::size_t k = std::min({r / len, cap_ - f.members, count});
+    Id& members = fill_[2 * std::size_t{p}];
+    const std::size_t k = std::min({r / len, cap_ - members, count});
     record(p, k);
-    f.members = static_cast<Id>(f.members + k);
-    f.tokens = static_cast<Id>(f.tokens + k * len);
+    members = static_cast<Id>(members + k);
+    fill_[2 * std::size_t{p} + 1] = static_cast<Id>(max_len_ - r + k * len);
     count -= k;
     const std::size_t residual = r - k * len;
-    if (residual > 0 && f.members < cap_) reinsert(p, residual, len);
+    if (residual > 0 && members < cap_) reinsert(p, residual, len);
   }
 
   // The rest of the run goes into new packs, max_len / len copies each.
@@ -138,7 +134,7 @@ class DecreasingFit {
     const std::size_t rest = count % per;
     const auto first = static_cast<Id>(packs_);
     for (std::size_t j = 0; j < full; ++j) {
-      fill_[packs_ + j] = Fill{static_cast<Id>(per), static_cast<Id>(per * len)};
+      set_fill(packs_ + j, per, per * len);
       record(static_cast<Id>(packs_ + j), per);
     }
     packs_ += full;
@@ -149,7 +145,7 @@ class DecreasingFit {
     }
     if (rest > 0) {
       const auto p = static_cast<Id>(packs_++);
-      fill_[p] = Fill{static_cast<Id>(rest), static_cast<Id>(rest * len)};
+      set_fill(p, rest, rest * len);
       record(p, rest);
       reinsert(p, max_len_ - rest * len, len);  // residual >= len, rest < cap_
     }
@@ -166,6 +162,11 @@ class DecreasingFit {
       if constexpr (kRule == FitRule::first) fronts_.set(residual, buckets_.front(residual));
     }
     open_.insert(residual);
+  }
+
+  void set_fill(std::size_t p, std::size_t members, std::size_t tokens) {
+    fill_[2 * p] = static_cast<Id>(members);
+    fill_[2 * p + 1] = static_cast<Id>(tokens);
   }
 
   void record(Id p, std::size_t k) {
@@ -186,11 +187,13 @@ class DecreasingFit {
     int64_t start = 0;
     for (std::size_t p = 0; p < packs_; ++p) {
       result.offsets[p + 1] = start;
-      start += static_cast<int64_t>(fill_[p].members);
-      result.tokens[p] = static_cast<int64_t>(fill_[p].tokens);
+      start += static_cast<int64_t>(fill_[2 * p]);
+      result.tokens[p] = static_cast<int64_t>(fill_[2 * p + 1]);
     }
-    LargeBuffer<Id> order(n);
-    decreasing_order_into(lengths_, histogram, order.data());
+    // The fill table is spent: its 2 n slots (already faulted in up to
+    // 2 * packs) take the sorted order.
+    Id* const order = fill_.data();
+    decreasing_order_into(lengths_, histogram, order);
     result.items.resize(n);
     int64_t* const offsets = result.offsets.data();
     int64_t* const items = result.items.data();
@@ -204,7 +207,7 @@ class DecreasingFit {
   std::size_t max_len_;
   std::size_t cap_;
   LargeBuffer<Id> pack_of_;  // by sorted position
-  LargeBuffer<Fill> fill_;   // by pack; at most one pack per sequence
+  LargeBuffer<Id> fill_;     // [2p] members, [2p + 1] tokens of pack p (tokens <= max_len)
   std::size_t packs_ = 0;
   std::size_t placed_ = 0;
   ResidualBuckets<Id> buckets_;
