@@ -29,7 +29,7 @@ constexpr const char* kUsage =
     "  --histogram FILE    'length count' per line (sequences numbered in file order)\n"
     "  --max-len N         tokens per pack\n"
     "  --algo NAME         ffd, bfd, spfhp, lpfhp, refined, best, naive_first_fit\n"
-    "                      (default: the packer's own default)\n"
+    "                      (default: refined)\n"
     "  --max-per-pack N    at most N sequences per pack (default: unlimited)\n"
     "  --overlong POLICY   sequences longer than max-len: error (default), truncate, split\n"
     "  --seed N            seed for methods with random choices (default 0)\n"

@@ -57,7 +57,7 @@ class PackCliTest(unittest.TestCase):
         self.assertAlmostEqual(out["padding_before"], 1 - tokens / (len(self.short) * 512), places=7)
 
     def test_every_algorithm_places_every_sequence_once_within_limits(self):
-        for algo in ("ffd", "bfd", "spfhp", "lpfhp", "naive_first_fit"):
+        for algo in ("ffd", "bfd", "spfhp", "lpfhp", "refined", "naive_first_fit"):
             for limit in (0, 3):
                 with self.subTest(algo=algo, limit=limit):
                     path = os.path.join(self._tmp.name, f"{algo}-{limit}.txt")
@@ -72,6 +72,21 @@ class PackCliTest(unittest.TestCase):
                         self.assertLessEqual(sum(self.short[int(i)] for i in pack), 512)
                         if limit:
                             self.assertLessEqual(len(pack), limit)
+
+    def test_best_names_its_winner_and_never_loses_to_bfd(self):
+        for limit in (0, 3):
+            with self.subTest(limit=limit):
+                best = self.pack_json("--lengths", self.lengths_file, "--max-len", 512, "--algo", "best",
+                                      "--max-per-pack", limit)
+                self.assertIn(best["algorithm"], ("refined", "bfd", "ffd", "lpfhp", "spfhp"))
+                winner = self.pack_json("--lengths", self.lengths_file, "--max-len", 512, "--algo",
+                                        best["algorithm"], "--max-per-pack", limit)
+                self.assertEqual(winner["packs"], best["packs"])
+                bfd = self.pack_json("--lengths", self.lengths_file, "--max-len", 512, "--algo", "bfd",
+                                     "--max-per-pack", limit)
+                self.assertLessEqual(best["packs"], bfd["packs"])
+        default = self.pack_json("--lengths", self.lengths_file, "--max-len", 512)
+        self.assertEqual(default["algorithm"], "refined")
 
     def test_histogram_matches_the_expanded_lengths(self):
         counts = {}

@@ -53,9 +53,7 @@ std::unique_ptr<frugal_pack_plan> pack_lengths(const PackerCore& core, std::span
   }
   Assignment a = core.pack(lengths);
   GroupedPacks grouped;
-  grouped.unit_lengths.resize(lengths.size());
-  for (std::size_t k = 0; k < lengths.size(); ++k)
-    grouped.unit_lengths[k] = lengths[static_cast<std::size_t>(a.units[k])];
+  grouped.unit_lengths = std::move(a.unit_lengths);
   grouped.sequence_ids = std::move(a.units);
   grouped.pack_offsets = std::move(a.pack_offsets);
   return make_plan(std::move(grouped), core.limits(), std::move(a.method));

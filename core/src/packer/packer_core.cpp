@@ -52,7 +52,7 @@ Assignment PackerCore::pack(std::span<const int64_t> lengths) const {
 
 // The plugin is trusted with nothing: a wrong assignment would silently
 // drop or duplicate training data, or overflow a row.
-void PackerCore::check(std::span<const int64_t> lengths, const Assignment& a) const {
+void PackerCore::check(std::span<const int64_t> lengths, Assignment& a) const {
   const auto n = static_cast<int64_t>(lengths.size());
   const auto& off = a.pack_offsets;
   const std::size_t packs = off.size() - 1;
@@ -60,6 +60,7 @@ void PackerCore::check(std::span<const int64_t> lengths, const Assignment& a) co
     fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: pack_offsets must run from 0 to {}, got {} .. {}", label_, n,
          off.front(), off.back());
   std::vector<uint64_t> seen((lengths.size() + 63) / 64, 0);  // a bitset: 2 MiB for 16M units
+  a.unit_lengths.resize(lengths.size());
   for (std::size_t p = 0; p < packs; ++p) {
     if (off[p + 1] <= off[p])
       fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: pack {} is empty or its offsets decrease ({} .. {})", label_,
@@ -78,7 +79,9 @@ void PackerCore::check(std::span<const int64_t> lengths, const Assignment& a) co
       const uint64_t bit = uint64_t{1} << (u & 63);
       if ((word & bit) != 0) fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: unit {} is placed twice", label_, u);
       word |= bit;
-      tokens += lengths[static_cast<std::size_t>(u)];
+      const int64_t len = lengths[static_cast<std::size_t>(u)];
+      a.unit_lengths[static_cast<std::size_t>(k)] = len;
+      tokens += len;
     }
     if (tokens > limits_.max_len)
       fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: pack {} holds {} tokens > max_len {}", label_, p, tokens,

@@ -20,6 +20,7 @@ namespace frugal::pack {
 struct Assignment {
   I64Vec units;         // unit indices grouped by pack
   I64Vec pack_offsets;  // packs + 1
+  I64Vec unit_lengths;  // lengths[units[k]]: gathered while checking, which reads them anyway
   std::string method;                 // who produced it ("ffd", ...)
 };
 
@@ -41,7 +42,7 @@ class PackerCore {
   [[nodiscard]] const std::string& label() const noexcept { return label_; }
 
  private:
-  void check(std::span<const int64_t> lengths, const Assignment& a) const;
+  void check(std::span<const int64_t> lengths, Assignment& a) const;
 
   std::shared_ptr<LoadedPlugin> plugin_;  // keeps the vtable's code mapped
   frugal_packer_vtable vtable_;

@@ -1,5 +1,7 @@
 #include "algorithms/pack_plan.hpp"
 
+#include "algorithms/large_buffer.hpp"
+
 namespace frugal::packer {
 
 void PackPlan::add(std::span<const int64_t> pattern, int64_t copies) {
@@ -40,6 +42,9 @@ struct Cursor {
 PackResult materialize(const PackPlan& plan, std::span<const int64_t> lengths, int64_t max_len) {
   const auto packs = static_cast<std::size_t>(plan.packs());
   PackResult r;
+  reserve_large(r.offsets, packs + 1);
+  reserve_large(r.tokens, packs);
+  reserve_large(r.items, lengths.size());
   r.offsets.resize(packs + 1);
   r.tokens.resize(packs);
   r.items.resize(lengths.size());
