@@ -44,7 +44,7 @@ TEST_CASE("every algorithm turns random length distributions into valid plans wh
   }
 }
 
-TEST_CASE("overlong = split covers every token exactly once; truncate keeps each sequence's first max_len tokens") {
+TEST_CASE("overlong = split covers every token exactly once, and truncate keeps each sequence's first max_len tokens") {
   auto context = packer_context();
   const char* overlong = GENERATE("split", "truncate");
   const char* algo = GENERATE(from_range(std::begin(kPackerAlgos), std::end(kPackerAlgos)));
@@ -300,7 +300,7 @@ TEST_CASE("histogram packing gives the same stats as packing the expanded length
   INFO(algo << " " << dist_name(dist) << " max_per_pack " << max_per_pack << " " << overlong);
   // Bins of distinct lengths, in decreasing order, counts from the distribution.
   const int64_t limit = std::string(overlong) == "split" ? 700 : 256;
-  const auto draws = make_lengths(dist, 1500, 256, limit, 21);
+  const auto draws = make_lengths(dist, 800, 256, limit, 21);
   std::vector<int64_t> counts_by_length(static_cast<std::size_t>(limit) + 1, 0);
   for (const int64_t len : draws) ++counts_by_length[static_cast<std::size_t>(len)];
   std::vector<int64_t> bin_lengths, counts, expanded;
@@ -315,8 +315,8 @@ TEST_CASE("histogram packing gives the same stats as packing the expanded length
   host::check(frugal_packer_pack_histogram(packer.get(), bin_lengths.data(), counts.data(), bin_lengths.size(), &raw));
   host::PackPlanPtr from_histogram(raw);
   auto from_lengths = pack(packer.get(), expanded);
+  // The formats are the property tests' job; here: ids in bin order, same stats.
   check_coverage(units_of(from_histogram.get()), expanded, config);
-  check_plan(from_histogram.get(), config, expanded);
 
   const auto h = stats_of(from_histogram.get());
   const auto l = stats_of(from_lengths.get());

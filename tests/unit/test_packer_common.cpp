@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
+#include <string>
 
 #include "test_helpers.hpp"
 
@@ -97,22 +99,21 @@ std::vector<Unit> units_of(const frugal_pack_plan* plan) {
   return units;
 }
 
-namespace {
-
-// The caller's arrays for gather: every sequence's tokens and labels back to back.
-struct CallerArrays {
-  std::vector<int64_t> tokens, labels, offsets;
-  explicit CallerArrays(const std::vector<int64_t>& lengths) {
-    offsets.push_back(0);
-    for (std::size_t s = 0; s < lengths.size(); ++s) {
-      for (int64_t i = 0; i < lengths[s]; ++i) {
-        tokens.push_back(token_at(static_cast<int64_t>(s), i));
-        labels.push_back(label_at(static_cast<int64_t>(s), i));
-      }
-      offsets.push_back(static_cast<int64_t>(tokens.size()));
+GatherArrays::GatherArrays(const std::vector<int64_t>& lengths) {
+  offsets.reserve(lengths.size() + 1);
+  offsets.push_back(0);
+  for (const int64_t len : lengths) offsets.push_back(offsets.back() + len);
+  tokens.resize(static_cast<std::size_t>(offsets.back()));
+  labels.resize(tokens.size());
+  for (std::size_t s = 0; s < lengths.size(); ++s)
+    for (int64_t i = 0; i < lengths[s]; ++i) {
+      const auto at = static_cast<std::size_t>(offsets[s] + i);
+      tokens[at] = token_at(static_cast<int64_t>(s), i);
+      labels[at] = label_at(static_cast<int64_t>(s), i);
     }
-  }
-};
+}
+
+namespace {
 
 constexpr int64_t kPad = -1;
 constexpr int64_t kIgnore = -100;
@@ -150,10 +151,38 @@ void check_mask(const frugal_pack_plan* plan, std::size_t p, const std::vector<i
   CHECK(joins == 0);
 }
 
+// Martello and Toth's L2 lower bound for bin packing, written out from its
+// definition: for each threshold k in [0, C/2], units over C - k need a row
+// each, units in (C/2, C - k] too, and units in [k, C/2] can use only what
+// those leave free: L(k) = |J1| + |J2| + max(0, ceil((S3 - (|J2| C - S2)) / C)).
+// The maximum is reached at k = 0 or k = some unit's length.
+int64_t martello_toth_l2(const std::vector<int64_t>& lengths, int64_t capacity) {
+  std::set<int64_t> thresholds{0};
+  for (const int64_t len : lengths)
+    if (2 * len <= capacity) thresholds.insert(len);
+  int64_t best = 0;
+  for (const int64_t k : thresholds) {
+    int64_t j1 = 0, j2 = 0, s2 = 0, s3 = 0;
+    for (const int64_t len : lengths) {
+      if (len > capacity - k) {
+        ++j1;
+      } else if (2 * len > capacity) {
+        ++j2;
+        s2 += len;
+      } else if (len >= k) {
+        s3 += len;
+      }
+    }
+    const int64_t overflow = s3 - (j2 * capacity - s2);
+    best = std::max(best, j1 + j2 + (overflow > 0 ? (overflow + capacity - 1) / capacity : 0));
+  }
+  return best;
+}
+
 }  // namespace
 
 void check_plan(const frugal_pack_plan* plan, const PackerConfig& config,
-                const std::vector<int64_t>& sequence_lengths) {
+                const std::vector<int64_t>& sequence_lengths, const GatherArrays* gather_arrays) {
   const auto view = view_of(plan);
   const auto stats = stats_of(plan);
   const int64_t max_len = config.max_len;
@@ -163,10 +192,13 @@ void check_plan(const frugal_pack_plan* plan, const PackerConfig& config,
   REQUIRE(stats.packs == static_cast<int64_t>(view.pack_count));
   REQUIRE(stats.units == static_cast<int64_t>(view.unit_count));
 
-  const CallerArrays arrays(sequence_lengths);
+  std::optional<GatherArrays> own_arrays;
+  if (gather_arrays == nullptr) gather_arrays = &own_arrays.emplace(sequence_lengths);
+  const GatherArrays& arrays = *gather_arrays;
   int64_t real = 0;
   int64_t over_half = 0;
   std::set<int64_t> sequences;
+  std::vector<int64_t> unit_lengths;
   // The mask costs side^2: check it on every pack of small rows, otherwise
   // on the first pack (when rows are moderate) and the emptiest one.
   std::size_t emptiest = 0;
@@ -193,13 +225,15 @@ void check_plan(const frugal_pack_plan* plan, const PackerConfig& config,
       const int64_t len = view.unit_lengths[u];
       const int64_t seq = view.sequence_ids[u];
       const int64_t off = view.token_offsets[u];
-      REQUIRE(len >= 1);
-      REQUIRE(len <= max_len);
-      REQUIRE(seq >= 0);
-      REQUIRE(static_cast<std::size_t>(seq) < sequence_lengths.size());
-      REQUIRE(off >= 0);
-      REQUIRE(off + len <= sequence_lengths[static_cast<std::size_t>(seq)]);
-      REQUIRE(tokens + len <= max_len);
+      // Plain comparisons, one assertion on failure: these run per unit.
+      const bool unit_ok = len >= 1 && len <= max_len && seq >= 0 &&
+                           static_cast<std::size_t>(seq) < sequence_lengths.size() && off >= 0 &&
+                           off + len <= sequence_lengths[static_cast<std::size_t>(seq)] && tokens + len <= max_len;
+      if (!unit_ok) {
+        INFO("unit " << j << ": sequence " << seq << " offset " << off << " length " << len << " after " << tokens
+                     << " tokens, max_len " << max_len);
+        REQUIRE(unit_ok);
+      }
       for (int64_t i = 0; i < len; ++i) {
         const auto t = static_cast<std::size_t>(tokens + i);
         positions[t] = i;
@@ -217,6 +251,7 @@ void check_plan(const frugal_pack_plan* plan, const PackerConfig& config,
       if (2 * len > max_len) ++over_half;
     }
     REQUIRE(view.pack_tokens[p] == tokens);
+    unit_lengths.insert(unit_lengths.end(), view.unit_lengths + first, view.unit_lengths + end);
     real += tokens;
 
     // cu_seqlens: exactly units + 1 entries fit.
@@ -279,10 +314,16 @@ void check_plan(const frugal_pack_plan* plan, const PackerConfig& config,
   CHECK(stats.max_len == max_len);
   CHECK(stats.sequences == static_cast<int64_t>(sequences.size()));
   CHECK(stats.lower_bound == (real + max_len - 1) / max_len);
-  int64_t tight = std::max(stats.lower_bound, over_half);
-  if (config.max_per_pack > 0) tight = std::max(tight, (units + config.max_per_pack - 1) / config.max_per_pack);
-  CHECK(stats.lower_bound_tight == tight);
-  CHECK(stats.lower_bound_tight >= stats.lower_bound);
+  // The tight bound is at least every bound packer.h names; without
+  // max_per_pack it is exactly L2 (which includes L1 and the count of units
+  // over half a row). It must stay a valid bound: no plan beats it.
+  const int64_t l2 = martello_toth_l2(unit_lengths, max_len);
+  CHECK(l2 >= over_half);
+  CHECK(stats.lower_bound_tight >= std::max(stats.lower_bound, l2));
+  if (config.max_per_pack > 0)
+    CHECK(stats.lower_bound_tight >= (units + config.max_per_pack - 1) / config.max_per_pack);
+  else
+    CHECK(stats.lower_bound_tight == std::max(stats.lower_bound, l2));
   CHECK(stats.packs >= stats.lower_bound_tight);
   const double efficiency = double(real) / (double(packs) * double(max_len));
   CHECK(stats.efficiency == Approx(efficiency).epsilon(1e-12));
@@ -296,33 +337,45 @@ void check_plan(const frugal_pack_plan* plan, const PackerConfig& config,
 void check_coverage(const std::vector<Unit>& units, const std::vector<int64_t>& lengths, const PackerConfig& config) {
   std::map<int64_t, std::vector<Unit>> by_sequence;
   for (const auto& u : units) {
-    REQUIRE(u.sequence >= 0);
-    REQUIRE(static_cast<std::size_t>(u.sequence) < lengths.size());
+    if (u.sequence < 0 || static_cast<std::size_t>(u.sequence) >= lengths.size()) {
+      INFO("unit of sequence " << u.sequence << " with " << lengths.size() << " sequences");
+      REQUIRE(false);
+    }
     by_sequence[u.sequence].push_back(u);
   }
   REQUIRE(by_sequence.size() == lengths.size());  // every sequence has a unit
   const std::string policy = config.overlong != nullptr ? config.overlong : "error";
+  // Plain comparisons per sequence, one assertion for the first problem.
+  std::string problem;
   for (const auto& [sequence, pieces_in_plan] : by_sequence) {
     auto pieces = pieces_in_plan;
     std::sort(pieces.begin(), pieces.end(), [](const Unit& a, const Unit& b) { return a.offset < b.offset; });
     const int64_t len = lengths[static_cast<std::size_t>(sequence)];
-    INFO("sequence " << sequence << " of length " << len << ", " << pieces.size() << " unit(s)");
+    const std::string where = "sequence " + std::to_string(sequence) + " of length " + std::to_string(len) + ": ";
     if (policy != "split" || len <= config.max_len) {
-      REQUIRE(pieces.size() == 1);  // placed exactly once
-      CHECK(pieces[0].offset == 0);
-      CHECK(pieces[0].length == std::min(len, config.max_len));
-      continue;
+      // Placed exactly once, from its first token.
+      if (pieces.size() != 1)
+        problem = where + std::to_string(pieces.size()) + " units";
+      else if (pieces[0].offset != 0 || pieces[0].length != std::min(len, config.max_len))
+        problem = where + "unit at offset " + std::to_string(pieces[0].offset) + " of length " +
+                  std::to_string(pieces[0].length);
+    } else {
+      // Split: ceil(len / max_len) pieces covering [0, len) contiguously.
+      if (static_cast<int64_t>(pieces.size()) != (len + config.max_len - 1) / config.max_len)
+        problem = where + std::to_string(pieces.size()) + " pieces";
+      int64_t next = 0;
+      for (const auto& piece : pieces) {
+        if (piece.offset != next || piece.length > config.max_len)
+          problem = where + "piece at offset " + std::to_string(piece.offset) + " of length " +
+                    std::to_string(piece.length) + " where " + std::to_string(next) + " was next";
+        next = piece.offset + piece.length;
+      }
+      if (next != len) problem = where + "pieces end at " + std::to_string(next);
     }
-    // Split: ceil(len / max_len) pieces covering [0, len) contiguously.
-    CHECK(static_cast<int64_t>(pieces.size()) == (len + config.max_len - 1) / config.max_len);
-    int64_t next = 0;
-    for (const auto& piece : pieces) {
-      CHECK(piece.offset == next);
-      CHECK(piece.length <= config.max_len);
-      next = piece.offset + piece.length;
-    }
-    CHECK(next == len);
+    if (!problem.empty()) break;
   }
+  INFO(problem);
+  CHECK(problem.empty());
 }
 
 bool same_views(const frugal_pack_plan_view& a, const frugal_pack_plan_view& b) {

@@ -52,15 +52,23 @@ std::vector<Unit> units_of(const frugal_pack_plan* plan);
 inline int64_t token_at(int64_t sequence, int64_t position) { return sequence * 1000003 + position + 7; }
 inline int64_t label_at(int64_t sequence, int64_t position) { return -token_at(sequence, position); }
 
+// The caller's arrays for gather: every sequence's tokens (token_at) and
+// labels (label_at) back to back, sequence s at offsets[s] .. offsets[s+1].
+struct GatherArrays {
+  std::vector<int64_t> tokens, labels, offsets;
+  explicit GatherArrays(const std::vector<int64_t>& lengths);
+};
+
 // Checks every format of every pack of `plan` against its view: limits,
 // cu_seqlens and max_seqlen, position ids, segment ids, the dense mask
 // (on a sample of packs: it costs side^2), the gather of tokens and labels
 // (with labels and mask_first_label=1, and with labels NULL and
 // mask_first_label=0), and the statistics derived from the view. Sequence
 // ids must be below sequence_lengths.size(); sequence_lengths gives the
-// caller's full length of each sequence, for the gather arrays.
+// caller's full length of each sequence, for the gather arrays (built
+// from it unless `arrays`, built from the same lengths, is given).
 void check_plan(const frugal_pack_plan* plan, const PackerConfig& config,
-                const std::vector<int64_t>& sequence_lengths);
+                const std::vector<int64_t>& sequence_lengths, const GatherArrays* arrays = nullptr);
 
 // Checks that `units` cover every sequence of `lengths` under the overlong
 // policy: exactly one unit (error; truncate: its first max_len tokens), or
