@@ -57,7 +57,7 @@ void print_table(const Summary& s) {
              st.real_tokens, st.max_len, st.method);
   fmt::print("  {:<22} {}\n", "packs", st.packs);
   fmt::print("  {:<22} {}   ceil(tokens / max_len)\n", "lower bound", st.lower_bound);
-  fmt::print("  {:<22} {}   also per-pack limit, units > max_len/2\n", "tight lower bound", st.lower_bound_tight);
+  fmt::print("  {:<22} {}   Martello-Toth L2 and the per-pack limit\n", "tight lower bound", st.lower_bound_tight);
   fmt::print("  {:<22} {:.3f}%\n", "gap to tight bound", gap);
   fmt::print("  {:<22} {:.4f}%\n", "efficiency", 100.0 * st.efficiency);
   fmt::print("  {:<22} {:.2f}%   one row per unit\n", "padding before", 100.0 * st.padding_before);

@@ -57,10 +57,6 @@ TEST_CASE("overlong = split covers every token exactly once, and truncate keeps 
                 << dist_name(dist));
   // Up to three rows long, so some sequences need 2 or 3 pieces.
   auto lengths = make_lengths(dist, 120, max_len, 3 * max_len, 5);
-  // Sequence 0 stays within a row: the counters miss an overlong first
-  // sequence (a core bug with its own [!mayfail] case below), and this case
-  // must keep guarding everything else.
-  lengths[0] = std::min(lengths[0], max_len);
   int64_t overlong_count = 0, cut = 0, kept = 0, pieces = 0;
   for (const int64_t len : lengths) {
     if (len > max_len) {
@@ -92,7 +88,7 @@ TEST_CASE("overlong = split covers every token exactly once, and truncate keeps 
   }
 }
 
-TEST_CASE("the overlong counters include the first sequence when it is the one cut", "[!mayfail]") {
+TEST_CASE("the overlong counters include the first sequence when it is the one cut") {
   // Sequence 0 overlong: its cut (truncate) or split must be counted like
   // any other sequence's.
   auto context = packer_context();

@@ -12,8 +12,8 @@
 
 namespace frugal::test {
 
-// The algorithms of packer_seq that are finished ("refined" and "best" are not used here).
-inline const char* const kPackerAlgos[] = {"naive_first_fit", "ffd", "bfd", "spfhp", "lpfhp"};
+// Every algorithm of packer_seq.
+inline const char* const kPackerAlgos[] = {"naive_first_fit", "ffd", "bfd", "spfhp", "lpfhp", "refined", "best"};
 
 enum class Dist { uniform, lognormal_tail, bimodal, short_heavy };
 inline const Dist kDists[] = {Dist::uniform, Dist::lognormal_tail, Dist::bimodal, Dist::short_heavy};

@@ -125,7 +125,9 @@ typedef struct frugal_pack_stats {
   int64_t lower_bound;
   /**
    * A bound at least as tight, still valid: also ceil(units / max_per_pack)
-   * when limited, and the number of units longer than max_len / 2.
+   * when limited, and Martello and Toth's L2 (units longer than max_len / 2
+   * need packs of their own; shorter ones fill only their leftover room),
+   * with its unit-count analogue when limited.
    */
   int64_t lower_bound_tight;
   /** real_tokens / (packs * max_len); 0 for a plan without packs. */

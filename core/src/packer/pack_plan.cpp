@@ -4,6 +4,7 @@
 #include <new>
 
 #include "error.hpp"
+#include "packer/pack_bounds.hpp"
 
 namespace frugal::pack {
 
@@ -31,7 +32,6 @@ std::unique_ptr<frugal_pack_plan> make_plan(GroupedPacks&& packs, const Limits& 
   s.units = static_cast<int64_t>(units);
   s.real_tokens = total;
   s.max_len = limits.max_len;
-  int64_t over_half = 0;
   if (g.token_offsets.empty()) {
     s.sequences = static_cast<int64_t>(units);  // nothing split: one unit per sequence
     if (units > 0) {
@@ -39,9 +39,14 @@ std::unique_ptr<frugal_pack_plan> make_plan(GroupedPacks&& packs, const Limits& 
       if (plan->zero_offsets == nullptr) throw std::bad_alloc();
     }
   }
+  if (!g.token_offsets.empty()) {
+    // Pieces of one sequence may sit anywhere in the plan, and a stream's
+    // plan may hold only later pieces: count distinct ids.
+    I64Vec ids(g.sequence_ids.begin(), g.sequence_ids.end());
+    std::sort(ids.begin(), ids.end());
+    s.sequences = static_cast<int64_t>(std::unique(ids.begin(), ids.end()) - ids.begin());
+  }
   for (std::size_t u = 0; u < units; ++u) {
-    if (!g.token_offsets.empty() && g.token_offsets[u] == 0) ++s.sequences;
-    if (2 * g.unit_lengths[u] > limits.max_len) ++over_half;
     if (!g.cut_tokens.empty() && g.cut_tokens[u] > 0) {
       ++s.truncated_sequences;
       s.truncated_tokens += g.cut_tokens[u];
@@ -49,11 +54,7 @@ std::unique_ptr<frugal_pack_plan> make_plan(GroupedPacks&& packs, const Limits& 
     if (!g.split_head.empty() && g.split_head[u] != 0) ++s.split_sequences;
   }
   s.lower_bound = (total + limits.max_len - 1) / limits.max_len;
-  s.lower_bound_tight = std::max(s.lower_bound, over_half);
-  if (limits.max_per_pack > 0) {
-    const auto n = static_cast<int64_t>(units);
-    s.lower_bound_tight = std::max(s.lower_bound_tight, (n + limits.max_per_pack - 1) / limits.max_per_pack);
-  }
+  s.lower_bound_tight = units == 0 ? 0 : pack_lower_bound(g.unit_lengths, limits.max_len, limits.max_per_pack);
   if (pack_count > 0) {
     const double len = static_cast<double>(limits.max_len);
     s.efficiency = static_cast<double>(total) / (static_cast<double>(pack_count) * len);

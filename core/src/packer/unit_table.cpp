@@ -8,18 +8,19 @@ void UnitTable::reserve(std::size_t units) {
   ids_.reserve(units);
   offsets_.reserve(units);
   lengths_.reserve(units);
+  cut_.reserve(units);
+  head_.reserve(units);
 }
 
 void UnitTable::push(int64_t id, int64_t offset, int64_t length, int64_t cut, bool head) {
-  // The bookkeeping vectors stay empty (no cost) until first needed.
-  if (cut != 0 && cut_.empty()) cut_.assign(lengths_.size(), 0);
-  if (head && head_.empty()) head_.assign(lengths_.size(), 0);
   if (offset != 0 || head) pieces_ = true;
+  if (cut != 0) cuts_ = true;
+  if (head) heads_ = true;
   ids_.push_back(id);
   offsets_.push_back(offset);
   lengths_.push_back(length);
-  if (!cut_.empty()) cut_.push_back(cut);
-  if (!head_.empty()) head_.push_back(head ? 1 : 0);
+  cut_.push_back(cut);
+  head_.push_back(head ? 1 : 0);
 }
 
 void UnitTable::add(int64_t id, int64_t length, const char* what) {
@@ -60,15 +61,19 @@ void UnitTable::append_grouped(std::span<const int64_t> order, std::span<const i
   }
   // Earlier units in `out` had nothing cut when its vectors are empty, so
   // zero-filling up to `first` is exact.
-  if (!cut_.empty() || !out.cut_tokens.empty()) out.cut_tokens.resize(first + order.size(), 0);
-  if (!head_.empty() || !out.split_head.empty()) out.split_head.resize(first + order.size(), 0);
+  // The plan keeps the bookkeeping only when something was cut or split;
+  // earlier units in `out` then get zeros, which is what they had.
+  const bool cuts = cuts_ || !out.cut_tokens.empty();
+  const bool heads = heads_ || !out.split_head.empty();
+  if (cuts) out.cut_tokens.resize(first + order.size(), 0);
+  if (heads) out.split_head.resize(first + order.size(), 0);
   for (std::size_t k = 0; k < order.size(); ++k) {
     const auto u = static_cast<std::size_t>(order[k]);
     out.sequence_ids[first + k] = ids_[u];
     if (offsets) out.token_offsets[first + k] = offsets_[u];
     out.unit_lengths[first + k] = lengths_[u];
-    if (!cut_.empty()) out.cut_tokens[first + k] = cut_[u];
-    if (!head_.empty()) out.split_head[first + k] = head_[u];
+    if (cuts) out.cut_tokens[first + k] = cut_[u];
+    if (heads) out.split_head[first + k] = head_[u];
   }
 }
 
@@ -77,7 +82,7 @@ void UnitTable::retain(std::span<const int64_t> keep) {
   kept.reserve(keep.size());
   for (const int64_t k : keep) {
     const auto u = static_cast<std::size_t>(k);
-    kept.push(ids_[u], offsets_[u], lengths_[u], cut_.empty() ? 0 : cut_[u], !head_.empty() && head_[u] != 0);
+    kept.push(ids_[u], offsets_[u], lengths_[u], cut_[u], head_[u] != 0);
   }
   *this = std::move(kept);
 }
@@ -86,8 +91,8 @@ void UnitTable::truncate_to(std::size_t size) {
   ids_.resize(size);
   offsets_.resize(size);
   lengths_.resize(size);
-  if (!cut_.empty()) cut_.resize(size);
-  if (!head_.empty()) head_.resize(size);
+  cut_.resize(size);
+  head_.resize(size);
 }
 
 }  // namespace frugal::pack

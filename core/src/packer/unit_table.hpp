@@ -41,9 +41,11 @@ class UnitTable {
   std::vector<int64_t> ids_;
   std::vector<int64_t> offsets_;
   std::vector<int64_t> lengths_;
-  std::vector<int64_t> cut_;     // empty until something is truncated
-  std::vector<uint8_t> head_;    // empty until something is split
+  std::vector<int64_t> cut_;     // per unit: tokens truncated from its sequence
+  std::vector<uint8_t> head_;    // per unit: 1 on the first piece of a split sequence
   bool pieces_ = false;          // some unit is a piece of a split sequence
+  bool cuts_ = false;            // some cut_ is nonzero
+  bool heads_ = false;           // some head_ is nonzero
 };
 
 }  // namespace frugal::pack
