@@ -19,11 +19,7 @@ std::filesystem::path builtin_plugin_dir() {
   std::error_code ec;
   const auto library = std::filesystem::canonical(info.dli_fname, ec);
   if (ec) return {};
-  // Appended rather than `"v" + to_string(...)`: GCC 12 at -O3 reports a
-  // false -Wrestrict on that operator+.
-  std::string version_dir = "v";
-  version_dir += std::to_string(FRUGAL_ABI_VERSION_MAJOR);
-  return library.parent_path() / "frugal" / version_dir / "plugins";
+  return library.parent_path() / "frugal" / ("v" + std::to_string(FRUGAL_ABI_VERSION_MAJOR)) / "plugins";
 }
 
 std::vector<PluginDir> plugin_search_dirs(uint32_t flags, const std::vector<std::string>& host_dirs) {
