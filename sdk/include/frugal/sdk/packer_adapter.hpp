@@ -33,6 +33,7 @@ class PackWriter {
 
   // Appends one pack holding `units` (unit indices, in row order).
   void add_pack(std::span<const int64_t> units) {
+    if (units.empty()) throw PluginError(FRUGAL_ERR_INTERNAL, "pack: an empty pack was written");
     if (units.size() > units_ - written_)
       throw PluginError(FRUGAL_ERR_INTERNAL, "pack: more units written than the request holds");
     for (const int64_t u : units) out_.units[written_++] = u;
