@@ -85,4 +85,13 @@ TEST_CASE("the tight bound is exact on inputs where L2 is known to be reached", 
   CHECK(stats.lower_bound == 1);
   CHECK(stats.lower_bound_tight == 3);
   CHECK(stats.packs == 3);
+  // Three 95s leave room for one 4 each (3 per pack): the other nine 4s need
+  // three more packs. Token bound 4, count bound 5, the per-long-pack bound 6.
+  std::vector<int64_t> mixed{95, 95, 95};
+  mixed.insert(mixed.end(), 12, 4);
+  plan = pack_with(context.get(), mixed, 100, 3, "refined");
+  host::check(frugal_pack_plan_stats(plan.get(), &stats));
+  CHECK(stats.lower_bound == 4);
+  CHECK(stats.lower_bound_tight == 6);
+  CHECK(stats.packs == 6);
 }

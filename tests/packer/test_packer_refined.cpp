@@ -195,6 +195,17 @@ TEST_CASE("lower bound and refined against exhaustive search; L2 and its count a
     REQUIRE(bound_of(lengths, {10, 3, 0}) == 5);
     REQUIRE(refined(lengths, {10, 3, 0}).packs() == 5);
   }
+  SECTION("the per-long-pack count bound beats both when long sequences leave little room") {
+    // Three 95s (room 5 each: one 4 fits, two do not) and twelve 4s, 3 per
+    // pack: 3 + ceil((12 - 3) / 3) = 6, while the token bound says 4, the
+    // count bound 5, and L2's count analogue 3 + ceil((12 - 2 * 3) / 3) = 5.
+    std::vector<int64_t> lengths{95, 95, 95};
+    lengths.insert(lengths.end(), 12, 4);
+    const PackLimits limits{100, 3, 0};
+    REQUIRE(bound_of(lengths, limits) == 6);
+    REQUIRE(optimal_packs(lengths, limits) == 6);
+    REQUIRE(refined(lengths, limits).packs() == 6);
+  }
   SECTION("never above the optimum on tiny random inputs") {
     std::mt19937_64 rng(2024);
     for (int trial = 0; trial < 300; ++trial) {

@@ -72,6 +72,25 @@ int64_t pack_lower_bound(std::span<const int64_t> lengths, int64_t max_len, int6
     if (max_per_pack > 0) extra = std::max(extra, ceil_div(small - (max_per_pack - 1) * mid, max_per_pack));
     bound = std::max(bound, big + mid + extra);
   }
+
+  // With a limit k: a unit longer than half has a pack of its own, which
+  // takes at most min(k - 1, m) of the short units (<= half), m being how
+  // many of the shortest ones fit its leftover room. The short units beyond
+  // all those places need packs of at most k.
+  if (max_per_pack > 0) {
+    const int64_t shorts = units[upto_half];
+    // How many of the shortest short units fit in `room` tokens.
+    const auto fitting = [&](int64_t room) {
+      const auto end = tokens.begin() + static_cast<std::ptrdiff_t>(upto_half) + 1;
+      const auto i = static_cast<std::size_t>(std::upper_bound(tokens.begin(), end, room) - tokens.begin()) - 1;
+      if (i >= upto_half) return shorts;
+      return units[i] + (room - tokens[i]) / bins[i].length;  // part of bin i; fewer than its count
+    };
+    int64_t places = 0;
+    for (std::size_t i = upto_half; i < bins.size(); ++i)
+      places += bins[i].count * std::min(max_per_pack - 1, fitting(max_len - bins[i].length));
+    bound = std::max(bound, (n - shorts) + ceil_div(shorts - places, max_per_pack));
+  }
   return bound;
 }
 

@@ -39,6 +39,28 @@ int64_t pack_lower_bound(std::span<const int64_t> histogram, const PackLimits& l
     if (limit > 0) extra = std::max(extra, ceil_div(j3 - (limit - 1) * j2, limit));
     bound = std::max(bound, j1 + j2 + extra);
   }
+
+  // With a limit: each sequence longer than half sits in a pack of its own
+  // that takes at most min(limit - 1, m) shorter ones, m = how many of the
+  // shortest sequences (<= half) fit its leftover room; the rest of the
+  // short ones need packs of at most `limit`.
+  if (limit > 0) {
+    const int64_t shorts = at(count_le, half);
+    const auto fitting = [&](int64_t room) {
+      // Largest l <= half whose shortest-first prefix fits: tokens_le is
+      // non-decreasing, and the next present length is l + 1 (else l+1 fits too).
+      const auto end = tokens_le.begin() + half + 1;
+      const auto l = (std::upper_bound(tokens_le.begin(), end, room) - tokens_le.begin()) - 1;
+      if (l >= half) return shorts;
+      return at(count_le, l) + (room - at(tokens_le, l)) / (l + 1);
+    };
+    int64_t places = 0;
+    for (int64_t l = half + 1; l <= cap; ++l) {
+      const int64_t c = histogram[static_cast<std::size_t>(l)];
+      if (c != 0) places += c * std::min(limit - 1, fitting(cap - l));
+    }
+    bound = std::max(bound, (n - shorts) + ceil_div(shorts - places, limit));
+  }
   return bound;
 }
 
