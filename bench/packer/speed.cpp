@@ -50,7 +50,9 @@ void run_speed(const SpeedOptions& options, Format format, Verdict& verdict) {
               {"Time: " + runs_text(options.repeats) +
                " of run_algorithm (packing with assignments returned), wall time by steady_clock; generating "
                "lengths and stats are not timed.",
-               "cpu: process CPU time of the same runs (median). The < 2 s target is judged on the wall time."}};
+               "cpu: process CPU time of the same runs (median). The < 2 s target is judged on the wall time.",
+               "best runs up to five packers (all of them unless refined meets the bound), so its time is their "
+               "sum: shown, not judged."}};
   for (const Distribution d : all_distributions()) table.headers.emplace_back(distribution_name(d));
   table.headers.emplace_back("< 2 s");
 
@@ -58,7 +60,9 @@ void run_speed(const SpeedOptions& options, Format format, Verdict& verdict) {
   // each), then time every algorithm on it.
   std::map<fp::Algorithm, std::vector<std::string>> cells;
   std::map<fp::Algorithm, std::string> target;
-  for (const fp::Algorithm a : fast_algorithms()) target[a] = options.judge_time_target ? "met" : "not judged";
+  // best is a selector over the others, not a packer of its own.
+  const auto judged = [&](fp::Algorithm a) { return options.judge_time_target && a != fp::Algorithm::best; };
+  for (const fp::Algorithm a : fast_algorithms()) target[a] = judged(a) ? "met" : "not judged";
   for (const Distribution d : all_distributions()) {
     const Sample sample = generate(d, options.n, options.max_len);
     const fp::PackLimits limits{options.max_len, 0, kPackSeed};
@@ -71,7 +75,7 @@ void run_speed(const SpeedOptions& options, Format format, Verdict& verdict) {
         continue;
       }
       cells[a].push_back(seconds_text(run.seconds) + " (cpu " + seconds_text(run.cpu_seconds) + ")");
-      if (options.judge_time_target && run.seconds >= kTimeTarget) {
+      if (judged(a) && run.seconds >= kTimeTarget) {
         target[a] = "MISSED";
         verdict.fail(std::string(fp::algorithm_name(a)) + " took " + seconds_text(run.seconds) + " for " + where +
                      " (target < 2 s)");
