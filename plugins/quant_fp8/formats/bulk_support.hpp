@@ -1,0 +1,25 @@
+// Internal to formats/: shared pieces of the bulk loops.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+
+#include "formats/bits.hpp"
+
+namespace frugal::quant::detail {
+
+inline void require_same_size(std::size_t in, std::size_t out) {
+  if (in != out) throw std::invalid_argument("quant_fp8 formats: input and output spans differ in size");
+}
+
+// Running amax over magnitude bits: NaN lanes count as 0, so an unsigned max
+// of the bits is the max of the magnitudes (the patterns order like values).
+constexpr std::uint32_t amax_lane(std::uint32_t acc, std::uint32_t bits, std::uint32_t inf_bits,
+                                  std::uint32_t abs_mask) noexcept {
+  const std::uint32_t a = bits & abs_mask;
+  const std::uint32_t m = a > inf_bits ? 0u : a;
+  return acc > m ? acc : m;
+}
+
+}  // namespace frugal::quant::detail
