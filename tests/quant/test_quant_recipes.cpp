@@ -36,7 +36,6 @@ constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kDenormMin = std::numeric_limits<float>::denorm_min();
 
-bool same_bits(float a, float b) { return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b); }
 
 // ---- random matrices -------------------------------------------------------
 

@@ -1,0 +1,67 @@
+#include "recipes/amax.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace frugal::quant::recipes {
+namespace {
+
+// Running amax with the NaN flag kept apart: a plain `m = max(m, |x|)`
+// either drops NaN or lets a later comparison overwrite it.
+struct Acc {
+  float max = 0.0f;
+  bool nan = false;
+
+  void add(std::span<const float> x) noexcept {
+    for (const float v : x) {
+      const float a = std::fabs(v);
+      nan |= std::isnan(a);
+      max = a > max ? a : max;
+    }
+  }
+  [[nodiscard]] float value() const noexcept { return nan ? std::numeric_limits<float>::quiet_NaN() : max; }
+};
+
+}  // namespace
+
+float amax(std::span<const float> x) noexcept {
+  Acc acc;
+  acc.add(x);
+  return acc.value();
+}
+
+std::vector<float> amax_per_channel(const MatrixView& x, Axis axis) {
+  if (axis == Axis::rows) {
+    std::vector<float> out(x.rows);
+    for (std::size_t r = 0; r < x.rows; ++r) out[r] = amax(x.data.subspan(r * x.cols, x.cols));
+    return out;
+  }
+  // Columns: walk rows in memory order, one accumulator per column.
+  std::vector<Acc> acc(x.cols);
+  for (std::size_t r = 0; r < x.rows; ++r) {
+    for (std::size_t c = 0; c < x.cols; ++c) acc[c].add(x.data.subspan(r * x.cols + c, 1));
+  }
+  std::vector<float> out(x.cols);
+  std::transform(acc.begin(), acc.end(), out.begin(), [](const Acc& a) { return a.value(); });
+  return out;
+}
+
+std::vector<float> amax_per_block(const MatrixView& x, BlockShape b) {
+  if (b.rows == 0 || b.cols == 0) throw std::invalid_argument("amax_per_block: block dimensions must be >= 1");
+  const std::size_t grid_rows = block_count(x.rows, b.rows);
+  const std::size_t grid_cols = block_count(x.cols, b.cols);
+  std::vector<Acc> acc(grid_rows * grid_cols);
+  for (std::size_t r = 0; r < x.rows; ++r) {
+    Acc* row_acc = acc.data() + (r / b.rows) * grid_cols;
+    for (std::size_t gc = 0; gc < grid_cols; ++gc) {
+      const std::size_t c0 = gc * b.cols;
+      row_acc[gc].add(x.data.subspan(r * x.cols + c0, std::min(b.cols, x.cols - c0)));
+    }
+  }
+  std::vector<float> out(acc.size());
+  std::transform(acc.begin(), acc.end(), out.begin(), [](const Acc& a) { return a.value(); });
+  return out;
+}
+
+}  // namespace frugal::quant::recipes
