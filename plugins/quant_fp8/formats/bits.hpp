@@ -16,4 +16,13 @@ constexpr float bits_float(std::uint32_t u) noexcept { return std::bit_cast<floa
 inline constexpr std::uint32_t fp32_abs_mask = 0x7FFF'FFFFu;
 inline constexpr std::uint32_t fp32_inf_bits = 0x7F80'0000u;
 
+// c ? x : y with a mask instead of a conditional. The subnormal paths compute
+// with fp32 additions; under a plain ?: the compiler may sink those into a
+// branch and, since fp32 operations may trap, can then not if-convert it back
+// for vectorization. The mask keeps both sides as straight data flow.
+constexpr std::uint32_t select(bool c, std::uint32_t x, std::uint32_t y) noexcept {
+  const std::uint32_t m = 0u - static_cast<std::uint32_t>(c);
+  return (x & m) | (y & ~m);
+}
+
 }  // namespace frugal::quant

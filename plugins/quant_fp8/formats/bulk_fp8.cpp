@@ -14,18 +14,18 @@ namespace {
 
 template <Fp8Format F, Saturation S>
 float fp32_loop(const float* __restrict in, std::uint8_t* __restrict out, std::size_t n) {
-  std::uint32_t acc = 0;
+  std::int32_t acc = 0;
   for (std::size_t i = 0; i < n; ++i) {
     acc = detail::amax_lane(acc, float_bits(in[i]), fp32_inf_bits, fp32_abs_mask);
     out[i] = fp32_to_fp8<F, S>(in[i]);
   }
-  return bits_float(acc);
+  return bits_float(static_cast<std::uint32_t>(acc));
 }
 
 // fp16 and bf16: the amax runs on the 16-bit magnitudes, widened once at the end.
 template <Fp8Format F, Saturation S>
 float fp16_loop(const std::uint16_t* __restrict in, std::uint8_t* __restrict out, std::size_t n) {
-  std::uint32_t acc = 0;
+  std::int32_t acc = 0;
   for (std::size_t i = 0; i < n; ++i) {
     acc = detail::amax_lane(acc, in[i], 0x7C00u, 0x7FFFu);
     out[i] = fp16_to_fp8<F, S>(in[i]);
@@ -35,7 +35,7 @@ float fp16_loop(const std::uint16_t* __restrict in, std::uint8_t* __restrict out
 
 template <Fp8Format F, Saturation S>
 float bf16_loop(const std::uint16_t* __restrict in, std::uint8_t* __restrict out, std::size_t n) {
-  std::uint32_t acc = 0;
+  std::int32_t acc = 0;
   for (std::size_t i = 0; i < n; ++i) {
     acc = detail::amax_lane(acc, in[i], 0x7F80u, 0x7FFFu);
     out[i] = bf16_to_fp8<F, S>(in[i]);
@@ -131,9 +131,9 @@ void fp8_to_bf16(std::span<const std::uint8_t> in, std::span<std::uint16_t> out,
 }
 
 float amax(std::span<const float> in) {
-  std::uint32_t acc = 0;
+  std::int32_t acc = 0;
   for (const float x : in) acc = detail::amax_lane(acc, float_bits(x), fp32_inf_bits, fp32_abs_mask);
-  return bits_float(acc);
+  return bits_float(static_cast<std::uint32_t>(acc));
 }
 
 }  // namespace frugal::quant

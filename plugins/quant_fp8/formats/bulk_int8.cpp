@@ -14,12 +14,12 @@ float quantize_int8_symmetric(std::span<const float> in, std::span<std::int8_t> 
   detail::require_same_size(in.size(), out.size());
   const float* __restrict src = in.data();
   std::int8_t* __restrict dst = out.data();
-  std::uint32_t acc = 0;
+  std::int32_t acc = 0;
   for (std::size_t i = 0; i < in.size(); ++i) {
     acc = detail::amax_lane(acc, float_bits(src[i]), fp32_inf_bits, fp32_abs_mask);
     dst[i] = quantize_int8_symmetric(src[i], scale);
   }
-  return bits_float(acc);
+  return bits_float(static_cast<std::uint32_t>(acc));
 }
 
 float quantize_int8_asymmetric(std::span<const float> in, std::span<std::int8_t> out, float scale,
@@ -27,12 +27,12 @@ float quantize_int8_asymmetric(std::span<const float> in, std::span<std::int8_t>
   detail::require_same_size(in.size(), out.size());
   const float* __restrict src = in.data();
   std::int8_t* __restrict dst = out.data();
-  std::uint32_t acc = 0;
+  std::int32_t acc = 0;
   for (std::size_t i = 0; i < in.size(); ++i) {
     acc = detail::amax_lane(acc, float_bits(src[i]), fp32_inf_bits, fp32_abs_mask);
     dst[i] = quantize_int8_asymmetric(src[i], scale, zero_point);
   }
-  return bits_float(acc);
+  return bits_float(static_cast<std::uint32_t>(acc));
 }
 
 void dequantize_int8_symmetric(std::span<const std::int8_t> in, std::span<float> out, float scale) {

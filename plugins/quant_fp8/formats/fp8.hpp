@@ -71,11 +71,11 @@ constexpr std::uint8_t fp32_to_fp8(float f) noexcept {
   // count of ulps is the code (reaching the smallest normal code when it carries).
   const std::uint32_t sub =
       float_bits(bits_float(a) + bits_float(T::subnormal_magic)) - T::subnormal_magic;
-  std::uint32_t code = a < T::min_normal_bits ? sub : normal;
+  std::uint32_t code = select(a < T::min_normal_bits, sub, normal);
   constexpr std::uint32_t overflow = S == Saturation::finite ? T::max_code : T::overflow_code;
   code = code > T::max_code ? overflow : code;  // Inf input lands here too
   code |= sign;
-  code = a > fp32_inf_bits ? T::nan_code : code;
+  code = select(a > fp32_inf_bits, T::nan_code, code);
   return static_cast<std::uint8_t>(code);
 }
 
@@ -90,8 +90,8 @@ constexpr float fp8_to_fp32(std::uint8_t c) noexcept {
     const std::uint32_t normal = mag + (120u << 23);                       // rebias 7 -> 127
     // Subnormal m * 2^-9: 2^-6 * (1 + m/8) - 2^-6, exact.
     const std::uint32_t sub = float_bits(bits_float(mag + (121u << 23)) - bits_float(121u << 23));
-    std::uint32_t r = (c & 0x78u) == 0 ? sub : normal;
-    r = (c & 0x7Fu) == 0x7Fu ? 0x7FC0'0000u : r;
+    std::uint32_t r = select((c & 0x78u) == 0, sub, normal);
+    r = select((c & 0x7Fu) == 0x7Fu, 0x7FC0'0000u, r);
     return bits_float(r | sign);
   }
 }

@@ -27,8 +27,8 @@ constexpr float fp16_to_fp32(std::uint16_t h) noexcept {
   const std::uint32_t special = mag | fp32_inf_bits | quiet;
   // Subnormal m * 2^-24: build 2^-14 * (1 + m/1024) and take 2^-14 away (exact).
   const std::uint32_t sub = float_bits(bits_float(mag + (113u << 23)) - bits_float(113u << 23));
-  std::uint32_t r = exp == 0x0F80'0000u ? special : normal;
-  r = exp == 0 ? sub : r;
+  std::uint32_t r = select(exp == 0x0F80'0000u, special, normal);
+  r = select(exp == 0, sub, r);
   return bits_float(r | sign);
 }
 
@@ -41,9 +41,9 @@ constexpr std::uint16_t fp32_to_fp16(float f) noexcept {
   const std::uint32_t normal = ((a + 0x0FFFu + ((a >> 13) & 1u)) >> 13) - (112u << 10);
   // Below 2^-14: 0.5f has ulp 2^-24, the fp16 subnormal ulp.
   const std::uint32_t sub = float_bits(bits_float(a) + 0.5f) - float_bits(0.5f);
-  std::uint32_t r = a < 0x3880'0000u ? sub : normal;
+  std::uint32_t r = select(a < 0x3880'0000u, sub, normal);
   r = r > 0x7C00u ? 0x7C00u : r;  // overflow (and Inf in) -> Inf
-  r = a > fp32_inf_bits ? (0x7E00u | ((a >> 13) & 0x03FFu)) : r;
+  r = select(a > fp32_inf_bits, 0x7E00u | ((a >> 13) & 0x03FFu), r);
   return static_cast<std::uint16_t>(r | sign);
 }
 

@@ -15,16 +15,20 @@
 
 #include <cstdint>
 
+#include "formats/bits.hpp"
+
 namespace frugal::quant {
 
 namespace detail {
 
 // Clamp to [lo, hi] (integers), NaN -> 0, then round to nearest even: adding
 // 1.5 * 2^23 puts the value in a binade whose ulp is 1, so the FPU rounds.
+// The clamps are masks on the bits (select), not ?: on floats, so the bulk
+// loops stay branch-free and vectorize.
 constexpr std::int32_t clamp_round_half_even(float t, float lo, float hi) noexcept {
-  t = t > hi ? hi : t;
-  t = t < lo ? lo : t;
-  t = t != t ? 0.0f : t;
+  t = bits_float(select(t > hi, float_bits(hi), float_bits(t)));
+  t = bits_float(select(t < lo, float_bits(lo), float_bits(t)));
+  t = bits_float(select(t != t, 0u, float_bits(t)));
   constexpr float magic = 12582912.0f;  // 1.5 * 2^23
   return static_cast<std::int32_t>((t + magic) - magic);
 }
