@@ -1,0 +1,59 @@
+// quant_bench: CPU throughput of the bulk fp32 -> E4M3FN conversion (with
+// its amax) on one thread, next to a memcpy of the same input buffer in the
+// same run, plus the multi-threaded wrapper. GB/s counts the bytes read (4
+// per element). Usage: quant_bench [elements] (default 2^24, 64 MiB in).
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "formats/bulk.hpp"
+#include "formats/parallel.hpp"
+
+using namespace frugal::quant;
+
+namespace {
+
+// Best of `reps` runs: the least disturbed by other load on the machine.
+template <class Fn>
+double best_seconds(int reps, Fn fn) {
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    fn();
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : std::size_t{1} << 24;
+  std::vector<float> in(n);
+  std::uint32_t s = 12345;
+  for (auto& x : in) {
+    s = s * 1664525u + 1013904223u;
+    x = (static_cast<float>(s >> 8) * 0x1p-24f - 0.5f) * 1000.0f;  // spans E4M3's range and overflows
+  }
+  std::vector<std::uint8_t> out(n);
+  std::vector<float> copy(n);
+  const double bytes = static_cast<double>(n) * sizeof(float);
+  float amax = 0.0f;
+  const double t_memcpy = best_seconds(5, [&] { std::memcpy(copy.data(), in.data(), n * sizeof(float)); });
+  const double t_fp8 = best_seconds(5, [&] { amax = fp32_to_fp8(in, out, Fp8Format::e4m3fn, Saturation::finite); });
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  const double t_par = best_seconds(5, [&] {
+    amax = fp32_to_fp8_parallel(in, out, Fp8Format::e4m3fn, Saturation::finite, threads);
+  });
+  std::printf("elements %zu (%.0f MiB fp32 in), amax %g\n", n, bytes / (1 << 20), static_cast<double>(amax));
+  std::printf("memcpy, 1 thread:                 %6.2f GB/s\n", bytes / t_memcpy * 1e-9);
+  std::printf("fp32 -> e4m3fn + amax, 1 thread:  %6.2f GB/s (read)\n", bytes / t_fp8 * 1e-9);
+  std::printf("fp32 -> e4m3fn + amax, %u threads: %6.2f GB/s (read)\n", parallel_chunk_count(n, threads),
+              bytes / t_par * 1e-9);
+  return 0;
+}
