@@ -48,7 +48,7 @@ void run_round(frugal_pack_stream& s, bool everything) {
     std::vector<int64_t> tokens(packs, 0);
     for (std::size_t p = 0; p < packs; ++p)
       for (auto k = a.pack_offsets[p]; k < a.pack_offsets[p + 1]; ++k)
-        tokens[p] += lengths[static_cast<std::size_t>(a.units[static_cast<std::size_t>(k)])];
+        tokens[p] += a.unit_lengths[static_cast<std::size_t>(k)];
     std::vector<std::size_t> by_fill(packs);
     std::iota(by_fill.begin(), by_fill.end(), std::size_t{0});
     std::stable_sort(by_fill.begin(), by_fill.end(), [&](std::size_t x, std::size_t y) { return tokens[x] < tokens[y]; });

@@ -17,9 +17,7 @@ namespace frugal::pack {
 
 std::unique_ptr<frugal_pack_plan> pack_units(const PackerCore& core, const UnitTable& units) {
   Assignment a = core.pack(units.lengths());
-  GroupedPacks grouped;
-  grouped.pack_offsets.clear();
-  grouped.pack_offsets.push_back(0);
+  GroupedPacks grouped;  // pack_offsets starts as {0}
   grouped.pack_offsets.reserve(a.pack_offsets.size());
   units.append_grouped(a.units, a.pack_offsets, grouped);
   return make_plan(std::move(grouped), core.limits(), std::move(a.method));

@@ -71,13 +71,7 @@ class HistogramPacker {
   PackResult finish(std::span<const int64_t> lengths, std::span<const int64_t> histogram) const {
     std::size_t packs = 0;
     for (const auto& g : groups_) packs += static_cast<std::size_t>(g.count);
-    PackResult r;
-    reserve_large(r.offsets, packs + 1);
-    reserve_large(r.tokens, packs);
-    reserve_large(r.items, lengths.size());
-    r.offsets.resize(packs + 1);
-    r.tokens.resize(packs);
-    r.items.resize(lengths.size());
+    PackResult r = sized_result(packs, lengths.size());
     if (lengths.size() < std::numeric_limits<uint32_t>::max()) {
       hand_out<uint32_t>(lengths, histogram, r);
     } else {

@@ -10,6 +10,8 @@
 #include <memory>
 #include <vector>
 
+#include "algorithms/types.hpp"
+
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -52,5 +54,18 @@ class LargeBuffer {
  private:
   std::unique_ptr<T[]> data_;
 };
+
+// A PackResult sized for `packs` packs over `items` sequences, its arrays
+// on huge pages; the caller fills every entry.
+inline PackResult sized_result(std::size_t packs, std::size_t items) {
+  PackResult r;
+  reserve_large(r.offsets, packs + 1);
+  reserve_large(r.tokens, packs);
+  reserve_large(r.items, items);
+  r.offsets.resize(packs + 1);
+  r.tokens.resize(packs);
+  r.items.resize(items);
+  return r;
+}
 
 }  // namespace frugal::packer

@@ -41,13 +41,7 @@ struct Cursor {
 
 PackResult materialize(const PackPlan& plan, std::span<const int64_t> lengths, int64_t max_len) {
   const auto packs = static_cast<std::size_t>(plan.packs());
-  PackResult r;
-  reserve_large(r.offsets, packs + 1);
-  reserve_large(r.tokens, packs);
-  reserve_large(r.items, lengths.size());
-  r.offsets.resize(packs + 1);
-  r.tokens.resize(packs);
-  r.items.resize(lengths.size());
+  PackResult r = sized_result(packs, lengths.size());
 
   // Offsets and tokens pack by pack; the runs of every length, bucketed by
   // length in plan order (a counting sort over the plan, not over n).
