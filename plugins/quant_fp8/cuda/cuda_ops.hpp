@@ -1,0 +1,37 @@
+// The CUDA implementation of quant_op.hpp's operations. Plain C++ header (no
+// CUDA types), so the plugin glue compiles without nvcc. In a build without
+// CUDA every function throws UnsupportedDevice.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "ops/quant_op.hpp"
+
+namespace frugal::quant::cuda {
+
+// A device path that is not available: no CUDA in this build, or the
+// operation has no kernel (the message names the combination).
+class UnsupportedDevice : public std::runtime_error {
+ public:
+  explicit UnsupportedDevice(const std::string& what) : std::runtime_error(what) {}
+};
+
+// A CUDA runtime or cuBLASLt failure, with the call and its error string.
+class CudaFailure : public std::runtime_error {
+ public:
+  explicit CudaFailure(const std::string& what) : std::runtime_error(what) {}
+};
+
+// True when this build has the CUDA kernels.
+bool built_with_cuda() noexcept;
+
+// Queues the op on op.stream. When host_amax is not null, waits for the
+// stream and stores the whole input's amax there (the delayed recipe needs
+// it on the host); otherwise nothing synchronises.
+void quantize_cuda(const ops::QuantizeOp& op, float* host_amax);
+void dequantize_cuda(const ops::DequantizeOp& op);
+// cuBLASLt, TN layout, per-tensor scales as the A/B scale pointers.
+void gemm_cuda(const ops::GemmOp& op);
+
+}  // namespace frugal::quant::cuda
