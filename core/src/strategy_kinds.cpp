@@ -5,6 +5,7 @@
 
 #include "frugal/context.h"
 #include "frugal/packer_vtable.h"
+#include "frugal/quantizer_vtable.h"
 #include "frugal/schedule_vtable.h"
 #include "frugal/store_vtable.h"
 
@@ -30,9 +31,22 @@ constexpr std::array kPackerSlots = {
     VtableSlot{offsetof(frugal_packer_vtable, pack), "pack"},
 };
 
+// gemm is optional (NULL where a strategy has none), so not listed.
+constexpr std::array kQuantizerSlots = {
+    VtableSlot{offsetof(frugal_quantizer_vtable, create), "create"},
+    VtableSlot{offsetof(frugal_quantizer_vtable, destroy), "destroy"},
+    VtableSlot{offsetof(frugal_quantizer_vtable, layout), "layout"},
+    VtableSlot{offsetof(frugal_quantizer_vtable, quantize), "quantize"},
+    VtableSlot{offsetof(frugal_quantizer_vtable, dequantize), "dequantize"},
+    VtableSlot{offsetof(frugal_quantizer_vtable, export_state), "export_state"},
+    VtableSlot{offsetof(frugal_quantizer_vtable, import_state), "import_state"},
+};
+
 const std::array kSpecs = {
     StrategyKindSpec{FRUGAL_KIND_PACKER, "packer", FRUGAL_PACKER_VTABLE_MIN_SIZE, sizeof(frugal_packer_vtable),
                      kPackerSlots},
+    StrategyKindSpec{FRUGAL_KIND_QUANTIZER, "quantizer", FRUGAL_QUANTIZER_VTABLE_MIN_SIZE,
+                     sizeof(frugal_quantizer_vtable), kQuantizerSlots},
     StrategyKindSpec{FRUGAL_KIND_SCHEDULE, "schedule", FRUGAL_SCHEDULE_VTABLE_MIN_SIZE, sizeof(frugal_schedule_vtable),
                      kScheduleSlots},
     StrategyKindSpec{FRUGAL_KIND_STORE, "store", FRUGAL_STORE_VTABLE_MIN_SIZE, sizeof(frugal_store_vtable),

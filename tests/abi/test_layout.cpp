@@ -11,6 +11,7 @@
 #include "frugal/plugin.h"
 #include "frugal/schedule_vtable.h"
 #include "frugal/packer_vtable.h"
+#include "frugal/quantizer_vtable.h"
 #include "frugal/store_vtable.h"
 #include "layout_probe.h"
 
@@ -57,7 +58,10 @@ TEST_CASE("the pinned LP64 layout") {
       {"frugal_strategy_desc.", 48}, {"frugal_plugin_desc.", 88},   {"frugal_schedule_vtable.", 32},
       {"frugal_plugin_info.", 72},  {"frugal_strategy_info.", 48},  {"frugal_load_failure_info.", 32},
       {"frugal_store_vtable.", 64}, {"frugal_ckpt_save_args.", 40}, {"frugal_ckpt_save_result.", 104},
-      {"frugal_ckpt_persist_result.", 88}, {"frugal_ckpt_info.", 376}, {"frugal_ckpt_emergency_result.", 88}};
+      {"frugal_ckpt_persist_result.", 88}, {"frugal_ckpt_info.", 376}, {"frugal_ckpt_emergency_result.", 88},
+      {"frugal_quant_layout.", 32}, {"frugal_quant_zero_point_ext.", 32}, {"frugal_quantize_args.", 56},
+      {"frugal_dequantize_args.", 32}, {"frugal_quant_gemm_args.", 48}, {"frugal_quantizer_vtable.", 72},
+      {"frugal_loss_scaler_state.", 32}};
   for (const auto& [name, size] : sizes) {
     INFO(name);
     CHECK(layout.at(name) == size);
@@ -67,7 +71,9 @@ TEST_CASE("the pinned LP64 layout") {
                            "frugal_strategy_desc", "frugal_plugin_desc", "frugal_schedule_vtable",
                            "frugal_plugin_info", "frugal_strategy_info", "frugal_load_failure_info",
                            "frugal_store_vtable", "frugal_ckpt_save_args", "frugal_ckpt_save_result",
-                           "frugal_ckpt_persist_result", "frugal_ckpt_info", "frugal_ckpt_emergency_result"}) {
+                           "frugal_ckpt_persist_result", "frugal_ckpt_info", "frugal_ckpt_emergency_result",
+                           "frugal_quant_layout", "frugal_quantize_args", "frugal_dequantize_args",
+                           "frugal_quant_gemm_args", "frugal_quantizer_vtable", "frugal_loss_scaler_state"}) {
     INFO(type);
     CHECK(layout.at(std::string(type) + ".struct_size") == 0);
   }

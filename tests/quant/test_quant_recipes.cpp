@@ -23,7 +23,6 @@
 #include "recipes/delayed_scaling.hpp"
 #include "recipes/e8m0.hpp"
 #include "recipes/limits.hpp"
-#include "recipes/loss_scaler.hpp"
 #include "recipes/mx_scaling.hpp"
 #include "recipes/scale_from_amax.hpp"
 #include "recipes/state_error.hpp"
@@ -641,62 +640,4 @@ TEST_CASE("delayed state: every corruption is rejected with a message naming it"
   }
   // Each of those edits, re-sealed or not, left the good blob importable.
   CHECK(import_error(good) == "(accepted)");
-}
-
-// ---- loss scaler -------------------------------------------------------------
-
-TEST_CASE("loss scaler: hand-computed sequence") {
-  LossScaler s({.init_scale = 8.0, .growth_factor = 2.0, .backoff_factor = 0.5, .growth_interval = 3,
-                .min_scale = 1.0, .max_scale = 32.0});
-  struct ScalerStep {
-    bool found_inf;
-    double scale;
-    int64_t clean;
-  };
-  const std::vector<ScalerStep> steps{
-      {false, 8, 1},  {false, 8, 2},  {false, 16, 0},  // growth after 3 clean steps
-      {false, 16, 1}, {true, 8, 0},                    // overflow: back off, counter reset
-      {false, 8, 1},  {false, 8, 2},  {false, 16, 0},
-      {false, 16, 1}, {false, 16, 2}, {false, 32, 0},
-      {false, 32, 1}, {false, 32, 2}, {false, 32, 0},  // at max_scale: stays, counter still resets
-      {true, 16, 0},  {true, 8, 0},   {true, 4, 0},   {true, 2, 0}, {true, 1, 0},
-      {true, 1, 0},                                    // min_scale floor
-      {false, 1, 1},  {false, 1, 2},  {false, 2, 0},
-  };
-  int64_t skipped = 0;
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    INFO("step " << i);
-    REQUIRE(s.update(steps[i].found_inf) == !steps[i].found_inf);
-    skipped += steps[i].found_inf ? 1 : 0;
-    REQUIRE(s.scale() == steps[i].scale);
-    REQUIRE(s.inv_scale() == 1.0 / steps[i].scale);
-    REQUIRE(s.state().clean_steps == steps[i].clean);
-    REQUIRE(s.state().skipped_steps == skipped);
-  }
-  // PyTorch's defaults: 2^16, x2, x0.5, every 2000 steps.
-  LossScaler d(LossScalerConfig{});
-  CHECK(d.scale() == 65536.0);
-  for (int i = 0; i < 1999; ++i) (void)d.update(false);
-  CHECK(d.scale() == 65536.0);
-  (void)d.update(false);
-  CHECK(d.scale() == 131072.0);
-
-  // Restore.
-  s.restore({.scale = 4.0, .clean_steps = 2, .skipped_steps = 9});
-  (void)s.update(false);
-  CHECK(s.scale() == 8.0);
-  CHECK_THROWS_AS(s.restore({.scale = 64.0}), std::invalid_argument);
-  CHECK_THROWS_AS(s.restore({.scale = 4.0, .clean_steps = 3}), std::invalid_argument);
-  CHECK_THROWS_AS(s.restore({.scale = 4.0, .clean_steps = -1}), std::invalid_argument);
-  CHECK(s.scale() == 8.0);  // failed restores changed nothing
-
-  using C = LossScalerConfig;
-  CHECK_THROWS_AS(LossScaler(C{.growth_factor = 1.0}), std::invalid_argument);
-  CHECK_THROWS_AS(LossScaler(C{.backoff_factor = 1.0}), std::invalid_argument);
-  CHECK_THROWS_AS(LossScaler(C{.backoff_factor = 0.0}), std::invalid_argument);
-  CHECK_THROWS_AS(LossScaler(C{.growth_interval = 0}), std::invalid_argument);
-  CHECK_THROWS_AS(LossScaler(C{.min_scale = 0.0}), std::invalid_argument);
-  CHECK_THROWS_AS(LossScaler(C{.init_scale = 0.5}), std::invalid_argument);
-  CHECK_THROWS_AS(LossScaler(C{.max_scale = std::numeric_limits<double>::infinity()}), std::invalid_argument);
-  CHECK_THROWS_AS(LossScaler(C{.init_scale = std::nan("")}), std::invalid_argument);
 }

@@ -2,6 +2,8 @@
 
 #include <link.h>
 
+#include <catch2/catch.hpp>
+
 namespace frugal::test {
 namespace {
 
@@ -32,6 +34,14 @@ Outcome outcome(frugal_error* error) {
   Outcome result{frugal_error_code(error), frugal_error_message(error)};
   frugal_error_destroy(error);
   return result;
+}
+
+void expect_error(frugal_error* error, int code, std::initializer_list<const char*> mentions) {
+  REQUIRE(error != nullptr);
+  const auto result = outcome(error);
+  INFO("message: " << result.message);
+  CHECK(result.code == code);
+  for (const char* mention : mentions) CHECK(result.message.find(mention) != std::string::npos);
 }
 
 bool is_mapped(const std::string& file_name) {

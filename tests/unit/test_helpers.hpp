@@ -1,6 +1,7 @@
 // Shared fixtures for tests that load plugins.
 #pragma once
 
+#include <initializer_list>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -43,6 +44,10 @@ struct Outcome {
   std::string message;
 };
 Outcome outcome(frugal_error* error);
+
+// Checks (Catch2) that `error` is not NULL, has `code`, and its message
+// contains every string of `mentions`; destroys the error.
+void expect_error(frugal_error* error, int code, std::initializer_list<const char*> mentions);
 
 // True while a shared object whose path ends with `file_name` is mapped into this process.
 bool is_mapped(const std::string& file_name);

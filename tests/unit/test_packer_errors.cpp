@@ -14,15 +14,6 @@ using namespace frugal::test;
 
 namespace {
 
-// Checks `error` has `code` and every substring of `mentions`.
-void expect_error(frugal_error* error, int code, std::initializer_list<const char*> mentions) {
-  REQUIRE(error != nullptr);
-  const auto result = outcome(error);
-  INFO("message: " << result.message);
-  CHECK(result.code == code);
-  for (const char* mention : mentions) CHECK(result.message.find(mention) != std::string::npos);
-}
-
 // The probe after every error: the packer still packs a valid plan.
 void expect_still_works(frugal_packer* packer, const PackerConfig& config) {
   const auto lengths = make_lengths(Dist::uniform, 20, config.max_len, config.max_len, 1);

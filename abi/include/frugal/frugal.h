@@ -21,5 +21,7 @@
 #include "frugal/store.h"
 #include "frugal/checkpoint.h"
 #include "frugal/packer.h"
+#include "frugal/quantizer.h"
+#include "frugal/loss_scaler.h"
 
 #endif /* FRUGAL_FRUGAL_H_ */

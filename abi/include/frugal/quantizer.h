@@ -99,8 +99,9 @@ FRUGAL_API frugal_error* frugal_quantizer_dequantize(frugal_quantizer* quantizer
 
 /**
  * D = alpha * A * B^T over FP8 operands with per-tensor scales, fp32
- * accumulation (frugal_quant_gemm_args). FRUGAL_ERR_UNSUPPORTED when the
- * strategy has no GEMM or not for these operands' device.
+ * accumulation (frugal_quant_gemm_args). FRUGAL_ERR_UNIMPLEMENTED when the
+ * strategy has no GEMM; FRUGAL_ERR_UNSUPPORTED when it has none for these
+ * operands (block-scaled operands, their device, their dtypes).
  *   args: not NULL; struct_size set.
  */
 FRUGAL_API frugal_error* frugal_quantizer_gemm(frugal_quantizer* quantizer, const frugal_quant_gemm_args* args);

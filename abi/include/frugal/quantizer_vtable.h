@@ -227,7 +227,7 @@ typedef struct frugal_quantizer_vtable {
    */
   frugal_error* (*import_state)(void* instance, const void* data, size_t size);
 
-  /** Optional (NULL: the core answers FRUGAL_ERR_UNSUPPORTED). */
+  /** Optional (NULL: the core answers FRUGAL_ERR_UNIMPLEMENTED). */
   frugal_error* (*gemm)(void* instance, const frugal_quant_gemm_args* args);
 } frugal_quantizer_vtable;
 

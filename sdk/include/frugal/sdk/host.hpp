@@ -55,6 +55,12 @@ struct PackPlanDeleter {
 struct PackStreamDeleter {
   void operator()(frugal_pack_stream* s) const noexcept { frugal_pack_stream_destroy(s); }
 };
+struct QuantizerDeleter {
+  void operator()(frugal_quantizer* q) const noexcept { frugal_quantizer_destroy(q); }
+};
+struct LossScalerDeleter {
+  void operator()(frugal_loss_scaler* s) const noexcept { frugal_loss_scaler_destroy(s); }
+};
 
 using ContextPtr = std::unique_ptr<frugal_context, ContextDeleter>;
 using OptionsPtr = std::unique_ptr<frugal_options, OptionsDeleter>;
@@ -64,6 +70,8 @@ using ManagedTensorPtr = std::unique_ptr<frugal_managed_tensor, ManagedTensorDel
 using PackerPtr = std::unique_ptr<frugal_packer, PackerDeleter>;
 using PackPlanPtr = std::unique_ptr<frugal_pack_plan, PackPlanDeleter>;
 using PackStreamPtr = std::unique_ptr<frugal_pack_stream, PackStreamDeleter>;
+using QuantizerPtr = std::unique_ptr<frugal_quantizer, QuantizerDeleter>;
+using LossScalerPtr = std::unique_ptr<frugal_loss_scaler, LossScalerDeleter>;
 
 inline ContextPtr make_context() {
   frugal_context* context = nullptr;
@@ -87,6 +95,18 @@ inline PackerPtr make_packer(frugal_context* context, const char* name, const fr
   frugal_packer* packer = nullptr;
   check(frugal_packer_create(context, name, options, &packer));
   return PackerPtr(packer);
+}
+
+inline QuantizerPtr make_quantizer(frugal_context* context, const char* name, const frugal_options* options) {
+  frugal_quantizer* quantizer = nullptr;
+  check(frugal_quantizer_create(context, name, options, &quantizer));
+  return QuantizerPtr(quantizer);
+}
+
+inline LossScalerPtr make_loss_scaler(const frugal_options* options) {
+  frugal_loss_scaler* scaler = nullptr;
+  check(frugal_loss_scaler_create(options, &scaler));
+  return LossScalerPtr(scaler);
 }
 
 }  // namespace frugal::host

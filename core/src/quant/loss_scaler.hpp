@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-namespace frugal::quant::recipes {
+namespace frugal::quant {
 
 struct LossScalerConfig {
   double init_scale = 65536.0;    // 2^16, PyTorch's default
@@ -54,4 +54,4 @@ class LossScaler {
   LossScalerState state_;
 };
 
-}  // namespace frugal::quant::recipes
+}  // namespace frugal::quant

@@ -1,11 +1,11 @@
-#include "recipes/loss_scaler.hpp"
+#include "quant/loss_scaler.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
-namespace frugal::quant::recipes {
+namespace frugal::quant {
 namespace {
 
 void require(bool ok, const char* what) {
@@ -50,4 +50,4 @@ void LossScaler::restore(const LossScalerState& state) {
   state_ = state;
 }
 
-}  // namespace frugal::quant::recipes
+}  // namespace frugal::quant

@@ -1,0 +1,48 @@
+// The object behind frugal_quantizer: a plugin instance, its checked layout,
+// and the calls that validate hosts' tensors before the plugin sees them.
+// Internal to libfrugal.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "frugal/quantizer.h"
+#include "loaded_plugin.hpp"
+
+namespace frugal::quant {
+
+class QuantizerCore {
+ public:
+  QuantizerCore(std::shared_ptr<LoadedPlugin> plugin, const frugal_quantizer_vtable& vtable, std::string strategy);
+  ~QuantizerCore();
+  QuantizerCore(const QuantizerCore&) = delete;
+  QuantizerCore& operator=(const QuantizerCore&) = delete;
+
+  // Creates the plugin instance and reads and checks its layout.
+  void create_instance(const frugal_options* options);
+
+  [[nodiscard]] const frugal_quant_layout& layout() const noexcept { return layout_; }
+  void quantize(const frugal_quantize_args& args);
+  void dequantize(const frugal_tensor* input, const frugal_tensor* output, void* stream);
+  void gemm(const frugal_quant_gemm_args& args);
+  // Sets *size to the state's size (also when failing for want of room)
+  // and writes the state when buffer is not null and it fits.
+  void export_state(void* buffer, std::size_t capacity, std::size_t* size);
+  void import_state(const void* data, std::size_t size);
+
+ private:
+  void check_layout() const;
+
+  std::shared_ptr<LoadedPlugin> plugin_;  // keeps the vtable's code mapped
+  frugal_quantizer_vtable vtable_;
+  std::string label_;  // "quantizer 'quant_fp8'"
+  void* instance_ = nullptr;
+  frugal_quant_layout layout_{};
+};
+
+}  // namespace frugal::quant
+
+struct frugal_quantizer {
+  std::unique_ptr<frugal::quant::QuantizerCore> core;
+};
