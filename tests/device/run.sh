@@ -3,23 +3,36 @@
 # CUDA required, runs the whole suite plus the checks that need a device,
 # and prints a short table. Budget: well under 8 minutes on 16 cores.
 #
-# Device paths checked: the CUDA runtime probe (frugal_cuda_device_count)
-# and the checkpoint engine's device -> pinned host snapshot and
-# host -> device restore (tests/device/ckpt_cuda_check.cpp). Kernel checks
-# join this script as the quantizer and router issues add CUDA code.
+# Device paths checked:
+#   - the CUDA runtime probe (frugal_cuda_device_count);
+#   - the checkpoint engine's device -> pinned host snapshot and host ->
+#     device restore (tests/device/ckpt_cuda_check.cpp);
+#   - quant_fp8's CUDA kernels (tests/device/quant_cuda_check.cpp): every
+#     recipe x fp8 format x input dtype x {plain, fake, output_t} byte for
+#     byte against the CPU path through the C API, dequantize likewise, and
+#     the cuBLASLt FP8 GEMM against an fp64 reference (8192^3 sampled);
+#     about a minute; its log is build-device/quant_cuda_check.log;
+#   - quant_fp8's speed (bench/quant/quant_gpu_bench.cu): delayed
+#     cast+amax and cast+transpose+amax against a device-to-device copy
+#     (target >= 85 %), FP8 against bf16 GEMM at 8192^3 (target >= 1.5x);
+#     a missed target is SLOW and fails the run like a FAIL; log in
+#     build-device/quant_gpu_bench.log.
+# The router's kernels join this script when its issue adds CUDA code.
 set -u
 cd "$(dirname "$0")/../.."
 dir=build-device
 rows=""
 status=0
-row() { rows="$rows$(printf '%-40s %-6s %s' "$1" "$2" "$3")\n"; [ "$2" = PASS ] || status=1; }
+row() { rows="$rows$(printf '%-44s %-6s %s' "$1" "$2" "$3")\n"; [ "$2" = PASS ] || status=1; }
+# at_least VALUE MIN: PASS when the number VALUE >= MIN, else SLOW.
+at_least() { awk -v v="$1" -v m="$2" 'BEGIN { exit !(v != "" && v + 0 >= m + 0) }' && echo PASS || echo SLOW; }
 
 if cmake -S . -B "$dir" -DFRUGAL_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DFRUGAL_WERROR=ON >/dev/null &&
    cmake --build "$dir" -j"$(nproc)" >/dev/null; then
   row "build (CUDA ON, sm_90)" PASS ""
 else
   row "build (CUDA ON, sm_90)" FAIL "see cmake output"
-  printf "$rows"; exit 1
+  printf %b "$rows"; exit 1
 fi
 
 if ctest --test-dir "$dir" -j"$(nproc)" --timeout 300 >"$dir/ctest.log" 2>&1; then
@@ -46,6 +59,30 @@ for size in 268435456 1073741824; do
 done
 rm -rf "$scratch"
 
-printf '%-40s %-6s %s\n' check result detail
-printf "$rows"
+qlog="$dir/quant_cuda_check.log"
+if "$dir/bin/quant_cuda_check" >"$qlog" 2>&1; then
+  row "quant CUDA == CPU bytes, FP8 GEMM vs fp64" PASS \
+    "$(grep -c '^PASS' "$qlog") groups, $(grep -o 'seed=[0-9]*' "$qlog" | head -1)"
+else
+  row "quant CUDA == CPU bytes, FP8 GEMM vs fp64" FAIL \
+    "$(grep -c '^FAIL' "$qlog") groups failed, $(grep -o 'seed=[0-9]*' "$qlog" | head -1); see $qlog"
+fi
+
+blog="$dir/quant_gpu_bench.log"
+if "$dir/bin/quant_gpu_bench" >"$blog" 2>&1; then
+  for what in "cast+amax fp32" "cast+amax bf16" "cast+transpose+amax fp32" "cast+transpose+amax bf16"; do
+    line=$(grep "^delayed $what->" "$blog")
+    pct=$(printf '%s' "$line" | sed -n 's/.* \([0-9.]*\)% of copy.*/\1/p')
+    gbps=$(printf '%s' "$line" | sed -n 's/.* \([0-9.]*\) GB\/s.*/\1/p')
+    row "fp8 $what >= 85% of copy" "$(at_least "$pct" 85)" "$pct% ($gbps GB/s)"
+  done
+  speedup=$(sed -n 's/^fp8\/bf16 gemm speedup: \([0-9.]*\)x.*/\1/p' "$blog")
+  row "fp8 gemm >= 1.5x bf16 (8192^3)" "$(at_least "$speedup" 1.5)" \
+    "$(sed -n 's/^fp8\/bf16 gemm speedup: //p' "$blog")"
+else
+  row "quant_gpu_bench" FAIL "see $blog"
+fi
+
+printf '%-44s %-6s %s\n' check result detail
+printf %b "$rows"
 exit $status

@@ -475,10 +475,16 @@ void visit_input(std::int32_t dtype, F&& f) {
   }
 }
 
-unsigned blocks_for(std::int64_t work_items, int sms) {
-  const std::int64_t wanted = (work_items + kThreads - 1) / kThreads;
-  const std::int64_t cap = static_cast<std::int64_t>(sms) * (2048 / kThreads);
-  const std::int64_t n = wanted < cap ? wanted : cap;
+// A persistent grid: as many blocks as the device holds at once (so the
+// grid-stride loops end together, with no partial last wave), fewer when
+// the work is small.
+template <class Kernel>
+unsigned resident_blocks(Kernel kernel, std::int64_t work_items, int sms) {
+  int per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0),
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  const std::int64_t cap = static_cast<std::int64_t>(sms) * (per_sm > 0 ? per_sm : 1);
+  const std::int64_t n = work_items < cap ? work_items : cap;
   return static_cast<unsigned>(n < 1 ? 1 : n);
 }
 
@@ -490,9 +496,11 @@ template <class T>
 void launch_cast(const CastArgs& ca, bool vec, int sms, cudaStream_t stream) {
   constexpr int VEC = k::kVec16<T>;
   if (vec) {
-    cast_kernel<T, VEC><<<blocks_for(ca.rows * (ca.cols / VEC), sms), kThreads, 0, stream>>>(ca);
+    const std::int64_t blocks = (ca.rows * (ca.cols / VEC) + kThreads - 1) / kThreads;
+    cast_kernel<T, VEC><<<resident_blocks(cast_kernel<T, VEC>, blocks, sms), kThreads, 0, stream>>>(ca);
   } else {
-    cast_kernel<T, 1><<<blocks_for(ca.rows * ca.cols, sms), kThreads, 0, stream>>>(ca);
+    const std::int64_t blocks = (ca.rows * ca.cols + kThreads - 1) / kThreads;
+    cast_kernel<T, 1><<<resident_blocks(cast_kernel<T, 1>, blocks, sms), kThreads, 0, stream>>>(ca);
   }
   check_launch(ca.out != nullptr ? "quant_fp8 cast kernel" : "quant_fp8 amax kernel");
 }
@@ -559,9 +567,7 @@ void quantize_per_tensor(const ops::QuantizeOp& op, const k::Fp8Mode& mode, floa
                 (fake == nullptr || (aligned(fake->data, 16) && fake->stride % VEC == 0));
     ta.vec_ok_t = aligned(ot.data, 16) && ot.stride % 16 == 0;
     const std::int64_t tiles = ((in.rows + kTile - 1) / kTile) * ((in.cols + kTile - 1) / kTile);
-    const std::int64_t cap = static_cast<std::int64_t>(sms) * (2048 / kThreads);
-    const unsigned blocks = static_cast<unsigned>(tiles < 1 ? 1 : (tiles < cap ? tiles : cap));
-    cast_transpose_kernel<T><<<blocks, kThreads, 0, stream>>>(ta);
+    cast_transpose_kernel<T><<<resident_blocks(cast_transpose_kernel<T>, tiles, sms), kThreads, 0, stream>>>(ta);
     check_launch("quant_fp8 cast+transpose kernel");
     return;
   }
