@@ -1,0 +1,149 @@
+// frugal/sdk/quantizer_adapter.hpp — declare a quantizer strategy as a
+// plain C++ class. The class needs:
+//   explicit Impl(const frugal::sdk::Options& options);      // validate, throw PluginError
+//   frugal_quant_layout layout() const;                       // every field but struct_size
+//   void quantize(const frugal_quantize_args& args);
+//   void dequantize(const frugal_dequantize_args& args);
+//   std::vector<std::byte> export_state() const;              // empty: no state
+//   void import_state(std::span<const std::byte> blob);       // leave the state as it was on error
+// and may have
+//   void gemm(const frugal_quant_gemm_args& args);            // absent: the gemm slot is NULL
+// quantizer_strategy<Impl>(name, summary, flags) yields its descriptor.
+//
+// Argument structs arrive as the core built them: the adapter copies each up
+// to its struct_size into a zeroed struct of this header's size, so Impl
+// reads every field it knows (fields a smaller caller lacks read as 0/NULL).
+// Every slot runs under guard(): whatever Impl throws becomes a frugal
+// error. Impl serialises its own state: the slots are called concurrently
+// when the strategy declares FRUGAL_STRATEGY_THREAD_SAFE.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "frugal/quantizer_vtable.h"
+#include "frugal/sdk/plugin_support.hpp"
+
+namespace frugal::sdk {
+
+// A copy of *in with struct_size set to the full size and the fields past
+// the caller's struct_size zeroed. Throws when the caller's struct does not
+// reach `required` bytes (through its last required field).
+template <typename T>
+T read_sized_args(const T* in, std::size_t required, const char* what) {
+  if (in == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, std::string(what) + " is NULL");
+  if (in->struct_size < required) {
+    throw PluginError(FRUGAL_ERR_ABI_MISMATCH, std::string(what) + "->struct_size is " +
+                                                   std::to_string(in->struct_size) + "; at least " +
+                                                   std::to_string(required) + " bytes are required");
+  }
+  T copy{};
+  std::memcpy(static_cast<void*>(&copy), in, std::min(in->struct_size, sizeof(T)));
+  copy.struct_size = sizeof(T);
+  return copy;
+}
+
+template <typename Impl>
+struct QuantizerAdapter {
+  struct Instance {
+    const frugal_host_api* host;
+    Impl impl;
+  };
+
+  static constexpr bool kHasGemm = requires(Impl& impl, const frugal_quant_gemm_args& args) { impl.gemm(args); };
+
+  static Instance& self(void* instance) { return *static_cast<Instance*>(instance); }
+
+  static frugal_error* create(const frugal_host_api* host, const frugal_options* options, void** instance) {
+    return guard(host, [&] {
+      if (instance == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "create: instance is NULL");
+      *instance = new Instance{host, Impl(Options(host, options))};
+    });
+  }
+
+  static void destroy(void* instance) { delete static_cast<Instance*>(instance); }
+
+  static frugal_error* layout(void* instance, frugal_quant_layout* out) {
+    Instance& s = self(instance);
+    return guard(s.host, [&] {
+      if (out == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "layout: out is NULL");
+      frugal_quant_layout full = s.impl.layout();
+      full.struct_size = out->struct_size;
+      std::memcpy(static_cast<void*>(out), &full, std::min(out->struct_size, sizeof(full)));
+    });
+  }
+
+  static frugal_error* quantize(void* instance, const frugal_quantize_args* args) {
+    Instance& s = self(instance);
+    return guard(s.host, [&] {
+      s.impl.quantize(read_sized_args(args, offsetof(frugal_quantize_args, output) + sizeof(void*), "quantize: args"));
+    });
+  }
+
+  static frugal_error* dequantize(void* instance, const frugal_dequantize_args* args) {
+    Instance& s = self(instance);
+    return guard(s.host, [&] {
+      s.impl.dequantize(
+          read_sized_args(args, offsetof(frugal_dequantize_args, output) + sizeof(void*), "dequantize: args"));
+    });
+  }
+
+  // The size is reported even when the buffer is too small, so a caller
+  // can retry with the right capacity.
+  static frugal_error* export_state(void* instance, void* buffer, size_t capacity, size_t* size) {
+    Instance& s = self(instance);
+    return guard(s.host, [&] {
+      if (size == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "export_state: size is NULL");
+      const std::vector<std::byte> blob = s.impl.export_state();
+      *size = blob.size();
+      if (buffer == nullptr) return;
+      if (capacity < blob.size()) {
+        throw PluginError(FRUGAL_ERR_OUT_OF_RANGE, "export_state: the state takes " + std::to_string(blob.size()) +
+                                                       " bytes; the buffer holds " + std::to_string(capacity));
+      }
+      if (!blob.empty()) std::memcpy(buffer, blob.data(), blob.size());
+    });
+  }
+
+  static frugal_error* import_state(void* instance, const void* data, size_t size) {
+    Instance& s = self(instance);
+    return guard(s.host, [&] {
+      if (data == nullptr && size != 0) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "import_state: data is NULL");
+      s.impl.import_state(std::span<const std::byte>(static_cast<const std::byte*>(data), data ? size : 0));
+    });
+  }
+
+  static frugal_error* gemm(void* instance, const frugal_quant_gemm_args* args) {
+    Instance& s = self(instance);
+    return guard(s.host, [&] {
+      if constexpr (kHasGemm) {
+        frugal_quant_gemm_args a = read_sized_args(args, offsetof(frugal_quant_gemm_args, d) + sizeof(void*), "gemm: args");
+        // alpha defaults to 1, not 0, for a caller whose struct ends before it.
+        if (args->struct_size < offsetof(frugal_quant_gemm_args, alpha) + sizeof(float)) a.alpha = 1.0f;
+        s.impl.gemm(a);
+      }
+    });
+  }
+
+  static constexpr frugal_quantizer_vtable vtable{sizeof(frugal_quantizer_vtable),
+                                                  &create,
+                                                  &destroy,
+                                                  &layout,
+                                                  &quantize,
+                                                  &dequantize,
+                                                  &export_state,
+                                                  &import_state,
+                                                  kHasGemm ? &gemm : nullptr};
+};
+
+template <typename Impl>
+constexpr frugal_strategy_desc quantizer_strategy(const char* name, const char* summary, uint32_t flags) {
+  return frugal_strategy_desc{sizeof(frugal_strategy_desc), FRUGAL_KIND_QUANTIZER, flags, name, summary,
+                              &QuantizerAdapter<Impl>::vtable, nullptr};
+}
+
+}  // namespace frugal::sdk
