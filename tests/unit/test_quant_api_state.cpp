@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "formats/fp8.hpp"
@@ -136,6 +137,32 @@ TEST_CASE("delayed scaling with most_recent and margin 1 follows the hand-comput
                  {{2.0f, 0, 1.0f}, {7.0f, 0, 112.0f}, {1.0f, 0, 32.0f}, {0.0f, 0, 224.0f}, {448.0f, 0, 224.0f},
                   {3.0f, 0, 0.5f}},
                  seed);
+}
+
+TEST_CASE("concurrent quantize calls on one delayed quantizer each record their amax") {
+  // The strategy is THREAD_SAFE: calls serialise on the state. With a
+  // history longer than all calls together and `max`, the final scale
+  // comes from the largest amax, whichever thread recorded it and when.
+  auto context = quant_context();
+  auto q = delayed(context.get(), 256, "max", 0);
+  const uint32_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  constexpr int kThreads = 4, kCalls = 20;
+  {
+    std::vector<std::jthread> workers;
+    for (int t = 0; t < kThreads; ++t) {
+      workers.emplace_back([&, t] {
+        std::mt19937 rng(seed + static_cast<uint32_t>(t));
+        // Thread 2's last call holds the largest amax, 7: scale 448 / 7 = 64.
+        for (int i = 0; i < kCalls; ++i) {
+          const float amax = t == 2 && i == kCalls - 1 ? 7.0f : 0.5f + 0.25f * static_cast<float>(i % 5);
+          quantize(q.get(), tensor_with_amax(amax, rng));
+        }
+      });
+    }
+  }
+  std::mt19937 rng(seed);
+  CHECK(quantize(q.get(), tensor_with_amax(1.0f, rng), FRUGAL_QUANTIZE_FREEZE_SCALE).scale == 64.0f);
 }
 
 TEST_CASE("export_state and import_state carry the delayed state exactly") {

@@ -47,45 +47,49 @@ std::vector<Acc> reduce_blocks(const Grid& g, unsigned threads, Acc init, AddRow
   return total;
 }
 
+// Row r's elements into the accumulators of its grid row.
 template <class T>
-std::vector<float> block_amax(const Matrix& in, const Grid& g, unsigned threads) {
+void add_row_keys(const Matrix& in, const Grid& g, std::int64_t r, std::int32_t* acc) {
   using S = typename T::Storage;
-  const auto keys = reduce_blocks<std::int32_t>(
-      g, threads, 0,
-      [&](std::int64_t r, std::int32_t* acc) {
-        const S* row = row_of<const S>(in, r);
-        if (g.per_column()) {
-          max_key_columns<T>(row, acc, static_cast<std::size_t>(g.cols));
-          return;
-        }
-        for (std::int64_t gc = 0; gc < g.grid_cols; ++gc)
-          acc[gc] = max_key<T>(row + g.run_begin(gc), g.run_length(gc), acc[gc]);
-      },
-      [](std::int32_t& a, std::int32_t b) { a = a > b ? a : b; });
-  std::vector<float> amax(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) amax[i] = key_amax<T>(keys[i]);
-  return amax;
+  const S* row = row_of<const S>(in, r);
+  if (g.per_column()) {
+    max_key_columns<T>(row, acc, static_cast<std::size_t>(g.cols));
+    return;
+  }
+  for (std::int64_t gc = 0; gc < g.grid_cols; ++gc) acc[gc] = max_key<T>(row + g.run_begin(gc), g.run_length(gc), acc[gc]);
 }
 
 template <class T>
-std::vector<Range> block_ranges(const Matrix& in, const Grid& g, unsigned threads) {
+void add_row_ranges(const Matrix& in, const Grid& g, std::int64_t r, Range* acc) {
   using S = typename T::Storage;
-  return reduce_blocks<Range>(
-      g, threads, Range{},
-      [&](std::int64_t r, Range* acc) {
-        const S* row = row_of<const S>(in, r);
-        if (g.per_column()) {
-          for (std::int64_t c = 0; c < g.cols; ++c) acc[c] = widen_range<T>(row + c, 1, acc[c]);
-          return;
-        }
-        for (std::int64_t gc = 0; gc < g.grid_cols; ++gc)
-          acc[gc] = widen_range<T>(row + g.run_begin(gc), g.run_length(gc), acc[gc]);
-      },
-      [](Range& a, const Range& b) {
-        a.lo = b.lo < a.lo ? b.lo : a.lo;
-        a.hi = b.hi > a.hi ? b.hi : a.hi;
-        a.nan = a.nan || b.nan;
-      });
+  const S* row = row_of<const S>(in, r);
+  if (g.per_column()) {
+    for (std::int64_t c = 0; c < g.cols; ++c) acc[c] = widen_range<T>(row + c, 1, acc[c]);
+    return;
+  }
+  for (std::int64_t gc = 0; gc < g.grid_cols; ++gc)
+    acc[gc] = widen_range<T>(row + g.run_begin(gc), g.run_length(gc), acc[gc]);
+}
+
+void merge_keys(std::int32_t& a, std::int32_t b) { a = a > b ? a : b; }
+
+void merge_ranges(Range& a, const Range& b) {
+  a.lo = b.lo < a.lo ? b.lo : a.lo;
+  a.hi = b.hi > a.hi ? b.hi : a.hi;
+  a.nan = a.nan || b.nan;
+}
+
+template <class T>
+void keys_to_amax(const std::vector<std::int32_t>& keys, std::vector<float>& amax) {
+  for (std::size_t i = 0; i < keys.size(); ++i) amax[i] = key_amax<T>(keys[i]);
+}
+
+void ranges_to_amax(const std::vector<Range>& ranges, std::vector<float>& amax) {
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    // hi starts at +0 and only grows, so an all-zero block gives +0, never -0.
+    const float m = -ranges[i].lo > ranges[i].hi ? -ranges[i].lo : ranges[i].hi;
+    amax[i] = ranges[i].nan ? kNan : m;
+  }
 }
 
 float format_max(ElementFormat format) {
@@ -121,49 +125,75 @@ void scale_from_amax(const QuantizeOp& op, float fmax, BlockScales& s, std::size
   s.scale_inv[i] = p.scale_inv;
 }
 
+// Phase two for blocks [begin, end): their scales from s.amax, or from
+// their ranges for int8_asym.
+void scales_for(const QuantizeOp& op, const Range* ranges, BlockScales& s, std::size_t begin, std::size_t end) {
+  const float fmax = format_max(op.format);
+  for (std::size_t i = begin; i < end; ++i) {
+    if (op.format == ElementFormat::int8_asym) {
+      const Int8AsymmetricScale a = int8_asymmetric_scale(ranges[i].lo, ranges[i].hi);
+      s.scale[i] = a.scale;
+      s.scale_inv[i] = a.scale_inv;
+      s.zero_point[i] = a.zero_point;
+    } else {
+      scale_from_amax(op, fmax, s, i);
+    }
+  }
+}
+
 }  // namespace
+
+void BlockScales::resize(std::size_t n, bool mx) {
+  amax.resize(n);
+  scale.resize(n);
+  scale_inv.resize(n);
+  zero_point.assign(n, 0);
+  e8m0.resize(mx ? n : 0);
+}
 
 BlockScales compute_block_scales(const QuantizeOp& op, const Grid& g) {
   BlockScales s;
   const std::size_t n = g.size();
-  s.scale.resize(n);
-  s.scale_inv.resize(n);
-  s.zero_point.assign(n, 0);
-  if (op.recipe == Recipe::mx) s.e8m0.resize(n);
+  s.resize(n, op.recipe == Recipe::mx);
   const bool asym = op.format == ElementFormat::int8_asym;
   std::vector<Range> ranges;
   visit_float_type(op.input.dtype, [&](auto t) {
     using T = decltype(t);
     if (asym) {
-      ranges = block_ranges<T>(op.input, g, op.threads);
+      ranges = reduce_blocks<Range>(
+          g, op.threads, Range{}, [&](std::int64_t r, Range* acc) { add_row_ranges<T>(op.input, g, r, acc); },
+          merge_ranges);
+      ranges_to_amax(ranges, s.amax);
     } else {
-      s.amax = block_amax<T>(op.input, g, op.threads);
+      const auto keys = reduce_blocks<std::int32_t>(
+          g, op.threads, 0, [&](std::int64_t r, std::int32_t* acc) { add_row_keys<T>(op.input, g, r, acc); },
+          merge_keys);
+      keys_to_amax<T>(keys, s.amax);
     }
   });
-  if (asym) {
-    s.amax.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      // hi starts at +0 and only grows, so an all-zero block gives +0, never -0.
-      const float m = -ranges[i].lo > ranges[i].hi ? -ranges[i].lo : ranges[i].hi;
-      s.amax[i] = ranges[i].nan ? kNan : m;
-    }
-  }
-  const float fmax = format_max(op.format);
   // mx_scale_code costs a few dozen element conversions; the grid is big
   // (one block per 32 elements), so this phase runs in parallel too.
-  parallel_for(n, 32, op.threads, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      if (asym) {
-        const Int8AsymmetricScale a = int8_asymmetric_scale(ranges[i].lo, ranges[i].hi);
-        s.scale[i] = a.scale;
-        s.scale_inv[i] = a.scale_inv;
-        s.zero_point[i] = a.zero_point;
-      } else {
-        scale_from_amax(op, fmax, s, i);
-      }
+  parallel_for(n, 32, op.threads,
+               [&](std::size_t begin, std::size_t end) { scales_for(op, ranges.data(), s, begin, end); });
+  return s;
+}
+
+void compute_row_scales(const QuantizeOp& op, const Grid& g, std::int64_t r, RowScales& out) {
+  const auto n = static_cast<std::size_t>(g.grid_cols);
+  if (out.scales.scale.size() != n) out.scales.resize(n, op.recipe == Recipe::mx);
+  visit_float_type(op.input.dtype, [&](auto t) {
+    using T = decltype(t);
+    if (op.format == ElementFormat::int8_asym) {
+      out.ranges.assign(n, Range{});
+      add_row_ranges<T>(op.input, g, r, out.ranges.data());
+      ranges_to_amax(out.ranges, out.scales.amax);
+    } else {
+      out.keys.assign(n, 0);
+      add_row_keys<T>(op.input, g, r, out.keys.data());
+      keys_to_amax<T>(out.keys, out.scales.amax);
     }
   });
-  return s;
+  scales_for(op, out.ranges.data(), out.scales, 0, n);
 }
 
 }  // namespace frugal::quant::ops::detail
