@@ -312,6 +312,15 @@ TEST_CASE("CUDA tensors in a CPU-only build are FRUGAL_ERR_UNSUPPORTED naming th
                  {"CUDA"});
     CHECK(out.codes.payload() == before);
   }
+  // The GEMM too: per-tensor E4M3 operands and an fp32 D, all labelled CUDA.
+  auto q = make_quantizer(context.get(), kCases[0]);
+  QuantTensor a(layout_of(q.get()), {8, 32}, 1, 1), b(layout_of(q.get()), {4, 32}, 1, 1);
+  for (QuantTensor* t : {&a, &b})
+    for (HostTensor* h : {&t->codes, &t->scale_inv, &t->scale, &t->amax}) h->view.device = cuda;
+  HostTensor d(kF32, {8, 4}, 0, cuda);
+  const frugal_quant_gemm_args args{sizeof(frugal_quant_gemm_args), &a.codes.view, &b.codes.view, &d.view, nullptr,
+                                    1.0f, 0};
+  expect_error(frugal_quantizer_gemm(q.get(), &args), FRUGAL_ERR_UNSUPPORTED, {"CUDA"});
 }
 #endif
 
