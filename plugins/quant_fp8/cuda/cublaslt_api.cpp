@@ -21,6 +21,7 @@ LtApi load() {
   api.create = &cublasLtCreate;
   api.destroy = &cublasLtDestroy;
   api.get_version = &cublasLtGetVersion;
+  api.status_name = &cublasLtGetStatusName;
   api.status_string = &cublasLtGetStatusString;
   api.desc_create = &cublasLtMatmulDescCreate;
   api.desc_destroy = &cublasLtMatmulDescDestroy;
@@ -73,6 +74,7 @@ LtApi load() {
   bind(library, api.create, "cublasLtCreate", true);
   bind(library, api.destroy, "cublasLtDestroy", true);
   bind(library, api.get_version, "cublasLtGetVersion", true);
+  bind(library, api.status_name, "cublasLtGetStatusName", false);
   bind(library, api.status_string, "cublasLtGetStatusString", false);
   bind(library, api.desc_create, "cublasLtMatmulDescCreate", true);
   bind(library, api.desc_destroy, "cublasLtMatmulDescDestroy", true);
@@ -104,7 +106,8 @@ const LtApi& lt_api() {
 }
 
 std::string lt_status(const LtApi& api, cublasStatus_t status) {
-  std::string text = "cuBLAS status " + std::to_string(static_cast<int>(status));
+  const char* name = api.status_name != nullptr ? api.status_name(status) : nullptr;
+  std::string text = name != nullptr ? std::string(name) : "cuBLAS status " + std::to_string(static_cast<int>(status));
   if (api.status_string != nullptr) {
     if (const char* s = api.status_string(status)) text += std::string(" (") + s + ")";
   }

@@ -56,7 +56,7 @@ struct DeviceLt {
   std::size_t workspace_size = 0;
   cudaEvent_t done = nullptr;
   bool used = false;
-  std::mutex mutex;  // serialises enqueueing on this device's workspace
+  std::mutex mutex;  // serialises use of the handle and the workspace
 
   DeviceLt() = default;
   DeviceLt(const DeviceLt&) = delete;
@@ -298,19 +298,19 @@ void gemm_cuda(const ops::GemmOp& op) {
   set_pref(api, desc.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, align_d,
            "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT_D_BYTES)");
 
-  cublasLtMatmulHeuristicResult_t result{};
-  int found = 0;
-  const cublasStatus_t hs =
-      api.heuristic(dev.handle, desc.op, desc.a, desc.b, desc.c, desc.d, desc.pref, 1, &result, &found);
-  if (hs == CUBLAS_STATUS_NOT_SUPPORTED || (hs == CUBLAS_STATUS_SUCCESS && found == 0)) {
-    unsupported(op, "cuBLASLt has no kernel for this combination (" + detail::lt_status(api, hs) + ")");
-  }
-  lt_check(api, hs, "cublasLtMatmulAlgoGetHeuristic");
-
   const float alpha = op.alpha;
   const float beta = 0.0f;
   {
+    // One caller at a time per device: the handle and the workspace are shared.
     const std::lock_guard<std::mutex> lock(dev.mutex);
+    cublasLtMatmulHeuristicResult_t result{};
+    int found = 0;
+    const cublasStatus_t hs =
+        api.heuristic(dev.handle, desc.op, desc.a, desc.b, desc.c, desc.d, desc.pref, 1, &result, &found);
+    if (hs == CUBLAS_STATUS_NOT_SUPPORTED || (hs == CUBLAS_STATUS_SUCCESS && found == 0)) {
+      unsupported(op, "cuBLASLt has no kernel for this combination (" + detail::lt_status(api, hs) + ")");
+    }
+    lt_check(api, hs, "cublasLtMatmulAlgoGetHeuristic");
     // The previous GEMM on this device (any stream) must be done with the workspace.
     if (dev.used) check(cudaStreamWaitEvent(stream, dev.done, 0), "cudaStreamWaitEvent");
     lt_check(api,

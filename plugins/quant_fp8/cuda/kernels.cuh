@@ -17,7 +17,8 @@ inline constexpr unsigned kFullMask = 0xFFFF'FFFFu;
 inline constexpr int kThreads = 256;  // every kernel: 8 warps per block
 
 // ---------------------------------------------------------------------------
-// Element types: storage, exact widening, the reference's narrowing
+// Element types: storage, exact widening, the reference's narrowing (NaN
+// bits included)
 // ---------------------------------------------------------------------------
 
 struct F32 {
@@ -27,7 +28,10 @@ struct F32 {
 };
 struct F16 {
   using Storage = std::uint16_t;
-  __device__ __forceinline__ static float widen(std::uint16_t x) { return dm::fp16_to_fp32(x); }
+  // The hardware conversion: exact, and equal to dm::fp16_to_fp32 except in
+  // a NaN's payload, which never reaches an output (codes of NaN are the
+  // canonical NaN code, amaxes are canonicalised, fakes come from codes).
+  __device__ __forceinline__ static float widen(std::uint16_t x) { return __half2float(__ushort_as_half(x)); }
   __device__ __forceinline__ static std::uint16_t narrow(float x) { return dm::fp32_to_fp16(x); }
 };
 struct BF16 {
@@ -74,17 +78,29 @@ __device__ __forceinline__ std::uint8_t encode1(float a, const Fp8Mode& m) {
   return __nv_cvt_float_to_fp8(a, m.sat, m.interp);
 }
 
-// N codes of f[i] * scale into q (N is 1 or even).
+// N codes of f[i] * scale into q (N is 1 or even). The mode is tested once
+// per call, so each pair is one conversion instruction when saturating.
 template <int N>
 __device__ __forceinline__ void encode_scaled(const float* f, float scale, const Fp8Mode& m, std::uint8_t* q) {
   if constexpr (N == 1) {
     q[0] = encode1(f[0] * scale, m);
   } else {
+    const auto pairs = [&](__nv_saturation_t sat, __nv_fp8_interpretation_t interp) {
 #pragma unroll
-    for (int j = 0; j < N; j += 2) {
-      const std::uint16_t two = encode2(f[j] * scale, f[j + 1] * scale, m);
-      q[j] = static_cast<std::uint8_t>(two & 0xFFu);
-      q[j + 1] = static_cast<std::uint8_t>(two >> 8);
+      for (int j = 0; j < N; j += 2) {
+        const std::uint16_t two = __nv_cvt_float2_to_fp8x2(make_float2(f[j] * scale, f[j + 1] * scale), sat, interp);
+        q[j] = static_cast<std::uint8_t>(two & 0xFFu);
+        q[j + 1] = static_cast<std::uint8_t>(two >> 8);
+      }
+    };
+    if (m.sat == __NV_SATFINITE) {
+      if (m.format == 0) {
+        pairs(__NV_SATFINITE, __NV_E4M3);
+      } else {
+        pairs(__NV_SATFINITE, __NV_E5M2);
+      }
+    } else {
+      pairs(__NV_NOSAT, m.interp);
     }
   }
 }
@@ -97,8 +113,17 @@ __device__ __forceinline__ typename T::Storage fake_of(std::uint8_t q, float sca
 }
 
 // ---------------------------------------------------------------------------
-// Reductions over unsigned amax keys (dm::amax_key)
+// Reductions over unsigned amax keys
 // ---------------------------------------------------------------------------
+//
+// In the loops a key is just the bits of |x| (abs_key): they order like the
+// magnitudes and every NaN lies above +Inf, so an unsigned max propagates
+// NaN. Which NaN pattern wins does not matter to the scales (any NaN is
+// non-finite); the whole-tensor amax is written only through block_max_to,
+// which turns every NaN into the canonical quiet NaN first (dm::amax_key's
+// result, the CPU reference's bits).
+
+__device__ __forceinline__ std::uint32_t abs_key(float x) { return dm::f2u(x) & dm::kAbsMask; }
 
 __device__ __forceinline__ std::uint32_t warp_max(std::uint32_t v) { return __reduce_max_sync(kFullMask, v); }
 
@@ -114,6 +139,7 @@ __device__ __forceinline__ void block_max_to(std::uint32_t v, std::uint32_t* out
   if (tid < 32) {
     std::uint32_t w = tid < warps ? partial[tid] : 0u;
     w = warp_max(w);
+    if (w > dm::kInfBits) w = dm::kQuietNan;
     if (tid == 0 && out != nullptr && w != 0) atomicMax(out, w);
   }
 }

@@ -122,7 +122,7 @@ __device__ __forceinline__ void cast_vector(const CastArgs& a, const Pack<typena
 #pragma unroll
   for (int j = 0; j < VEC; ++j) {
     f[j] = T::widen(v.e[j]);
-    acc = dm::max_u32(acc, dm::amax_key(f[j]));
+    acc = dm::max_u32(acc, k::abs_key(f[j]));
   }
   if (a.out == nullptr) return;
   std::uint8_t q[VEC];
@@ -254,7 +254,7 @@ __global__ void __launch_bounds__(kThreads, 4) cast_transpose_kernel(TransposeAr
 #pragma unroll
         for (int j = 0; j < VEC; ++j) {
           f[j] = T::widen(v[p].e[j]);
-          acc = dm::max_u32(acc, dm::amax_key(f[j]));
+          acc = dm::max_u32(acc, k::abs_key(f[j]));
         }
         std::uint8_t q[VEC];
         k::encode_scaled<VEC>(f, sp.scale, a.mode, q);
@@ -278,7 +278,7 @@ __global__ void __launch_bounds__(kThreads, 4) cast_transpose_kernel(TransposeAr
           const std::int64_t c = c0 + tx * VEC + j;
           if (c >= a.cols) break;
           const float x = T::widen(in[r * a.in_stride + c]);
-          acc = dm::max_u32(acc, dm::amax_key(x));
+          acc = dm::max_u32(acc, k::abs_key(x));
           const std::uint8_t q = k::encode1(x * sp.scale, a.mode);
           out[r * a.out_stride + c] = q;
           tile_t[(tx * VEC + j) * kPitch + lr] = q;
@@ -387,7 +387,7 @@ __global__ void __launch_bounds__(kThreads) block_amax_kernel(BlockArgs a) {
     if (active) {
       const Pack<S, VEC> v = k::load_pack<S, VEC>(in + r * a.in_stride + cv * VEC);
 #pragma unroll
-      for (int j = 0; j < VEC; ++j) acc = dm::max_u32(acc, dm::amax_key(T::widen(v.e[j])));
+      for (int j = 0; j < VEC; ++j) acc = dm::max_u32(acc, k::abs_key(T::widen(v.e[j])));
     }
     const std::int64_t gr = r / a.block_rows;
     if (r + 1 == r_end || (r + 1) / a.block_rows != gr) {
@@ -429,7 +429,7 @@ __global__ void __launch_bounds__(kThreads) block_cast_kernel(BlockArgs a) {
 #pragma unroll
       for (int j = 0; j < VEC; ++j) {
         f[j] = T::widen(v.e[j]);
-        local = dm::max_u32(local, dm::amax_key(f[j]));
+        local = dm::max_u32(local, k::abs_key(f[j]));
       }
     }
     const std::int64_t gr = r / a.block_rows;
