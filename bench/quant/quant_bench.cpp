@@ -11,26 +11,12 @@
 #include <thread>
 #include <vector>
 
+#include "best_time.hpp"
 #include "formats/bulk.hpp"
 #include "formats/parallel.hpp"
 
 using namespace frugal::quant;
-
-namespace {
-
-// Best of `reps` runs: the least disturbed by other load on the machine.
-template <class Fn>
-double best_seconds(int reps, Fn fn) {
-  double best = 1e30;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    fn();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return best;
-}
-
-}  // namespace
+using frugal::bench::best_seconds;
 
 int main(int argc, char** argv) {
   const std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : std::size_t{1} << 24;

@@ -89,10 +89,39 @@ float quantize_row_blocks(const QuantizeOp& op, const Grid& g, std::int64_t r0, 
   return amax;
 }
 
+// Delayed scaling knows its scale before it reads the input, so the amax
+// and the cast share one pass over memory: each row is measured, then
+// converted while it is still in cache. (Measured first: fake may be the
+// input and overwrite it.)
+template <class T, class Codec>
+float quantize_delayed(const QuantizeOp& op, const Grid& g, unsigned chunks) {
+  BlockScales s;
+  s.resize(1, false);
+  s.scale[0] = op.fixed_scale;
+  s.scale_inv[0] = op.fixed_scale_inv;
+  std::vector<std::int32_t> keys(chunks, 0);
+  detail::run_chunks(static_cast<std::size_t>(g.rows), chunks, [&](unsigned c, std::size_t begin, std::size_t end) {
+    std::int32_t key = 0;
+    for (auto r = static_cast<std::int64_t>(begin); r < static_cast<std::int64_t>(end); ++r) {
+      key = detail::max_key<T>(row_of<const typename T::Storage>(op.input, r), static_cast<std::size_t>(g.cols), key);
+      encode_row<T, Codec>(op, g, s, r, 0);
+    }
+    keys[c] = key;
+  });
+  std::int32_t key = 0;
+  for (const std::int32_t k : keys) key = k > key ? k : key;
+  s.amax[0] = detail::key_amax<T>(key);
+  write_scales(op.scales, s, false, 0);
+  write_scales(op.scales_t, s, false, 0);
+  return s.amax[0];
+}
+
 template <class T, class Codec>
 float quantize_typed(const QuantizeOp& op, const Grid& g) {
   const auto rows = static_cast<std::size_t>(g.rows);
   const unsigned chunks = detail::chunk_count(rows, static_cast<std::size_t>(g.cols), op.threads);
+  if (op.recipe == Recipe::delayed && op.format != ElementFormat::int8_asym)
+    return quantize_delayed<T, Codec>(op, g, chunks);
   if (g.block_rows == 1) {
     std::vector<float> amax(chunks, 0.0f);
     detail::run_chunks(rows, chunks, [&](unsigned c, std::size_t begin, std::size_t end) {
