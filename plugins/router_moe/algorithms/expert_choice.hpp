@@ -1,0 +1,29 @@
+// Expert-choice routing (Zhou et al. 2022, "Mixture-of-Experts with Expert
+// Choice Routing"): every expert takes its C best tokens, so load is
+// balanced by construction and a token may get 0 .. experts experts.
+#pragma once
+
+#include <cstdint>
+
+#include "algorithms/dispatch_plan.hpp"
+#include "algorithms/logits.hpp"
+
+namespace frugal::router {
+
+struct ExpertChoiceOptions {
+  double capacity_factor = 1.0;  // c of the paper: C = ceil(tokens * c / experts), clamped to [1, tokens]
+  unsigned threads = 0;          // 0: all hardware threads; results never depend on it
+};
+
+// [1, tokens]: C = ceil(tokens * capacity_factor / experts).
+[[nodiscard]] int64_t expert_choice_capacity(int64_t tokens, int64_t experts, double capacity_factor);
+
+// S = softmax over the experts per token (fp32, as the paper's
+// Softmax(X W_g)); expert e picks the C tokens with the highest S[:, e]
+// (ties to the lower token), and the gate weight of (token, e) is S[t, e].
+// Returns the plan directly (k = 0: no slots, nothing dropped): expert e's
+// rows are its tokens in increasing order; a token's rows combine in expert
+// order.
+[[nodiscard]] DispatchPlan expert_choice(const LogitRows& logits, const ExpertChoiceOptions& options);
+
+}  // namespace frugal::router

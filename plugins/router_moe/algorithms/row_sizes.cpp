@@ -1,0 +1,19 @@
+#include "algorithms/row_sizes.hpp"
+
+#include <string>
+
+#include "algorithms/types.hpp"
+
+namespace frugal::router {
+
+void check_row_sizes(const char* op, int64_t tokens, int64_t rows, int64_t hidden, std::size_t tokens_buffer,
+                     std::size_t rows_buffer) {
+  if (hidden <= 0) throw RouterError(std::string(op) + ": hidden " + std::to_string(hidden) + " is not positive");
+  if (static_cast<int64_t>(tokens_buffer) != tokens * hidden || static_cast<int64_t>(rows_buffer) != rows * hidden) {
+    throw RouterError(std::string(op) + ": buffers of " + std::to_string(tokens_buffer) + " and " +
+                      std::to_string(rows_buffer) + " elements, expected " + std::to_string(tokens * hidden) +
+                      " (tokens * hidden) and " + std::to_string(rows * hidden) + " (rows * hidden)");
+  }
+}
+
+}  // namespace frugal::router

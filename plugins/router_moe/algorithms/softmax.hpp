@@ -1,0 +1,24 @@
+// Numerically stable softmax of one row in fp32, shared by the routers.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+
+namespace frugal::router {
+
+// out = softmax(x) (out may alias x); returns logsumexp(x). The max is taken
+// out first so exp never overflows; the sum runs in index order in fp32.
+inline float softmax_row(std::span<const float> x, std::span<float> out) noexcept {
+  const float max = *std::max_element(x.begin(), x.end());
+  float sum = 0.0f;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    out[i] = std::exp(x[i] - max);
+    sum += out[i];
+  }
+  const float inv = 1.0f / sum;  // sum >= 1: the max contributes exp(0)
+  for (std::size_t i = 0; i < x.size(); ++i) out[i] *= inv;
+  return max + std::log(sum);
+}
+
+}  // namespace frugal::router
