@@ -44,7 +44,11 @@ void combine_rows(const DispatchPlan& plan, std::span<const float> y, int64_t hi
 
 void combine_rows(const DispatchPlan& plan, std::span<const uint16_t> y, int64_t hidden, std::span<uint16_t> out,
                   unsigned threads) {
-  combine(plan, y, hidden, out, threads, quant::bf16_to_fp32, quant::fp32_to_bf16);
+  // Lambdas, not function pointers: the conversions must inline for the
+  // inner loop to vectorize.
+  combine(
+      plan, y, hidden, out, threads, [](uint16_t v) { return quant::bf16_to_fp32(v); },
+      [](float v) { return quant::fp32_to_bf16(v); });
 }
 
 }  // namespace frugal::router
