@@ -6,6 +6,7 @@ namespace frugal::router {
 
 void top_k(std::span<const float> scores, std::span<int32_t> out) noexcept {
   const std::size_t k = out.size();
+  if (k == 0) return;
   std::size_t have = 0;
   // out[0, have) holds the best so far, best first. Scanning indices upward
   // and moving past equal values keeps the lower index ahead on ties.

@@ -6,7 +6,8 @@
 
 namespace frugal::router {
 
-// Writes the indices of the out.size() largest scores into out, best first.
+// Writes the indices of the out.size() largest scores into out, best first;
+// out.size() <= scores.size() (callers check k against the experts).
 // Ties go to the lower index (the order torch.topk gives on CPU for distinct
 // positions is unspecified; a fixed rule makes CPU and CUDA agree). -inf
 // scores rank last but are still selectable; NaN must not occur (logits are
