@@ -136,25 +136,9 @@ std::string compare(const Twin& t, const char* what) {
   return {};
 }
 
-std::size_t dtype_bytes(int32_t dtype) {
-  switch (dtype) {
-    case FRUGAL_DTYPE_FLOAT32: return 4;
-    case FRUGAL_DTYPE_FLOAT16:
-    case FRUGAL_DTYPE_BFLOAT16: return 2;
-    default: return 1;
-  }
-}
-
-const char* dtype_label(int32_t dtype) {
-  switch (dtype) {
-    case FRUGAL_DTYPE_FLOAT32: return "fp32";
-    case FRUGAL_DTYPE_FLOAT16: return "fp16";
-    case FRUGAL_DTYPE_BFLOAT16: return "bf16";
-    case FRUGAL_DTYPE_FLOAT8_E4M3FN: return "e4m3";
-    case FRUGAL_DTYPE_FLOAT8_E5M2: return "e5m2";
-    default: return "?";
-  }
-}
+// Element sizes and names from libfrugal's own dtype table.
+std::size_t dtype_bytes(int32_t dtype) { return static_cast<std::size_t>(frugal_dtype_bits(dtype)) / 8; }
+const char* dtype_label(int32_t dtype) { return frugal_dtype_name(dtype); }
 
 // A 2-D tensor view. Not movable: t points at shape and strides inside.
 struct View {
