@@ -55,6 +55,17 @@ static frugal_tensor host_tensor(void* data, int32_t dtype, int32_t ndim, const 
   return t;
 }
 
+/* Per-tensor (delayed) scales travelling with codes: scale_inv, optional amax. */
+static frugal_quant_meta delayed_meta(const frugal_tensor* scale_inv, const frugal_tensor* amax) {
+  frugal_quant_meta meta;
+  memset(&meta, 0, sizeof meta);
+  meta.struct_size = sizeof meta;
+  meta.scaling_mode = FRUGAL_SCALING_DELAYED;
+  meta.scale_inv = scale_inv;
+  meta.amax = amax;
+  return meta;
+}
+
 static int quantize(frugal_quantizer* q, float* w, uint8_t* codes, float* scale_inv, float* amax, float* fake,
                     uint32_t flags) {
   static const int64_t shape[2] = {kRows, kCols};
@@ -64,13 +75,8 @@ static int quantize(frugal_quantizer* q, float* w, uint8_t* codes, float* scale_
   frugal_tensor fake_t = host_tensor(fake, FRUGAL_DTYPE_FLOAT32, 2, shape);
   frugal_tensor scale_inv_t = host_tensor(scale_inv, FRUGAL_DTYPE_FLOAT32, 1, one);
   frugal_tensor amax_t = host_tensor(amax, FRUGAL_DTYPE_FLOAT32, 1, one);
-  frugal_quant_meta meta;
+  frugal_quant_meta meta = delayed_meta(&scale_inv_t, &amax_t);
   frugal_quantize_args args;
-  memset(&meta, 0, sizeof meta);
-  meta.struct_size = sizeof meta;
-  meta.scaling_mode = FRUGAL_SCALING_DELAYED;
-  meta.scale_inv = &scale_inv_t;
-  meta.amax = &amax_t;
   out.quant = &meta;
   memset(&args, 0, sizeof args);
   args.struct_size = sizeof args;
@@ -157,11 +163,7 @@ int main(void) {
       frugal_tensor in = host_tensor(codes, FRUGAL_DTYPE_FLOAT8_E4M3FN, 2, shape);
       frugal_tensor out = host_tensor(deq, FRUGAL_DTYPE_FLOAT32, 2, shape);
       frugal_tensor scale_inv_t = host_tensor(&s1, FRUGAL_DTYPE_FLOAT32, 1, one);
-      frugal_quant_meta meta;
-      memset(&meta, 0, sizeof meta);
-      meta.struct_size = sizeof meta;
-      meta.scaling_mode = FRUGAL_SCALING_DELAYED;
-      meta.scale_inv = &scale_inv_t;
+      frugal_quant_meta meta = delayed_meta(&scale_inv_t, NULL);
       in.quant = &meta;
       if (failed(frugal_quantizer_dequantize(q, &in, &out, NULL), "frugal_quantizer_dequantize")) return 1;
       if (memcmp(deq, fake, sizeof deq) != 0) ++errors;

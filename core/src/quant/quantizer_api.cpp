@@ -28,12 +28,7 @@ FRUGAL_API frugal_error* frugal_quantizer_layout(const frugal_quantizer* quantiz
   return frugal::guard(kFn, [&] {
     frugal::require_non_null(quantizer, kFn, "quantizer");
     frugal::require_non_null(out, kFn, "out");
-    if (out->struct_size < sizeof(size_t) + sizeof(int32_t))
-      frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: out->struct_size is {}; set it to sizeof the struct ({})", kFn,
-                   out->struct_size, sizeof(frugal_quant_layout));
-    frugal_quant_layout copy = quantizer->core->layout();
-    copy.struct_size = out->struct_size;
-    std::memcpy(static_cast<void*>(out), &copy, std::min(out->struct_size, sizeof(copy)));
+    frugal::write_sized(out, quantizer->core->layout(), kFn);
   });
 }
 

@@ -39,8 +39,8 @@ void require_size(const T* args, std::size_t min_size, const char* what) {
          min_size);
 }
 
-// The quantize call as the plugin sees it. Heap-allocated and never moved:
-// the views point into it.
+// The quantize call as the plugin sees it: a local of the entry point,
+// never copied or moved, since the views point into it.
 struct QuantizeCall {
   Matrix2D input, output, output_t, fake;
   PluginMeta meta, meta_t;
@@ -131,8 +131,7 @@ void QuantizerCore::check_layout() const {
 void QuantizerCore::quantize(const frugal_quantize_args& raw_args) {
   require_size(&raw_args, offsetof(frugal_quantize_args, output) + sizeof(void*), "args");
   const frugal_quantize_args a = read_sized(&raw_args);
-  auto call = std::make_unique<QuantizeCall>();
-  auto& c = *call;
+  QuantizeCall c;
   to_matrix(a.input, "input", c.input);
   require_float(c.input, "input");
   const int64_t rows = c.input.rows();
@@ -185,8 +184,7 @@ void QuantizerCore::quantize(const frugal_quantize_args& raw_args) {
 }
 
 void QuantizerCore::dequantize(const frugal_tensor* input, const frugal_tensor* output, void* stream) {
-  auto call = std::make_unique<DequantizeCall>();
-  auto& c = *call;
+  DequantizeCall c;
   to_matrix(input, "input", c.input);
   if (c.input.view.dtype != layout_.dtype)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "input: dtype {}; this quantizer reads {}", dtype_name(c.input.view.dtype),
@@ -207,8 +205,7 @@ void QuantizerCore::gemm(const frugal_quant_gemm_args& raw_args) {
   if (vtable_.gemm == nullptr) fail(FRUGAL_ERR_UNIMPLEMENTED, "{}: this quantizer has no GEMM", label_);
   frugal_quant_gemm_args a = read_sized(&raw_args);
   if (raw_args.struct_size < offsetof(frugal_quant_gemm_args, alpha) + sizeof(float)) a.alpha = 1.0f;
-  auto call = std::make_unique<GemmCall>();
-  auto& c = *call;
+  GemmCall c;
   to_matrix(a.a, "a", c.a);
   to_matrix(a.b, "b", c.b);
   to_matrix(a.d, "d", c.d);
