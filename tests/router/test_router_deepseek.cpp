@@ -192,3 +192,48 @@ TEST_CASE("deepseek gate: identical results for any thread count, bad options re
   o.groups = 8;
   CHECK_THROWS_AS(deepseek_v3_gate(fp32_logits(logits, T, E), std::vector<float>(3), o), RouterError);
 }
+
+TEST_CASE("deepseek route: mean normalised score, balance loss and z-loss as computed in double here") {
+  const int T = 300, E = 16;
+  std::mt19937 rng(7);
+  std::normal_distribution<float> dist(0.0f, 2.0f);
+  std::vector<float> logits(static_cast<std::size_t>(T * E));
+  for (float& v : logits) v = dist(rng);
+  DeepSeekGateOptions o;
+  o.k = 4;
+  o.groups = 4;
+  o.topk_groups = 2;
+  o.aux_coef = 0.01f;
+  o.z_coef = 0.5f;
+  const DeepSeekGateResult r = deepseek_v3_route(fp32_logits(logits, T, E), {}, o);
+
+  std::vector<double> mean(E, 0.0);
+  double z = 0.0;
+  for (int t = 0; t < T; ++t) {
+    const float* row = logits.data() + t * E;
+    double total = 0.0, mx = row[0], sum_exp = 0.0;
+    for (int e = 0; e < E; ++e) total += 1.0 / (1.0 + std::exp(-double{row[e]}));
+    for (int e = 0; e < E; ++e) mean[e] += (1.0 / (1.0 + std::exp(-double{row[e]}))) / total / T;
+    for (int e = 1; e < E; ++e) mx = std::max(mx, double{row[e]});
+    for (int e = 0; e < E; ++e) sum_exp += std::exp(row[e] - mx);
+    z += std::pow(mx + std::log(sum_exp), 2) / T;
+  }
+  std::vector<int64_t> load(E, 0);
+  for (const int32_t e : r.routing.expert) ++load[static_cast<std::size_t>(e)];
+  double aux = 0.0;
+  for (int e = 0; e < E; ++e) {
+    CHECK(r.mean_prob[static_cast<std::size_t>(e)] == Approx(mean[e]).epsilon(1e-5));
+    CHECK(r.load[static_cast<std::size_t>(e)] == load[static_cast<std::size_t>(e)]);
+    aux += double(load[e]) / double(T * o.k) * mean[e];
+  }
+  CHECK(r.aux_loss == Approx(0.01 * E * aux).epsilon(1e-5));
+  CHECK(r.z_loss == Approx(0.5 * z).epsilon(1e-5));
+  // The routing is the gate's.
+  CHECK(r.routing.expert == deepseek_v3_gate(fp32_logits(logits, T, E), {}, o).expert);
+  // Coefficients 0: no loss, and the z pass is skipped.
+  o.aux_coef = 0.0f;
+  o.z_coef = 0.0f;
+  const DeepSeekGateResult quiet = deepseek_v3_route(fp32_logits(logits, T, E), {}, o);
+  CHECK(quiet.aux_loss == 0.0f);
+  CHECK(quiet.z_loss == 0.0f);
+}

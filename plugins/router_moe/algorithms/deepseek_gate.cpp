@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/losses.hpp"
 #include "algorithms/parallel.hpp"
 #include "algorithms/softmax.hpp"
 #include "algorithms/topk.hpp"
@@ -71,25 +72,46 @@ void mask_groups(std::span<float> biased, std::span<const float> scores, bool ha
 }  // namespace
 
 Routing deepseek_v3_gate(const LogitRows& logits, std::span<const float> bias, const DeepSeekGateOptions& o) {
+  return deepseek_v3_route(logits, bias, o).routing;
+}
+
+DeepSeekGateResult deepseek_v3_route(const LogitRows& logits, std::span<const float> bias,
+                                     const DeepSeekGateOptions& o) {
   check(logits, bias, o);
   const int64_t T = logits.tokens;
   const int64_t E = logits.experts;
   const int64_t k = o.k;
   const bool has_bias = !bias.empty();
-  Routing r{T, E, k, std::vector<int32_t>(static_cast<std::size_t>(T * k)),
-            std::vector<float>(static_cast<std::size_t>(T * k))};
+  const bool want_z = o.z_coef != 0.0f;
+  DeepSeekGateResult out;
+  out.routing = Routing{T, E, k, std::vector<int32_t>(static_cast<std::size_t>(T * k)),
+                        std::vector<float>(static_cast<std::size_t>(T * k))};
+  Routing& r = out.routing;
+  const int64_t blocks = block_count(T, kBlock);
+  std::vector<double> partial(static_cast<std::size_t>(blocks * E), 0.0);
+  std::vector<float> lse(want_z ? static_cast<std::size_t>(T) : 0);
 
-  parallel_blocks(T, kBlock, o.threads, [&](int64_t, int64_t begin, int64_t end) {
+  parallel_blocks(T, kBlock, o.threads, [&](int64_t blk, int64_t begin, int64_t end) {
     std::vector<float> s(static_cast<std::size_t>(E)), b(static_cast<std::size_t>(E));
     std::vector<float> group_score(static_cast<std::size_t>(o.groups));
     std::vector<int32_t> kept(static_cast<std::size_t>(o.topk_groups));
+    double* acc = partial.data() + blk * E;
     for (int64_t t = begin; t < end; ++t) {
       widen_row(logits, t, s);
       if (o.score == ScoreFunction::softmax) {
-        softmax_row(s, s);
+        const float z = softmax_row(s, s);
+        if (want_z) lse[static_cast<std::size_t>(t)] = z;
       } else {
+        if (want_z) lse[static_cast<std::size_t>(t)] = logsumexp_row(s);
         // exp(-x) overflows to +inf for x < ~-88.7: the score is then exactly 0.
         for (float& v : s) v = 1.0f / (1.0f + std::exp(-v));
+      }
+      float total = 0.0f;
+      for (const float v : s) total += v;
+      // All-underflow sigmoid rows add nothing rather than 0 / 0.
+      if (total > 0.0f) {
+        const double inv = 1.0 / double{total};
+        for (int64_t e = 0; e < E; ++e) acc[e] += double{s[static_cast<std::size_t>(e)]} * inv;
       }
       for (std::size_t e = 0; e < s.size(); ++e) b[e] = has_bias ? s[e] + bias[e] : s[e];
       if (o.groups > 1) mask_groups(b, s, has_bias, o.groups, group_score, kept);
@@ -105,7 +127,18 @@ Routing deepseek_v3_gate(const LogitRows& logits, std::span<const float> bias, c
       for (int64_t j = 0; j < k; ++j) w[j] = (renorm ? w[j] / (sum + kRenormEpsilon) : w[j]) * o.route_scale;
     }
   });
-  return r;
+
+  out.mean_prob.assign(static_cast<std::size_t>(E), 0.0f);
+  out.load.assign(static_cast<std::size_t>(E), 0);
+  for (int64_t e = 0; e < E; ++e) {
+    double sum = 0.0;
+    for (int64_t blk = 0; blk < blocks; ++blk) sum += partial[static_cast<std::size_t>(blk * E + e)];
+    out.mean_prob[static_cast<std::size_t>(e)] = static_cast<float>(sum / static_cast<double>(T));
+  }
+  for (const int32_t e : r.expert) ++out.load[static_cast<std::size_t>(e)];
+  out.aux_loss = load_balancing_loss(out.load, out.mean_prob, o.aux_coef);
+  out.z_loss = want_z ? z_loss(lse, o.z_coef) : 0.0f;
+  return out;
 }
 
 }  // namespace frugal::router

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "algorithms/logits.hpp"
 #include "algorithms/types.hpp"
@@ -19,6 +20,8 @@ struct DeepSeekGateOptions {
   int64_t groups = 1;       // contiguous expert groups; must divide experts
   int64_t topk_groups = 1;  // groups kept per token, 1 .. groups
   float route_scale = 1.0f;
+  float aux_coef = 0.0f;    // alpha of the balance loss (DeepSeek-V3's sequence-wise one: ~1e-4; 0 = aux-loss-free)
+  float z_coef = 0.0f;      // coefficient of the router z-loss over the logits
   unsigned threads = 0;     // 0: all hardware threads; results never depend on it
 };
 
@@ -41,5 +44,19 @@ inline constexpr float kRenormEpsilon = 1e-20f;
 // hold, or a bias of the wrong length or with a non-finite value.
 [[nodiscard]] Routing deepseek_v3_gate(const LogitRows& logits, std::span<const float> bias,
                                        const DeepSeekGateOptions& options);
+
+// The gate plus what a training step logs and the host adds to its loss.
+struct DeepSeekGateResult {
+  Routing routing;
+  // P_i: mean over tokens of the normalised score s_i / sum_j s_j (the
+  // balance loss of DeepSeek-V3, eq. 17-20, taken over the batch); summed
+  // per block of tokens in double and the blocks in order.
+  std::vector<float> mean_prob;
+  std::vector<int64_t> load;  // assignments per expert, before capacity drops
+  float aux_loss = 0.0f;      // aux_coef * E * sum_i f_i P_i (losses.hpp)
+  float z_loss = 0.0f;        // z_coef * mean_t logsumexp(logits_t)^2; computed only when z_coef != 0
+};
+[[nodiscard]] DeepSeekGateResult deepseek_v3_route(const LogitRows& logits, std::span<const float> bias,
+                                                   const DeepSeekGateOptions& options);
 
 }  // namespace frugal::router

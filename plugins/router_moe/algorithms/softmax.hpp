@@ -21,4 +21,13 @@ inline float softmax_row(std::span<const float> x, std::span<float> out) noexcep
   return max + std::log(sum);
 }
 
+// logsumexp(x) alone, summed in the same order as softmax_row, so both give
+// the same bits.
+inline float logsumexp_row(std::span<const float> x) noexcept {
+  const float max = *std::max_element(x.begin(), x.end());
+  float sum = 0.0f;
+  for (const float v : x) sum += std::exp(v - max);
+  return max + std::log(sum);
+}
+
 }  // namespace frugal::router
