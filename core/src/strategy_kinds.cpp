@@ -6,6 +6,7 @@
 #include "frugal/context.h"
 #include "frugal/packer_vtable.h"
 #include "frugal/quantizer_vtable.h"
+#include "frugal/router_vtable.h"
 #include "frugal/schedule_vtable.h"
 #include "frugal/store_vtable.h"
 
@@ -42,11 +43,25 @@ constexpr std::array kQuantizerSlots = {
     VtableSlot{offsetof(frugal_quantizer_vtable, import_state), "import_state"},
 };
 
+constexpr std::array kRouterSlots = {
+    VtableSlot{offsetof(frugal_router_vtable, create), "create"},
+    VtableSlot{offsetof(frugal_router_vtable, destroy), "destroy"},
+    VtableSlot{offsetof(frugal_router_vtable, layout), "layout"},
+    VtableSlot{offsetof(frugal_router_vtable, route), "route"},
+    VtableSlot{offsetof(frugal_router_vtable, permute), "permute"},
+    VtableSlot{offsetof(frugal_router_vtable, combine), "combine"},
+    VtableSlot{offsetof(frugal_router_vtable, update), "update"},
+    VtableSlot{offsetof(frugal_router_vtable, export_state), "export_state"},
+    VtableSlot{offsetof(frugal_router_vtable, import_state), "import_state"},
+};
+
 const std::array kSpecs = {
     StrategyKindSpec{FRUGAL_KIND_PACKER, "packer", FRUGAL_PACKER_VTABLE_MIN_SIZE, sizeof(frugal_packer_vtable),
                      kPackerSlots},
     StrategyKindSpec{FRUGAL_KIND_QUANTIZER, "quantizer", FRUGAL_QUANTIZER_VTABLE_MIN_SIZE,
                      sizeof(frugal_quantizer_vtable), kQuantizerSlots},
+    StrategyKindSpec{FRUGAL_KIND_ROUTER, "router", FRUGAL_ROUTER_VTABLE_MIN_SIZE, sizeof(frugal_router_vtable),
+                     kRouterSlots},
     StrategyKindSpec{FRUGAL_KIND_SCHEDULE, "schedule", FRUGAL_SCHEDULE_VTABLE_MIN_SIZE, sizeof(frugal_schedule_vtable),
                      kScheduleSlots},
     StrategyKindSpec{FRUGAL_KIND_STORE, "store", FRUGAL_STORE_VTABLE_MIN_SIZE, sizeof(frugal_store_vtable),

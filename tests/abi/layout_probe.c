@@ -8,6 +8,7 @@
 #include "frugal/schedule_vtable.h"
 #include "frugal/packer_vtable.h"
 #include "frugal/quantizer_vtable.h"
+#include "frugal/router_vtable.h"
 #include "frugal/store_vtable.h"
 #include "layout_probe.h"
 

@@ -12,6 +12,7 @@
 #include "frugal/schedule_vtable.h"
 #include "frugal/packer_vtable.h"
 #include "frugal/quantizer_vtable.h"
+#include "frugal/router_vtable.h"
 #include "frugal/store_vtable.h"
 #include "layout_probe.h"
 
@@ -61,7 +62,9 @@ TEST_CASE("the pinned LP64 layout") {
       {"frugal_ckpt_persist_result.", 88}, {"frugal_ckpt_info.", 376}, {"frugal_ckpt_emergency_result.", 88},
       {"frugal_quant_layout.", 32}, {"frugal_quant_zero_point_ext.", 32}, {"frugal_quantize_args.", 56},
       {"frugal_dequantize_args.", 32}, {"frugal_quant_gemm_args.", 48}, {"frugal_quantizer_vtable.", 72},
-      {"frugal_loss_scaler_state.", 32}};
+      {"frugal_loss_scaler_state.", 32}, {"frugal_router_layout.", 40}, {"frugal_route_plan.", 104},
+      {"frugal_route_args.", 32}, {"frugal_route_move_args.", 40}, {"frugal_router_update_args.", 16},
+      {"frugal_router_vtable.", 80}, {"frugal_route_shape.", 32}, {"frugal_route_stats.", 72}};
   for (const auto& [name, size] : sizes) {
     INFO(name);
     CHECK(layout.at(name) == size);
@@ -73,7 +76,10 @@ TEST_CASE("the pinned LP64 layout") {
                            "frugal_store_vtable", "frugal_ckpt_save_args", "frugal_ckpt_save_result",
                            "frugal_ckpt_persist_result", "frugal_ckpt_info", "frugal_ckpt_emergency_result",
                            "frugal_quant_layout", "frugal_quantize_args", "frugal_dequantize_args",
-                           "frugal_quant_gemm_args", "frugal_quantizer_vtable", "frugal_loss_scaler_state"}) {
+                           "frugal_quant_gemm_args", "frugal_quantizer_vtable", "frugal_loss_scaler_state",
+                           "frugal_router_layout", "frugal_route_plan", "frugal_route_args",
+                           "frugal_route_move_args", "frugal_router_update_args", "frugal_router_vtable",
+                           "frugal_route_shape", "frugal_route_stats"}) {
     INFO(type);
     CHECK(layout.at(std::string(type) + ".struct_size") == 0);
   }

@@ -23,5 +23,6 @@
 #include "frugal/packer.h"
 #include "frugal/quantizer.h"
 #include "frugal/loss_scaler.h"
+#include "frugal/router.h"
 
 #endif /* FRUGAL_FRUGAL_H_ */

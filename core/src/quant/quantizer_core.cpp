@@ -81,25 +81,13 @@ void gemm_operand_meta(const Matrix2D& m, const frugal_tensor* raw, const char* 
 
 QuantizerCore::QuantizerCore(std::shared_ptr<LoadedPlugin> plugin, const frugal_quantizer_vtable& vtable,
                              std::string strategy)
-    : plugin_(std::move(plugin)), vtable_(vtable), label_(fmt::format("quantizer '{}'", strategy)) {}
-
-QuantizerCore::~QuantizerCore() {
-  if (instance_ == nullptr) return;
-  try {
-    vtable_.destroy(instance_);
-  } catch (...) {
-    plugin_->log(FRUGAL_LOG_ERROR, label_ + ": destroy threw an exception (plugins must not throw across the ABI)");
-  }
-}
+    : instance_(std::move(plugin), vtable, fmt::format("quantizer '{}'", strategy)) {}
 
 void QuantizerCore::create_instance(const frugal_options* options) {
-  void* instance = nullptr;
-  call_plugin(label_, [&] { return vtable_.create(plugin_->host(), options, &instance); });
-  if (instance == nullptr) fail(FRUGAL_ERR_INTERNAL, "{}: create succeeded but returned a NULL instance", label_);
-  instance_ = instance;
+  instance_.create(options);
   frugal_quant_layout layout{};
   layout.struct_size = sizeof(layout);
-  call_plugin(label_, [&] { return vtable_.layout(instance_, &layout); });
+  instance_.call(&frugal_quantizer_vtable::layout, &layout);
   layout_ = layout;
   check_layout();
 }
@@ -109,7 +97,7 @@ void QuantizerCore::create_instance(const frugal_options* options) {
 void QuantizerCore::check_layout() const {
   const auto& l = layout_;
   const auto bad = [&](const std::string& what) {
-    fail(FRUGAL_ERR_INTERNAL, "{}: the plugin reported an invalid layout: {}", label_, what);
+    fail(FRUGAL_ERR_INTERNAL, "{}: the plugin reported an invalid layout: {}", instance_.label(), what);
   };
   if (!is_fp8(l.dtype) && l.dtype != FRUGAL_DTYPE_INT8)
     bad(fmt::format("element dtype {} is not float8_e4m3fn, float8_e5m2 or int8", dtype_name(l.dtype)));
@@ -180,7 +168,7 @@ void QuantizerCore::quantize(const frugal_quantize_args& raw_args) {
   c.args.flags = a.flags;
   if ((a.flags & ~FRUGAL_QUANTIZE_FREEZE_SCALE) != 0)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "args->flags has unknown bits {:#x}", a.flags & ~FRUGAL_QUANTIZE_FREEZE_SCALE);
-  call_plugin(label_, [&] { return vtable_.quantize(instance_, &c.args); });
+  instance_.call(&frugal_quantizer_vtable::quantize, &c.args);
 }
 
 void QuantizerCore::dequantize(const frugal_tensor* input, const frugal_tensor* output, void* stream) {
@@ -197,12 +185,12 @@ void QuantizerCore::dequantize(const frugal_tensor* input, const frugal_tensor* 
   require_shape(c.output, "output", c.input.rows(), c.input.cols(), "the input's shape");
   require_same_device(c.input, "input", c.output, "output");
   c.args = {sizeof(frugal_dequantize_args), &c.input.view, &c.output.view, stream};
-  call_plugin(label_, [&] { return vtable_.dequantize(instance_, &c.args); });
+  instance_.call(&frugal_quantizer_vtable::dequantize, &c.args);
 }
 
 void QuantizerCore::gemm(const frugal_quant_gemm_args& raw_args) {
   require_size(&raw_args, offsetof(frugal_quant_gemm_args, d) + sizeof(void*), "args");
-  if (vtable_.gemm == nullptr) fail(FRUGAL_ERR_UNIMPLEMENTED, "{}: this quantizer has no GEMM", label_);
+  if (instance_.vtable().gemm == nullptr) fail(FRUGAL_ERR_UNIMPLEMENTED, "{}: this quantizer has no GEMM", instance_.label());
   frugal_quant_gemm_args a = read_sized(&raw_args);
   if (raw_args.struct_size < offsetof(frugal_quant_gemm_args, alpha) + sizeof(float)) a.alpha = 1.0f;
   GemmCall c;
@@ -253,26 +241,13 @@ void QuantizerCore::gemm(const frugal_quant_gemm_args& raw_args) {
   if ((a.flags & ~FRUGAL_GEMM_FAST_ACCUM) != 0)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "gemm: args->flags has unknown bits {:#x}", a.flags & ~FRUGAL_GEMM_FAST_ACCUM);
   c.args = {sizeof(frugal_quant_gemm_args), &c.a.view, &c.b.view, &c.d.view, a.stream, a.alpha, a.flags};
-  call_plugin(label_, [&] { return vtable_.gemm(instance_, &c.args); });
+  instance_.call(&frugal_quantizer_vtable::gemm, &c.args);
 }
 
-void QuantizerCore::export_state(void* buffer, std::size_t capacity, std::size_t* size_out) {
-  std::size_t size = 0;
-  // The size is reported even when the export fails for want of room.
-  try {
-    call_plugin(label_, [&] { return vtable_.export_state(instance_, buffer, buffer != nullptr ? capacity : 0, &size); });
-  } catch (const Error&) {
-    *size_out = size;
-    throw;
-  }
-  *size_out = size;
-  if (buffer != nullptr && size > capacity)
-    fail(FRUGAL_ERR_INTERNAL, "{}: export_state reported {} bytes written into a {}-byte buffer", label_, size,
-         capacity);
+void QuantizerCore::export_state(void* buffer, std::size_t capacity, std::size_t* size) {
+  instance_.export_state(buffer, capacity, size);
 }
 
-void QuantizerCore::import_state(const void* data, std::size_t size) {
-  call_plugin(label_, [&] { return vtable_.import_state(instance_, data, size); });
-}
+void QuantizerCore::import_state(const void* data, std::size_t size) { instance_.import_state(data, size); }
 
 }  // namespace frugal::quant

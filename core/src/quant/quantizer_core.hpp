@@ -9,13 +9,13 @@
 
 #include "frugal/quantizer.h"
 #include "loaded_plugin.hpp"
+#include "strategy_instance.hpp"
 
 namespace frugal::quant {
 
 class QuantizerCore {
  public:
   QuantizerCore(std::shared_ptr<LoadedPlugin> plugin, const frugal_quantizer_vtable& vtable, std::string strategy);
-  ~QuantizerCore();
   QuantizerCore(const QuantizerCore&) = delete;
   QuantizerCore& operator=(const QuantizerCore&) = delete;
 
@@ -34,10 +34,7 @@ class QuantizerCore {
  private:
   void check_layout() const;
 
-  std::shared_ptr<LoadedPlugin> plugin_;  // keeps the vtable's code mapped
-  frugal_quantizer_vtable vtable_;
-  std::string label_;  // "quantizer 'quant_fp8'"
-  void* instance_ = nullptr;
+  StrategyInstance<frugal_quantizer_vtable> instance_;  // labelled "quantizer 'quant_fp8'"
   frugal_quant_layout layout_{};
 };
 

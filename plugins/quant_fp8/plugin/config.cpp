@@ -13,37 +13,6 @@ using sdk::PluginError;
 
 [[noreturn]] void bad_option(const std::string& what) { throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, what); }
 
-// The value of a string option among named choices.
-// `scope` (may be empty) says what narrowed the choices, for the message.
-template <typename T>
-T choose(const sdk::Options& options, const char* name, const char* fallback,
-         std::initializer_list<std::pair<const char*, T>> choices, const std::string& scope = {}) {
-  const std::string value = options.get_string(name, fallback);
-  std::string allowed;
-  for (const auto& [text, v] : choices) {
-    if (value == text) return v;
-    allowed += allowed.empty() ? text : std::string(", ") + text;
-  }
-  bad_option("option '" + std::string(name) + "' must be one of " + allowed + scope + "; got '" + value + "'");
-}
-
-std::int64_t int_in(const sdk::Options& options, const char* name, std::int64_t fallback, std::int64_t lo,
-                    std::int64_t hi) {
-  const std::int64_t v = options.get_int(name, fallback);
-  if (v < lo || v > hi) {
-    bad_option("option '" + std::string(name) + "' must be in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-               "]; got " + std::to_string(v));
-  }
-  return v;
-}
-
-// Options set although they mean nothing under this configuration.
-void reject_unused(const sdk::Options& options, std::initializer_list<const char*> names, const std::string& why) {
-  for (const char* name : names) {
-    if (options.has(name)) bad_option("option '" + std::string(name) + "' " + why);
-  }
-}
-
 bool is_fp8(ops::ElementFormat f) { return f == ops::ElementFormat::e4m3 || f == ops::ElementFormat::e5m2; }
 
 }  // namespace
@@ -75,7 +44,7 @@ QuantConfig read_config(const sdk::Options& options) {
   options.check_known({"format", "recipe", "saturate", "history", "reduction", "margin", "axis", "block_rows",
                        "block_cols", "threads"});
   QuantConfig c;
-  c.format = choose<ElementFormat>(options, "format", "e4m3",
+  c.format = options.get_choice<ElementFormat>("format", "e4m3",
                                    {{"e4m3", ElementFormat::e4m3},
                                     {"e5m2", ElementFormat::e5m2},
                                     {"int8", ElementFormat::int8},
@@ -83,7 +52,7 @@ QuantConfig read_config(const sdk::Options& options) {
   const bool fp8 = is_fp8(c.format);
   const std::string fmt = format_name(c.format);
   if (fp8) {
-    c.recipe = choose<Recipe>(options, "recipe", "delayed",
+    c.recipe = options.get_choice<Recipe>("recipe", "delayed",
                               {{"delayed", Recipe::delayed},
                                {"current", Recipe::current},
                                {"per_channel", Recipe::per_channel},
@@ -93,27 +62,27 @@ QuantConfig read_config(const sdk::Options& options) {
   } else {
     // INT8 scales come from the tensor itself, per tensor or per channel
     // (the serving recipes); delayed, block and E8M0 scales are FP8 recipes.
-    c.recipe = choose<Recipe>(options, "recipe", "current",
+    c.recipe = options.get_choice<Recipe>("recipe", "current",
                               {{"current", Recipe::current}, {"per_channel", Recipe::per_channel}},
                               " with format " + fmt);
-    reject_unused(options, {"saturate"}, "applies to the fp8 formats (e4m3, e5m2); format is " + fmt);
+    options.reject_set({"saturate"}, "applies to the fp8 formats (e4m3, e5m2); format is " + fmt);
   }
   const std::string why = std::string("does not apply to recipe ") + recipe_name(c.recipe);
   if (c.recipe == Recipe::delayed) {
     c.delayed.history = static_cast<std::size_t>(
-        int_in(options, "history", 1024, 1, static_cast<std::int64_t>(recipes::kMaxHistory)));
+        options.get_int_in("history", 1024, 1, static_cast<std::int64_t>(recipes::kMaxHistory)));
     c.delayed.reduction = choose<recipes::AmaxReduction>(
         options, "reduction", "max",
         {{"max", recipes::AmaxReduction::max}, {"most_recent", recipes::AmaxReduction::most_recent}});
-    c.delayed.margin = static_cast<int>(int_in(options, "margin", 0, recipes::kMinMargin, recipes::kMaxMargin));
+    c.delayed.margin = static_cast<int>(options.get_int_in("margin", 0, recipes::kMinMargin, recipes::kMaxMargin));
     c.delayed.fp8_max = c.format == ElementFormat::e4m3 ? recipes::kE4M3Max : recipes::kE5M2Max;
   } else {
-    reject_unused(options, {"history", "reduction", "margin"}, why + " (delayed only)");
+    options.reject_set({"history", "reduction", "margin"}, why + " (delayed only)");
   }
   if (c.recipe == Recipe::per_channel) {
-    c.per_column = choose<bool>(options, "axis", "rows", {{"rows", false}, {"cols", true}});
+    c.per_column = options.get_choice<bool>("axis", "rows", {{"rows", false}, {"cols", true}});
   } else {
-    reject_unused(options, {"axis"}, why + " (per_channel only)");
+    options.reject_set({"axis"}, why + " (per_channel only)");
   }
   if (c.recipe == Recipe::block) {
     // DeepSeek-V3's two shapes: 1 x 128 for activations, 128 x 128 for weights.
@@ -126,9 +95,9 @@ QuantConfig read_config(const sdk::Options& options) {
     c.block_rows = static_cast<std::int32_t>(rows);
     c.block_cols = static_cast<std::int32_t>(cols);
   } else {
-    reject_unused(options, {"block_rows", "block_cols"}, why + " (block only)");
+    options.reject_set({"block_rows", "block_cols"}, why + " (block only)");
   }
-  c.threads = static_cast<unsigned>(int_in(options, "threads", 0, 0, 65536));
+  c.threads = static_cast<unsigned>(options.get_int_in("threads", 0, 0, 65536));
   return c;
 }
 

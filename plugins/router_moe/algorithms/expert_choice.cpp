@@ -16,6 +16,10 @@ int64_t expert_choice_capacity(int64_t tokens, int64_t experts, double capacity_
 }
 
 DispatchPlan expert_choice(const LogitRows& logits, const ExpertChoiceOptions& options) {
+  return expert_choice_route(logits, options).plan;
+}
+
+ExpertChoiceResult expert_choice_route(const LogitRows& logits, const ExpertChoiceOptions& options) {
   validate(logits);
   const int64_t T = logits.tokens;
   const int64_t E = logits.experts;
@@ -23,16 +27,29 @@ DispatchPlan expert_choice(const LogitRows& logits, const ExpertChoiceOptions& o
 
   // Scores kept expert-major ([E, T]) so each expert scans one contiguous column.
   std::vector<float> scores(static_cast<std::size_t>(E * T));
-  parallel_blocks(T, 256, options.threads, [&](int64_t, int64_t begin, int64_t end) {
+  constexpr int64_t kBlock = 256;
+  std::vector<double> partial(static_cast<std::size_t>(block_count(T, kBlock) * E), 0.0);
+  parallel_blocks(T, kBlock, options.threads, [&](int64_t b, int64_t begin, int64_t end) {
     std::vector<float> p(static_cast<std::size_t>(E));
+    double* acc = partial.data() + b * E;
     for (int64_t t = begin; t < end; ++t) {
       widen_row(logits, t, p);
       softmax_row(p, p);
-      for (int64_t e = 0; e < E; ++e) scores[static_cast<std::size_t>(e * T + t)] = p[static_cast<std::size_t>(e)];
+      for (int64_t e = 0; e < E; ++e) {
+        scores[static_cast<std::size_t>(e * T + t)] = p[static_cast<std::size_t>(e)];
+        acc[e] += p[static_cast<std::size_t>(e)];
+      }
     }
   });
 
-  DispatchPlan plan;
+  ExpertChoiceResult result;
+  result.mean_prob.assign(static_cast<std::size_t>(E), 0.0f);
+  for (int64_t e = 0; e < E; ++e) {
+    double sum = 0.0;
+    for (int64_t b = 0; b < block_count(T, kBlock); ++b) sum += partial[static_cast<std::size_t>(b * E + e)];
+    result.mean_prob[static_cast<std::size_t>(e)] = static_cast<float>(sum / static_cast<double>(T));
+  }
+  DispatchPlan& plan = result.plan;
   plan.tokens = T;
   plan.experts = E;
   plan.expert_counts.assign(static_cast<std::size_t>(E), C);
@@ -58,7 +75,7 @@ DispatchPlan expert_choice(const LogitRows& logits, const ExpertChoiceOptions& o
     }
   });
   index_rows_by_token(plan);
-  return plan;
+  return result;
 }
 
 }  // namespace frugal::router

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "algorithms/dispatch_plan.hpp"
 #include "algorithms/logits.hpp"
@@ -25,5 +26,14 @@ struct ExpertChoiceOptions {
 // rows are its tokens in increasing order; a token's rows combine in expert
 // order.
 [[nodiscard]] DispatchPlan expert_choice(const LogitRows& logits, const ExpertChoiceOptions& options);
+
+// The plan plus P_i, the mean over tokens of S[:, i] (summed per block of
+// 256 tokens in double, the blocks in order: the same bits for any thread
+// count), for load statistics.
+struct ExpertChoiceResult {
+  DispatchPlan plan;
+  std::vector<float> mean_prob;  // [experts]
+};
+[[nodiscard]] ExpertChoiceResult expert_choice_route(const LogitRows& logits, const ExpertChoiceOptions& options);
 
 }  // namespace frugal::router

@@ -1,37 +1,58 @@
 #include "algorithms/permute.hpp"
 
-#include <algorithm>
 #include <cstring>
 #include <string>
 
 #include "algorithms/parallel.hpp"
 #include "algorithms/row_sizes.hpp"
+#include "algorithms/types.hpp"
 
 namespace frugal::router {
+
+template <class T>
+void permute_rows(std::span<const int64_t> row_token, Rows<const T> x, int64_t hidden, Rows<T> out,
+                  unsigned threads) {
+  check_row_views("permute", hidden, x.rows, x.stride, out.rows, out.stride);
+  if (static_cast<int64_t>(row_token.size()) != out.rows) {
+    throw RouterError("permute: " + std::to_string(row_token.size()) + " row tokens for " +
+                      std::to_string(out.rows) + " output rows");
+  }
+  parallel_blocks(out.rows, rows_per_block(hidden), threads, [&](int64_t, int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t t = row_token[static_cast<std::size_t>(r)];
+      if (t < 0) continue;  // an unused row of a plan with drops
+      if (t >= x.rows) {
+        throw RouterError("permute: row " + std::to_string(r) + " names token " + std::to_string(t) + " of " +
+                          std::to_string(x.rows));
+      }
+      std::memcpy(out.data + r * out.stride, x.data + t * x.stride, static_cast<std::size_t>(hidden) * sizeof(T));
+    }
+  });
+}
+
+template void permute_rows<uint16_t>(std::span<const int64_t>, Rows<const uint16_t>, int64_t, Rows<uint16_t>,
+                                     unsigned);
+template void permute_rows<float>(std::span<const int64_t>, Rows<const float>, int64_t, Rows<float>, unsigned);
+
 namespace {
 
 template <class T>
-void permute(const DispatchPlan& plan, std::span<const T> x, int64_t hidden, std::span<T> out, unsigned threads) {
+void permute_plan(const DispatchPlan& plan, std::span<const T> x, int64_t hidden, std::span<T> out, unsigned threads) {
   check_row_sizes("permute", plan.tokens, plan.rows(), hidden, x.size(), out.size());
-  const int64_t block = rows_per_block(hidden);
-  parallel_blocks(plan.rows(), block, threads, [&](int64_t, int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const int64_t t = plan.row_token[static_cast<std::size_t>(r)];
-      std::memcpy(out.data() + r * hidden, x.data() + t * hidden, static_cast<std::size_t>(hidden) * sizeof(T));
-    }
-  });
+  permute_rows<T>(plan.row_token, Rows<const T>{x.data(), plan.tokens, hidden}, hidden,
+                  Rows<T>{out.data(), plan.rows(), hidden}, threads);
 }
 
 }  // namespace
 
 void permute_rows(const DispatchPlan& plan, std::span<const uint16_t> x, int64_t hidden, std::span<uint16_t> out,
                   unsigned threads) {
-  permute(plan, x, hidden, out, threads);
+  permute_plan(plan, x, hidden, out, threads);
 }
 
 void permute_rows(const DispatchPlan& plan, std::span<const float> x, int64_t hidden, std::span<float> out,
                   unsigned threads) {
-  permute(plan, x, hidden, out, threads);
+  permute_plan(plan, x, hidden, out, threads);
 }
 
 }  // namespace frugal::router

@@ -7,7 +7,8 @@
 //     frugal_error* made through the host table. Every vtable adapter and
 //     the entry point go through it (ABI rule 6).
 //   - Options: typed option reads through the host table, with required
-//     options and a check that no unknown option was passed.
+//     options, ranges, named choices, options that do not apply, and a
+//     check that no unknown option was passed.
 //
 // Build plugins with -fvisibility=hidden, -fno-gnu-unique and a version
 // script that exports only frugal_plugin_init_v1 (see docs/abi-rules.md).
@@ -123,6 +124,39 @@ class Options {
     const char* value = nullptr;
     check(host_, host_->option_get_string(options_, name, default_value, &value));
     return value != nullptr ? std::string(value) : std::string();
+  }
+
+  // An integer option in [lo, hi]; INVALID_ARGUMENT naming the range otherwise.
+  int64_t get_int_in(const char* name, int64_t default_value, int64_t lo, int64_t hi) const {
+    const int64_t v = get_int(name, default_value);
+    if (v < lo || v > hi)
+      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, std::string("option '") + name + "' must be in [" +
+                                                         std::to_string(lo) + ", " + std::to_string(hi) + "]; got " +
+                                                         std::to_string(v));
+    return v;
+  }
+
+  // A string option among named choices, mapped to its value. `scope` (may
+  // be empty) says what narrowed the choices, for the message:
+  //   get_choice<Mode>("mode", "fast", {{"fast", Mode::fast}, {"exact", Mode::exact}})
+  template <typename T>
+  T get_choice(const char* name, const char* default_value, std::initializer_list<std::pair<const char*, T>> choices,
+               const std::string& scope = {}) const {
+    const std::string value = get_string(name, default_value);
+    std::string allowed;
+    for (const auto& [text, v] : choices) {
+      if (value == text) return v;
+      allowed += allowed.empty() ? text : std::string(", ") + text;
+    }
+    throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT,
+                      std::string("option '") + name + "' must be one of " + allowed + scope + "; got '" + value + "'");
+  }
+
+  // Throws INVALID_ARGUMENT for the first of `names` that is set although
+  // it means nothing here: "option 'margin' <why>".
+  void reject_set(std::initializer_list<const char*> names, const std::string& why) const {
+    for (const char* name : names)
+      if (has(name)) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, std::string("option '") + name + "' " + why);
   }
 
   // Throws INVALID_ARGUMENT when `name` is absent. Messages carry no

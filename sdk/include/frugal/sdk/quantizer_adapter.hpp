@@ -26,26 +26,10 @@
 #include <vector>
 
 #include "frugal/quantizer_vtable.h"
+#include "frugal/sdk/instance_slots.hpp"
 #include "frugal/sdk/plugin_support.hpp"
 
 namespace frugal::sdk {
-
-// A copy of *in with struct_size set to the full size and the fields past
-// the caller's struct_size zeroed. Throws when the caller's struct does not
-// reach `required` bytes (through its last required field).
-template <typename T>
-T read_sized_args(const T* in, std::size_t required, const char* what) {
-  if (in == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, std::string(what) + " is NULL");
-  if (in->struct_size < required) {
-    throw PluginError(FRUGAL_ERR_ABI_MISMATCH, std::string(what) + "->struct_size is " +
-                                                   std::to_string(in->struct_size) + "; at least " +
-                                                   std::to_string(required) + " bytes are required");
-  }
-  T copy{};
-  std::memcpy(static_cast<void*>(&copy), in, std::min(in->struct_size, sizeof(T)));
-  copy.struct_size = sizeof(T);
-  return copy;
-}
 
 template <typename Impl>
 struct QuantizerAdapter {
@@ -69,12 +53,7 @@ struct QuantizerAdapter {
 
   static frugal_error* layout(void* instance, frugal_quant_layout* out) {
     Instance& s = self(instance);
-    return guard(s.host, [&] {
-      if (out == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "layout: out is NULL");
-      frugal_quant_layout full = s.impl.layout();
-      full.struct_size = out->struct_size;
-      std::memcpy(static_cast<void*>(out), &full, std::min(out->struct_size, sizeof(full)));
-    });
+    return guard(s.host, [&] { write_sized_out(out, s.impl.layout(), "layout"); });
   }
 
   static frugal_error* quantize(void* instance, const frugal_quantize_args* args) {
@@ -92,29 +71,14 @@ struct QuantizerAdapter {
     });
   }
 
-  // The size is reported even when the buffer is too small, so a caller
-  // can retry with the right capacity.
   static frugal_error* export_state(void* instance, void* buffer, size_t capacity, size_t* size) {
     Instance& s = self(instance);
-    return guard(s.host, [&] {
-      if (size == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "export_state: size is NULL");
-      const std::vector<std::byte> blob = s.impl.export_state();
-      *size = blob.size();
-      if (buffer == nullptr) return;
-      if (capacity < blob.size()) {
-        throw PluginError(FRUGAL_ERR_OUT_OF_RANGE, "export_state: the state takes " + std::to_string(blob.size()) +
-                                                       " bytes; the buffer holds " + std::to_string(capacity));
-      }
-      if (!blob.empty()) std::memcpy(buffer, blob.data(), blob.size());
-    });
+    return guard(s.host, [&] { export_state_into(s.impl, buffer, capacity, size); });
   }
 
   static frugal_error* import_state(void* instance, const void* data, size_t size) {
     Instance& s = self(instance);
-    return guard(s.host, [&] {
-      if (data == nullptr && size != 0) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "import_state: data is NULL");
-      s.impl.import_state(std::span<const std::byte>(static_cast<const std::byte*>(data), data ? size : 0));
-    });
+    return guard(s.host, [&] { import_state_from(s.impl, data, size); });
   }
 
   static frugal_error* gemm(void* instance, const frugal_quant_gemm_args* args) {

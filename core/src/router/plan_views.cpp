@@ -1,0 +1,80 @@
+#include "router/plan_views.hpp"
+
+#include <fmt/format.h>
+
+#include "error.hpp"
+#include "sized_structs.hpp"
+
+namespace frugal::routing {
+namespace {
+
+using quant::dtype_name;
+
+}  // namespace
+
+void to_plan_vector(const frugal_tensor* tensor, const char* role, int32_t dtype, int64_t count,
+                    const quant::Matrix2D& device_of, Vector1D& out) {
+  const std::string name = fmt::format("plan.{}", role);
+  if (tensor == nullptr) fail(FRUGAL_ERR_INVALID_ARGUMENT, "{} is NULL", name);
+  quant::Matrix2D m;
+  quant::to_matrix(tensor, name.c_str(), m);
+  if (m.view.dtype != dtype)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: dtype {}, expected {}", name, dtype_name(m.view.dtype), dtype_name(dtype));
+  if (m.rows() > 1 && m.strides[0] != m.cols())
+    fail(FRUGAL_ERR_UNSUPPORTED, "{}: plan tensors must be compact (row stride {} for {} columns)", name,
+         m.strides[0], m.cols());
+  if (m.rows() * m.cols() != count)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: holds {} elements; this plan needs {}", name, m.rows() * m.cols(), count);
+  quant::require_same_device(device_of, "the call's first tensor", m, name.c_str());
+  out.view = m.view;
+  out.view.ndim = 1;
+  out.shape[0] = count;
+  out.strides[0] = 1;
+  out.view.shape = out.shape;
+  out.view.strides = out.strides;
+}
+
+void to_plan_views(const frugal_route_plan* raw, const frugal_router_layout& layout, const PlanShape& shape,
+                   const quant::Matrix2D& device_of, PlanViews& out) {
+  if (raw == nullptr) fail(FRUGAL_ERR_INVALID_ARGUMENT, "plan is NULL");
+  if (raw->struct_size < sizeof(frugal_route_plan))
+    fail(FRUGAL_ERR_ABI_MISMATCH, "plan->struct_size is {}; at least {} bytes are required", raw->struct_size,
+         sizeof(frugal_route_plan));
+  const frugal_route_plan p = read_sized(raw);
+  const int64_t T = shape.tokens;
+  const int64_t E = layout.experts;
+  const int64_t R = shape.max_rows;
+  out.shape = shape;
+  out.token_choice = layout.choice == FRUGAL_ROUTER_TOKEN_CHOICE;
+  out.plan = frugal_route_plan{};
+  out.plan.struct_size = sizeof(frugal_route_plan);
+  if (out.token_choice) {
+    const int64_t S = shape.slots;
+    to_plan_vector(p.expert_ids, "expert_ids", FRUGAL_DTYPE_INT32, S, device_of, out.expert_ids);
+    to_plan_vector(p.weights, "weights", FRUGAL_DTYPE_FLOAT32, S, device_of, out.weights);
+    to_plan_vector(p.dropped, "dropped", FRUGAL_DTYPE_UINT8, S, device_of, out.dropped);
+    to_plan_vector(p.slot_row, "slot_row", FRUGAL_DTYPE_INT64, S, device_of, out.slot_row);
+    out.plan.expert_ids = &out.expert_ids.view;
+    out.plan.weights = &out.weights.view;
+    out.plan.dropped = &out.dropped.view;
+    out.plan.slot_row = &out.slot_row.view;
+  }
+  to_plan_vector(p.expert_offsets, "expert_offsets", FRUGAL_DTYPE_INT64, E + 1, device_of, out.expert_offsets);
+  to_plan_vector(p.expert_demand, "expert_demand", FRUGAL_DTYPE_INT64, E, device_of, out.expert_demand);
+  to_plan_vector(p.row_token, "row_token", FRUGAL_DTYPE_INT64, R, device_of, out.row_token);
+  to_plan_vector(p.row_weight, "row_weight", FRUGAL_DTYPE_FLOAT32, R, device_of, out.row_weight);
+  to_plan_vector(p.token_offsets, "token_offsets", FRUGAL_DTYPE_INT64, T + 1, device_of, out.token_offsets);
+  to_plan_vector(p.token_rows, "token_rows", FRUGAL_DTYPE_INT64, R, device_of, out.token_rows);
+  to_plan_vector(p.mean_prob, "mean_prob", FRUGAL_DTYPE_FLOAT32, E, device_of, out.mean_prob);
+  to_plan_vector(p.losses, "losses", FRUGAL_DTYPE_FLOAT32, 2, device_of, out.losses);
+  out.plan.expert_offsets = &out.expert_offsets.view;
+  out.plan.expert_demand = &out.expert_demand.view;
+  out.plan.row_token = &out.row_token.view;
+  out.plan.row_weight = &out.row_weight.view;
+  out.plan.token_offsets = &out.token_offsets.view;
+  out.plan.token_rows = &out.token_rows.view;
+  out.plan.mean_prob = &out.mean_prob.view;
+  out.plan.losses = &out.losses.view;
+}
+
+}  // namespace frugal::routing

@@ -1,0 +1,42 @@
+// The core's normalised views (frugal/router_vtable.h) as the algorithms'
+// and the CUDA path's types: logits rows, activation rows, plan pointers.
+// The core has checked every dtype, shape and device; these only reinterpret.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "algorithms/logits.hpp"
+#include "algorithms/permute.hpp"
+#include "cuda/cuda_ops.hpp"
+#include "frugal/router_vtable.h"
+
+namespace frugal::router::plugin {
+
+[[nodiscard]] LogitRows logit_rows(const frugal_tensor& logits);
+
+// The plan's tensors as spans over their (host or device) memory.
+struct PlanSpans {
+  std::span<int32_t> expert_ids;
+  std::span<float> weights;
+  std::span<uint8_t> dropped;
+  std::span<int64_t> slot_row;
+  std::span<int64_t> expert_offsets;
+  std::span<int64_t> expert_demand;
+  std::span<int64_t> row_token;
+  std::span<float> row_weight;
+  std::span<int64_t> token_offsets;
+  std::span<int64_t> token_rows;
+  std::span<float> mean_prob;
+  std::span<float> losses;
+};
+[[nodiscard]] PlanSpans plan_spans(const frugal_route_plan& plan);
+[[nodiscard]] cuda::DevicePlan device_plan(const PlanSpans& plan);
+
+// A [rows, cols] view's rows, T = float or uint16_t (bf16 bits).
+template <class T>
+[[nodiscard]] Rows<T> rows_of(const frugal_tensor& t) {
+  return Rows<T>{static_cast<T*>(t.data), t.shape[0], t.strides[0]};
+}
+
+}  // namespace frugal::router::plugin
