@@ -6,14 +6,7 @@
 
 namespace frugal::test {
 
-std::size_t element_size(int32_t dtype) {
-  switch (dtype) {
-    case FRUGAL_DTYPE_FLOAT32: return 4;
-    case FRUGAL_DTYPE_FLOAT16:
-    case FRUGAL_DTYPE_BFLOAT16: return 2;
-    default: return 1;
-  }
-}
+std::size_t element_size(int32_t dtype) { return static_cast<std::size_t>(frugal_dtype_bits(dtype) / 8); }
 
 HostTensor::HostTensor(int32_t dtype, std::vector<int64_t> dims, int64_t row_pad, frugal_device device)
     : shape(std::move(dims)), strides(shape.size()) {
@@ -80,6 +73,8 @@ host::OptionsPtr make_quant_options(const std::vector<Option>& options) {
             host::check(frugal_options_set_string(out.get(), o.name, v));
           } else if constexpr (std::is_same_v<V, bool>) {
             host::check(frugal_options_set_bool(out.get(), o.name, v ? 1 : 0));
+          } else if constexpr (std::is_same_v<V, double>) {
+            host::check(frugal_options_set_double(out.get(), o.name, v));
           } else {
             host::check(frugal_options_set_int(out.get(), o.name, v));
           }

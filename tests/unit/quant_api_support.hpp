@@ -56,7 +56,7 @@ struct QuantTensor {
 };
 
 // Options from (name, value) pairs.
-using OptionValue = std::variant<const char*, int64_t, bool>;
+using OptionValue = std::variant<const char*, int64_t, bool, double>;
 struct Option {
   const char* name;
   OptionValue value;

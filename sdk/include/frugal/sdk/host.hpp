@@ -58,6 +58,9 @@ struct PackStreamDeleter {
 struct QuantizerDeleter {
   void operator()(frugal_quantizer* q) const noexcept { frugal_quantizer_destroy(q); }
 };
+struct RouterDeleter {
+  void operator()(frugal_router* r) const noexcept { frugal_router_destroy(r); }
+};
 struct LossScalerDeleter {
   void operator()(frugal_loss_scaler* s) const noexcept { frugal_loss_scaler_destroy(s); }
 };
@@ -72,6 +75,7 @@ using PackPlanPtr = std::unique_ptr<frugal_pack_plan, PackPlanDeleter>;
 using PackStreamPtr = std::unique_ptr<frugal_pack_stream, PackStreamDeleter>;
 using QuantizerPtr = std::unique_ptr<frugal_quantizer, QuantizerDeleter>;
 using LossScalerPtr = std::unique_ptr<frugal_loss_scaler, LossScalerDeleter>;
+using RouterPtr = std::unique_ptr<frugal_router, RouterDeleter>;
 
 inline ContextPtr make_context() {
   frugal_context* context = nullptr;
@@ -101,6 +105,12 @@ inline QuantizerPtr make_quantizer(frugal_context* context, const char* name, co
   frugal_quantizer* quantizer = nullptr;
   check(frugal_quantizer_create(context, name, options, &quantizer));
   return QuantizerPtr(quantizer);
+}
+
+inline RouterPtr make_router(frugal_context* context, const char* name, const frugal_options* options) {
+  frugal_router* router = nullptr;
+  check(frugal_router_create(context, name, options, &router));
+  return RouterPtr(router);
 }
 
 inline LossScalerPtr make_loss_scaler(const frugal_options* options) {
