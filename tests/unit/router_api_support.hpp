@@ -49,7 +49,8 @@ void permute(frugal_router* router, const HostPlan& plan, const HostTensor& inpu
 void combine(frugal_router* router, const HostPlan& plan, const HostTensor& input, HostTensor& output);
 
 // Logits [tokens, experts] of `dtype` with rows padded by row_pad, from
-// values drawn N(0, sigma) plus skew[e] per expert (skew may be empty).
+// values drawn N(0, sigma) plus skew[e] per expert (experts past the end of
+// skew get none).
 std::unique_ptr<HostTensor> random_logits(int32_t dtype, int64_t tokens, int64_t experts, uint32_t seed,
                                           float sigma = 2.0f, int64_t row_pad = 0,
                                           const std::vector<float>& skew = {});
