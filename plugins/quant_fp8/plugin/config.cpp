@@ -71,8 +71,8 @@ QuantConfig read_config(const sdk::Options& options) {
   if (c.recipe == Recipe::delayed) {
     c.delayed.history = static_cast<std::size_t>(
         options.get_int_in("history", 1024, 1, static_cast<std::int64_t>(recipes::kMaxHistory)));
-    c.delayed.reduction = choose<recipes::AmaxReduction>(
-        options, "reduction", "max",
+    c.delayed.reduction = options.get_choice<recipes::AmaxReduction>(
+        "reduction", "max",
         {{"max", recipes::AmaxReduction::max}, {"most_recent", recipes::AmaxReduction::most_recent}});
     c.delayed.margin = static_cast<int>(options.get_int_in("margin", 0, recipes::kMinMargin, recipes::kMaxMargin));
     c.delayed.fp8_max = c.format == ElementFormat::e4m3 ? recipes::kE4M3Max : recipes::kE5M2Max;
