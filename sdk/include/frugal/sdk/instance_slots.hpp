@@ -63,4 +63,50 @@ void import_state_from(Impl& impl, const void* data, size_t size) {
   impl.import_state(std::span<const std::byte>(static_cast<const std::byte*>(data), data ? size : 0));
 }
 
+// The slots every stateful kind's vtable shares, over an Impl constructed
+// from its Options: create, destroy, the layout query (Impl::layout()
+// returns the kind's layout struct), export_state and import_state. Kind
+// adapters derive from it and add their call slots.
+template <typename Impl>
+struct InstanceSlots {
+  struct Instance {
+    const frugal_host_api* host;
+    Impl impl;
+  };
+
+  static Instance& self(void* instance) { return *static_cast<Instance*>(instance); }
+
+  static frugal_error* create(const frugal_host_api* host, const frugal_options* options, void** instance) {
+    return guard(host, [&] {
+      if (instance == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "create: instance is NULL");
+      *instance = new Instance{host, Impl(Options(host, options))};
+    });
+  }
+
+  static void destroy(void* instance) { delete static_cast<Instance*>(instance); }
+
+  template <typename Layout>
+  static frugal_error* layout(void* instance, Layout* out) {
+    Instance& s = self(instance);
+    return guard(s.host, [&] { write_sized_out(out, s.impl.layout(), "layout"); });
+  }
+
+  static frugal_error* export_state(void* instance, void* buffer, size_t capacity, size_t* size) {
+    Instance& s = self(instance);
+    return guard(s.host, [&] { export_state_into(s.impl, buffer, capacity, size); });
+  }
+
+  static frugal_error* import_state(void* instance, const void* data, size_t size) {
+    Instance& s = self(instance);
+    return guard(s.host, [&] { import_state_from(s.impl, data, size); });
+  }
+
+  // Runs body(impl) under guard() for the call slots.
+  template <typename Body>
+  static frugal_error* call(void* instance, Body&& body) {
+    Instance& s = self(instance);
+    return guard(s.host, [&] { body(s.impl); });
+  }
+};
+
 }  // namespace frugal::sdk

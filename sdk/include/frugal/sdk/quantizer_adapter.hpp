@@ -32,75 +32,45 @@
 namespace frugal::sdk {
 
 template <typename Impl>
-struct QuantizerAdapter {
-  struct Instance {
-    const frugal_host_api* host;
-    Impl impl;
-  };
+struct QuantizerAdapter : InstanceSlots<Impl> {
+  using Base = InstanceSlots<Impl>;
 
   static constexpr bool kHasGemm = requires(Impl& impl, const frugal_quant_gemm_args& args) { impl.gemm(args); };
 
-  static Instance& self(void* instance) { return *static_cast<Instance*>(instance); }
-
-  static frugal_error* create(const frugal_host_api* host, const frugal_options* options, void** instance) {
-    return guard(host, [&] {
-      if (instance == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "create: instance is NULL");
-      *instance = new Instance{host, Impl(Options(host, options))};
-    });
-  }
-
-  static void destroy(void* instance) { delete static_cast<Instance*>(instance); }
-
-  static frugal_error* layout(void* instance, frugal_quant_layout* out) {
-    Instance& s = self(instance);
-    return guard(s.host, [&] { write_sized_out(out, s.impl.layout(), "layout"); });
-  }
-
   static frugal_error* quantize(void* instance, const frugal_quantize_args* args) {
-    Instance& s = self(instance);
-    return guard(s.host, [&] {
-      s.impl.quantize(read_sized_args(args, offsetof(frugal_quantize_args, output) + sizeof(void*), "quantize: args"));
+    return Base::call(instance, [&](Impl& impl) {
+      impl.quantize(read_sized_args(args, offsetof(frugal_quantize_args, output) + sizeof(void*), "quantize: args"));
     });
   }
 
   static frugal_error* dequantize(void* instance, const frugal_dequantize_args* args) {
-    Instance& s = self(instance);
-    return guard(s.host, [&] {
-      s.impl.dequantize(
+    return Base::call(instance, [&](Impl& impl) {
+      impl.dequantize(
           read_sized_args(args, offsetof(frugal_dequantize_args, output) + sizeof(void*), "dequantize: args"));
     });
   }
 
-  static frugal_error* export_state(void* instance, void* buffer, size_t capacity, size_t* size) {
-    Instance& s = self(instance);
-    return guard(s.host, [&] { export_state_into(s.impl, buffer, capacity, size); });
-  }
-
-  static frugal_error* import_state(void* instance, const void* data, size_t size) {
-    Instance& s = self(instance);
-    return guard(s.host, [&] { import_state_from(s.impl, data, size); });
-  }
-
   static frugal_error* gemm(void* instance, const frugal_quant_gemm_args* args) {
-    Instance& s = self(instance);
-    return guard(s.host, [&] {
+    return Base::call(instance, [&](Impl& impl) {
       if constexpr (kHasGemm) {
         frugal_quant_gemm_args a = read_sized_args(args, offsetof(frugal_quant_gemm_args, d) + sizeof(void*), "gemm: args");
         // alpha defaults to 1, not 0, for a caller whose struct ends before it.
         if (args->struct_size < offsetof(frugal_quant_gemm_args, alpha) + sizeof(float)) a.alpha = 1.0f;
-        s.impl.gemm(a);
+        impl.gemm(a);
+      } else {
+        (void)impl;
       }
     });
   }
 
   static constexpr frugal_quantizer_vtable vtable{sizeof(frugal_quantizer_vtable),
-                                                  &create,
-                                                  &destroy,
-                                                  &layout,
+                                                  &Base::create,
+                                                  &Base::destroy,
+                                                  &Base::template layout<frugal_quant_layout>,
                                                   &quantize,
                                                   &dequantize,
-                                                  &export_state,
-                                                  &import_state,
+                                                  &Base::export_state,
+                                                  &Base::import_state,
                                                   kHasGemm ? &gemm : nullptr};
 };
 

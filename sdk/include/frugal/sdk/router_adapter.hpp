@@ -28,70 +28,44 @@
 namespace frugal::sdk {
 
 template <typename Impl>
-struct RouterAdapter {
-  struct Instance {
-    const frugal_host_api* host;
-    Impl impl;
-  };
-
-  static Instance& self(void* instance) { return *static_cast<Instance*>(instance); }
-
-  static frugal_error* create(const frugal_host_api* host, const frugal_options* options, void** instance) {
-    return guard(host, [&] {
-      if (instance == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "create: instance is NULL");
-      *instance = new Instance{host, Impl(Options(host, options))};
-    });
-  }
-
-  static void destroy(void* instance) { delete static_cast<Instance*>(instance); }
-
-  static frugal_error* layout(void* instance, frugal_router_layout* out) {
-    Instance& s = self(instance);
-    return guard(s.host, [&] { write_sized_out(out, s.impl.layout(), "layout"); });
-  }
+struct RouterAdapter : InstanceSlots<Impl> {
+  using Base = InstanceSlots<Impl>;
 
   static frugal_error* route(void* instance, const frugal_route_args* args) {
-    Instance& s = self(instance);
-    return guard(s.host, [&] {
-      s.impl.route(read_sized_args(args, offsetof(frugal_route_args, plan) + sizeof(void*), "route: args"));
+    return Base::call(instance, [&](Impl& impl) {
+      impl.route(read_sized_args(args, offsetof(frugal_route_args, plan) + sizeof(void*), "route: args"));
     });
   }
 
   static frugal_error* permute(void* instance, const frugal_route_move_args* args) {
-    Instance& s = self(instance);
-    return guard(s.host, [&] { s.impl.permute(read_move(args, "permute: args")); });
+    return Base::call(instance, [&](Impl& impl) { impl.permute(read_move(args, "permute: args")); });
   }
 
   static frugal_error* combine(void* instance, const frugal_route_move_args* args) {
-    Instance& s = self(instance);
-    return guard(s.host, [&] { s.impl.combine(read_move(args, "combine: args")); });
+    return Base::call(instance, [&](Impl& impl) { impl.combine(read_move(args, "combine: args")); });
   }
 
   static frugal_error* update(void* instance, const frugal_router_update_args* args) {
-    Instance& s = self(instance);
-    return guard(s.host, [&] {
-      s.impl.update(read_sized_args(args, offsetof(frugal_router_update_args, expert_load) + sizeof(void*),
-                                    "update: args"));
+    return Base::call(instance, [&](Impl& impl) {
+      impl.update(read_sized_args(args, offsetof(frugal_router_update_args, expert_load) + sizeof(void*),
+                                  "update: args"));
     });
-  }
-
-  static frugal_error* export_state(void* instance, void* buffer, size_t capacity, size_t* size) {
-    Instance& s = self(instance);
-    return guard(s.host, [&] { export_state_into(s.impl, buffer, capacity, size); });
-  }
-
-  static frugal_error* import_state(void* instance, const void* data, size_t size) {
-    Instance& s = self(instance);
-    return guard(s.host, [&] { import_state_from(s.impl, data, size); });
   }
 
   static frugal_route_move_args read_move(const frugal_route_move_args* args, const char* what) {
     return read_sized_args(args, offsetof(frugal_route_move_args, output) + sizeof(void*), what);
   }
 
-  static constexpr frugal_router_vtable vtable{sizeof(frugal_router_vtable), &create,  &destroy, &layout,
-                                               &route,  &permute, &combine, &update,  &export_state,
-                                               &import_state};
+  static constexpr frugal_router_vtable vtable{sizeof(frugal_router_vtable),
+                                               &Base::create,
+                                               &Base::destroy,
+                                               &Base::template layout<frugal_router_layout>,
+                                               &route,
+                                               &permute,
+                                               &combine,
+                                               &update,
+                                               &Base::export_state,
+                                               &Base::import_state};
 };
 
 template <typename Impl>
