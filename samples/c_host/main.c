@@ -10,15 +10,7 @@
 #include <stdlib.h>
 
 #include "frugal/frugal.h"
-
-/* Prints and frees an error; returns 1 when there was one. */
-static int failed(frugal_error* error, const char* what) {
-  if (error == NULL) return 0;
-  fprintf(stderr, "%s failed: [%s] %s\n", what, frugal_error_code_name(frugal_error_code(error)),
-          frugal_error_message(error));
-  frugal_error_destroy(error);
-  return 1;
-}
+#include "sample_support.h"
 
 /* The schedule the plugin promises, written out here on its own. */
 static double expected_lr(long step, double peak, double floor_lr, long warmup, long total) {

@@ -10,23 +10,11 @@
 #include <string.h>
 
 #include "frugal/frugal.h"
+#include "sample_support.h"
 
 enum { kSequences = 2000, kMaxLen = 256 };
 
-static int failed(frugal_error* error, const char* what) {
-  if (error == NULL) return 0;
-  fprintf(stderr, "%s failed: [%s] %s\n", what, frugal_error_code_name(frugal_error_code(error)),
-          frugal_error_message(error));
-  frugal_error_destroy(error);
-  return 1;
-}
-
 /* A small deterministic generator, so the sample needs nothing else. */
-static uint64_t next_random(uint64_t* state) {
-  *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-  return *state >> 33;
-}
-
 int main(void) {
   static int64_t lengths[kSequences];
   static int64_t offsets[kSequences + 1];

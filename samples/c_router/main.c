@@ -22,37 +22,9 @@
 #include <string.h>
 
 #include "frugal/frugal.h"
+#include "sample_support.h"
 
 enum { kTokens = 4096, kExperts = 64, kK = 4, kHidden = 32, kSteps = 60 };
-
-static int failed(frugal_error* error, const char* what) {
-  if (error == NULL) return 0;
-  fprintf(stderr, "%s failed: [%s] %s\n", what, frugal_error_code_name(frugal_error_code(error)),
-          frugal_error_message(error));
-  frugal_error_destroy(error);
-  return 1;
-}
-
-static uint64_t next_random(uint64_t* state) {
-  *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-  return *state >> 33;
-}
-
-/* A uniform value in [-1, 1). */
-static float uniform(uint64_t* state) { return (float)((double)next_random(state) / 2147483648.0 * 2.0 - 1.0); }
-
-/* A view of a compact host array. */
-static frugal_tensor host_tensor(void* data, int32_t dtype, int32_t ndim, const int64_t* shape) {
-  frugal_tensor t;
-  memset(&t, 0, sizeof t);
-  t.struct_size = sizeof t;
-  t.data = data;
-  t.dtype = dtype;
-  t.ndim = ndim;
-  t.device.type = FRUGAL_DEVICE_CPU;
-  t.shape = shape;
-  return t;
-}
 
 /* The plan's arrays and the views the route call writes through. */
 typedef struct Plan {
