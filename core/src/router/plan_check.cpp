@@ -1,6 +1,7 @@
 // verify_host_plan (plan_views.hpp): a router bug must surface as an error,
 // not as tokens silently dropped, duplicated or sent to the wrong expert.
 // O(T * k + R + E), small next to routing itself.
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <vector>
@@ -95,6 +96,7 @@ class PlanChecker {
     for (int64_t t = 0; t < T_; ++t) {
       expect(offsets[t] <= offsets[t + 1], "token_offsets fall from {} to {} at token {}", offsets[t],
              offsets[t + 1], t);
+      expect(offsets[t + 1] <= rows_, "token_offsets[{}] is {}; the plan kept {} rows", t + 1, offsets[t + 1], rows_);
       for (int64_t i = offsets[t]; i < offsets[t + 1]; ++i) {
         const int64_t r = token_rows[i];
         expect(r >= 0 && r < rows_, "token_rows[{}] is {}; rows are 0 to {}", i, r, rows_ - 1);
@@ -147,9 +149,15 @@ class PlanChecker {
       }
     }
     expect(kept == rows_, "{} slots are kept but the experts hold {} rows", kept, rows_);
-    for (int64_t e = 0; e < E_; ++e)
+    // A router drops only past capacity: each expert keeps min(demand, C).
+    const int64_t capacity = p_.shape.capacity;
+    for (int64_t e = 0; e < E_; ++e) {
       expect(asked[static_cast<std::size_t>(e)] == demand(e), "expert_demand[{}] is {}; {} slots chose it", e,
              demand(e), asked[static_cast<std::size_t>(e)]);
+      const int64_t room = capacity > 0 ? std::min(demand(e), capacity) : demand(e);
+      expect(count(e) == room, "expert {} kept {} of its {} assignments with capacity {}; assignments may be dropped only past capacity",
+             e, count(e), demand(e), capacity > 0 ? fmt::format("{}", capacity) : std::string("none: dropless"));
+    }
   }
 
   const PlanViews& p_;
