@@ -26,6 +26,15 @@ bool CapturingContext::logged(const std::string& needle) {
   return false;
 }
 
+std::string probe_echo(frugal_error* error) {
+  REQUIRE(error != nullptr);
+  const Outcome result = outcome(error);
+  INFO("message: " << result.message);
+  REQUIRE(result.code == FRUGAL_ERR_CANCELLED);
+  REQUIRE(result.message.find("echo:") != std::string::npos);
+  return result.message;
+}
+
 std::string plugin_path(const std::string& variant) { return std::string(FRUGAL_TEST_PLUGIN_DIR) + "/" + variant + ".so"; }
 
 std::string builtin_path(const std::string& name) { return std::string(FRUGAL_BUILTIN_PLUGIN_DIR) + "/" + name + ".so"; }

@@ -49,6 +49,10 @@ Outcome outcome(frugal_error* error);
 // contains every string of `mentions`; destroys the error.
 void expect_error(frugal_error* error, int code, std::initializer_list<const char*> mentions);
 
+// The message of a probe plugin's deliberate failure (FRUGAL_ERR_CANCELLED,
+// "echo: ..." describing the views the core handed over); REQUIREs both.
+std::string probe_echo(frugal_error* error);
+
 // True while a shared object whose path ends with `file_name` is mapped into this process.
 bool is_mapped(const std::string& file_name);
 
