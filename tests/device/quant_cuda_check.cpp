@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "device_check.hpp"
 #include "formats/fp8.hpp"
 #include "formats/half.hpp"
 #include "frugal/frugal.h"
@@ -44,128 +45,7 @@ namespace {
 
 namespace fq = frugal::quant;
 
-// ---------------------------------------------------------------------------
-// Errors, buffers, views
-// ---------------------------------------------------------------------------
-
-struct Failure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// The error's code and message, or code 0 for success; the error is destroyed.
-struct Outcome {
-  int32_t code = 0;
-  std::string message;
-};
-
-Outcome outcome(frugal_error* e) {
-  Outcome o;
-  if (e != nullptr) {
-    o.code = frugal_error_code(e);
-    o.message = frugal_error_message(e);
-    frugal_error_destroy(e);
-  }
-  return o;
-}
-
-void expect_ok(frugal_error* e, const std::string& what) {
-  const Outcome o = outcome(e);
-  if (o.code != 0) throw Failure(what + ": " + o.message);
-}
-
-void cuda_ok(cudaError_t s, const char* what) {
-  if (s != cudaSuccess) throw Failure(std::string(what) + ": " + cudaGetErrorString(s));
-}
-
-class DeviceBuffer {
- public:
-  explicit DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
-    if (bytes_ != 0) cuda_ok(cudaMalloc(&p_, bytes_), "cudaMalloc");
-  }
-  ~DeviceBuffer() {
-    if (p_ != nullptr) static_cast<void>(cudaFree(p_));
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-
-  void* get() const { return p_; }
-  void upload(const void* src) const {
-    if (bytes_ != 0) cuda_ok(cudaMemcpy(p_, src, bytes_, cudaMemcpyHostToDevice), "cudaMemcpy to device");
-  }
-  std::vector<std::uint8_t> download() const {
-    std::vector<std::uint8_t> out(bytes_);
-    if (bytes_ != 0) cuda_ok(cudaMemcpy(out.data(), p_, bytes_, cudaMemcpyDeviceToHost), "cudaMemcpy to host");
-    return out;
-  }
-
- private:
-  void* p_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-
-// The same bytes on the host (the CPU call's tensor) and on the device (the CUDA call's).
-struct Twin {
-  std::vector<std::uint8_t> host;
-  DeviceBuffer dev;
-
-  explicit Twin(std::vector<std::uint8_t> content) : host(std::move(content)), dev(host.size()) {
-    dev.upload(host.data());
-  }
-  Twin(std::size_t bytes, std::uint8_t fill) : Twin(std::vector<std::uint8_t>(bytes, fill)) {}
-
-  void* side(bool gpu) { return gpu ? dev.get() : static_cast<void*>(host.data()); }
-  void set(const std::vector<std::uint8_t>& content) {
-    host = content;
-    dev.upload(host.data());
-  }
-};
-
-// First differing byte of the two sides, or "" when equal.
-std::string compare(const Twin& t, const char* what) {
-  const std::vector<std::uint8_t> back = t.dev.download();
-  for (std::size_t i = 0; i < back.size(); ++i) {
-    if (back[i] != t.host[i]) {
-      char line[160];
-      std::size_t count = 0;
-      for (std::size_t j = i; j < back.size(); ++j) count += back[j] != t.host[j];
-      std::snprintf(line, sizeof line, "%s differs at byte %zu: cpu 0x%02x, cuda 0x%02x (%zu bytes differ)", what, i,
-                    t.host[i], back[i], count);
-      return line;
-    }
-  }
-  return {};
-}
-
-// Element sizes and names from libfrugal's own dtype table.
-std::size_t dtype_bytes(int32_t dtype) { return static_cast<std::size_t>(frugal_dtype_bits(dtype)) / 8; }
-const char* dtype_label(int32_t dtype) { return frugal_dtype_name(dtype); }
-
-// A 2-D tensor view. Not movable: t points at shape and strides inside.
-struct View {
-  frugal_tensor t{};
-  int64_t shape[2]{};
-  int64_t strides[2]{};
-
-  View() = default;
-  View(const View&) = delete;
-  View& operator=(const View&) = delete;
-
-  frugal_tensor* set(void* data, int32_t dtype, frugal_device device, int64_t rows, int64_t cols, int64_t stride) {
-    t = frugal_tensor{};
-    t.struct_size = sizeof(t);
-    t.data = data;
-    t.dtype = dtype;
-    t.ndim = 2;
-    t.device = device;
-    shape[0] = rows;
-    shape[1] = cols;
-    strides[0] = stride;
-    strides[1] = 1;
-    t.shape = shape;
-    t.strides = strides;
-    return &t;
-  }
-};
+using namespace frugal::device_check;
 
 // A quant meta with its scale tensors (any of them may be absent).
 struct Meta {
@@ -185,33 +65,6 @@ struct Meta {
     return &m;
   }
 };
-
-// ---------------------------------------------------------------------------
-// Random data
-// ---------------------------------------------------------------------------
-
-// splitmix64: a well-spread stream from any seed.
-constexpr std::uint64_t mix(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-struct Rng {
-  std::uint64_t state = 0;
-  explicit Rng(std::uint64_t seed) : state(seed) {}
-  std::uint64_t next() { return mix(state++); }
-};
-
-// Uniform in [0, 1) and a cheap near-normal sample (Irwin-Hall of four
-// 16-bit uniforms, unit variance) from one 64-bit hash.
-double unit(std::uint64_t h) { return static_cast<double>(h >> 11) * 0x1p-53; }
-double near_normal(std::uint64_t h) {
-  double s = 0.0;
-  for (int i = 0; i < 4; ++i) s += static_cast<double>((h >> (16 * i)) & 0xFFFFu) * 0x1p-16;
-  return (s - 2.0) * 1.7320508075688772;  // sqrt(12 / 4)
-}
 
 constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -472,21 +325,6 @@ std::string quantize_case(Context& cx, const RecipeSpec& spec, const char* forma
   return compare(deq, "dequantized");
 }
 
-struct Group {
-  int cases = 0;
-  int failed = 0;
-  std::string first;
-};
-
-bool report(const std::string& name, const Group& g) {
-  if (g.failed == 0) {
-    std::printf("PASS  %-58s %d cases\n", name.c_str(), g.cases);
-  } else {
-    std::printf("FAIL  %-58s %d of %d cases; first: %s\n", name.c_str(), g.failed, g.cases, g.first.c_str());
-  }
-  std::fflush(stdout);
-  return g.failed == 0;
-}
 
 bool check_quantize(Context& cx, bool quick) {
   std::vector<Shape> shapes = {
@@ -766,45 +604,16 @@ bool check_gemm(Context& cx, bool quick) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
-  std::uint64_t seed = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) {
-      quick = true;
-    } else if (std::strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
-      seed = std::strtoull(argv[++i], nullptr, 10);
-    } else {
-      std::fprintf(stderr, "usage: %s [--quick] [--seed N]\n", argv[0]);
-      return 2;
-    }
-  }
-  int devices = 0;
-  if (frugal_cuda_device_count() < 1 || cudaGetDeviceCount(&devices) != cudaSuccess || devices < 1) {
-    std::printf("SKIP: no CUDA device\n");
-    return 0;
-  }
-  std::printf("quant_cuda_check seed=%llu%s\n", static_cast<unsigned long long>(seed), quick ? " (quick)" : "");
-  bool ok = true;
-  try {
-    Context cx;
-    cx.rng = Rng(seed);
-    cuda_ok(cudaGetDevice(&cx.device), "cudaGetDevice");
-    cuda_ok(cudaStreamCreateWithFlags(&cx.stream, cudaStreamNonBlocking), "cudaStreamCreate");
-    expect_ok(frugal_context_create(&cx.ctx), "frugal_context_create");
-    std::unique_ptr<frugal_context, void (*)(frugal_context*)> ctx_guard(cx.ctx, frugal_context_destroy);
-    expect_ok(frugal_context_discover_plugins(cx.ctx, 0, nullptr), "frugal_context_discover_plugins");
+  return run_check("quant_cuda_check", argc, argv, [](const Session& s) {
+    Context cx{s.ctx, s.device, s.stream, Rng(s.seed)};
+    bool ok = true;
     const auto t0 = std::chrono::steady_clock::now();
-    ok = check_quantize(cx, quick) && ok;
+    ok = check_quantize(cx, s.quick) && ok;
     const auto t1 = std::chrono::steady_clock::now();
-    ok = check_gemm(cx, quick) && ok;
+    ok = check_gemm(cx, s.quick) && ok;
     const auto t2 = std::chrono::steady_clock::now();
     std::printf("quant_cuda_check: quantize %.1f s, gemm %.1f s\n", std::chrono::duration<double>(t1 - t0).count(),
                 std::chrono::duration<double>(t2 - t1).count());
-    static_cast<void>(cudaStreamDestroy(cx.stream));
-  } catch (const std::exception& e) {
-    std::printf("FAIL  quant_cuda_check setup: %s\n", e.what());
-    ok = false;
-  }
-  std::printf("quant_cuda_check: %s (seed=%llu)\n", ok ? "PASS" : "FAIL", static_cast<unsigned long long>(seed));
-  return ok ? 0 : 1;
+    return ok;
+  });
 }

@@ -16,8 +16,17 @@
 #     cast+amax and cast+transpose+amax against a device-to-device copy
 #     (target >= 85 %), FP8 against bf16 GEMM at 8192^3 (target >= 1.5x);
 #     a missed target is SLOW and fails the run like a FAIL; log in
-#     build-device/quant_gpu_bench.log.
-# The router's kernels join this script when its issue adds CUDA code.
+#     build-device/quant_gpu_bench.log;
+#   - router_moe's CUDA path (tests/device/router_cuda_check.cpp): every
+#     router x logit dtype x drop policy, from one token to 65536 x 256 x 8,
+#     deepseek_v3 with a bias (update, import_state): every plan tensor byte
+#     for byte against the CPU path through the C API, then permute and
+#     combine (fp32, bf16, padded rows) likewise; under a minute; log in
+#     build-device/router_cuda_check.log;
+#   - router_moe's speed (bench/router/router_gpu_bench.cu) at T = 64K,
+#     E = 256, k = 8, H = 7168 bf16: permute and combine against a
+#     device-to-device copy (target >= 60 %, else SLOW), the route times
+#     as detail; log in build-device/router_gpu_bench.log.
 set -u
 cd "$(dirname "$0")/../.."
 dir=build-device
@@ -26,6 +35,24 @@ status=0
 row() { rows="$rows$(printf '%-44s %-6s %s' "$1" "$2" "$3")\n"; [ "$2" = PASS ] || status=1; }
 # at_least VALUE MIN: PASS when the number VALUE >= MIN, else SLOW.
 at_least() { awk -v v="$1" -v m="$2" 'BEGIN { exit !(v != "" && v + 0 >= m + 0) }' && echo PASS || echo SLOW; }
+# byte_check LABEL PROGRAM: runs a CUDA-vs-CPU check (PASS / FAIL lines per
+# group, the seed in its output) into $dir/PROGRAM.log; one row.
+byte_check() {
+  log="$dir/$2.log"
+  if "$dir/bin/$2" >"$log" 2>&1; then
+    row "$1" PASS "$(grep -c '^PASS' "$log") groups, $(grep -o 'seed=[0-9]*' "$log" | head -1)"
+  else
+    row "$1" FAIL "$(grep -c '^FAIL' "$log") groups failed, $(grep -o 'seed=[0-9]*' "$log" | head -1); see $log"
+  fi
+}
+# copy_share LOG LINE_START LABEL MIN: a row from the benchmark line that
+# starts with LINE_START ("... N GB/s ... P% of copy"): PASS when P >= MIN.
+copy_share() {
+  line=$(grep "^$2" "$1")
+  pct=$(printf '%s' "$line" | sed -n 's/.* \([0-9.]*\)% of copy.*/\1/p')
+  gbps=$(printf '%s' "$line" | sed -n 's/.* \([0-9.]*\) GB\/s.*/\1/p')
+  row "$3" "$(at_least "$pct" "$4")" "$pct% ($gbps GB/s)"
+}
 
 if cmake -S . -B "$dir" -DFRUGAL_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DFRUGAL_WERROR=ON >/dev/null &&
    cmake --build "$dir" -j"$(nproc)" >/dev/null; then
@@ -59,28 +86,32 @@ for size in 268435456 1073741824; do
 done
 rm -rf "$scratch"
 
-qlog="$dir/quant_cuda_check.log"
-if "$dir/bin/quant_cuda_check" >"$qlog" 2>&1; then
-  row "quant CUDA == CPU bytes, FP8 GEMM vs fp64" PASS \
-    "$(grep -c '^PASS' "$qlog") groups, $(grep -o 'seed=[0-9]*' "$qlog" | head -1)"
-else
-  row "quant CUDA == CPU bytes, FP8 GEMM vs fp64" FAIL \
-    "$(grep -c '^FAIL' "$qlog") groups failed, $(grep -o 'seed=[0-9]*' "$qlog" | head -1); see $qlog"
-fi
+byte_check "quant CUDA == CPU bytes, FP8 GEMM vs fp64" quant_cuda_check
 
 blog="$dir/quant_gpu_bench.log"
 if "$dir/bin/quant_gpu_bench" >"$blog" 2>&1; then
   for what in "cast+amax fp32" "cast+amax bf16" "cast+transpose+amax fp32" "cast+transpose+amax bf16"; do
-    line=$(grep "^delayed $what->" "$blog")
-    pct=$(printf '%s' "$line" | sed -n 's/.* \([0-9.]*\)% of copy.*/\1/p')
-    gbps=$(printf '%s' "$line" | sed -n 's/.* \([0-9.]*\) GB\/s.*/\1/p')
-    row "fp8 $what >= 85% of copy" "$(at_least "$pct" 85)" "$pct% ($gbps GB/s)"
+    copy_share "$blog" "delayed $what->" "fp8 $what >= 85% of copy" 85
   done
   speedup=$(sed -n 's/^fp8\/bf16 gemm speedup: \([0-9.]*\)x.*/\1/p' "$blog")
   row "fp8 gemm >= 1.5x bf16 (8192^3)" "$(at_least "$speedup" 1.5)" \
     "$(sed -n 's/^fp8\/bf16 gemm speedup: //p' "$blog")"
 else
   row "quant_gpu_bench" FAIL "see $blog"
+fi
+
+byte_check "router CUDA == CPU bytes (plans, moves)" router_cuda_check
+
+rblog="$dir/router_gpu_bench.log"
+if "$dir/bin/router_gpu_bench" >"$rblog" 2>&1; then
+  for what in permute combine; do
+    copy_share "$rblog" "$what bf16" "router $what bf16 >= 60% of copy" 60
+  done
+  route_us() { sed -n "s/^route $1 .* \([0-9.]*\) us$/\1/p" "$rblog"; }
+  row "router route T=64K E=256 k=8 (time)" PASS \
+    "deepseek_v3 $(route_us deepseek_v3) us, topk_softmax $(route_us 'topk_softmax aux+z') us"
+else
+  row "router_gpu_bench" FAIL "see $rblog"
 fi
 
 printf '%-44s %-6s %s\n' check result detail

@@ -8,6 +8,7 @@
 
 #include "algorithms/losses.hpp"
 #include "algorithms/parallel.hpp"
+#include "algorithms/router_math.hpp"
 #include "algorithms/softmax.hpp"
 #include "algorithms/topk.hpp"
 
@@ -104,7 +105,7 @@ DeepSeekGateResult deepseek_v3_route(const LogitRows& logits, std::span<const fl
       } else {
         if (want_z) lse[static_cast<std::size_t>(t)] = logsumexp_row(s);
         // exp(-x) overflows to +inf for x < ~-88.7: the score is then exactly 0.
-        for (float& v : s) v = 1.0f / (1.0f + std::exp(-v));
+        for (float& v : s) v = math::sigmoid_f32(v);
       }
       float total = 0.0f;
       for (const float v : s) total += v;
