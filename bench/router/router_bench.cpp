@@ -4,6 +4,10 @@
 //   DeepSeek-V3 gate       T 4096,  E 256, k 8, 8 groups, top-4 groups, bias
 //   dispatch plan build    for each routing (dropless)
 //   permute / combine      H 4096 bf16 rows for each routing
+//   C API route            the same routings through libfrugal and the
+//                          router_moe plugin (plan copied into host tensors,
+//                          the core's host-plan check), against the
+//                          library's route + plan
 //
 // Each timing (median of --repeats runs) is printed next to a memcpy of the
 // same number of bytes timed in the same run: the ratio says how far an
@@ -27,6 +31,7 @@
 #include "algorithms/parallel.hpp"
 #include "algorithms/permute.hpp"
 #include "algorithms/topk_softmax.hpp"
+#include "api_route.hpp"
 
 namespace fr = frugal::router;
 
@@ -54,6 +59,17 @@ double median_seconds(int repeats, Fn&& fn) {
 double memcpy_seconds(std::size_t bytes, int repeats) {
   std::vector<unsigned char> src(bytes, 1), dst(bytes, 0);
   return median_seconds(repeats, [&] { std::memcpy(dst.data(), src.data(), bytes); });
+}
+
+// The C API's route next to the library's route + plan build.
+bool api_line(const char* strategy, const std::vector<uint16_t>& logits, int64_t T, int64_t E, int64_t k,
+              double library_seconds, const Config& c) {
+  const double t = frugal::bench::api_route_seconds(strategy, logits, T, E, k, c.threads, c.repeats);
+  if (t < 0.0) return false;
+  std::printf("  %-34s %9.3f ms  %10.3g tokens/s   library route + plan: %8.3f ms  ratio %6.2f\n",
+              "C API route (plan check included)", t * 1e3, static_cast<double>(T) / t, library_seconds * 1e3,
+              t / library_seconds);
+  return true;
 }
 
 void line(const char* what, double seconds, double items, const char* unit, std::size_t bytes, int repeats) {
@@ -121,6 +137,7 @@ bool run(const Config& c) {
     const double tb = median_seconds(c.repeats, [&] { plan = fr::build_dispatch_plan(r.routing); });
     line("dispatch plan", tb, static_cast<double>(T), "tokens", r.routing.expert.size() * 4, c.repeats);
     ok = ok && plan.rows() == T * 2 && r.aux_loss > 0.0f;
+    ok = api_line("topk_softmax", logits, T, E, 2, t + tb, c) && ok;
     ok = permute_combine(std::move(plan), hidden, c) && ok;
   }
   {
@@ -143,6 +160,7 @@ bool run(const Config& c) {
     const double tb = median_seconds(c.repeats, [&] { plan = fr::build_dispatch_plan(r); });
     line("dispatch plan", tb, static_cast<double>(T), "tokens", r.expert.size() * 4, c.repeats);
     ok = ok && plan.rows() == T * 8;
+    ok = api_line("deepseek_v3", logits, T, E, 8, t + tb, c) && ok;
     ok = permute_combine(std::move(plan), hidden, c) && ok;
   }
   return ok;
