@@ -14,9 +14,11 @@ ctest --test-dir build -j"$jobs" --output-on-failure --timeout 300
 
 if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== build + tests (ASan + UBSan) =="
-  # Also the build without CUDA: every CUDA path must be optional.
+  # Also the build without CUDA: every CUDA path must be optional. The
+  # benchmarks' smoke tests run in the plain build only: under sanitizers
+  # they would repeat the unit tests' paths at the cost of their build time.
   scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DFRUGAL_SANITIZE=address,undefined \
-    -DFRUGAL_WITH_CUDA=OFF >/dev/null
+    -DFRUGAL_WITH_CUDA=OFF -DFRUGAL_BUILD_BENCH=OFF >/dev/null
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan -j"$jobs" --output-on-failure --timeout 600
 fi
@@ -24,7 +26,8 @@ if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== build + tests (TSan) =="
   # Without CUDA too: no device here to run the kernels on, and nvcc twice
   # would double the slowest part of the build.
-  scripts/build.sh build-tsan -DCMAKE_BUILD_TYPE=Debug -DFRUGAL_SANITIZE=thread -DFRUGAL_WITH_CUDA=OFF >/dev/null
+  scripts/build.sh build-tsan -DCMAKE_BUILD_TYPE=Debug -DFRUGAL_SANITIZE=thread -DFRUGAL_WITH_CUDA=OFF \
+    -DFRUGAL_BUILD_BENCH=OFF >/dev/null
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan -j"$jobs" --output-on-failure \
     --timeout 600
 fi
