@@ -99,13 +99,13 @@ typedef struct frugal_router_layout {
 typedef struct frugal_route_plan {
   /** sizeof(frugal_route_plan) as built by the caller. */
   size_t struct_size;
-  /** [T, top_k] INT32: token choice's experts per token, best first. NULL for expert choice. */
+  /** [T, top_k] INT32: token choice's experts per token, best first. Unused (may be NULL) for expert choice. */
   const frugal_tensor* expert_ids;
-  /** [T, top_k] FLOAT32: their gate weights. NULL for expert choice. */
+  /** [T, top_k] FLOAT32: their gate weights. Unused (may be NULL) for expert choice. */
   const frugal_tensor* weights;
-  /** [T, top_k] UINT8: 1 where capacity dropped the assignment. NULL for expert choice. */
+  /** [T, top_k] UINT8: 1 where capacity dropped the assignment. Unused (may be NULL) for expert choice. */
   const frugal_tensor* dropped;
-  /** [T, top_k] INT64: the row of each slot, -1 where dropped. NULL for expert choice. */
+  /** [T, top_k] INT64: the row of each slot, -1 where dropped. Unused (may be NULL) for expert choice. */
   const frugal_tensor* slot_row;
   /** [E + 1] INT64: expert e's rows are [expert_offsets[e], expert_offsets[e + 1]); [0] = 0, [E] = N. */
   const frugal_tensor* expert_offsets;
@@ -139,7 +139,10 @@ typedef struct frugal_route_args {
   size_t struct_size;
   /** [T, E] FLOAT32, BFLOAT16 or FLOAT16, finite; never NULL. */
   const frugal_tensor* logits;
-  /** The plan to write; never NULL; the tensors named for the layout's choice are never NULL. */
+  /**
+   * The plan to write; never NULL. Every member is a checked view, except
+   * that for expert choice the core passes the token-choice members as NULL.
+   */
   const frugal_route_plan* plan;
   /** cudaStream_t for CUDA tensors (NULL: the default stream); NULL for host tensors. */
   void* stream;
