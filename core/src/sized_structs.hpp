@@ -23,6 +23,15 @@ T read_sized(const T* raw) {
   return copy;
 }
 
+// Fails with ABI_MISMATCH unless the caller's struct reaches `min_size`
+// bytes (through its last required field); `what` names it ("args").
+template <typename T>
+void require_size(const T* s, size_t min_size, const char* what) {
+  if (s->struct_size < min_size)
+    fail(FRUGAL_ERR_ABI_MISMATCH, "{}->struct_size is {}; at least {} bytes are required", what, s->struct_size,
+         min_size);
+}
+
 // Writes `full` into the caller's struct, honouring the caller's struct_size.
 template <typename Info>
 void write_sized(Info* out, const Info& full, const char* function) {

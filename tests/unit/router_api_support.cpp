@@ -102,23 +102,4 @@ std::unique_ptr<HostTensor> random_logits(int32_t dtype, int64_t tokens, int64_t
   return t;
 }
 
-std::vector<float> logits_as_fp32(const HostTensor& logits) {
-  std::vector<float> out;
-  for (int64_t r = 0; r < logits.rows(); ++r) {
-    for (int64_t e = 0; e < logits.cols(); ++e) {
-      const uint8_t* at = logits.at(r, e);
-      float v = 0.0f;
-      uint16_t bits = 0;
-      if (logits.view.dtype == FRUGAL_DTYPE_FLOAT32) {
-        std::memcpy(&v, at, 4);
-      } else {
-        std::memcpy(&bits, at, 2);
-        v = logits.view.dtype == FRUGAL_DTYPE_BFLOAT16 ? quant::bf16_to_fp32(bits) : quant::fp16_to_fp32(bits);
-      }
-      out.push_back(v);
-    }
-  }
-  return out;
-}
-
 }  // namespace frugal::test

@@ -55,8 +55,4 @@ std::unique_ptr<HostTensor> random_logits(int32_t dtype, int64_t tokens, int64_t
                                           float sigma = 2.0f, int64_t row_pad = 0,
                                           const std::vector<float>& skew = {});
 
-// The same logits as fp32 values, one row after another (the half formats
-// widened exactly), for handing to the algorithms library.
-std::vector<float> logits_as_fp32(const HostTensor& logits);
-
 }  // namespace frugal::test

@@ -31,14 +31,6 @@ void require_shape(const Matrix2D& m, const char* role, int64_t rows, int64_t co
          m.cols(), rows, cols, why);
 }
 
-// Struct sizes a caller must provide: through the last required field.
-template <typename T>
-void require_size(const T* args, std::size_t min_size, const char* what) {
-  if (args->struct_size < min_size)
-    fail(FRUGAL_ERR_ABI_MISMATCH, "{}->struct_size is {}; at least {} bytes are required", what, args->struct_size,
-         min_size);
-}
-
 // The quantize call as the plugin sees it: a local of the entry point,
 // never copied or moved, since the views point into it.
 struct QuantizeCall {

@@ -37,9 +37,7 @@ void to_plan_vector(const frugal_tensor* tensor, const char* role, int32_t dtype
 void to_plan_views(const frugal_route_plan* raw, const frugal_router_layout& layout, const PlanShape& shape,
                    const quant::Matrix2D& device_of, PlanViews& out) {
   if (raw == nullptr) fail(FRUGAL_ERR_INVALID_ARGUMENT, "plan is NULL");
-  if (raw->struct_size < sizeof(frugal_route_plan))
-    fail(FRUGAL_ERR_ABI_MISMATCH, "plan->struct_size is {}; at least {} bytes are required", raw->struct_size,
-         sizeof(frugal_route_plan));
+  require_size(raw, sizeof(frugal_route_plan), "plan");
   const frugal_route_plan p = read_sized(raw);
   const int64_t T = shape.tokens;
   const int64_t E = layout.experts;

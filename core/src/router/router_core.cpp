@@ -13,13 +13,6 @@ namespace {
 using quant::dtype_name;
 using quant::Matrix2D;
 
-template <typename T>
-void require_size(const T* args, std::size_t min_size, const char* what) {
-  if (args->struct_size < min_size)
-    fail(FRUGAL_ERR_ABI_MISMATCH, "{}->struct_size is {}; at least {} bytes are required", what, args->struct_size,
-         min_size);
-}
-
 bool is_host(const frugal_device& d) { return d.type == FRUGAL_DEVICE_CPU; }
 
 void require_rows(const Matrix2D& m, const char* role, int64_t rows, const char* why) {
@@ -140,9 +133,7 @@ void RouterCore::update(const frugal_tensor* expert_load) {
 
 frugal_route_stats RouterCore::stats(const frugal_route_plan* raw) const {
   if (raw == nullptr) fail(FRUGAL_ERR_INVALID_ARGUMENT, "plan is NULL");
-  if (raw->struct_size < sizeof(frugal_route_plan))
-    fail(FRUGAL_ERR_ABI_MISMATCH, "plan->struct_size is {}; at least {} bytes are required", raw->struct_size,
-         sizeof(frugal_route_plan));
+  require_size(raw, sizeof(frugal_route_plan), "plan");
   const frugal_route_plan p = read_sized(raw);
   // T comes from token_offsets' length; every tensor read must be host memory.
   Matrix2D host;
