@@ -5,6 +5,7 @@
 
 #include "frugal/context.h"
 #include "frugal/packer_vtable.h"
+#include "frugal/policy_vtable.h"
 #include "frugal/quantizer_vtable.h"
 #include "frugal/router_vtable.h"
 #include "frugal/schedule_vtable.h"
@@ -43,6 +44,14 @@ constexpr std::array kQuantizerSlots = {
     VtableSlot{offsetof(frugal_quantizer_vtable, import_state), "import_state"},
 };
 
+constexpr std::array kPolicySlots = {
+    VtableSlot{offsetof(frugal_policy_vtable, create), "create"},
+    VtableSlot{offsetof(frugal_policy_vtable, destroy), "destroy"},
+    VtableSlot{offsetof(frugal_policy_vtable, decide), "decide"},
+    VtableSlot{offsetof(frugal_policy_vtable, export_state), "export_state"},
+    VtableSlot{offsetof(frugal_policy_vtable, import_state), "import_state"},
+};
+
 constexpr std::array kRouterSlots = {
     VtableSlot{offsetof(frugal_router_vtable, create), "create"},
     VtableSlot{offsetof(frugal_router_vtable, destroy), "destroy"},
@@ -62,6 +71,8 @@ const std::array kSpecs = {
                      sizeof(frugal_quantizer_vtable), kQuantizerSlots},
     StrategyKindSpec{FRUGAL_KIND_ROUTER, "router", FRUGAL_ROUTER_VTABLE_MIN_SIZE, sizeof(frugal_router_vtable),
                      kRouterSlots},
+    StrategyKindSpec{FRUGAL_KIND_POLICY, "policy", FRUGAL_POLICY_VTABLE_MIN_SIZE, sizeof(frugal_policy_vtable),
+                     kPolicySlots},
     StrategyKindSpec{FRUGAL_KIND_SCHEDULE, "schedule", FRUGAL_SCHEDULE_VTABLE_MIN_SIZE, sizeof(frugal_schedule_vtable),
                      kScheduleSlots},
     StrategyKindSpec{FRUGAL_KIND_STORE, "store", FRUGAL_STORE_VTABLE_MIN_SIZE, sizeof(frugal_store_vtable),

@@ -18,6 +18,8 @@
 #include "frugal/managed_tensor.h"
 #include "frugal/context.h"
 #include "frugal/schedule.h"
+#include "frugal/telemetry.h"
+#include "frugal/scheduler.h"
 #include "frugal/store.h"
 #include "frugal/checkpoint.h"
 #include "frugal/packer.h"
