@@ -17,7 +17,18 @@ constexpr frugal_strategy_desc kLinearWarmup = schedule_strategy<LinearWarmup>(
 constexpr frugal_strategy_desc kCosine = schedule_strategy<WarmupCosine>(
     "cosine", "linear warm-up then cosine decay to min_lr (options: lr, min_lr, warmup_steps, total_steps)", kFlags);
 
-constexpr const frugal_strategy_desc* kStrategies[] = {&kConstant, &kLinearWarmup, &kCosine};
+constexpr frugal_strategy_desc kWarmRestarts = schedule_strategy<WarmRestarts>(
+    "sgdr",
+    "warm restarts: cycles of cosine or linear decay, optionally growing and decaying "
+    "(options: lr, min_lr, warmup_steps, cycle_steps, cycle_mult, restart_decay, shape)",
+    kFlags);
+constexpr frugal_strategy_desc kWsd = schedule_strategy<WarmupStableDecay>(
+    "wsd",
+    "warm-up, stable peak, decay over the last steps "
+    "(options: lr, min_lr, warmup_steps, total_steps, decay_steps | decay_fraction, decay_shape)",
+    kFlags);
+
+constexpr const frugal_strategy_desc* kStrategies[] = {&kConstant, &kLinearWarmup, &kCosine, &kWarmRestarts, &kWsd};
 
 constexpr frugal_plugin_desc kPlugin{
     sizeof(frugal_plugin_desc),
@@ -29,7 +40,7 @@ constexpr frugal_plugin_desc kPlugin{
     "MIT",
     sizeof(kStrategies) / sizeof(kStrategies[0]),
     kStrategies,
-    "Learning-rate schedules: constant, linear warm-up, warm-up + cosine decay",
+    "Learning-rate schedules: constant, linear warm-up, warm-up + cosine decay, warm restarts (SGDR), WSD",
     nullptr,
     nullptr,
 };

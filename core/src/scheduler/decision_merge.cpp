@@ -1,0 +1,99 @@
+#include "scheduler/decision_merge.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "error.hpp"
+
+namespace frugal::scheduling {
+namespace {
+
+const char* checkpoint_name(uint32_t c) { return c == FRUGAL_CHECKPOINT_FULL ? "full" : "heartbeat"; }
+
+// The proposal's own words, or the fields it set when it gave none.
+std::string explain(const Proposal& p, const char* fallback) {
+  const char* why = p.decision.reason;
+  return fmt::format("{}: {}", *p.policy, why != nullptr && why[0] != '\0' ? why : fallback);
+}
+
+}  // namespace
+
+void check_proposal(const Proposal& p) {
+  const frugal_decision& d = p.decision;
+  if (d.checkpoint > FRUGAL_CHECKPOINT_FULL)
+    fail(FRUGAL_ERR_INTERNAL, "policy '{}': proposed checkpoint action {}, not a frugal_checkpoint_action", *p.policy,
+         d.checkpoint);
+  if (d.resource > FRUGAL_RESOURCE_RESERVED)
+    fail(FRUGAL_ERR_INTERNAL, "policy '{}': proposed resource class {}, not a frugal_resource_class", *p.policy,
+         d.resource);
+  if (d.stop > FRUGAL_STOP_POLICY)
+    fail(FRUGAL_ERR_INTERNAL, "policy '{}': proposed stop reason {}, not a frugal_stop_reason", *p.policy, d.stop);
+  if (!std::isfinite(d.next_due_s) || d.next_due_s < 0)
+    fail(FRUGAL_ERR_INTERNAL, "policy '{}': proposed next_due_s {}; it must be finite and >= 0", *p.policy,
+         d.next_due_s);
+}
+
+frugal_decision merge_proposals(const frugal_telemetry& t, double lr, std::span<const Proposal> proposals,
+                                bool emergency, std::string& reason) {
+  frugal_decision out{};
+  out.struct_size = sizeof(out);
+  out.lr = lr;
+  out.resource = t.resource;
+  out.target_nodes = t.nodes;
+  const Proposal* checkpoint_by = nullptr;
+  const Proposal* resource_by = nullptr;
+  const Proposal* nodes_by = nullptr;
+  const Proposal* stop_by = nullptr;
+  for (const Proposal& p : proposals) {
+    const frugal_decision& d = p.decision;
+    if (d.checkpoint > out.checkpoint) {
+      out.checkpoint = d.checkpoint;
+      checkpoint_by = &p;
+    }
+    if (resource_by == nullptr && d.resource != FRUGAL_RESOURCE_UNSPECIFIED) {
+      resource_by = &p;
+      out.resource = d.resource;
+    }
+    if (nodes_by == nullptr && d.target_nodes != 0) {
+      nodes_by = &p;
+      out.target_nodes = d.target_nodes;
+    }
+    if (stop_by == nullptr && d.stop != FRUGAL_STOP_NONE) {
+      stop_by = &p;
+      out.stop = d.stop;
+    }
+    if (d.next_due_s > 0 && (out.next_due_s == 0 || d.next_due_s < out.next_due_s)) out.next_due_s = d.next_due_s;
+  }
+
+  // Clauses only for what asks the host to act, each policy once, in policy order.
+  std::vector<const Proposal*> acting;
+  auto add = [&](const Proposal* p) {
+    if (p != nullptr && std::find(acting.begin(), acting.end(), p) == acting.end()) acting.push_back(p);
+  };
+  add(checkpoint_by);
+  if (out.resource != t.resource) add(resource_by);
+  if (out.target_nodes != t.nodes) add(nodes_by);
+  add(stop_by);
+  std::sort(acting.begin(), acting.end());
+
+  reason.clear();
+  for (const Proposal* p : acting) {
+    if (!reason.empty()) reason += "; ";
+    const char* fallback = p == checkpoint_by ? checkpoint_name(out.checkpoint)
+                           : p == stop_by     ? "stop"
+                                              : "resources";
+    reason += explain(*p, fallback);
+  }
+  if (emergency && out.checkpoint == FRUGAL_CHECKPOINT_NONE) {
+    out.checkpoint = FRUGAL_CHECKPOINT_HEARTBEAT;
+    if (!reason.empty()) reason += "; ";
+    reason += fmt::format("scheduler: preemption notice ({} s left): emergency heartbeat", t.preemption_notice_s);
+  }
+  out.reason = reason.c_str();
+  return out;
+}
+
+}  // namespace frugal::scheduling

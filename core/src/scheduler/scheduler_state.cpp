@@ -1,0 +1,128 @@
+// The scheduler's state blob: "FRSC", the format version, the schedule and
+// policy names (a blob only restores into the same configuration), the
+// previous record, the notice flag, the ledger as of a checkpoint, each
+// policy's own blob, and an XXH3-64 of everything before it.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstring>
+
+#include "ckpt/hash.hpp"
+#include "error.hpp"
+#include "scheduler/scheduler_core.hpp"
+
+namespace frugal::scheduling {
+namespace {
+
+constexpr uint32_t kMagic = 0x43535246;  // "FRSC" little-endian
+constexpr uint32_t kFormat = 1;
+constexpr size_t kChecksumBytes = 8;
+
+std::vector<std::string> configured_names(const std::vector<PolicySlot>& policies) {
+  std::vector<std::string> names;
+  for (const PolicySlot& p : policies) names.push_back(p.name);
+  return names;
+}
+
+// Names for errors: "[checkpoint_cadence, spot_phase]".
+std::string join_names(const std::vector<std::string>& names) { return fmt::format("[{}]", fmt::join(names, ", ")); }
+
+}  // namespace
+
+void SchedulerCore::export_state(void* buffer, std::size_t capacity, std::size_t* size) {
+  require_usable("export the state");
+  ByteWriter out;
+  out.u32(kMagic);
+  out.u32(kFormat);
+  out.str(schedule_name_);
+  out.u32(static_cast<uint32_t>(policies_.size()));
+  for (const PolicySlot& p : policies_) out.str(p.name);
+  out.u8(previous_.present ? 1 : 0);
+  out.f64(previous_.wall_s);
+  out.i64(previous_.step);
+  out.i64(previous_.tokens);
+  out.u8(notice_active_ ? 1 : 0);
+  ledger_.save(out);
+  for (PolicySlot& p : policies_) {
+    const std::vector<std::byte> blob = policy_state(p);
+    out.u64(blob.size());
+    out.raw(blob);
+  }
+  std::vector<std::byte>& bytes = out.bytes();
+  out.u64(ckpt::xxh3(bytes.data(), bytes.size()));
+
+  *size = bytes.size();
+  if (buffer == nullptr) return;
+  if (capacity < bytes.size())
+    fail(FRUGAL_ERR_OUT_OF_RANGE, "the scheduler state takes {} bytes; the buffer holds {}", bytes.size(), capacity);
+  std::memcpy(buffer, bytes.data(), bytes.size());
+}
+
+void SchedulerCore::import_state(std::span<const std::byte> blob) {
+  if (blob.size() < 8 + kChecksumBytes)
+    fail(FRUGAL_ERR_DATA_CORRUPTED, "scheduler state is {} bytes, too short to be one", blob.size());
+  const auto body = blob.first(blob.size() - kChecksumBytes);
+  ByteReader tail(blob.last(kChecksumBytes));
+  ByteReader in(body);
+  if (in.u32("magic") != kMagic)
+    fail(FRUGAL_ERR_DATA_CORRUPTED, "not a scheduler state (its first bytes are not \"FRSC\")");
+  if (tail.u64("checksum") != ckpt::xxh3(body.data(), body.size()))
+    fail(FRUGAL_ERR_DATA_CORRUPTED, "scheduler state checksum mismatch (the blob is corrupted)");
+  const uint32_t format = in.u32("format");
+  if (format != kFormat)
+    fail(FRUGAL_ERR_UNSUPPORTED, "scheduler state format {} (this frugal reads format {})", format, kFormat);
+
+  const std::string schedule = in.str("schedule name");
+  const uint32_t count = in.u32("policy count");
+  if (count > in.remaining())
+    fail(FRUGAL_ERR_DATA_CORRUPTED, "scheduler state claims {} policies in {} bytes", count, in.remaining());
+  std::vector<std::string> names(count);
+  for (auto& n : names) n = in.str("policy name");
+  const std::vector<std::string> mine = configured_names(policies_);
+  if (schedule != schedule_name_)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "the state was saved with schedule '{}'; this scheduler has '{}'", schedule,
+         schedule_name_);
+  if (names != mine)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "the state was saved with policies {}; this scheduler has {}", join_names(names),
+         join_names(mine));
+
+  PreviousRecord previous;
+  previous.present = in.u8("previous record") != 0;
+  previous.wall_s = in.f64("previous wall time");
+  previous.step = in.i64("previous step");
+  previous.tokens = in.i64("previous tokens");
+  const bool notice_active = in.u8("notice flag") != 0;
+  CostLedger ledger = ledger_;
+  ledger.load(in);
+  std::vector<std::span<const std::byte>> policy_blobs;
+  for (const std::string& n : names) {
+    const uint64_t size = in.u64("policy state size");
+    if (size > in.remaining())
+      fail(FRUGAL_ERR_DATA_CORRUPTED, "scheduler state: policy '{}' claims {} bytes, {} left", n, size,
+           in.remaining());
+    policy_blobs.push_back(in.raw(size, "policy state"));
+  }
+  if (in.remaining() != 0)
+    fail(FRUGAL_ERR_DATA_CORRUPTED, "scheduler state has {} unexpected bytes before its checksum", in.remaining());
+
+  // Import every policy; if one refuses, put back the ones already changed
+  // so the scheduler stays exactly as it was (failed or not).
+  std::vector<std::vector<std::byte>> backups;
+  if (failure_.empty())
+    for (PolicySlot& p : policies_) backups.push_back(policy_state(p));
+  for (size_t i = 0; i < policies_.size(); ++i) {
+    try {
+      policies_[i].instance->import_state(policy_blobs[i].data(), policy_blobs[i].size());
+    } catch (const Error&) {
+      if (!backups.empty())
+        for (size_t j = 0; j < i; ++j) policies_[j].instance->import_state(backups[j].data(), backups[j].size());
+      throw;
+    }
+  }
+  previous_ = previous;
+  notice_active_ = notice_active;
+  ledger_ = ledger;
+  failure_.clear();
+}
+
+}  // namespace frugal::scheduling

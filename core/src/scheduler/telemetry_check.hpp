@@ -1,0 +1,33 @@
+// Telemetry records as the scheduler accepts them: read honouring the
+// caller's struct_size, then checked field by field against the previous
+// record, so policies only ever see finite values with time and progress in
+// order. Internal to libfrugal.
+#pragma once
+
+#include <cstdint>
+
+#include "frugal/telemetry.h"
+
+namespace frugal::scheduling {
+
+// What the checks need to remember of the last accepted record.
+struct PreviousRecord {
+  bool present = false;
+  double wall_s = 0.0;
+  int64_t step = 0;
+  int64_t tokens = 0;
+};
+
+// Bytes of frugal_telemetry a caller must provide (through `resource`);
+// the checkpoint and notice fields default to 0.
+inline constexpr size_t kTelemetryMinSize = offsetof(frugal_telemetry, resource) + sizeof(uint32_t);
+
+// The caller's record with fields past its struct_size zeroed; NULL or a
+// too-small struct_size is an error.
+frugal_telemetry read_telemetry(const frugal_telemetry* raw);
+
+// Throws FRUGAL_ERR_INVALID_ARGUMENT naming the field, its value and the
+// rule ("telemetry.wall_time_s went back from 3600 s to 3599 s").
+void check_telemetry(const frugal_telemetry& t, const PreviousRecord& previous);
+
+}  // namespace frugal::scheduling

@@ -1,0 +1,148 @@
+// The restart-friendly schedules of schedule_lr: warm restarts (sgdr) and
+// warmup-stable-decay (wsd), at every boundary, against values worked out
+// by hand here, plus their option validation.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "test_helpers.hpp"
+
+using namespace frugal;
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+host::ContextPtr lr_context() {
+  auto context = host::make_context();
+  host::check(frugal_context_load_plugin(context.get(), test::builtin_path("schedule_lr").c_str()));
+  return context;
+}
+
+host::OptionsPtr options_of(std::initializer_list<std::pair<const char*, const char*>> values) {
+  auto options = host::make_options();
+  for (const auto& [name, text] : values) host::check(frugal_options_set_parsed(options.get(), name, text));
+  return options;
+}
+
+double lr_at(frugal_schedule* schedule, int64_t step) {
+  double lr = 0;
+  host::check(frugal_schedule_lr(schedule, step, &lr));
+  return lr;
+}
+
+}  // namespace
+
+TEST_CASE("sgdr linear: warm-up, then cycles of 10, 20, 40 steps restarting at the peak") {
+  auto context = lr_context();
+  auto options = options_of({{"lr", "1"}, {"min_lr", "0.1"}, {"warmup_steps", "5"}, {"cycle_steps", "10"},
+                             {"cycle_mult", "2"}, {"shape", "linear"}});
+  auto s = host::make_schedule(context.get(), "sgdr", options.get());
+  CHECK(lr_at(s.get(), 0) == Approx(0.2));  // (0 + 1) / 5
+  CHECK(lr_at(s.get(), 4) == Approx(1.0));  // the last warm-up step reaches the peak
+  // Cycle 0: steps 5..14, p = (s - 5) / 10.
+  CHECK(lr_at(s.get(), 5) == 1.0);
+  CHECK(lr_at(s.get(), 10) == Approx(1.0 - 0.9 * 0.5));
+  CHECK(lr_at(s.get(), 14) == Approx(1.0 - 0.9 * 0.9));
+  // Cycle 1: steps 15..34 (20 steps): the restart is the peak again.
+  CHECK(lr_at(s.get(), 15) == 1.0);
+  CHECK(lr_at(s.get(), 34) == Approx(1.0 - 0.9 * 19.0 / 20.0));
+  // Cycle 2: steps 35..74.
+  CHECK(lr_at(s.get(), 35) == 1.0);
+  CHECK(lr_at(s.get(), 55) == Approx(1.0 - 0.9 * 0.5));
+  CHECK(lr_at(s.get(), 75) == 1.0);  // cycle 3 starts at 75
+}
+
+TEST_CASE("sgdr cosine with fixed cycles and decaying peaks never goes below min_lr") {
+  auto context = lr_context();
+  auto options = options_of(
+      {{"lr", "0.8"}, {"min_lr", "0.1"}, {"cycle_steps", "8"}, {"restart_decay", "0.5"}, {"shape", "cosine"}});
+  auto s = host::make_schedule(context.get(), "sgdr", options.get());
+  const double peaks[] = {0.8, 0.4, 0.2, 0.1, 0.1};  // 0.05 is floored at min_lr
+  for (int cycle = 0; cycle < 5; ++cycle) {
+    for (int t = 0; t < 8; ++t) {
+      const double expected = 0.1 + (peaks[cycle] - 0.1) * (1 + std::cos(kPi * t / 8.0)) / 2;
+      INFO("cycle " << cycle << " t " << t);
+      CHECK(lr_at(s.get(), cycle * 8 + t) == Approx(expected).epsilon(1e-14));
+    }
+  }
+  // Far away the walk is one division: step 8e12 is a cycle start.
+  CHECK(lr_at(s.get(), 8'000'000'000'000) == 0.1);
+}
+
+TEST_CASE("sgdr with growing cycles stays exact for steps deep into training") {
+  auto context = lr_context();
+  auto options = options_of({{"lr", "1"}, {"cycle_steps", "1"}, {"cycle_mult", "3"}, {"shape", "linear"}});
+  auto s = host::make_schedule(context.get(), "sgdr", options.get());
+  // Cycle i starts at (3^i - 1) / 2 and lasts 3^i steps.
+  int64_t start = 0, length = 1;
+  for (int i = 0; i < 30; ++i) {
+    CHECK(lr_at(s.get(), start) == 1.0);
+    CHECK(lr_at(s.get(), start + length - 1) == Approx(1.0 - double(length - 1) / double(length)).margin(1e-15));
+    start += length;
+    length *= 3;
+  }
+}
+
+TEST_CASE("wsd holds the peak, then decays over the last fifth to min_lr") {
+  auto context = lr_context();
+  const char* shape = GENERATE("linear", "cosine", "1-sqrt");
+  auto options = options_of({{"lr", "1"}, {"min_lr", "0.1"}, {"warmup_steps", "10"}, {"total_steps", "110"},
+                             {"decay_shape", shape}});
+  auto s = host::make_schedule(context.get(), "wsd", options.get());
+  INFO(shape);
+  CHECK(lr_at(s.get(), 0) == Approx(0.1));
+  CHECK(lr_at(s.get(), 9) == 1.0);
+  CHECK(lr_at(s.get(), 10) == 1.0);
+  CHECK(lr_at(s.get(), 89) == 1.0);  // decay_fraction 0.2 of 100 steps: decay starts at 90
+  CHECK(lr_at(s.get(), 90) == 1.0);  // progress 0
+  const double p = 5.0 / 20.0;       // step 95
+  const double expected = std::string(shape) == "linear" ? 1.0 - 0.9 * p
+                          : std::string(shape) == "cosine" ? 0.1 + 0.9 * (1 + std::cos(kPi * p)) / 2
+                                                           : 0.1 + 0.9 * (1 - std::sqrt(p));
+  CHECK(lr_at(s.get(), 95) == Approx(expected).epsilon(1e-14));
+  CHECK(lr_at(s.get(), 109) > 0.1);
+  CHECK(lr_at(s.get(), 109) < 0.2);
+  CHECK(lr_at(s.get(), 110) == 0.1);
+  CHECK(lr_at(s.get(), 1'000'000) == 0.1);
+}
+
+TEST_CASE("wsd with explicit decay_steps") {
+  auto context = lr_context();
+  auto options = options_of({{"lr", "2"}, {"total_steps", "100"}, {"decay_steps", "4"}});
+  auto s = host::make_schedule(context.get(), "wsd", options.get());
+  const double expected[] = {2.0, 2.0, 1.5, 1.0, 0.5, 0.0};  // steps 95..100
+  for (int i = 0; i < 6; ++i) CHECK(lr_at(s.get(), 95 + i) == Approx(expected[i]).margin(1e-15));
+}
+
+TEST_CASE("bad sgdr and wsd options are refused naming the option") {
+  auto context = lr_context();
+  struct Case {
+    const char* schedule;
+    std::vector<std::pair<const char*, const char*>> options;
+    const char* mention;
+  };
+  const std::vector<Case> cases = {
+      {"sgdr", {{"lr", "0.1"}}, "option 'cycle_steps' is required"},
+      {"sgdr", {{"cycle_steps", "0"}}, "cycle_steps"},
+      {"sgdr", {{"cycle_steps", "10"}, {"cycle_mult", "0"}}, "cycle_mult"},
+      {"sgdr", {{"cycle_steps", "10"}, {"restart_decay", "1.5"}}, "'restart_decay' must be in (0, 1]"},
+      {"sgdr", {{"cycle_steps", "10"}, {"shape", "step"}}, "shape"},
+      {"wsd", {{"lr", "0.1"}}, "option 'total_steps' is required"},
+      {"wsd", {{"total_steps", "10"}, {"decay_steps", "4"}, {"decay_fraction", "0.5"}}, "'decay_fraction' does not apply"},
+      {"wsd", {{"total_steps", "10"}, {"warmup_steps", "4"}, {"decay_steps", "7"}}, "decay_steps"},
+      {"wsd", {{"total_steps", "10"}, {"decay_fraction", "0"}}, "'decay_fraction' must be in (0, 1]"},
+      {"wsd", {{"total_steps", "10"}, {"decay_shape", "exp"}}, "decay_shape"},
+  };
+  for (const auto& c : cases) {
+    auto options = host::make_options();
+    for (const auto& [name, text] : c.options) host::check(frugal_options_set_parsed(options.get(), name, text));
+    frugal_schedule* schedule = nullptr;
+    const auto result = test::outcome(frugal_schedule_create(context.get(), c.schedule, options.get(), &schedule));
+    INFO(c.schedule << ": " << result.message);
+    CHECK(result.code == FRUGAL_ERR_INVALID_ARGUMENT);
+    CHECK(result.message.find(c.mention) != std::string::npos);
+    CHECK(schedule == nullptr);
+  }
+}
