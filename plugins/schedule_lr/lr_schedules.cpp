@@ -35,6 +35,17 @@ double read_min_lr(const sdk::Options& options, double lr) {
   return min_lr;
 }
 
+// The required total_steps, after the warm-up.
+int64_t read_total_steps(const sdk::Options& options, int64_t warmup_steps) {
+  options.require("total_steps");
+  const int64_t total = options.get_int("total_steps", 0);
+  if (total <= warmup_steps)
+    throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "option 'total_steps' (" + std::to_string(total) +
+                                                       ") must be greater than 'warmup_steps' (" +
+                                                       std::to_string(warmup_steps) + ")");
+  return total;
+}
+
 double decay(DecayShape shape, double peak, double floor, double progress) {
   switch (shape) {
     case DecayShape::linear:
@@ -85,12 +96,7 @@ WarmupCosine::WarmupCosine(const sdk::Options& options) {
   lr_ = read_lr(options);
   min_lr_ = read_min_lr(options, lr_);
   warmup_steps_ = read_warmup(options);
-  options.require("total_steps");
-  total_steps_ = options.get_int("total_steps", 0);
-  if (total_steps_ <= warmup_steps_)
-    throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "option 'total_steps' (" + std::to_string(total_steps_) +
-                                                       ") must be greater than 'warmup_steps' (" +
-                                                       std::to_string(warmup_steps_) + ")");
+  total_steps_ = read_total_steps(options, warmup_steps_);
 }
 
 double WarmupCosine::lr(int64_t step) const {
@@ -146,12 +152,7 @@ WarmupStableDecay::WarmupStableDecay(const sdk::Options& options) {
   lr_ = read_lr(options);
   min_lr_ = read_min_lr(options, lr_);
   warmup_steps_ = read_warmup(options);
-  options.require("total_steps");
-  total_steps_ = options.get_int("total_steps", 0);
-  if (total_steps_ <= warmup_steps_)
-    throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "option 'total_steps' (" + std::to_string(total_steps_) +
-                                                       ") must be greater than 'warmup_steps' (" +
-                                                       std::to_string(warmup_steps_) + ")");
+  total_steps_ = read_total_steps(options, warmup_steps_);
   const int64_t after_warmup = total_steps_ - warmup_steps_;
   int64_t decay_steps = 0;
   if (options.has("decay_steps")) {

@@ -7,6 +7,7 @@
 #include "frugal/plugin.h"
 #include "frugal/schedule_vtable.h"
 #include "frugal/packer_vtable.h"
+#include "frugal/policy_vtable.h"
 #include "frugal/quantizer_vtable.h"
 #include "frugal/router_vtable.h"
 #include "frugal/store_vtable.h"

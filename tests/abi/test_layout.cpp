@@ -11,6 +11,7 @@
 #include "frugal/plugin.h"
 #include "frugal/schedule_vtable.h"
 #include "frugal/packer_vtable.h"
+#include "frugal/policy_vtable.h"
 #include "frugal/quantizer_vtable.h"
 #include "frugal/router_vtable.h"
 #include "frugal/store_vtable.h"
@@ -64,7 +65,9 @@ TEST_CASE("the pinned LP64 layout") {
       {"frugal_dequantize_args.", 32}, {"frugal_quant_gemm_args.", 48}, {"frugal_quantizer_vtable.", 72},
       {"frugal_loss_scaler_state.", 32}, {"frugal_router_layout.", 40}, {"frugal_route_plan.", 104},
       {"frugal_route_args.", 32}, {"frugal_route_move_args.", 40}, {"frugal_router_update_args.", 16},
-      {"frugal_router_vtable.", 80}, {"frugal_route_shape.", 32}, {"frugal_route_stats.", 72}};
+      {"frugal_router_vtable.", 80}, {"frugal_route_shape.", 32}, {"frugal_route_stats.", 72},
+      {"frugal_telemetry.", 88},    {"frugal_decision.", 48},       {"frugal_policy_vtable.", 48},
+      {"frugal_scheduler_config.", 56}, {"frugal_cost_ledger.", 144}};
   for (const auto& [name, size] : sizes) {
     INFO(name);
     CHECK(layout.at(name) == size);
@@ -79,7 +82,8 @@ TEST_CASE("the pinned LP64 layout") {
                            "frugal_quant_gemm_args", "frugal_quantizer_vtable", "frugal_loss_scaler_state",
                            "frugal_router_layout", "frugal_route_plan", "frugal_route_args",
                            "frugal_route_move_args", "frugal_router_update_args", "frugal_router_vtable",
-                           "frugal_route_shape", "frugal_route_stats"}) {
+                           "frugal_route_shape", "frugal_route_stats", "frugal_telemetry", "frugal_decision",
+                           "frugal_policy_vtable", "frugal_scheduler_config", "frugal_cost_ledger"}) {
     INFO(type);
     CHECK(layout.at(std::string(type) + ".struct_size") == 0);
   }

@@ -6,25 +6,15 @@
 #include <cmath>
 #include <vector>
 
-#include "test_helpers.hpp"
+#include "schedule_test_support.hpp"
 
 using namespace frugal;
+using frugal::test::lr_context;
+using frugal::test::options_of;
 
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
-
-host::ContextPtr lr_context() {
-  auto context = host::make_context();
-  host::check(frugal_context_load_plugin(context.get(), test::builtin_path("schedule_lr").c_str()));
-  return context;
-}
-
-host::OptionsPtr options_of(std::initializer_list<std::pair<const char*, const char*>> values) {
-  auto options = host::make_options();
-  for (const auto& [name, text] : values) host::check(frugal_options_set_parsed(options.get(), name, text));
-  return options;
-}
 
 double lr_at(frugal_schedule* schedule, int64_t step) {
   double lr = 0;

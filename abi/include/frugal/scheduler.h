@@ -27,8 +27,10 @@
  *
  * Checkpoints. Export the scheduler's state while writing a checkpoint and
  * import it when resuming from that checkpoint: the moment of the export
- * counts as a checkpoint (the work before it is kept), and the restored
- * scheduler answers every later record exactly as the exporting one would.
+ * counts as a checkpoint for the ledger (the work before it is kept), in
+ * the exporting scheduler and in any that imports the blob, and the
+ * restored scheduler answers every later record exactly as the exporting
+ * one would.
  *
  * Thread safety: one scheduler is used by one thread at a time (the core
  * does not lock). Distinct schedulers are independent.
@@ -158,7 +160,9 @@ FRUGAL_API frugal_error* frugal_scheduler_ledger(const frugal_scheduler* schedul
 
 /**
  * Serialises the scheduler (its own counters, the ledger and every
- * policy's state) into a versioned, checksummed blob.
+ * policy's state) into a versioned, checksummed blob. A successful export
+ * into a buffer counts as a checkpoint for the ledger (the size query does
+ * not).
  *   buffer:   capacity bytes, or NULL to query the size.
  *   size:     // out, not NULL; the blob's size. When capacity is too small,
  *             *size is set and FRUGAL_ERR_OUT_OF_RANGE returned.

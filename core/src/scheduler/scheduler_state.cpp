@@ -56,6 +56,9 @@ void SchedulerCore::export_state(void* buffer, std::size_t capacity, std::size_t
   if (capacity < bytes.size())
     fail(FRUGAL_ERR_OUT_OF_RANGE, "the scheduler state takes {} bytes; the buffer holds {}", bytes.size(), capacity);
   std::memcpy(buffer, bytes.data(), bytes.size());
+  // The export is a checkpoint here too, so this scheduler and one that
+  // imports the blob hold the same ledger, bit for bit.
+  ledger_.commit();
 }
 
 void SchedulerCore::import_state(std::span<const std::byte> blob) {

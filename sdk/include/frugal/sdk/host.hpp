@@ -58,6 +58,9 @@ struct PackStreamDeleter {
 struct QuantizerDeleter {
   void operator()(frugal_quantizer* q) const noexcept { frugal_quantizer_destroy(q); }
 };
+struct SchedulerDeleter {
+  void operator()(frugal_scheduler* s) const noexcept { frugal_scheduler_destroy(s); }
+};
 struct RouterDeleter {
   void operator()(frugal_router* r) const noexcept { frugal_router_destroy(r); }
 };
@@ -76,6 +79,7 @@ using PackStreamPtr = std::unique_ptr<frugal_pack_stream, PackStreamDeleter>;
 using QuantizerPtr = std::unique_ptr<frugal_quantizer, QuantizerDeleter>;
 using LossScalerPtr = std::unique_ptr<frugal_loss_scaler, LossScalerDeleter>;
 using RouterPtr = std::unique_ptr<frugal_router, RouterDeleter>;
+using SchedulerPtr = std::unique_ptr<frugal_scheduler, SchedulerDeleter>;
 
 inline ContextPtr make_context() {
   frugal_context* context = nullptr;
@@ -105,6 +109,12 @@ inline QuantizerPtr make_quantizer(frugal_context* context, const char* name, co
   frugal_quantizer* quantizer = nullptr;
   check(frugal_quantizer_create(context, name, options, &quantizer));
   return QuantizerPtr(quantizer);
+}
+
+inline SchedulerPtr make_scheduler(frugal_context* context, const frugal_scheduler_config& config) {
+  frugal_scheduler* scheduler = nullptr;
+  check(frugal_scheduler_create(context, &config, &scheduler));
+  return SchedulerPtr(scheduler);
 }
 
 inline RouterPtr make_router(frugal_context* context, const char* name, const frugal_options* options) {

@@ -1,0 +1,177 @@
+// The scheduler's state blob: a restored scheduler answers exactly like the
+// one that exported (including the LR mid-cycle after a restart), the
+// export counts as a checkpoint, and a damaged or mismatched blob is refused
+// without changing anything.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+#include "scheduler_harness.hpp"
+
+using namespace frugal;
+using frugal::test::record;
+using frugal::test::SchedulerHarness;
+using frugal::test::SchedulerSpec;
+
+namespace {
+
+SchedulerSpec restartable() {
+  return SchedulerSpec{"sgdr",
+                       {{"lr", "0.01"}, {"min_lr", "0.001"}, {"cycle_steps", "100"}, {"cycle_mult", "2"},
+                        {"shape", "linear"}},
+                       {{"probe_policy", {{"checkpoint_every", "3"}, {"due_in_s", "900"}}},
+                        {"probe_policy", {{"nodes", "2"}, {"resource", "2"}, {"reason", "second"}}}},
+                       4};
+}
+
+frugal_telemetry nth(int i) {
+  frugal_telemetry t = record(600.0 * (i + 1), 10 * i, 3.0 / (1 + 0.01 * i));
+  if (i % 4 == 3) t.flags = FRUGAL_TELEMETRY_EVAL_LOSS, t.eval_loss = t.loss + 0.1;
+  return t;
+}
+
+struct Seen {
+  frugal_decision d;
+  std::string reason;
+};
+
+Seen step(SchedulerHarness& s, const frugal_telemetry& t) {
+  Seen seen{s.step(t), s.reason()};
+  seen.d.reason = nullptr;
+  return seen;
+}
+
+void check_same(const Seen& a, const Seen& b) {
+  CHECK(a.d.lr == b.d.lr);
+  CHECK(a.d.checkpoint == b.d.checkpoint);
+  CHECK(a.d.resource == b.d.resource);
+  CHECK(a.d.target_nodes == b.d.target_nodes);
+  CHECK(a.d.stop == b.d.stop);
+  CHECK(a.d.next_due_s == b.d.next_due_s);
+  CHECK(a.reason == b.reason);
+}
+
+void check_same(const frugal_cost_ledger& a, const frugal_cost_ledger& b) {
+  CHECK(std::memcmp(&a, &b, sizeof(a)) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("an imported scheduler answers every later record exactly like the exporting one") {
+  SchedulerHarness original(restartable());
+  SchedulerHarness restored(restartable());
+  for (int i = 0; i < 25; ++i) step(original, nth(i));
+  REQUIRE(restored.import_state(original.export_state()).code == 0);
+  check_same(original.ledger(), restored.ledger());
+  for (int i = 25; i < 60; ++i) {
+    INFO("record " << i);
+    check_same(step(original, nth(i)), step(restored, nth(i)));
+  }
+  check_same(original.ledger(), restored.ledger());
+  CHECK(original.export_state() == restored.export_state());
+}
+
+TEST_CASE("resuming from a checkpoint mid-cycle gives the uninterrupted LR and books only the downtime") {
+  SchedulerHarness uninterrupted(restartable());
+  std::vector<double> lr_at_step(400);
+  for (int s = 0; s < 400; ++s) {
+    frugal_telemetry t = record(10.0 * (s + 1), s, 2.0);
+    lr_at_step[size_t(s)] = uninterrupted.step(t).lr;
+  }
+  SchedulerHarness job(restartable());
+  for (int s = 0; s <= 150; ++s) job.step(record(10.0 * (s + 1), s, 2.0));
+  const std::vector<std::byte> checkpoint = job.export_state();  // at step 150: mid cycle 1 (steps 100..299)
+  for (int s = 151; s < 180; ++s) job.step(record(10.0 * (s + 1), s, 2.0));  // then preempted
+
+  SchedulerHarness resumed(restartable());
+  REQUIRE(resumed.import_state(checkpoint).code == 0);
+  frugal_telemetry first = record(5000, 151, 2.0);  // 3490 s after the checkpoint's last record
+  first.flags = FRUGAL_TELEMETRY_RESTARTED;
+  CHECK(resumed.step(first).lr == lr_at_step[size_t{151}]);
+  CHECK(lr_at_step[size_t{151}] == Approx(0.01 - 0.009 * 51.0 / 200.0));
+  for (int s = 152; s < 400; ++s) {
+    INFO("step " << s);
+    REQUIRE(resumed.step(record(5000 + 10.0 * (s - 151), s, 2.0)).lr == lr_at_step[size_t(s)]);
+  }
+  // The export was a checkpoint: the restart lost only the gap after it.
+  const frugal_cost_ledger l = resumed.ledger();
+  CHECK(l.lost_s == Approx(5000 - 1510));
+  CHECK(l.restarts == 1);
+}
+
+TEST_CASE("the size query, a short buffer, and a damaged or foreign blob") {
+  SchedulerHarness s(restartable());
+  for (int i = 0; i < 10; ++i) step(s, nth(i));
+  const std::vector<std::byte> good = s.export_state();
+
+  size_t size = 0;
+  std::vector<std::byte> small(good.size() - 1);
+  const test::Outcome short_buffer =
+      test::outcome(frugal_scheduler_export_state(s.get(), small.data(), small.size(), &size));
+  CHECK(short_buffer.code == FRUGAL_ERR_OUT_OF_RANGE);
+  CHECK(size == good.size());
+
+  SchedulerHarness twin(restartable());
+  for (int i = 0; i < 10; ++i) step(twin, nth(i));
+  // Every single flipped byte is caught, by the magic or the checksum.
+  for (size_t at = 0; at < good.size(); ++at) {
+    std::vector<std::byte> bad = good;
+    bad[at] ^= std::byte{0x20};
+    const test::Outcome r = s.import_state(bad);
+    INFO("byte " << at << ": " << r.message);
+    REQUIRE(r.code == FRUGAL_ERR_DATA_CORRUPTED);
+  }
+  for (size_t keep : {size_t{0}, size_t{7}, size_t{16}, good.size() - 1}) {
+    const test::Outcome r = test::outcome(frugal_scheduler_import_state(s.get(), good.data(), keep));
+    INFO("kept " << keep << ": " << r.message);
+    CHECK(r.code == FRUGAL_ERR_DATA_CORRUPTED);
+  }
+  // A scheduler configured otherwise refuses the blob, naming both lists.
+  SchedulerSpec other = restartable();
+  other.policies.pop_back();
+  SchedulerHarness different(other);
+  const test::Outcome mismatch = different.import_state(good);
+  CHECK(mismatch.code == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK(mismatch.message.find("saved with policies [probe_policy, probe_policy]; this scheduler has "
+                              "[probe_policy]") != std::string::npos);
+  SchedulerSpec no_schedule = restartable();
+  no_schedule.schedule.clear();
+  SchedulerHarness unscheduled(no_schedule);
+  CHECK(unscheduled.import_state(good).message.find("saved with schedule 'sgdr'; this scheduler has ''") !=
+        std::string::npos);
+
+  // None of that changed anything.
+  for (int i = 10; i < 20; ++i) check_same(step(s, nth(i)), step(twin, nth(i)));
+}
+
+TEST_CASE("a policy refusing its state rolls the others back") {
+  SchedulerSpec spec{"", {}, {{"probe_policy", {}}, {"probe_policy", {{"refuse_import", "true"}}}}};
+  SchedulerHarness source(spec);
+  for (int i = 0; i < 7; ++i) step(source, nth(i));
+  SchedulerHarness target(spec);
+  step(target, nth(0));
+  const test::Outcome r = target.import_state(source.export_state());
+  CHECK(r.code == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK(r.message == "policy 'probe_policy': scripted import refusal");
+  // The first probe is back at one record seen, not seven.
+  SchedulerSpec with_checkpoints{"", {}, {{"probe_policy", {{"checkpoint_every", "1"}}}, spec.policies[1]}};
+  SchedulerHarness a(with_checkpoints), b(with_checkpoints);
+  step(a, nth(0));
+  for (int i = 0; i < 7; ++i) step(b, nth(i));
+  CHECK(a.import_state(b.export_state()).code == FRUGAL_ERR_INVALID_ARGUMENT);
+  step(a, nth(1));
+  CHECK(a.reason() == "probe_policy: probe at record 2");
+}
+
+TEST_CASE("importing a saved state revives a failed scheduler") {
+  SchedulerSpec spec{"", {}, {{"probe_policy", {{"fail_at_record", "3"}, {"checkpoint_every", "1"}}}}};
+  SchedulerHarness s(spec);
+  step(s, nth(0));
+  step(s, nth(1));
+  const std::vector<std::byte> saved = s.export_state();
+  CHECK(s.try_step(nth(2)).code == FRUGAL_ERR_CANCELLED);
+  CHECK(s.try_step(nth(3)).code == FRUGAL_ERR_FAILED_PRECONDITION);
+  REQUIRE(s.import_state(saved).code == 0);
+  // Record counting resumed from 2 saved records: the retry is record 3 and fails again, as scripted.
+  CHECK(s.try_step(nth(2)).code == FRUGAL_ERR_CANCELLED);
+}
