@@ -18,5 +18,8 @@ int cmd_ckpt(const std::vector<std::string>& args);
 int cmd_ckpt_bench(const std::vector<std::string>& args);
 // `frugal pack ...` (cmd_pack.cpp): pack sequence lengths, report efficiency.
 int cmd_pack(const std::vector<std::string>& args);
+// `frugal simulate ...` (simulate/cmd_simulate.cpp): cost simulator over
+// availability / price traces or Monte-Carlo preemptions.
+int cmd_simulate(const std::vector<std::string>& args);
 
 }  // namespace frugal::cli

@@ -23,6 +23,11 @@ void print_usage(std::FILE* out) {
       "  pack (--lengths FILE | --histogram FILE) --max-len N [--algo NAME|best] ...\n"
       "                     pack sequence lengths into rows of max-len tokens and report\n"
       "                     efficiency against the lower bound (`frugal pack help`)\n"
+      "  simulate [--job FILE] [--trace FILE] [--runs N] [--seed S] [--json] [--plot FILE.svg]\n"
+      "                     compare training plans (reserved, spot, spot then reserved,\n"
+      "                     heartbeats, autoscaling) by cost, wall time and lost work over\n"
+      "                     spot traces or Monte-Carlo preemptions; without --job, the\n"
+      "                     worked example (`frugal simulate help`)\n"
       "  help               this text\n",
       out);
 }
@@ -41,6 +46,7 @@ int main(int argc, char** argv) {
     if (command == "plugins") return frugal::cli::cmd_plugins(args);
     if (command == "ckpt") return frugal::cli::cmd_ckpt(args);
     if (command == "pack") return frugal::cli::cmd_pack(args);
+    if (command == "simulate") return frugal::cli::cmd_simulate(args);
     if (command == "help" || command == "--help" || command == "-h") {
       print_usage(stdout);
       return frugal::cli::kExitOk;

@@ -1,0 +1,51 @@
+// Seeded randomness that is the same on every machine and thread count:
+// splitmix64 (Steele, Lea, Flood 2014) as the generator, our own uniform /
+// exponential / normal transforms (std:: distributions are
+// implementation-defined), and per-run seeds derived from (seed, run) so a
+// run's numbers do not depend on which worker ran it or in what order.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <numbers>
+
+namespace frugal::simulate {
+
+inline uint64_t splitmix64_next(uint64_t& state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// A well-mixed seed for stream `stream` of run `run` under the user's seed.
+inline uint64_t derive_seed(uint64_t seed, uint64_t run, uint64_t stream) {
+  uint64_t state = seed;
+  uint64_t mixed = splitmix64_next(state) ^ (run * 0xD1B54A32D192ED03ull);
+  state = mixed;
+  mixed = splitmix64_next(state) ^ (stream * 0x8CB92BA72F3D8DD7ull);
+  state = mixed;
+  return splitmix64_next(state);
+}
+
+class Rng {
+ public:
+  explicit Rng(uint64_t seed = 0) : state_(seed) {}
+  void reseed(uint64_t seed) { state_ = seed; }
+
+  // Uniform in [0, 1) with 53 random bits.
+  double uniform() { return static_cast<double>(splitmix64_next(state_) >> 11) * 0x1.0p-53; }
+  // Exponential with the given mean (> 0).
+  double exponential(double mean) { return -mean * std::log1p(-uniform()); }
+  // Standard normal (Box-Muller; one of the pair is dropped for simplicity).
+  double normal() {
+    const double u1 = 1.0 - uniform();  // (0, 1]
+    const double u2 = uniform();
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+  }
+
+ private:
+  uint64_t state_;
+};
+
+}  // namespace frugal::simulate
