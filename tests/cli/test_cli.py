@@ -49,7 +49,8 @@ class CliTest(unittest.TestCase):
             self.assertEqual(result.returncode, 1, "a failed file must show in the exit code")
             listing = json.loads(result.stdout)
             names = [p["name"] for p in listing["plugins"]]
-            self.assertEqual(names[:6], ["alpha", "packer_seq", "quant_fp8", "router_moe", "schedule_lr", "store_fs"])
+            self.assertEqual(names[:7], ["alpha", "packer_seq", "policy_cost", "quant_fp8", "router_moe", "schedule_lr",
+                                         "store_fs"])
             failures = {os.path.basename(f["path"]): f for f in listing["failures"]}
             self.assertEqual(set(failures), {"major2_desc.so", "notes.so"})
             self.assertEqual(failures["major2_desc.so"]["code"], "ABI_MISMATCH")

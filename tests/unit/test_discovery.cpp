@@ -80,9 +80,10 @@ TEST_CASE("discovery scans FRUGAL_PLUGIN_PATH, then the built-in dir, then host 
   CHECK(plugin_name_at(ctx, 0) == "alpha");
   // The built-in directory is scanned in file-name order.
   CHECK(plugin_name_at(ctx, 1) == "packer_seq");
-  CHECK(plugin_name_at(ctx, 2) == "quant_fp8");
-  CHECK(plugin_name_at(ctx, 3) == "router_moe");
-  CHECK(plugin_name_at(ctx, 4) == "schedule_lr");
+  CHECK(plugin_name_at(ctx, 2) == "policy_cost");
+  CHECK(plugin_name_at(ctx, 3) == "quant_fp8");
+  CHECK(plugin_name_at(ctx, 4) == "router_moe");
+  CHECK(plugin_name_at(ctx, 5) == "schedule_lr");
   CHECK(plugin_name_at(ctx, builtins + 1) == "newer");
 
   const auto failures = failures_of(ctx);

@@ -1,0 +1,117 @@
+#include "plugin/checkpoint_cadence.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "plugin/policy_state.hpp"
+#include "plugin/text.hpp"
+
+namespace frugal::policy::plugin {
+
+CheckpointCadence::CheckpointCadence(const CadenceConfig& config)
+    : config_(config), options_crc_(fingerprint(config)), model_(config.checkpoint_cost_s, config.mtbf_s) {}
+
+void CheckpointCadence::decide(const frugal_telemetry& t, frugal_decision& proposal) {
+  const double now = t.wall_time_s;
+  const bool restarted = (t.flags & FRUGAL_TELEMETRY_RESTARTED) != 0;
+  if (restarted) {
+    model_.observe_restart();
+    last_full_s_ = last_checkpoint_s_ = now;
+    last_full_step_ = t.step;
+  }
+  model_.observe_clock(now);
+  if (t.checkpoint_done == FRUGAL_CHECKPOINT_FULL) {
+    // A stall of 0 is a host that does not measure it, not a free save.
+    if (t.checkpoint_stall_s > 0.0) model_.observe_stall(t.checkpoint_stall_s);
+    last_full_s_ = last_checkpoint_s_ = now;
+    last_full_step_ = t.step;
+  } else if (t.checkpoint_done == FRUGAL_CHECKPOINT_HEARTBEAT) {
+    last_checkpoint_s_ = now;
+  }
+
+  uint32_t action = FRUGAL_CHECKPOINT_NONE;
+  // A restart record covers the downtime before the job came back; like
+  // the scheduler, do not take a notice there as a fresh one.
+  const double notice = restarted ? 0.0 : t.preemption_notice_s;
+  if (notice > 0.0 && !in_notice_) {
+    const double cost = model_.cost_s();
+    const double budget = config_.notice_safety * notice;
+    if (cost <= budget) {
+      action = FRUGAL_CHECKPOINT_FULL;
+      reason_ = "preemption notice " + duration(notice) + ": full checkpoint (a full stalls ~" + duration(cost) +
+                ", within " + fixed(config_.notice_safety, 2) + " x the notice)";
+    } else {
+      action = FRUGAL_CHECKPOINT_HEARTBEAT;
+      reason_ = "preemption notice " + duration(notice) + ": heartbeat only (a full stalls ~" + duration(cost) +
+                ", more than " + fixed(config_.notice_safety, 2) + " x the notice)";
+    }
+  } else {
+    action = due(t);
+  }
+  in_notice_ = notice > 0.0;
+
+  if (action != FRUGAL_CHECKPOINT_NONE) {
+    proposal.checkpoint = action;
+    proposal.reason = reason_.c_str();
+  }
+  proposal.next_due_s = next_due(now, action);
+}
+
+// The checkpoint the timers call for now, with its reason.
+uint32_t CheckpointCadence::due(const frugal_telemetry& t) {
+  const double now = t.wall_time_s;
+  const double since_full = now - last_full_s_;
+  if (config_.full_interval_steps > 0 && t.step - last_full_step_ >= config_.full_interval_steps) {
+    reason_ = "full checkpoint every " + std::to_string(config_.full_interval_steps) + " steps: " +
+              std::to_string(t.step - last_full_step_) + " steps since the last full";
+    return FRUGAL_CHECKPOINT_FULL;
+  }
+  if (config_.full_interval_s > 0.0 && since_full >= config_.full_interval_s) {
+    reason_ = "full checkpoint every " + duration(config_.full_interval_s) + ": " + duration(since_full) +
+              " since the last full";
+    return FRUGAL_CHECKPOINT_FULL;
+  }
+  if (config_.young_daly) {
+    const double interval = model_.interval_s();
+    if (since_full >= interval) {
+      reason_ = "young/daly interval " + duration(interval) + " (cost " + duration(model_.cost_s()) + ", MTBF " +
+                duration(model_.mtbf_s()) + ") elapsed";
+      return FRUGAL_CHECKPOINT_FULL;
+    }
+  }
+  const double since_any = now - last_checkpoint_s_;
+  if (config_.heartbeat_interval_s > 0.0 && since_any >= config_.heartbeat_interval_s) {
+    reason_ = "heartbeat every " + duration(config_.heartbeat_interval_s) + ": " + duration(since_any) +
+              " since the last checkpoint";
+    return FRUGAL_CHECKPOINT_HEARTBEAT;
+  }
+  return FRUGAL_CHECKPOINT_NONE;
+}
+
+double CheckpointCadence::next_due(double now, uint32_t action) const {
+  const double full_base = action == FRUGAL_CHECKPOINT_FULL ? now : last_full_s_;
+  const double any_base = action != FRUGAL_CHECKPOINT_NONE ? now : last_checkpoint_s_;
+  double next = std::numeric_limits<double>::infinity();
+  if (config_.heartbeat_interval_s > 0.0) next = std::min(next, any_base + config_.heartbeat_interval_s);
+  if (config_.full_interval_s > 0.0) next = std::min(next, full_base + config_.full_interval_s);
+  if (config_.young_daly) next = std::min(next, full_base + model_.interval_s());
+  return std::isinf(next) ? 0.0 : next;
+}
+
+void CheckpointCadence::save_fields(sdk::StateWriter& out) const {
+  model_.save(out);
+  out.f64(last_full_s_).i64(last_full_step_).f64(last_checkpoint_s_).flag(in_notice_);
+}
+
+void CheckpointCadence::load_fields(sdk::StateReader& in) {
+  model_.load(in);
+  last_full_s_ = in.f64("last full time");
+  last_full_step_ = in.i64("last full step");
+  last_checkpoint_s_ = in.f64("last checkpoint time");
+  in_notice_ = in.flag("in notice");
+  if (!std::isfinite(last_full_s_) || !std::isfinite(last_checkpoint_s_) || last_full_step_ < 0)
+    in.corrupted("checkpoint timers out of range");
+}
+
+}  // namespace frugal::policy::plugin

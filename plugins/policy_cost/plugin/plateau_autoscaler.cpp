@@ -1,0 +1,79 @@
+#include "plugin/plateau_autoscaler.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "plugin/text.hpp"
+
+namespace frugal::policy::plugin {
+
+PlateauAutoscaler::PlateauAutoscaler(const AutoscalerConfig& config)
+    : config_(config), options_crc_(fingerprint(config)), windows_(config.window_s) {}
+
+void PlateauAutoscaler::decide(const frugal_telemetry& t, frugal_decision& proposal) {
+  const double now = t.wall_time_s;
+  if (!started_) {
+    started_ = true;
+    target_ = std::clamp<int64_t>(t.nodes, config_.min_nodes, config_.max_nodes);
+    windows_.restart(now);
+    reason_ = std::to_string(target_) + " nodes; the loss trend is judged after two " + duration(config_.window_s) +
+              " windows";
+  }
+  if (windows_.add(now, t.loss)) judge(now, windows_.improvement());
+  proposal.target_nodes = static_cast<uint32_t>(target_);
+  proposal.reason = reason_.c_str();
+  proposal.next_due_s = windows_.window_end();
+}
+
+// One comparison of the last two windows.
+void PlateauAutoscaler::judge(double now, double r) {
+  const std::string measured = "loss " + std::string(r >= 0.0 ? "improved " : "worsened ") + percent(std::fabs(r)) +
+                               " over the last " + duration(config_.window_s);
+  const bool plateau = r < config_.plateau_improvement;
+  const bool fast = r > config_.fast_improvement;
+  if (!plateau && !fast) {
+    reason_ = measured + " (between " + percent(config_.plateau_improvement) + " and " +
+              percent(config_.fast_improvement) + "): keep " + std::to_string(target_) + " nodes";
+    return;
+  }
+  const std::string rule = plateau ? " (plateau, below " + percent(config_.plateau_improvement) + ")"
+                                   : " (fast, above " + percent(config_.fast_improvement) + ")";
+  const bool at_bound = plateau ? target_ >= config_.max_nodes : target_ <= config_.min_nodes;
+  if (at_bound) {
+    reason_ = measured + rule + ": already at the " + (plateau ? "maximum, " : "minimum, ") + std::to_string(target_) +
+              " nodes";
+    return;
+  }
+  if (has_change_ && now - last_change_s_ < config_.cooldown_s) {
+    reason_ = measured + rule + ": keep " + std::to_string(target_) + " nodes until the cooldown ends at " +
+              fixed(last_change_s_ + config_.cooldown_s, 0) + " s";
+    return;
+  }
+  const double scaled = plateau ? static_cast<double>(target_) * config_.scale_factor
+                                : static_cast<double>(target_) / config_.scale_factor;
+  int64_t next = std::clamp<int64_t>(std::llround(scaled), config_.min_nodes, config_.max_nodes);
+  next = plateau ? std::max(next, target_ + 1) : std::min(next, target_ - 1);
+  reason_ = measured + rule + ": " + std::to_string(target_) + " -> " + std::to_string(next) + " nodes";
+  target_ = next;
+  has_change_ = true;
+  last_change_s_ = now;
+  windows_.restart(now);  // drops this record's sample too: it ran on the old count
+}
+
+void PlateauAutoscaler::save_fields(sdk::StateWriter& out) const {
+  out.flag(started_).i64(target_).flag(has_change_).f64(last_change_s_);
+  windows_.save(out);
+}
+
+void PlateauAutoscaler::load_fields(sdk::StateReader& in) {
+  started_ = in.flag("started");
+  target_ = in.i64("target nodes");
+  has_change_ = in.flag("has change");
+  last_change_s_ = in.f64("last change time");
+  windows_.load(in);
+  if (started_ && (target_ < config_.min_nodes || target_ > config_.max_nodes))
+    in.corrupted("target " + std::to_string(target_) + " nodes lies outside [min_nodes, max_nodes]");
+  if (!std::isfinite(last_change_s_)) in.corrupted("last change time is not finite");
+}
+
+}  // namespace frugal::policy::plugin

@@ -1,0 +1,146 @@
+#include "plugin/spot_phase.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "algorithms/trend_test.hpp"
+#include "plugin/text.hpp"
+
+namespace frugal::policy::plugin {
+
+SpotPhase::SpotPhase(const SpotPhaseConfig& config)
+    : config_(config),
+      options_crc_(fingerprint(config)),
+      warmup_reason_("warming up on spot: no steady loss descent over " + std::to_string(config.window) +
+                     " samples yet (needs " + std::to_string(config.confirmations) + " passing trend tests in a row)"),
+      window_(static_cast<std::size_t>(config.window)) {
+  reason_ = warmup_reason_;
+  restarts_.reserve(static_cast<std::size_t>(config.max_preemptions));
+  const auto n = static_cast<std::size_t>(config.window);
+  times_.reserve(n);
+  losses_.reserve(n);
+  scratch_.reserve(n * (n - 1) / 2);
+}
+
+void SpotPhase::decide(const frugal_telemetry& t, frugal_decision& proposal) {
+  const double now = t.wall_time_s;
+  if ((t.flags & FRUGAL_TELEMETRY_RESTARTED) != 0) {
+    if (restarts_.size() == static_cast<std::size_t>(config_.max_preemptions)) restarts_.erase(restarts_.begin());
+    restarts_.push_back(now);
+  }
+  if (phase_ != Phase::steady && (!has_sample_ || now - last_sample_s_ >= config_.sample_interval_s))
+    take_sample(now, t.loss);
+  const bool spike = spike_seen(t);
+
+  if (phase_ == Phase::steady) {
+    // Reserved for good.
+  } else if (passes_ >= config_.confirmations && now >= config_.min_spot_s) {
+    phase_ = Phase::steady;
+    reason_ = "loss descends steadily (trend z " + fixed(last_z_, 2) + ", noise " + fixed(last_noise_, 2) + ", " +
+              std::to_string(passes_) + " passing tests in a row): reserved from now on";
+  } else if (spike) {
+    phase_ = Phase::spike;  // reason_ set by spike_seen when the spike started
+  } else if (phase_ == Phase::spike && now - last_spike_s_ >= config_.cooldown_s) {
+    phase_ = Phase::warmup;
+    reason_ = "no price or preemption spike for " + duration(now - last_spike_s_) + ": back to spot";
+  }
+
+  proposal.resource = phase_ == Phase::warmup ? FRUGAL_RESOURCE_SPOT : FRUGAL_RESOURCE_RESERVED;
+  proposal.reason = reason_.c_str();
+  proposal.next_due_s = next_due();
+}
+
+void SpotPhase::take_sample(double now, double loss) {
+  window_.push(now, loss);
+  has_sample_ = true;
+  last_sample_s_ = now;
+  if (!window_.full()) return;
+  window_.copy_to(times_, losses_);
+  const DescentCheck c =
+      check_descent(times_, losses_, window_.mann_kendall_s(), config_.z_threshold, config_.max_noise, scratch_);
+  ++tests_run_;
+  if (!c.passed) {
+    // Explain the warm-up again once a run of passes is broken.
+    if (passes_ > 0 && phase_ == Phase::warmup) reason_ = warmup_reason_;
+    passes_ = 0;
+    return;
+  }
+  ++passes_;
+  last_z_ = c.z;
+  last_noise_ = c.noise;
+  if (phase_ != Phase::warmup) return;  // a spike's reason stands
+  reason_ = "loss descending (trend z " + fixed(c.z, 2) + ", noise " + fixed(c.noise, 2) + "): " +
+            std::to_string(std::min(passes_, config_.confirmations)) + " of " + std::to_string(config_.confirmations) +
+            " passing tests";
+  if (passes_ >= config_.confirmations && now < config_.min_spot_s)
+    reason_ += "; on spot until min_spot_s " + duration(config_.min_spot_s);
+}
+
+// Whether this record shows a spike; the reason is written when one starts.
+bool SpotPhase::spike_seen(const frugal_telemetry& t) {
+  if (phase_ == Phase::steady) return false;
+  const double now = t.wall_time_s;
+  const bool price = config_.reserved_price > 0.0 && t.resource == FRUGAL_RESOURCE_SPOT &&
+                     t.price_per_node_hour > config_.max_price_ratio * config_.reserved_price;
+  const bool preemptions = restarts_.size() == static_cast<std::size_t>(config_.max_preemptions) &&
+                           now - restarts_.front() <= config_.preemption_window_s;
+  if (!price && !preemptions) return false;
+  const bool starts = phase_ == Phase::warmup;
+  has_spike_ = true;
+  last_spike_s_ = now;
+  if (starts) {
+    const std::string until = ": reserved until no spike for " + duration(config_.cooldown_s);
+    if (price) {
+      reason_ = "spot price $" + fixed(t.price_per_node_hour, 2) + "/node-h above " +
+                fixed(config_.max_price_ratio, 2) + " x reserved $" + fixed(config_.reserved_price, 2) + until;
+    } else {
+      reason_ = std::to_string(restarts_.size()) + " preemptions within " + duration(now - restarts_.front()) +
+                " (limit " + std::to_string(config_.max_preemptions) + " in " + duration(config_.preemption_window_s) +
+                ")" + until;
+    }
+  }
+  return true;
+}
+
+double SpotPhase::next_due() const {
+  double next = std::numeric_limits<double>::infinity();
+  if (phase_ == Phase::spike) next = last_spike_s_ + config_.cooldown_s;
+  if (phase_ != Phase::steady && config_.sample_interval_s > 0.0)
+    next = std::min(next, last_sample_s_ + config_.sample_interval_s);
+  return std::isinf(next) ? 0.0 : next;
+}
+
+void SpotPhase::save_fields(sdk::StateWriter& out) const {
+  out.u8(static_cast<uint8_t>(phase_));
+  window_.save(out);
+  out.flag(has_sample_).f64(last_sample_s_).i64(passes_).i64(tests_run_).f64(last_z_).f64(last_noise_);
+  out.u64(restarts_.size());
+  for (const double r : restarts_) out.f64(r);
+  out.flag(has_spike_).f64(last_spike_s_);
+}
+
+void SpotPhase::load_fields(sdk::StateReader& in) {
+  const uint8_t phase = in.u8("phase");
+  if (phase > static_cast<uint8_t>(Phase::spike)) in.corrupted("phase " + std::to_string(phase) + " is unknown");
+  phase_ = static_cast<Phase>(phase);
+  window_.load(in);
+  has_sample_ = in.flag("has sample");
+  last_sample_s_ = in.f64("last sample time");
+  passes_ = in.i64("passing tests");
+  tests_run_ = in.i64("tests run");
+  last_z_ = in.f64("last z");
+  last_noise_ = in.f64("last noise");
+  const auto restarts = in.count("restarts", static_cast<uint64_t>(config_.max_preemptions), 8);
+  restarts_.clear();
+  for (uint64_t i = 0; i < restarts; ++i) restarts_.push_back(in.f64("restart time"));
+  has_spike_ = in.flag("has spike");
+  last_spike_s_ = in.f64("last spike time");
+  const auto finite = [](double v) { return std::isfinite(v); };
+  const bool times_ok = finite(last_sample_s_) && finite(last_spike_s_) &&
+                        std::all_of(restarts_.begin(), restarts_.end(), finite) &&
+                        std::is_sorted(restarts_.begin(), restarts_.end());
+  if (!times_ok || passes_ < 0 || tests_run_ < 0) in.corrupted("spot_phase fields out of range");
+}
+
+}  // namespace frugal::policy::plugin

@@ -1,0 +1,214 @@
+// frugal/sdk/state_blob.hpp — versioned, self-checking state blobs for a
+// strategy's export_state / import_state. Header-only.
+//
+// Layout: a 4-character magic naming the strategy, a u32 format version,
+// the fields in the order written (every integer little-endian whatever the
+// host's byte order, doubles as their exact IEEE bits, strings as a u32
+// length and the bytes), and a trailing u32 CRC-32 (IEEE 802.3, reflected
+// polynomial 0xEDB88320, the zlib / PNG one) of everything before it.
+//
+//   std::vector<std::byte> export_state() const {
+//     sdk::StateWriter w("PCES", 1);
+//     w.f64(best_).i64(stale_);
+//     return std::move(w).finish();
+//   }
+//   void import_state(std::span<const std::byte> blob) {
+//     sdk::StateReader r(blob, "PCES", 1, "early_stop");
+//     Tracker parsed;                  // parse into a temporary ...
+//     parsed.best = r.f64("best");
+//     r.finish();
+//     *this = parsed;                  // ... and only then replace the state
+//   }
+//
+// StateReader checks, in this order, so that the error names the real
+// problem: the header fits, the magic (another strategy's blob is
+// INVALID_ARGUMENT, not a checksum failure), the version (a newer format is
+// INVALID_ARGUMENT saying so), the CRC (DATA_CORRUPTED), then each field as
+// it is read (DATA_CORRUPTED naming the field) and finally that nothing is
+// left over. Every message starts with the reader's `what`.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "frugal/sdk/plugin_support.hpp"
+
+namespace frugal::sdk {
+
+namespace state_blob_detail {
+
+constexpr std::array<uint32_t, 256> crc32_table() noexcept {
+  std::array<uint32_t, 256> table{};
+  for (uint32_t n = 0; n < table.size(); ++n) {
+    uint32_t r = n;
+    for (int bit = 0; bit < 8; ++bit) r = (r >> 1) ^ ((r & 1U) != 0 ? 0xEDB88320U : 0U);
+    table[n] = r;
+  }
+  return table;
+}
+
+inline constexpr std::array<uint32_t, 256> kCrc32Table = crc32_table();
+
+}  // namespace state_blob_detail
+
+// CRC-32 of `bytes` (crc32("123456789") == 0xCBF43926).
+[[nodiscard]] inline uint32_t crc32(std::span<const std::byte> bytes) noexcept {
+  uint32_t crc = 0xFFFFFFFFU;
+  for (const std::byte b : bytes)
+    crc = state_blob_detail::kCrc32Table[(crc ^ std::to_integer<uint32_t>(b)) & 0xFFU] ^ (crc >> 8);
+  return ~crc;
+}
+
+class StateWriter {
+ public:
+  // magic: exactly 4 characters.
+  StateWriter(std::string_view magic, uint32_t version) {
+    if (magic.size() != 4)
+      throw PluginError(FRUGAL_ERR_INTERNAL, "state blob magic must be 4 characters, got '" + std::string(magic) + "'");
+    for (const char c : magic) bytes_.push_back(static_cast<std::byte>(c));
+    u32(version);
+  }
+
+  StateWriter& u8(uint8_t v) { return put(v, 1); }
+  StateWriter& u32(uint32_t v) { return put(v, 4); }
+  StateWriter& u64(uint64_t v) { return put(v, 8); }
+  StateWriter& i64(int64_t v) { return put(static_cast<uint64_t>(v), 8); }
+  StateWriter& f64(double v) { return put(std::bit_cast<uint64_t>(v), 8); }
+  StateWriter& flag(bool v) { return put(v ? 1U : 0U, 1); }
+  StateWriter& text(std::string_view s) {
+    if (s.size() > UINT32_MAX) throw PluginError(FRUGAL_ERR_INTERNAL, "state blob string over 4 GiB");
+    u32(static_cast<uint32_t>(s.size()));
+    for (const char c : s) bytes_.push_back(static_cast<std::byte>(c));
+    return *this;
+  }
+
+  // What has been written so far (e.g. to fingerprint a section).
+  [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return bytes_; }
+  [[nodiscard]] std::size_t size() const noexcept { return bytes_.size(); }
+
+  // Appends the CRC-32 and hands the blob over.
+  [[nodiscard]] std::vector<std::byte> finish() && {
+    const uint32_t crc = crc32(bytes_);
+    u32(crc);
+    return std::move(bytes_);
+  }
+
+ private:
+  StateWriter& put(uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) bytes_.push_back(static_cast<std::byte>(v >> (8 * i)));
+    return *this;
+  }
+
+  std::vector<std::byte> bytes_;
+};
+
+class StateReader {
+ public:
+  static constexpr std::size_t kHeaderSize = 8;  // magic and version
+  static constexpr std::size_t kCrcSize = 4;
+
+  // Checks the header and the checksum; throws PluginError (see the top).
+  // `what` names the state in messages, e.g. "spot_phase state".
+  StateReader(std::span<const std::byte> blob, std::string_view magic, uint32_t version, std::string what)
+      : what_(std::move(what)) {
+    if (blob.size() < kHeaderSize + kCrcSize) {
+      corrupted("truncated: " + std::to_string(blob.size()) + " bytes, a blob has at least " +
+                std::to_string(kHeaderSize + kCrcSize));
+    }
+    const std::string got(reinterpret_cast<const char*>(blob.data()), 4);
+    if (got != magic) {
+      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, what_ + ": magic '" + printable(got) + "' is not '" +
+                                                         std::string(magic) + "' (a blob of another strategy)");
+    }
+    blob_ = blob;
+    at_ = 4;
+    const uint32_t found = u32("version");
+    if (found != version) {
+      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, what_ + ": format version " + std::to_string(found) +
+                                                         ", this build reads version " + std::to_string(version));
+    }
+    const std::size_t body = blob.size() - kCrcSize;
+    const uint64_t stored = get(body, 4);
+    if (stored != crc32(blob.first(body))) corrupted("checksum mismatch (the blob is corrupted)");
+    blob_ = blob.first(body);
+  }
+
+  uint8_t u8(const char* field) { return static_cast<uint8_t>(take(field, 1)); }
+  uint32_t u32(const char* field) { return static_cast<uint32_t>(take(field, 4)); }
+  uint64_t u64(const char* field) { return take(field, 8); }
+  int64_t i64(const char* field) { return static_cast<int64_t>(take(field, 8)); }
+  double f64(const char* field) { return std::bit_cast<double>(take(field, 8)); }
+  bool flag(const char* field) {
+    const uint8_t v = u8(field);
+    if (v > 1) corrupted("field '" + std::string(field) + "' is " + std::to_string(v) + ", not a flag (0 or 1)");
+    return v != 0;
+  }
+  std::string text(const char* field, std::size_t max_size) {
+    const uint32_t n = u32(field);
+    if (n > max_size || n > blob_.size() - at_)
+      corrupted("field '" + std::string(field) + "' claims " + std::to_string(n) + " bytes");
+    std::string s(reinterpret_cast<const char*>(blob_.data() + at_), n);
+    at_ += n;
+    return s;
+  }
+
+  // A count of later items, each at least item_bytes long: at most `max`
+  // and no more than the bytes left can hold.
+  uint64_t count(const char* field, uint64_t max, std::size_t item_bytes) {
+    const uint64_t n = u64(field);
+    if (n > max || (item_bytes > 0 && n > (blob_.size() - at_) / item_bytes))
+      corrupted("field '" + std::string(field) + "' is " + std::to_string(n) + ", out of range");
+    return n;
+  }
+
+  // Throws unless every byte before the checksum was read.
+  void finish() const {
+    if (at_ != blob_.size())
+      corrupted(std::to_string(blob_.size() - at_) + " unread bytes after the last field");
+  }
+
+  // DATA_CORRUPTED: "<what>: <message>", for checks of field values.
+  [[noreturn]] void corrupted(const std::string& message) const {
+    throw PluginError(FRUGAL_ERR_DATA_CORRUPTED, what_ + ": " + message);
+  }
+
+  // INVALID_ARGUMENT: "<what>: <message>", e.g. a blob exported with other options.
+  [[noreturn]] void mismatched(const std::string& message) const {
+    throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, what_ + ": " + message);
+  }
+
+ private:
+  uint64_t get(std::size_t at, int n) const {
+    uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v |= std::to_integer<uint64_t>(blob_[at + static_cast<std::size_t>(i)]) << (8 * i);
+    return v;
+  }
+
+  uint64_t take(const char* field, int n) {
+    const auto size = static_cast<std::size_t>(n);
+    if (blob_.size() - at_ < size)
+      corrupted("truncated at field '" + std::string(field) + "' (offset " + std::to_string(at_) + ")");
+    const uint64_t v = get(at_, n);
+    at_ += size;
+    return v;
+  }
+
+  static std::string printable(const std::string& s) {
+    std::string out;
+    for (const char c : s) out += (c >= 0x20 && c < 0x7F) ? c : '?';
+    return out;
+  }
+
+  std::string what_;
+  std::span<const std::byte> blob_;
+  std::size_t at_ = 0;
+};
+
+}  // namespace frugal::sdk
