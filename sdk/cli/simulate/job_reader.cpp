@@ -174,8 +174,8 @@ void read_costs(JsonFields& top, Job& job) {
   job.restart_s = top.number("restart_s", 0.0, 1e7, job.restart_s);
 
   JsonFields prices(*top.object("prices", false), "prices", job.source);
-  job.spot_price = prices.number("spot", 0.0, 1e9);
-  job.reserved_price = prices.number("reserved", 0.0, 1e9);
+  job.spot_price = prices.number("spot", 0.0, kInf);
+  job.reserved_price = prices.number("reserved", 0.0, kInf);
   prices.finish();
 
   if (const JsonValue* object = top.object("preemption", true)) {

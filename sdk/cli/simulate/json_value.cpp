@@ -265,6 +265,7 @@ class Parser {
 
   double number() {
     const size_t start = pos_;
+    const uint32_t start_line = line_, start_column = column_;
     if (peek() == '-') advance();
     if (peek() == '0') {
       advance();
@@ -287,7 +288,11 @@ class Parser {
     // from_chars reports underflow as out of range too; only overflow is
     // an error (a tiny number reads as zero).
     if (ec == std::errc::result_out_of_range) {
-      if (decimal_magnitude(lexeme) > 0) fail(fmt::format("number {} does not fit a double", lexeme));
+      if (decimal_magnitude(lexeme) > 0) {
+        line_ = start_line;  // point at the number, not past it
+        column_ = start_column;
+        fail(fmt::format("number {} does not fit a double", lexeme));
+      }
       return lexeme[0] == '-' ? -0.0 : 0.0;
     }
     if (ec != std::errc() || ptr != lexeme.data() + lexeme.size()) fail(fmt::format("malformed number {}", lexeme));

@@ -42,10 +42,8 @@ PlanConfig::PlanConfig(const Job& job, const PlanSpec& plan) {
   config_.gpus_per_node = job.gpus_per_node;
 }
 
-SchedulerSource::SchedulerSource(frugal_context* context, const PlanConfig& config) {
-  frugal_scheduler* raw = nullptr;
-  host::check(frugal_scheduler_create(context, &config.config(), &raw));
-  scheduler_.reset(raw);
+SchedulerSource::SchedulerSource(frugal_context* context, const PlanConfig& config)
+    : scheduler_(host::make_scheduler(context, config.config())) {
   size_t size = 0;
   host::check(frugal_scheduler_export_state(scheduler_.get(), nullptr, 0, &size));
   fresh_state_.resize(size);

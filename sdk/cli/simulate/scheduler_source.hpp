@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstddef>
-#include <memory>
 #include <vector>
 
 #include "decision_source.hpp"
@@ -31,11 +30,6 @@ class PlanConfig {
   frugal_scheduler_config config_{};
 };
 
-struct SchedulerDeleter {
-  void operator()(frugal_scheduler* s) const noexcept { frugal_scheduler_destroy(s); }
-};
-using SchedulerPtr = std::unique_ptr<frugal_scheduler, SchedulerDeleter>;
-
 // One scheduler, reused for many runs: begin_run restores the state it had
 // right after creation (frugal_scheduler_import_state), which is cheaper
 // than creating the schedule and every policy again.
@@ -50,7 +44,7 @@ class SchedulerSource final : public DecisionSource {
   bool ledger(frugal_cost_ledger& out) const override;
 
  private:
-  SchedulerPtr scheduler_;
+  host::SchedulerPtr scheduler_;
   std::vector<std::byte> fresh_state_;
   frugal_decision decision_{};
 };

@@ -3,6 +3,8 @@
 // node count). Options the job determines (the LR schedule's length,
 // Young/Daly's inputs, the reserved price) are filled in afterwards by
 // fill_job_defaults, exactly as for a plan written in a file.
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "job_reader.hpp"
@@ -37,11 +39,12 @@ PolicySpec heartbeat_cadence(const Job& job) {
 std::vector<PlanSpec> standard_plans(const Job& job) {
   std::vector<PlanSpec> plans;
 
-  PlanSpec reserved = base_plan(job, "reserved", "all reserved, full checkpoints every N steps", FRUGAL_RESOURCE_RESERVED);
+  const std::string every = fmt::format("full checkpoints every {} steps", job.checkpoint_every_steps);
+  PlanSpec reserved = base_plan(job, "reserved", "all reserved, " + every, FRUGAL_RESOURCE_RESERVED);
   reserved.policies = {fixed_cadence(job)};
   plans.push_back(std::move(reserved));
 
-  PlanSpec spot = base_plan(job, "spot", "all spot, full checkpoints every N steps", FRUGAL_RESOURCE_SPOT);
+  PlanSpec spot = base_plan(job, "spot", "all spot, " + every, FRUGAL_RESOURCE_SPOT);
   spot.policies = {fixed_cadence(job)};
   plans.push_back(std::move(spot));
 
@@ -51,16 +54,20 @@ std::vector<PlanSpec> standard_plans(const Job& job) {
   warmup.policies = {{"spot_phase", {}}, {"checkpoint_cadence", {bool_option("young_daly", true)}}};
   plans.push_back(std::move(warmup));
 
-  PlanSpec heartbeats = base_plan(job, "spot_heartbeats", "all spot, timed heartbeats plus full checkpoints every N steps",
-                                  FRUGAL_RESOURCE_SPOT);
+  PlanSpec heartbeats = base_plan(
+      job, "spot_heartbeats", fmt::format("all spot, a heartbeat every {:g} s, {}", job.heartbeat_interval_s, every),
+      FRUGAL_RESOURCE_SPOT);
   heartbeats.policies = {heartbeat_cadence(job)};
   plans.push_back(std::move(heartbeats));
 
-  PlanSpec autoscaling = base_plan(job, "autoscaling", "spot with heartbeats; more nodes on a loss plateau, fewer when progress is fast",
-                                   FRUGAL_RESOURCE_SPOT);
-  const int64_t nodes = job.nodes;
-  autoscaling.policies = {{"plateau_autoscaler",
-                           {int_option("min_nodes", std::max<int64_t>(1, nodes / 2)), int_option("max_nodes", 2 * nodes)}},
+  const int64_t min_nodes = std::max<int64_t>(1, job.nodes / 2);
+  const int64_t max_nodes = 2 * int64_t{job.nodes};
+  PlanSpec autoscaling = base_plan(
+      job, "autoscaling",
+      fmt::format("as spot_heartbeats, on {} to {} nodes: more on a loss plateau, fewer when progress is fast", min_nodes,
+                  max_nodes),
+      FRUGAL_RESOURCE_SPOT);
+  autoscaling.policies = {{"plateau_autoscaler", {int_option("min_nodes", min_nodes), int_option("max_nodes", max_nodes)}},
                           heartbeat_cadence(job)};
   plans.push_back(std::move(autoscaling));
   return plans;

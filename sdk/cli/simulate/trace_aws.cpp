@@ -147,7 +147,7 @@ int column_of(std::string_view header) {
 
 bool looks_like_aws_header(std::string_view line) {
   for (const auto field : split_fields(line))
-    if (column_of(field) == kZone || column_of(field) == kPrice) return true;
+    if (column_of(field) == kZone || column_of(field) == kType) return true;
   return false;
 }
 

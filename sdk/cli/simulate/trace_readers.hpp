@@ -49,7 +49,7 @@ Trace read_skypilot_trace(const JsonValue& root, const std::string& source);
 Trace read_aws_json_trace(const JsonValue& root, const std::string& source, const TraceSelection& selection);
 Trace read_aws_csv_trace(std::string_view text, const std::string& source, const TraceSelection& selection);
 Trace read_simple_csv_trace(std::string_view text, const std::string& source);
-// A first line that names AWS columns (a zone or a price column).
+// A first line that names AWS columns (a zone or an instance type column).
 bool looks_like_aws_header(std::string_view line);
 
 }  // namespace frugal::simulate
