@@ -211,9 +211,8 @@ TEST_CASE("scheduler + checkpoint_cadence: heartbeats on the timer, a full by st
     r.checkpoint_done = pending;  // the host takes each checkpoint during the next interval
     const Answer a = s.step(r);
     if (a.checkpoint != FRUGAL_CHECKPOINT_NONE) taken.emplace_back(r.wall_time_s, a.checkpoint);
-    if (i == 10) CHECK(a.reason == "checkpoint_cadence: heartbeat every 10.0 min: 10.0 min since the last checkpoint");
-    if (i == 100)
-      CHECK(a.reason == "checkpoint_cadence: full checkpoint every 1000 steps: 1000 steps since the last full");
+    if (i == 10) CHECK(a.reason == "checkpoint_cadence: heartbeat interval 10.0 min elapsed since job time 0 s");
+    if (i == 100) CHECK(a.reason == "checkpoint_cadence: full-checkpoint interval of 1000 steps reached since step 0");
     if (i == 1) CHECK(a.next_due_s == 600);
     pending = a.checkpoint;
   }

@@ -38,6 +38,8 @@ class LossWindow {
   friend bool operator==(const LossWindow&, const LossWindow&) = default;
 
  private:
+  // sum over the samples present of sign(sample - v).
+  [[nodiscard]] int64_t sign_sum_present(double v) const noexcept;
   [[nodiscard]] std::size_t slot(std::size_t i) const noexcept {  // i-th oldest
     const std::size_t at = head_ + i;
     return at < capacity() ? at : at - capacity();

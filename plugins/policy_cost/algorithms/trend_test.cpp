@@ -62,9 +62,19 @@ double descent_noise(std::span<const double> x, std::span<const double> y, const
 
 DescentCheck check_descent(std::span<const double> x, std::span<const double> y, int64_t s, double z_threshold,
                            double max_noise, std::vector<double>& scratch) {
+  const double z = mann_kendall_z(s, y.size());
+  if (z > -z_threshold) {
+    DescentCheck c;
+    c.z = z;
+    return c;
+  }
+  return fit_descent(x, y, z, max_noise, scratch);
+}
+
+DescentCheck fit_descent(std::span<const double> x, std::span<const double> y, double z, double max_noise,
+                         std::vector<double>& scratch) {
   DescentCheck c;
-  c.z = mann_kendall_z(s, y.size());
-  if (c.z > -z_threshold) return c;
+  c.z = z;
   const LineFit fit = theil_sen(x, y, scratch);
   c.fitted = true;
   c.slope = fit.slope;

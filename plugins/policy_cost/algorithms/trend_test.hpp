@@ -48,9 +48,15 @@ struct DescentCheck {
   bool passed = false;   // z <= -z_threshold, slope < 0 and noise <= max_noise
 };
 
-// The whole test over samples (x rising, e.g. job time, y the loss) whose
-// Mann-Kendall S is already known (LossWindow keeps it). The O(n^2 log n)
-// line is fitted only when the trend is significant.
+// The line half of the test, for samples (x rising, e.g. job time, y the
+// loss) whose Mann-Kendall score z already passed: fits Theil-Sen and
+// checks the slope and the noise ratio.
+[[nodiscard]] DescentCheck fit_descent(std::span<const double> x, std::span<const double> y, double z,
+                                       double max_noise, std::vector<double>& scratch);
+
+// The whole test over samples whose Mann-Kendall S is already known
+// (LossWindow keeps it). The O(n^2 log n) line is fitted only when the
+// trend is significant (z <= -z_threshold).
 [[nodiscard]] DescentCheck check_descent(std::span<const double> x, std::span<const double> y, int64_t s,
                                          double z_threshold, double max_noise, std::vector<double>& scratch);
 

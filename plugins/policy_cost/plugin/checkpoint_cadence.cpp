@@ -1,6 +1,7 @@
 #include "plugin/checkpoint_cadence.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -11,6 +12,14 @@ namespace frugal::policy::plugin {
 
 CheckpointCadence::CheckpointCadence(const CadenceConfig& config)
     : config_(config), options_crc_(fingerprint(config)), model_(config.checkpoint_cost_s, config.mtbf_s) {}
+
+template <class Make>
+void CheckpointCadence::explain(Rule rule, int64_t since, Make&& make) {
+  if (rule == reason_rule_ && since == reason_since_) return;
+  reason_rule_ = rule;
+  reason_since_ = since;
+  reason_ = make();
+}
 
 void CheckpointCadence::decide(const frugal_telemetry& t, frugal_decision& proposal) {
   const double now = t.wall_time_s;
@@ -30,22 +39,19 @@ void CheckpointCadence::decide(const frugal_telemetry& t, frugal_decision& propo
     last_checkpoint_s_ = now;
   }
 
-  uint32_t action = FRUGAL_CHECKPOINT_NONE;
   // A restart record covers the downtime before the job came back; like
   // the scheduler, do not take a notice there as a fresh one.
   const double notice = restarted ? 0.0 : t.preemption_notice_s;
+  uint32_t action = FRUGAL_CHECKPOINT_NONE;
   if (notice > 0.0 && !in_notice_) {
     const double cost = model_.cost_s();
-    const double budget = config_.notice_safety * notice;
-    if (cost <= budget) {
-      action = FRUGAL_CHECKPOINT_FULL;
-      reason_ = "preemption notice " + duration(notice) + ": full checkpoint (a full stalls ~" + duration(cost) +
-                ", within " + fixed(config_.notice_safety, 2) + " x the notice)";
-    } else {
-      action = FRUGAL_CHECKPOINT_HEARTBEAT;
-      reason_ = "preemption notice " + duration(notice) + ": heartbeat only (a full stalls ~" + duration(cost) +
-                ", more than " + fixed(config_.notice_safety, 2) + " x the notice)";
-    }
+    const bool full = cost <= config_.notice_safety * notice;
+    action = full ? FRUGAL_CHECKPOINT_FULL : FRUGAL_CHECKPOINT_HEARTBEAT;
+    explain(Rule::notice, std::bit_cast<int64_t>(now), [&] {
+      return "preemption notice " + duration(notice) +
+             (full ? ": full checkpoint (a full stalls ~" : ": heartbeat only (a full stalls ~") + duration(cost) +
+             (full ? ", within " : ", more than ") + fixed(config_.notice_safety, 2) + " x the notice)";
+    });
   } else {
     action = due(t);
   }
@@ -61,29 +67,36 @@ void CheckpointCadence::decide(const frugal_telemetry& t, frugal_decision& propo
 // The checkpoint the timers call for now, with its reason.
 uint32_t CheckpointCadence::due(const frugal_telemetry& t) {
   const double now = t.wall_time_s;
-  const double since_full = now - last_full_s_;
   if (config_.full_interval_steps > 0 && t.step - last_full_step_ >= config_.full_interval_steps) {
-    reason_ = "full checkpoint every " + std::to_string(config_.full_interval_steps) + " steps: " +
-              std::to_string(t.step - last_full_step_) + " steps since the last full";
+    explain(Rule::steps, last_full_step_, [&] {
+      return "full-checkpoint interval of " + std::to_string(config_.full_interval_steps) + " steps reached since step " +
+             std::to_string(last_full_step_);
+    });
     return FRUGAL_CHECKPOINT_FULL;
   }
-  if (config_.full_interval_s > 0.0 && since_full >= config_.full_interval_s) {
-    reason_ = "full checkpoint every " + duration(config_.full_interval_s) + ": " + duration(since_full) +
-              " since the last full";
+  const int64_t full_since = std::bit_cast<int64_t>(last_full_s_);
+  if (config_.full_interval_s > 0.0 && now - last_full_s_ >= config_.full_interval_s) {
+    explain(Rule::seconds, full_since, [&] {
+      return "full-checkpoint interval " + duration(config_.full_interval_s) + " elapsed since job time " +
+             duration(last_full_s_);
+    });
     return FRUGAL_CHECKPOINT_FULL;
   }
   if (config_.young_daly) {
     const double interval = model_.interval_s();
-    if (since_full >= interval) {
-      reason_ = "young/daly interval " + duration(interval) + " (cost " + duration(model_.cost_s()) + ", MTBF " +
-                duration(model_.mtbf_s()) + ") elapsed";
+    if (now - last_full_s_ >= interval) {
+      explain(Rule::young_daly, full_since, [&] {
+        return "young/daly interval " + duration(interval) + " (cost " + duration(model_.cost_s()) + ", MTBF " +
+               duration(model_.mtbf_s()) + ") elapsed";
+      });
       return FRUGAL_CHECKPOINT_FULL;
     }
   }
-  const double since_any = now - last_checkpoint_s_;
-  if (config_.heartbeat_interval_s > 0.0 && since_any >= config_.heartbeat_interval_s) {
-    reason_ = "heartbeat every " + duration(config_.heartbeat_interval_s) + ": " + duration(since_any) +
-              " since the last checkpoint";
+  if (config_.heartbeat_interval_s > 0.0 && now - last_checkpoint_s_ >= config_.heartbeat_interval_s) {
+    explain(Rule::heartbeat, std::bit_cast<int64_t>(last_checkpoint_s_), [&] {
+      return "heartbeat interval " + duration(config_.heartbeat_interval_s) + " elapsed since job time " +
+             duration(last_checkpoint_s_);
+    });
     return FRUGAL_CHECKPOINT_HEARTBEAT;
   }
   return FRUGAL_CHECKPOINT_NONE;
@@ -102,6 +115,7 @@ double CheckpointCadence::next_due(double now, uint32_t action) const {
 void CheckpointCadence::save_fields(sdk::StateWriter& out) const {
   model_.save(out);
   out.f64(last_full_s_).i64(last_full_step_).f64(last_checkpoint_s_).flag(in_notice_);
+  out.u8(static_cast<uint8_t>(reason_rule_)).i64(reason_since_);
 }
 
 void CheckpointCadence::load_fields(sdk::StateReader& in) {
@@ -110,6 +124,10 @@ void CheckpointCadence::load_fields(sdk::StateReader& in) {
   last_full_step_ = in.i64("last full step");
   last_checkpoint_s_ = in.f64("last checkpoint time");
   in_notice_ = in.flag("in notice");
+  const uint8_t rule = in.u8("reason rule");
+  if (rule > static_cast<uint8_t>(Rule::notice)) in.corrupted("reason rule " + std::to_string(rule) + " is unknown");
+  reason_rule_ = static_cast<Rule>(rule);
+  reason_since_ = in.i64("reason start");
   if (!std::isfinite(last_full_s_) || !std::isfinite(last_checkpoint_s_) || last_full_step_ < 0)
     in.corrupted("checkpoint timers out of range");
 }

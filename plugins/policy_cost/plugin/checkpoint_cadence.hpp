@@ -18,6 +18,10 @@
 //
 // next_due_s: the job-clock time the next timer falls due, counting a
 // checkpoint proposed now as taken now (0 with no time-based timer).
+//
+// A reason names the rule and the checkpoint it counts from, and is written
+// once per (rule, starting point): re-proposing a checkpoint the host has
+// not taken yet costs no formatting.
 #pragma once
 
 #include "algorithms/young_daly.hpp"
@@ -39,7 +43,12 @@ class CheckpointCadence : public StatefulPolicy<CheckpointCadence> {
   [[nodiscard]] const CheckpointCostModel& cost_model() const noexcept { return model_; }
 
  private:
+  // What reason_ explains; a new one is formatted only when this changes.
+  enum class Rule : uint8_t { none = 0, steps = 1, seconds = 2, young_daly = 3, heartbeat = 4, notice = 5 };
+
   [[nodiscard]] uint32_t due(const frugal_telemetry& t);
+  template <class Make>
+  void explain(Rule rule, int64_t since, Make&& make);
   [[nodiscard]] double next_due(double now, uint32_t action) const;
   friend class StatefulPolicy<CheckpointCadence>;
   [[nodiscard]] StateFrame frame() const noexcept { return {"PCCK", "checkpoint_cadence state", options_crc_}; }
@@ -53,6 +62,8 @@ class CheckpointCadence : public StatefulPolicy<CheckpointCadence> {
   int64_t last_full_step_ = 0;
   double last_checkpoint_s_ = 0.0;  // either kind
   bool in_notice_ = false;          // the previous record carried a notice
+  Rule reason_rule_ = Rule::none;
+  int64_t reason_since_ = 0;  // the step, or the bits of the time, the rule counts from
 };
 
 }  // namespace frugal::policy::plugin

@@ -56,10 +56,15 @@ void SpotPhase::take_sample(double now, double loss) {
   has_sample_ = true;
   last_sample_s_ = now;
   if (!window_.full()) return;
-  window_.copy_to(times_, losses_);
-  const DescentCheck c =
-      check_descent(times_, losses_, window_.mann_kendall_s(), config_.z_threshold, config_.max_noise, scratch_);
   ++tests_run_;
+  // The rank test first, from the S the window keeps: most samples of a
+  // noisy warm-up end here, without copying or fitting anything.
+  DescentCheck c;
+  c.z = mann_kendall_z(window_.mann_kendall_s(), window_.size());
+  if (c.z <= -config_.z_threshold) {
+    window_.copy_to(times_, losses_);
+    c = fit_descent(times_, losses_, c.z, config_.max_noise, scratch_);
+  }
   if (!c.passed) {
     // Explain the warm-up again once a run of passes is broken.
     if (passes_ > 0 && phase_ == Phase::warmup) reason_ = warmup_reason_;

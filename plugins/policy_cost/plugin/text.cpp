@@ -19,7 +19,7 @@ std::string fixed(double value, int decimals) {
 
 std::string duration(double seconds) {
   const double magnitude = std::fabs(seconds);
-  if (magnitude < 600.0) return fixed(seconds, magnitude < 10.0 ? 1 : 0) + " s";
+  if (magnitude < 600.0) return fixed(seconds, magnitude < 10.0 && seconds != std::floor(seconds) ? 1 : 0) + " s";
   if (magnitude < 3.0 * 3600.0) return fixed(seconds / 60.0, 1) + " min";
   return fixed(seconds / 3600.0, 1) + " h";
 }
