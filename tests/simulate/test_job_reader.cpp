@@ -70,7 +70,8 @@ TEST_CASE("job: plans from the file, options typed, standard plans only on reque
   CHECK(find_option(options, "full_interval_steps")->type == frugal::simulate::OptionValue::Type::kInt);
   CHECK(find_option(options, "young_daly")->type == frugal::simulate::OptionValue::Type::kBool);
   CHECK(find_option(options, "notice_safety")->double_value == 1.5);
-  CHECK(find_option(options, "checkpoint_cost_s") == nullptr);  // not Young/Daly: nothing filled
+  CHECK(find_option(options, "checkpoint_cost_s")->double_value == 300.0);  // the job's full checkpoint
+  CHECK(find_option(options, "mtbf_s") == nullptr);                        // not Young/Daly
   CHECK(frugal::simulate::plan_tokens(job, plan) == Approx(job.work_tokens / 0.75));
 
   const Job both = parse_job(std::string(kMinimal).insert(1, R"("standard_plans": true, "plans": [{"name": "mine"}], )"),

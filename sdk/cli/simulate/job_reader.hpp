@@ -27,8 +27,9 @@ Job read_job_file(const std::string& path, const KnownStrategies& known);
 std::vector<PlanSpec> standard_plans(const Job& job);
 
 // Options a plan leaves unset that the job determines: the cosine
-// schedule's total_steps, Young/Daly's checkpoint cost and MTBF, the
-// reserved price for spot_phase (plan_defaults.cpp).
+// schedule's total_steps and warm-up, checkpoint_cadence's full-checkpoint
+// cost (and Young/Daly's MTBF), spot_phase's reserved price
+// (plan_defaults.cpp).
 void fill_job_defaults(const Job& job, PlanSpec& plan);
 
 // Total optimizer steps of a plan (its processed tokens / tokens per step).

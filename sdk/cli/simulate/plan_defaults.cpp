@@ -31,11 +31,15 @@ void fill_job_defaults(const Job& job, PlanSpec& plan) {
   }
   for (auto& policy : plan.policies) {
     const std::string name = bare_name(policy.name);
-    if (name == "checkpoint_cadence" && option_is_true(policy.options, "young_daly")) {
+    if (name == "checkpoint_cadence") {
+      // The policy's prior for a full checkpoint's stall: it decides
+      // Young/Daly intervals and whether a full fits in a preemption notice
+      // before any full was measured.
       set_default(policy.options, double_option("checkpoint_cost_s", job.checkpoint_full_s));
-      // The job's MTBF on the plan's spot nodes; a plan that starts on
-      // reserved capacity is not preempted, so there is nothing to fill.
-      if (plan.resource == FRUGAL_RESOURCE_SPOT && spot_mtbf_s(job, plan.nodes) > 0.0)
+      // The job's MTBF on the plan's spot nodes, for Young/Daly; a plan
+      // that starts on reserved capacity is not preempted: nothing to fill.
+      if (option_is_true(policy.options, "young_daly") && plan.resource == FRUGAL_RESOURCE_SPOT &&
+          spot_mtbf_s(job, plan.nodes) > 0.0)
         set_default(policy.options, double_option("mtbf_s", spot_mtbf_s(job, plan.nodes)));
     }
     if (name == "spot_phase") set_default(policy.options, double_option("reserved_price", job.reserved_price));

@@ -31,21 +31,35 @@ inline uint64_t derive_seed(uint64_t seed, uint64_t run, uint64_t stream) {
 class Rng {
  public:
   explicit Rng(uint64_t seed = 0) : state_(seed) {}
-  void reseed(uint64_t seed) { state_ = seed; }
+  void reseed(uint64_t seed) {
+    state_ = seed;
+    has_spare_ = false;
+  }
 
   // Uniform in [0, 1) with 53 random bits.
   double uniform() { return static_cast<double>(splitmix64_next(state_) >> 11) * 0x1.0p-53; }
   // Exponential with the given mean (> 0).
   double exponential(double mean) { return -mean * std::log1p(-uniform()); }
-  // Standard normal (Box-Muller; one of the pair is dropped for simplicity).
+  // Standard normal (Box-Muller): one draw makes two, the second is kept
+  // for the next call (the engine wants two per record).
   double normal() {
+    if (has_spare_) {
+      has_spare_ = false;
+      return spare_;
+    }
     const double u1 = 1.0 - uniform();  // (0, 1]
     const double u2 = uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+    const double radius = std::sqrt(-2.0 * std::log(u1));
+    const double angle = 2.0 * std::numbers::pi * u2;
+    spare_ = radius * std::sin(angle);
+    has_spare_ = true;
+    return radius * std::cos(angle);
   }
 
  private:
   uint64_t state_;
+  double spare_ = 0.0;
+  bool has_spare_ = false;
 };
 
 }  // namespace frugal::simulate

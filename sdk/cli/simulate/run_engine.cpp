@@ -128,7 +128,11 @@ class Run {
   // After a (re)start at t_: when the next preemption of spot capacity comes.
   void schedule_preemption() {
     notice_sent_ = false;
-    rate_ = node_throughput(job_, nodes_);
+    // pow() per restart adds up over thousands of runs; node counts repeat.
+    if (nodes_ != rate_nodes_) {
+      rate_ = node_throughput(job_, nodes_);
+      rate_nodes_ = nodes_;
+    }
     if (resource_ != FRUGAL_RESOURCE_SPOT) {
       t_preempt_ = kInf;
     } else if (trace_gives_availability()) {
@@ -282,7 +286,8 @@ class Run {
   double interval_dollars_ = 0.0;
   uint32_t resource_ = FRUGAL_RESOURCE_SPOT;
   uint32_t nodes_ = 1;
-  double rate_ = 0.0;  // processed tokens per second on nodes_
+  double rate_ = 0.0;  // processed tokens per second on rate_nodes_ (== nodes_ while running)
+  uint32_t rate_nodes_ = 0;
   double tokens_ = 0.0, checkpoint_tokens_ = 0.0;
   // Time and money since the last checkpoint: productive until a restart
   // loses it; an unfinished checkpoint's stall is lost with it.
