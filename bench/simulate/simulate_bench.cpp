@@ -15,6 +15,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <exception>
 #include <string>
 #include <string_view>
@@ -57,8 +58,17 @@ bool parse_number(std::string_view text, uint64_t& out) {
   return ec == std::errc{} && end == text.data() + text.size();
 }
 
+// CPU seconds of the whole process (all threads): on a shared machine the
+// wall time also says how many cores the others left us.
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 struct Timing {
   double seconds = 0.0;
+  double cpu = 0.0;
   double records = 0.0;  // mean records per run
   std::vector<std::vector<sim::RunResult>> results;
 };
@@ -69,9 +79,11 @@ Timing time_runs(const sim::Job& job, const sim::SourceFactory& factory, uint64_
   options.threads = threads;
   options.check_books = check_books;
   Timing t;
+  const double cpu_start = cpu_seconds();
   const auto start = std::chrono::steady_clock::now();
   t.results = sim::run_monte_carlo(job, nullptr, factory, options);
   t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  t.cpu = cpu_seconds() - cpu_start;
   double records = 0.0;
   for (const auto& r : t.results[0]) records += static_cast<double>(r.records);
   t.records = records / static_cast<double>(runs);
@@ -109,7 +121,7 @@ bool headline(frugal_context* context, const sim::Job& job, const Options& o, un
   const auto configs = sim::plan_configs(context, job);
   const auto frugal = sim::scheduler_factory(context, configs);
   const auto baseline = baseline_factory(job);
-  std::vector<double> frugal_s, baseline_s;
+  std::vector<double> frugal_s, baseline_s, frugal_cpu, baseline_cpu;
   Timing first;
   bool deterministic = true;
   for (int i = 0; i < o.repeats; ++i) {
@@ -117,6 +129,7 @@ bool headline(frugal_context* context, const sim::Job& job, const Options& o, un
     for (int side = 0; side < 2; ++side) {
       const bool frugal_side = (side == 0) == (i % 2 == 1);
       Timing t = time_runs(job, frugal_side ? frugal : baseline, o.runs, threads, frugal_side);
+      (frugal_side ? frugal_cpu : baseline_cpu).push_back(t.cpu);
       if (frugal_side) {
         frugal_s.push_back(t.seconds);
         if (i == 0) first = std::move(t);
@@ -136,6 +149,9 @@ bool headline(frugal_context* context, const sim::Job& job, const Options& o, un
   fmt::print("  frugal (scheduler + policy_cost)    median {:.3f} s  ({:.1f} us/run, {:.0f} ns/record)  samples {}\n", f,
              per_run, 1e3 * per_run / first.records, fmt::join(frugal_s, " "));
   fmt::print("  ratio frugal / baseline             {:.2f}\n", f / b);
+  fmt::print("  CPU seconds (all threads), medians  baseline {:.3f}, frugal {:.3f} (wall x threads = {:.3f}: the\n"
+             "                                      difference is time other processes took from us)\n",
+             median(baseline_cpu), median(frugal_cpu), f * threads);
   fmt::print("  same results every repeat           {}\n", deterministic ? "yes" : "NO");
   if (o.quick) return deterministic;
   const double scaled = f * static_cast<double>(kTargetRuns) / static_cast<double>(o.runs);

@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <numbers>
 
 namespace frugal::simulate {
 
@@ -40,20 +39,24 @@ class Rng {
   double uniform() { return static_cast<double>(splitmix64_next(state_) >> 11) * 0x1.0p-53; }
   // Exponential with the given mean (> 0).
   double exponential(double mean) { return -mean * std::log1p(-uniform()); }
-  // Standard normal (Box-Muller): one draw makes two, the second is kept
-  // for the next call (the engine wants two per record).
+  // Standard normal (Marsaglia's polar method: no trigonometry, one log
+  // per pair): one draw makes two, the second is kept for the next call
+  // (the engine wants two per record).
   double normal() {
     if (has_spare_) {
       has_spare_ = false;
       return spare_;
     }
-    const double u1 = 1.0 - uniform();  // (0, 1]
-    const double u2 = uniform();
-    const double radius = std::sqrt(-2.0 * std::log(u1));
-    const double angle = 2.0 * std::numbers::pi * u2;
-    spare_ = radius * std::sin(angle);
+    double u = 0.0, v = 0.0, s = 0.0;
+    do {
+      u = 2.0 * uniform() - 1.0;
+      v = 2.0 * uniform() - 1.0;
+      s = u * u + v * v;
+    } while (s >= 1.0 || s == 0.0);
+    const double factor = std::sqrt(-2.0 * std::log(s) / s);
+    spare_ = v * factor;
     has_spare_ = true;
-    return radius * std::cos(angle);
+    return u * factor;
   }
 
  private:
