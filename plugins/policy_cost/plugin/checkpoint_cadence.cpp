@@ -69,8 +69,8 @@ uint32_t CheckpointCadence::due(const frugal_telemetry& t) {
   const double now = t.wall_time_s;
   if (config_.full_interval_steps > 0 && t.step - last_full_step_ >= config_.full_interval_steps) {
     explain(Rule::steps, last_full_step_, [&] {
-      return "full-checkpoint interval of " + std::to_string(config_.full_interval_steps) + " steps reached since step " +
-             std::to_string(last_full_step_);
+      return "full-checkpoint interval of " + std::to_string(config_.full_interval_steps) +
+             " steps reached since step " + std::to_string(last_full_step_);
     });
     return FRUGAL_CHECKPOINT_FULL;
   }
