@@ -53,7 +53,7 @@ CadenceConfig busy_cadence() {
 
 SpotPhaseConfig busy_spot() {
   SpotPhaseConfig c;
-  c.window = 12;
+  c.window = 24;
   c.reserved_price = 3.0;
   c.max_preemptions = 2;
   c.preemption_window_s = 3600;
@@ -96,8 +96,8 @@ TEST_CASE("the busy day exercises each strategy's states") {
   CHECK(spot[419].resource == FRUGAL_RESOURCE_SPOT);      // cooldown over
   CHECK(spot[599].resource == FRUGAL_RESOURCE_RESERVED);  // spot at $2.90 > 0.8 x $3.00
   CHECK(spot[688].resource == FRUGAL_RESOURCE_SPOT);
-  CHECK(spot[845].resource == FRUGAL_RESOURCE_SPOT);
-  CHECK(spot[846].resource == FRUGAL_RESOURCE_RESERVED);  // the steady descent from t = 50000 s
+  CHECK(spot[910].resource == FRUGAL_RESOURCE_SPOT);
+  CHECK(spot[911].resource == FRUGAL_RESOURCE_RESERVED);  // the steady descent from t = 50000 s
   CHECK(spot.back().resource == FRUGAL_RESOURCE_RESERVED);
   const auto scaler = full_run<PlateauAutoscaler>(busy_autoscaler());
   CHECK(std::adjacent_find(scaler.begin(), scaler.end(), [](const Answer& a, const Answer& b) {

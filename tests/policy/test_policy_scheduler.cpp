@@ -149,7 +149,7 @@ TEST_CASE("scheduler + spot_phase: a steady descent moves to reserved; a noisy w
     }
     resource = a.resource;
   }
-  CHECK(moved_at == 60.0 * 21);  // the window of 20, then three passing tests
+  CHECK(moved_at == 60.0 * 59);  // three passing tests, on samples 1-20, 21-40 and 41-60
   CHECK(resource == FRUGAL_RESOURCE_RESERVED);
   CHECK_THAT(why, Catch::StartsWith("spot_phase: loss descends steadily (trend z -6.1"));
   CHECK_THAT(why, Catch::EndsWith("3 passing tests in a row): reserved from now on"));

@@ -34,23 +34,26 @@ std::vector<frugal_telemetry> script(int n, F loss) {
 }
 
 const char* const kWarmup =
-    "warming up on spot: no steady loss descent over 20 samples yet (needs 3 passing trend tests in a row)";
+    "warming up on spot: no steady loss descent over 20 samples yet (needs 3 passing trend tests in a row, on "
+    "disjoint windows)";
 
 }  // namespace
 
-TEST_CASE("a clean descent: spot for the window and three passing tests, then reserved for good") {
+TEST_CASE("a clean descent: spot for three disjoint passing windows, then reserved for good") {
   SpotPhase policy{SpotPhaseConfig{}};
   const auto records = script(200, [](double t) { return 5.0 - 1e-4 * t; });
   const std::vector<Answer> answers = ask_all(policy, std::span(records));
-  for (int i = 0; i <= 20; ++i) CHECK(answers[i].resource == kSpot);
-  for (int i = 21; i < 200; ++i) REQUIRE(answers[i].resource == kReserved);
+  for (int i = 0; i < 59; ++i) CHECK(answers[i].resource == kSpot);
+  for (int i = 59; i < 200; ++i) REQUIRE(answers[i].resource == kReserved);
   CHECK(answers[0].reason == kWarmup);
   CHECK(answers[18].reason == kWarmup);
+  // Tests run on samples 1-20, 21-40, 41-60: records 19, 39, 59.
   CHECK(answers[19].reason == "loss descending (trend z -6.13, noise 0.00): 1 of 3 passing tests");
-  CHECK(answers[20].reason == "loss descending (trend z -6.13, noise 0.00): 2 of 3 passing tests");
-  CHECK(answers[21].reason ==
+  CHECK(answers[38].reason == answers[19].reason);
+  CHECK(answers[39].reason == "loss descending (trend z -6.13, noise 0.00): 2 of 3 passing tests");
+  CHECK(answers[59].reason ==
         "loss descends steadily (trend z -6.13, noise 0.00, 3 passing tests in a row): reserved from now on");
-  CHECK(answers[199].reason == answers[21].reason);
+  CHECK(answers[199].reason == answers[59].reason);
   CHECK(policy.phase() == SpotPhase::Phase::steady);
   // Once reserved for good, no test runs (the O(window^2) part included).
   CHECK(policy.tests_run() == 3);
@@ -63,7 +66,7 @@ TEST_CASE("a noisy warm-up stays on spot") {
   const auto records = script(100, [&](double) { return 3.0 + noise(0.3); });
   const std::vector<Answer> answers = ask_all(policy, std::span(records));
   for (const Answer& a : answers) REQUIRE(a.resource == kSpot);
-  CHECK(policy.tests_run() == 81);
+  CHECK(policy.tests_run() == 5);  // one per 20 fresh samples
   CHECK(answers.back().reason == kWarmup);
 
   // A warm-up whose loss drifts up (diverging) never looks like a descent.
@@ -73,13 +76,11 @@ TEST_CASE("a noisy warm-up stays on spot") {
 }
 
 TEST_CASE("the default thresholds' false alarms on pure noise, pinned") {
-  // Consecutive tests share window - 1 samples, so three passes in a row
-  // are far from three independent 1% events: over 100 records of a flat,
-  // noisy loss, about 8% of runs (16 of these 200) leave spot by chance;
-  // over 500 records, about a third. Both the trend test and the noise
-  // ratio are scale-free, so the noise amplitude does not matter. A longer
-  // run of confirmations (10) nearly removes it. Pinned so a change to the
-  // test's statistics shows up here.
+  // Disjoint windows make each pass fresh evidence: three 1%-level passes
+  // in a row on a flat, noisy loss are about a one-in-a-million event, so
+  // none of these 200 runs of 2000 records (100 tests each) leaves spot.
+  // With one confirmation the test alone shows its false-alarm rate.
+  // Pinned so a change to the test's statistics shows up here.
   const auto false_steady = [](int records, int64_t confirmations) {
     int count = 0;
     for (uint32_t seed = 1; seed <= 200; ++seed) {
@@ -95,9 +96,8 @@ TEST_CASE("the default thresholds' false alarms on pure noise, pinned") {
     }
     return count;
   };
-  CHECK(false_steady(100, 3) == 16);
-  CHECK(false_steady(500, 3) == 69);
-  CHECK(false_steady(500, 10) == 1);
+  CHECK(false_steady(2000, 3) == 0);
+  CHECK(false_steady(2000, 1) == 110);  // about 0.8% per test
 }
 
 TEST_CASE("a noisy plateau then a steady descent: reserved three samples after the window turns") {
@@ -114,9 +114,10 @@ TEST_CASE("a noisy plateau then a steady descent: reserved three samples after t
       first_reserved = i;
       break;
     }
-  // The trend needs part of the window to descend, then 3 passes in a row.
-  CHECK(first_reserved > 105);
-  CHECK(first_reserved < 125);
+  // The trend needs most of a tested window to descend, then 3 disjoint
+  // windows in a row to pass: samples 141-160 at the earliest after 100.
+  CHECK(first_reserved > 130);
+  CHECK(first_reserved < 180);
   for (std::size_t i = first_reserved; i < answers.size(); ++i) REQUIRE(answers[i].resource == kReserved);
 }
 
@@ -181,30 +182,31 @@ TEST_CASE("a price spike on spot: reserved, and spot again after the cooldown (r
 
 TEST_CASE("min_spot_s keeps a steady descent on spot until the job clock reaches it") {
   SpotPhaseConfig c;
-  c.min_spot_s = 3000;
+  c.min_spot_s = 4000;
   SpotPhase policy{c};
   const auto records = script(80, [](double t) { return 5.0 - 1e-4 * t; });
   const std::vector<Answer> answers = ask_all(policy, std::span(records));
-  for (int i = 0; i < 50; ++i) CHECK(answers[i].resource == kSpot);  // t < 3000
-  for (int i = 50; i < 80; ++i) CHECK(answers[i].resource == kReserved);
-  CHECK(answers[21].reason == "loss descending (trend z -6.13, noise 0.00): 3 of 3 passing tests; on spot until "
-                              "min_spot_s 50.0 min");
-  CHECK(answers[50].reason ==
-        "loss descends steadily (trend z -6.13, noise 0.00, 32 passing tests in a row): reserved from now on");
+  for (int i = 0; i < 67; ++i) CHECK(answers[i].resource == kSpot);  // t < 4000
+  for (int i = 67; i < 80; ++i) CHECK(answers[i].resource == kReserved);
+  CHECK(answers[59].reason == "loss descending (trend z -6.13, noise 0.00): 3 of 3 passing tests; on spot until "
+                              "min_spot_s 66.7 min");
+  CHECK(answers[67].reason ==
+        "loss descends steadily (trend z -6.13, noise 0.00, 3 passing tests in a row): reserved from now on");
 }
 
 TEST_CASE("sample_interval_s: samples only that often, and asks for the next sample") {
   SpotPhaseConfig c;
   c.sample_interval_s = 300;
   SpotPhase policy{c};
-  const auto records = script(22 * 5, [](double t) { return 5.0 - 1e-4 * t; });
+  const auto records = script(300, [](double t) { return 5.0 - 1e-4 * t; });
   const std::vector<Answer> answers = ask_all(policy, std::span(records));
   CHECK(answers[0].next_due_s == 300);
   CHECK(answers[3].next_due_s == 300);
   CHECK(answers[5].next_due_s == 600);
-  // 20 samples at 0, 300, ..., 5700 fill the window; passes at 5700, 6000, 6300.
+  // Samples at 0, 300, 600, ...: tests on samples 1-20, 21-40, 41-60, the
+  // last at t = 59 x 300 = 17700 (record 295).
   CHECK(policy.tests_run() == 3);
-  CHECK(answers[104].resource == kSpot);
-  CHECK(answers[105].resource == kReserved);  // t = 6300
-  CHECK(answers[105].next_due_s == 0.0);
+  CHECK(answers[294].resource == kSpot);
+  CHECK(answers[295].resource == kReserved);
+  CHECK(answers[295].next_due_s == 0.0);
 }

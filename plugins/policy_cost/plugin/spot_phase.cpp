@@ -13,7 +13,8 @@ SpotPhase::SpotPhase(const SpotPhaseConfig& config)
     : config_(config),
       options_crc_(fingerprint(config)),
       warmup_reason_("warming up on spot: no steady loss descent over " + std::to_string(config.window) +
-                     " samples yet (needs " + std::to_string(config.confirmations) + " passing trend tests in a row)"),
+                     " samples yet (needs " + std::to_string(config.confirmations) +
+                     " passing trend tests in a row, on disjoint windows)"),
       window_(static_cast<std::size_t>(config.window)) {
   reason_ = warmup_reason_;
   restarts_.reserve(static_cast<std::size_t>(config.max_preemptions));
@@ -55,7 +56,8 @@ void SpotPhase::take_sample(double now, double loss) {
   window_.push(now, loss);
   has_sample_ = true;
   last_sample_s_ = now;
-  if (!window_.full()) return;
+  if (++fresh_samples_ < config_.window || !window_.full()) return;
+  fresh_samples_ = 0;
   ++tests_run_;
   // The rank test first, from the S the window keeps: most samples of a
   // noisy warm-up end here, without copying or fitting anything.
@@ -119,7 +121,8 @@ double SpotPhase::next_due() const {
 void SpotPhase::save_fields(sdk::StateWriter& out) const {
   out.u8(static_cast<uint8_t>(phase_));
   window_.save(out);
-  out.flag(has_sample_).f64(last_sample_s_).i64(passes_).i64(tests_run_).f64(last_z_).f64(last_noise_);
+  out.flag(has_sample_).f64(last_sample_s_).i64(passes_).i64(fresh_samples_).i64(tests_run_).f64(last_z_).f64(
+      last_noise_);
   out.u64(restarts_.size());
   for (const double r : restarts_) out.f64(r);
   out.flag(has_spike_).f64(last_spike_s_);
@@ -133,6 +136,7 @@ void SpotPhase::load_fields(sdk::StateReader& in) {
   has_sample_ = in.flag("has sample");
   last_sample_s_ = in.f64("last sample time");
   passes_ = in.i64("passing tests");
+  fresh_samples_ = in.i64("samples since the last test");
   tests_run_ = in.i64("tests run");
   last_z_ = in.f64("last z");
   last_noise_ = in.f64("last noise");
@@ -145,7 +149,8 @@ void SpotPhase::load_fields(sdk::StateReader& in) {
   const bool times_ok = finite(last_sample_s_) && finite(last_spike_s_) &&
                         std::all_of(restarts_.begin(), restarts_.end(), finite) &&
                         std::is_sorted(restarts_.begin(), restarts_.end());
-  if (!times_ok || passes_ < 0 || tests_run_ < 0) in.corrupted("spot_phase fields out of range");
+  if (!times_ok || passes_ < 0 || tests_run_ < 0 || fresh_samples_ < 0 || fresh_samples_ >= config_.window)
+    in.corrupted("spot_phase fields out of range");
 }
 
 }  // namespace frugal::policy::plugin

@@ -9,8 +9,12 @@
 //
 // Loss samples (job time, training loss) are taken every record, or every
 // sample_interval_s; the last `window` of them form the trend test
-// (algorithms/trend_test.hpp), run at each new sample once the window is
-// full and never after STEADY. Samples from before a restart stay: the
+// (algorithms/trend_test.hpp), run once every `window` new samples and never
+// after STEADY. The windows tested are disjoint on purpose: tests on
+// windows that share window - 1 samples are nearly the same test, so "three
+// passes in a row" on sliding windows let a flat, noisy loss leave spot by
+// chance in about a third of 500-record runs; on disjoint windows each pass
+// is fresh evidence (a 1%-level test three times: about one in a million). Samples from before a restart stay: the
 // loss is the model's, which resumed from a checkpoint.
 //
 // Spikes: a price spike is a record on spot capacity whose price per
@@ -66,6 +70,7 @@ class SpotPhase : public StatefulPolicy<SpotPhase> {
   bool has_sample_ = false;
   double last_sample_s_ = 0.0;
   int64_t passes_ = 0;  // passing tests in a row
+  int64_t fresh_samples_ = 0;  // samples since the last test
   int64_t tests_run_ = 0;
   double last_z_ = 0.0;      // of the last passing test
   double last_noise_ = 0.0;  // likewise
