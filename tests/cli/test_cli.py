@@ -36,7 +36,7 @@ class CliTest(unittest.TestCase):
         lr = by_name["schedule_lr"]
         self.assertTrue(os.path.isfile(lr["path"]))
         self.assertEqual(lr["abi"], "1.0")
-        self.assertEqual([s["name"] for s in lr["strategies"]], ["constant", "linear_warmup", "cosine"])
+        self.assertEqual([s["name"] for s in lr["strategies"]], ["constant", "linear_warmup", "cosine", "sgdr", "wsd"])
         self.assertTrue(all(s["kind"] == "schedule" and s["thread_safe"] for s in lr["strategies"]))
 
     def test_bad_files_are_listed_with_reasons_next_to_the_good_plugins(self):
