@@ -5,6 +5,7 @@
 // work (docs/simulate.md).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <limits>

@@ -70,7 +70,6 @@ class Run {
     interval_dollars_ += dollars;
     result_.dollars += dollars;
     (resource_ == FRUGAL_RESOURCE_SPOT ? result_.spot_dollars : result_.reserved_dollars) += dollars;
-    result_.paid_gpu_hours += static_cast<double>(nodes_) * job_.gpus_per_node * (t1 - t_) / kSecondsPerHour;
     t_ = t1;
     return dollars;
   }

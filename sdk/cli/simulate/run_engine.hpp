@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "decision_source.hpp"
@@ -46,7 +47,6 @@ struct RunResult {
   double productive_s = 0.0, stall_s = 0.0, lost_s = 0.0;
   double productive_dollars = 0.0, stall_dollars = 0.0, lost_dollars = 0.0;
   double fleet_gpu_hours = 0.0;   // nodes x GPUs x wall time (waiting included)
-  double paid_gpu_hours = 0.0;    // nodes x GPUs x time paid for
   double useful_gpu_hours = 0.0;  // the kept work at one node's per-GPU rate
   double processed_tokens = 0.0;  // kept at the end
   double loss_first = 0.0, loss_last = 0.0;
