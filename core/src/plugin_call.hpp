@@ -20,7 +20,7 @@ void call_plugin(const std::string& label, Call&& call) {
   } catch (...) {
     fail(FRUGAL_ERR_INTERNAL, "{}: plugin threw a non-standard exception across the ABI", label);
   }
-  rethrow_if_error(error, label + ": ");
+  if (error != nullptr) rethrow_if_error(error, label + ": ");  // no string built on the hot path
 }
 
 }  // namespace frugal

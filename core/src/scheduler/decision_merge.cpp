@@ -1,8 +1,8 @@
 #include "scheduler/decision_merge.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
-#include <vector>
 
 #include <fmt/format.h>
 
@@ -13,10 +13,13 @@ namespace {
 
 const char* checkpoint_name(uint32_t c) { return c == FRUGAL_CHECKPOINT_FULL ? "full" : "heartbeat"; }
 
-// The proposal's own words, or the fields it set when it gave none.
-std::string explain(const Proposal& p, const char* fallback) {
+// "policy: " and the proposal's own words, or the field it set when it
+// gave none; appended in place (no temporary strings).
+void append_explanation(std::string& out, const Proposal& p, const char* fallback) {
   const char* why = p.decision.reason;
-  return fmt::format("{}: {}", *p.policy, why != nullptr && why[0] != '\0' ? why : fallback);
+  out += *p.policy;
+  out += ": ";
+  out += why != nullptr && why[0] != '\0' ? why : fallback;
 }
 
 }  // namespace
@@ -68,24 +71,30 @@ frugal_decision merge_proposals(const frugal_telemetry& t, double lr, std::span<
     if (d.next_due_s > 0 && (out.next_due_s == 0 || d.next_due_s < out.next_due_s)) out.next_due_s = d.next_due_s;
   }
 
-  // Clauses only for what asks the host to act, each policy once, in policy order.
-  std::vector<const Proposal*> acting;
+  // Clauses only for what asks the host to act, each policy once, in
+  // policy order. At most four policies act; a fixed array keeps the
+  // per-step path free of allocations (simulators call this millions of
+  // times).
+  std::array<const Proposal*, 4> acting{};
+  size_t count = 0;
   auto add = [&](const Proposal* p) {
-    if (p != nullptr && std::find(acting.begin(), acting.end(), p) == acting.end()) acting.push_back(p);
+    if (p != nullptr && std::find(acting.begin(), acting.begin() + count, p) == acting.begin() + count)
+      acting[count++] = p;
   };
   add(checkpoint_by);
   if (out.resource != t.resource) add(resource_by);
   if (out.target_nodes != t.nodes) add(nodes_by);
   add(stop_by);
-  std::sort(acting.begin(), acting.end());
+  std::sort(acting.begin(), acting.begin() + count);
 
   reason.clear();
-  for (const Proposal* p : acting) {
+  for (size_t i = 0; i < count; ++i) {
+    const Proposal* p = acting[i];
     if (!reason.empty()) reason += "; ";
     const char* fallback = p == checkpoint_by ? checkpoint_name(out.checkpoint)
                            : p == stop_by     ? "stop"
                                               : "resources";
-    reason += explain(*p, fallback);
+    append_explanation(reason, *p, fallback);
   }
   if (emergency && out.checkpoint == FRUGAL_CHECKPOINT_NONE) {
     out.checkpoint = FRUGAL_CHECKPOINT_HEARTBEAT;
