@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <string>
 
 #include "scheduler_harness.hpp"
 
@@ -71,28 +72,47 @@ TEST_CASE("an imported scheduler answers every later record exactly like the exp
   CHECK(original.export_state() == restored.export_state());
 }
 
-TEST_CASE("resuming from a checkpoint mid-cycle gives the uninterrupted LR and books only the downtime") {
-  SchedulerHarness uninterrupted(restartable());
+TEST_CASE("every schedule, resumed from a checkpoint mid-phase, gives the uninterrupted LR; only the downtime is lost") {
+  // Each schedule is exported at step 150, in the middle of a phase: the
+  // warm-up (linear_warmup), the decay (cosine, wsd), the second cycle (sgdr).
+  struct Case {
+    const char* schedule;
+    test::OptionList options;
+  };
+  const Case c = GENERATE(values<Case>({
+      {"constant", {{"lr", "0.01"}}},
+      {"linear_warmup", {{"lr", "0.01"}, {"warmup_steps", "300"}}},
+      {"cosine", {{"lr", "0.01"}, {"min_lr", "0.001"}, {"warmup_steps", "50"}, {"total_steps", "350"}}},
+      {"sgdr", {{"lr", "0.01"}, {"min_lr", "0.001"}, {"cycle_steps", "100"}, {"cycle_mult", "2"},
+                {"shape", "linear"}}},
+      {"wsd", {{"lr", "0.01"}, {"warmup_steps", "20"}, {"total_steps", "400"}, {"decay_steps", "300"},
+               {"decay_shape", "1-sqrt"}}},
+  }));
+  INFO(c.schedule);
+  SchedulerSpec spec = restartable();
+  spec.schedule = c.schedule;
+  spec.schedule_options = c.options;
+  SchedulerHarness uninterrupted(spec);
   std::vector<double> lr_at_step(400);
-  for (int s = 0; s < 400; ++s) {
-    frugal_telemetry t = record(10.0 * (s + 1), s, 2.0);
-    lr_at_step[size_t(s)] = uninterrupted.step(t).lr;
-  }
-  SchedulerHarness job(restartable());
+  for (int s = 0; s < 400; ++s) lr_at_step[size_t(s)] = uninterrupted.step(record(10.0 * (s + 1), s, 2.0)).lr;
+
+  SchedulerHarness job(spec);
   for (int s = 0; s <= 150; ++s) job.step(record(10.0 * (s + 1), s, 2.0));
-  const std::vector<std::byte> checkpoint = job.export_state();  // at step 150: mid cycle 1 (steps 100..299)
+  const std::vector<std::byte> checkpoint = job.export_state();
   for (int s = 151; s < 180; ++s) job.step(record(10.0 * (s + 1), s, 2.0));  // then preempted
 
-  SchedulerHarness resumed(restartable());
+  SchedulerHarness resumed(spec);
   REQUIRE(resumed.import_state(checkpoint).code == 0);
   frugal_telemetry first = record(5000, 151, 2.0);  // 3490 s after the checkpoint's last record
   first.flags = FRUGAL_TELEMETRY_RESTARTED;
   CHECK(resumed.step(first).lr == lr_at_step[size_t{151}]);
-  CHECK(lr_at_step[size_t{151}] == Approx(0.01 - 0.009 * 51.0 / 200.0));
   for (int s = 152; s < 400; ++s) {
     INFO("step " << s);
     REQUIRE(resumed.step(record(5000 + 10.0 * (s - 151), s, 2.0)).lr == lr_at_step[size_t(s)]);
   }
+  // The rate really moves across the resume point (not a constant by accident).
+  if (std::string(c.schedule) != "constant") CHECK(lr_at_step[size_t{151}] != lr_at_step[size_t{152}]);
+  if (std::string(c.schedule) == "sgdr") CHECK(lr_at_step[size_t{151}] == Approx(0.01 - 0.009 * 51.0 / 200.0));
   // The export was a checkpoint: the restart lost only the gap after it.
   const frugal_cost_ledger l = resumed.ledger();
   CHECK(l.lost_s == Approx(5000 - 1510));

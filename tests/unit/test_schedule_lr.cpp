@@ -87,6 +87,16 @@ TEST_CASE("bad schedule options are refused with errors naming the option") {
       {"constant", {{"lr", "fast"}}, "option 'lr' has type string; expected double"},
       {"linear_warmup", {{"warmup_steps", "-3"}}, "'warmup_steps' must be >= 0"},
       {"linear_warmup", {{"warmup_steps", "2.5"}}, "option 'warmup_steps' has type double; expected int"},
+      {"sgdr", {{"lr", "0.1"}}, "option 'cycle_steps' is required"},
+      {"sgdr", {{"cycle_steps", "0"}}, "cycle_steps"},
+      {"sgdr", {{"cycle_steps", "10"}, {"cycle_mult", "0"}}, "cycle_mult"},
+      {"sgdr", {{"cycle_steps", "10"}, {"restart_decay", "1.5"}}, "'restart_decay' must be in (0, 1]"},
+      {"sgdr", {{"cycle_steps", "10"}, {"shape", "step"}}, "shape"},
+      {"wsd", {{"lr", "0.1"}}, "option 'total_steps' is required"},
+      {"wsd", {{"total_steps", "10"}, {"decay_steps", "4"}, {"decay_fraction", "0.5"}}, "'decay_fraction' does not apply"},
+      {"wsd", {{"total_steps", "10"}, {"warmup_steps", "4"}, {"decay_steps", "7"}}, "decay_steps"},
+      {"wsd", {{"total_steps", "10"}, {"decay_fraction", "0"}}, "'decay_fraction' must be in (0, 1]"},
+      {"wsd", {{"total_steps", "10"}, {"decay_shape", "exp"}}, "decay_shape"},
   };
   for (const auto& c : cases) {
     auto options = host::make_options();

@@ -1,6 +1,7 @@
 // The restart-friendly schedules of schedule_lr: warm restarts (sgdr) and
 // warmup-stable-decay (wsd), at every boundary, against values worked out
-// by hand here, plus their option validation.
+// by hand here (their option errors are checked with the others in
+// test_schedule_lr.cpp).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -104,35 +105,4 @@ TEST_CASE("wsd with explicit decay_steps") {
   auto s = host::make_schedule(context.get(), "wsd", options.get());
   const double expected[] = {2.0, 2.0, 1.5, 1.0, 0.5, 0.0};  // steps 95..100
   for (int i = 0; i < 6; ++i) CHECK(lr_at(s.get(), 95 + i) == Approx(expected[i]).margin(1e-15));
-}
-
-TEST_CASE("bad sgdr and wsd options are refused naming the option") {
-  auto context = lr_context();
-  struct Case {
-    const char* schedule;
-    std::vector<std::pair<const char*, const char*>> options;
-    const char* mention;
-  };
-  const std::vector<Case> cases = {
-      {"sgdr", {{"lr", "0.1"}}, "option 'cycle_steps' is required"},
-      {"sgdr", {{"cycle_steps", "0"}}, "cycle_steps"},
-      {"sgdr", {{"cycle_steps", "10"}, {"cycle_mult", "0"}}, "cycle_mult"},
-      {"sgdr", {{"cycle_steps", "10"}, {"restart_decay", "1.5"}}, "'restart_decay' must be in (0, 1]"},
-      {"sgdr", {{"cycle_steps", "10"}, {"shape", "step"}}, "shape"},
-      {"wsd", {{"lr", "0.1"}}, "option 'total_steps' is required"},
-      {"wsd", {{"total_steps", "10"}, {"decay_steps", "4"}, {"decay_fraction", "0.5"}}, "'decay_fraction' does not apply"},
-      {"wsd", {{"total_steps", "10"}, {"warmup_steps", "4"}, {"decay_steps", "7"}}, "decay_steps"},
-      {"wsd", {{"total_steps", "10"}, {"decay_fraction", "0"}}, "'decay_fraction' must be in (0, 1]"},
-      {"wsd", {{"total_steps", "10"}, {"decay_shape", "exp"}}, "decay_shape"},
-  };
-  for (const auto& c : cases) {
-    auto options = host::make_options();
-    for (const auto& [name, text] : c.options) host::check(frugal_options_set_parsed(options.get(), name, text));
-    frugal_schedule* schedule = nullptr;
-    const auto result = test::outcome(frugal_schedule_create(context.get(), c.schedule, options.get(), &schedule));
-    INFO(c.schedule << ": " << result.message);
-    CHECK(result.code == FRUGAL_ERR_INVALID_ARGUMENT);
-    CHECK(result.message.find(c.mention) != std::string::npos);
-    CHECK(schedule == nullptr);
-  }
 }

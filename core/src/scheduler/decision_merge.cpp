@@ -1,7 +1,5 @@
 #include "scheduler/decision_merge.hpp"
 
-#include <algorithm>
-#include <array>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -72,29 +70,19 @@ frugal_decision merge_proposals(const frugal_telemetry& t, double lr, std::span<
   }
 
   // Clauses only for what asks the host to act, each policy once, in
-  // policy order. At most four policies act; a fixed array keeps the
-  // per-step path free of allocations (simulators call this millions of
-  // times).
-  std::array<const Proposal*, 4> acting{};
-  size_t count = 0;
-  auto add = [&](const Proposal* p) {
-    if (p != nullptr && std::find(acting.begin(), acting.begin() + count, p) == acting.begin() + count)
-      acting[count++] = p;
-  };
-  add(checkpoint_by);
-  if (out.resource != t.resource) add(resource_by);
-  if (out.target_nodes != t.nodes) add(nodes_by);
-  add(stop_by);
-  std::sort(acting.begin(), acting.begin() + count);
-
+  // policy order; no allocation on this path (simulators call it millions
+  // of times).
+  const Proposal* const resource_acts = out.resource != t.resource ? resource_by : nullptr;
+  const Proposal* const nodes_act = out.target_nodes != t.nodes ? nodes_by : nullptr;
   reason.clear();
-  for (size_t i = 0; i < count; ++i) {
-    const Proposal* p = acting[i];
+  for (const Proposal& p : proposals) {
+    const Proposal* const q = &p;
+    if (q != checkpoint_by && q != resource_acts && q != nodes_act && q != stop_by) continue;
     if (!reason.empty()) reason += "; ";
-    const char* fallback = p == checkpoint_by ? checkpoint_name(out.checkpoint)
-                           : p == stop_by     ? "stop"
+    const char* fallback = q == checkpoint_by ? checkpoint_name(out.checkpoint)
+                           : q == stop_by     ? "stop"
                                               : "resources";
-    append_explanation(reason, *p, fallback);
+    append_explanation(reason, p, fallback);
   }
   if (emergency && out.checkpoint == FRUGAL_CHECKPOINT_NONE) {
     out.checkpoint = FRUGAL_CHECKPOINT_HEARTBEAT;
