@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""The ABI gate: compare a built libfrugal with the committed ABI baseline.
+
+usage: abi-check.py [--headers-dir DIR] LIBFRUGAL_OR_ABIXML [BASELINE]
+       abi-check.py --update [--headers-dir DIR] LIBFRUGAL [BASELINE]
+
+Exit status: 0 the library keeps every promise of the baseline; 1 it breaks
+one (the verdict names what); 2 the check itself could not run.
+
+What a minor release may change is ABI rule 2 (docs/abi-rules.md). libabigail
+(abidw, abidiff) compares the types and exported functions; this script adds
+what abidiff cannot know: that appended trailing fields are allowed only in
+structs that start with struct_size, and that a new function must be exported
+under a new symbol version node.
+"""
+import argparse
+import re
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_BASELINE = REPO / "abi" / "baseline" / "libfrugal.so.1.abi"
+DEFAULT_HEADERS = REPO / "abi" / "include" / "frugal"
+
+# Only what the public headers define, only what is exported, and nothing that
+# depends on where or how the tree was built (paths, line numbers, build type),
+# so one baseline serves every checkout and every build.
+ABIDW_OPTIONS = ["--no-corpus-path", "--no-comp-dir-path", "--no-show-locs", "--no-elf-needed", "--drop-private-types",
+                 "--exported-interfaces-only", "--type-id-style", "hash"]
+
+# abidiff's exit status is a bit set (man abidiff).
+ABIDIFF_ERROR, ABIDIFF_USAGE_ERROR, ABIDIFF_ABI_CHANGE, ABIDIFF_ABI_INCOMPATIBLE_CHANGE = 1, 2, 4, 8
+
+
+class CheckError(Exception):
+    """The check could not run (missing tool, unreadable input)."""
+
+
+def run(command):
+    try:
+        return subprocess.run(command, capture_output=True, text=True, check=False)
+    except FileNotFoundError as missing:
+        raise CheckError(f"{command[0]} not found; install Debian's abigail-tools (scripts/setup-deps.sh)") from missing
+
+
+def abidw(library, headers_dir, out_file):
+    """Write the ABI of `library` as abidw XML to `out_file`."""
+    if not Path(library).is_file():
+        raise CheckError(f"no such library: {library}")
+    result = run(["abidw", *ABIDW_OPTIONS, "--headers-dir", str(headers_dir), "--out-file", str(out_file),
+                  str(library)])
+    if result.returncode != 0:
+        raise CheckError(f"abidw failed on {library}:\n{result.stderr.strip()}")
+
+
+def load_corpus(path):
+    try:
+        return ElementTree.parse(path).getroot()
+    except (OSError, ElementTree.ParseError) as bad:
+        raise CheckError(f"cannot read the ABI XML {path}: {bad}") from bad
+
+
+def exported_symbols(corpus):
+    """{name: version node} of every function and variable symbol the corpus exports."""
+    return {symbol.get("name"): symbol.get("version", "")
+            for symbol in corpus.iter("elf-symbol") if symbol.get("is-defined") == "yes"}
+
+
+def sized_structs(corpus):
+    """Names of the structs whose first field is struct_size: the ones a minor may grow (rule 3)."""
+    names = set()
+    for struct in corpus.iter("class-decl"):
+        first = struct.find("data-member/var-decl")
+        if first is not None and first.get("name") == "struct_size" and struct.get("name"):
+            names.add(struct.get("name"))
+    return sorted(names)
+
+
+def symbol_version_breaks(old, new):
+    """What abidiff does not judge: a symbol's version node moved, or a new symbol in a node that shipped."""
+    old_symbols, new_symbols = exported_symbols(old), exported_symbols(new)
+    shipped_nodes = set(old_symbols.values())
+    breaks = []
+    for name, version in sorted(new_symbols.items()):
+        if name in old_symbols and old_symbols[name] != version:
+            breaks.append(f"symbol {name} moved from version node {old_symbols[name] or '(none)'} "
+                          f"to {version or '(none)'}")
+        elif name not in old_symbols and version in shipped_nodes:
+            breaks.append(f"new symbol {name} is exported under {version or '(no version)'}, a node that already "
+                          f"shipped; list it in a new node (rule 10)")
+    return breaks
+
+
+def growth_suppression(struct_names):
+    """A libabigail suppression that allows exactly rule 2's growth: fields appended at the end of sized structs."""
+    if not struct_names:
+        return ""
+    return ("# Written by abi-check.py: a minor may append trailing fields to a struct\n"
+            "# that starts with struct_size (ABI rules 2 and 3).\n"
+            "[suppress_type]\n"
+            "  type_kind = struct\n"
+            f"  name_regexp = ^({'|'.join(re.escape(name) for name in struct_names)})$\n"
+            "  has_data_member_inserted_at = end\n")
+
+
+def abidiff(old_xml, new_xml, suppression_file):
+    # Added functions are judged by symbol_version_breaks; abidiff reports
+    # the rest: removed or changed functions and every changed type.
+    return run(["abidiff", "--no-added-syms", "--no-show-locs", "--suppressions", str(suppression_file),
+                str(old_xml), str(new_xml)])
+
+
+def check(library, baseline, headers_dir, workdir):
+    if not Path(baseline).is_file():
+        raise CheckError(f"no baseline at {baseline}; create it with: abi-check.py --update {library}")
+    new_xml = Path(library)
+    if new_xml.suffix != ".abi":
+        new_xml = workdir / "built.abi"
+        abidw(library, headers_dir, new_xml)
+    old, new = load_corpus(baseline), load_corpus(new_xml)
+    suppression_file = workdir / "allowed-growth.suppr"
+    suppression_file.write_text(growth_suppression(sized_structs(old)))
+
+    breaks = symbol_version_breaks(old, new)
+    result = abidiff(baseline, new_xml, suppression_file)
+    if result.returncode & (ABIDIFF_ERROR | ABIDIFF_USAGE_ERROR):
+        raise CheckError(f"abidiff failed:\n{result.stderr.strip()}")
+    abi_changed = result.returncode & (ABIDIFF_ABI_CHANGE | ABIDIFF_ABI_INCOMPATIBLE_CHANGE)
+
+    if not breaks and not abi_changed:
+        print(f"abi-check: PASS: {library} keeps the ABI of {baseline}")
+        return 0
+    print(f"abi-check: FAIL: {library} breaks the ABI of {baseline}")
+    print("A minor release may only add functions (in a new version node) and append fields to structs that")
+    print("start with struct_size (docs/abi-rules.md, rule 2). Anything else needs a new ABI major.")
+    for line in breaks:
+        print(f"  - {line}")
+    if abi_changed:
+        kind = "incompatible" if result.returncode & ABIDIFF_ABI_INCOMPATIBLE_CHANGE else "forbidden"
+        print(f"abidiff found {kind} changes:")
+        print(result.stdout.rstrip())
+    return 1
+
+
+def update(library, baseline, headers_dir):
+    Path(baseline).parent.mkdir(parents=True, exist_ok=True)
+    abidw(library, headers_dir, baseline)
+    count = len(exported_symbols(load_corpus(baseline)))
+    print(f"abi-check: wrote {baseline} ({count} exported symbols); review and commit it")
+    return 0
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description="Compare a built libfrugal with the committed ABI baseline.")
+    parser.add_argument("--update", action="store_true", help="rewrite the baseline from LIBRARY instead")
+    parser.add_argument("--headers-dir", default=str(DEFAULT_HEADERS),
+                        help="the public headers: only types they define count (default: abi/include/frugal)")
+    parser.add_argument("library", help="the built libfrugal.so.N, or an ABI XML written by abidw")
+    parser.add_argument("baseline", nargs="?", default=str(DEFAULT_BASELINE), help="the ABI XML to compare with")
+    args = parser.parse_args(argv)
+    try:
+        if args.update:
+            return update(args.library, args.baseline, args.headers_dir)
+        with tempfile.TemporaryDirectory(prefix="abi-check.") as workdir:
+            return check(args.library, args.baseline, args.headers_dir, Path(workdir))
+    except CheckError as error:
+        print(f"abi-check: ERROR: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
