@@ -28,7 +28,7 @@ DEFAULT_HEADERS = REPO / "abi" / "include" / "frugal"
 # Only what the public headers define, only what is exported, and nothing that
 # depends on where or how the tree was built (paths, line numbers, build type),
 # so one baseline serves every checkout and every build.
-ABIDW_OPTIONS = ["--no-corpus-path", "--no-comp-dir-path", "--no-show-locs", "--no-elf-needed", "--drop-private-types",
+ABIDW_OPTIONS = ["--no-corpus-path", "--no-comp-dir-path", "--no-show-locs", "--short-locs", "--no-elf-needed", "--drop-private-types",
                  "--exported-interfaces-only", "--type-id-style", "hash"]
 
 # abidiff's exit status is a bit set (man abidiff).
