@@ -3,8 +3,10 @@
 # Idempotent and quiet: prints nothing and touches nothing when all is there.
 set -eu
 
+# abigail-tools: abidw and abidiff for the ABI gate (scripts/abi-check.py).
 packages="cmake make g++ pkg-config binutils python3 \
-libboost-dev libfmt-dev libflatbuffers-dev flatbuffers-compiler libxxhash-dev catch2"
+libboost-dev libfmt-dev libflatbuffers-dev flatbuffers-compiler libxxhash-dev catch2 \
+abigail-tools"
 
 missing=""
 for p in $packages; do
