@@ -1,0 +1,37 @@
+// command_line.hpp — what `frugal-conformance` was asked to do.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frugal/frugal.h"
+
+namespace frugal::conformance {
+
+// One --option STRATEGY.KEY=VALUE ("*" as STRATEGY: every strategy).
+struct OptionArg {
+  std::string strategy;
+  std::string key;
+  std::string value;
+};
+
+struct CommandLine {
+  std::string plugin;
+  std::vector<OptionArg> options;
+  bool json = false;
+  bool fork = true;
+  bool help = false;
+};
+
+// Parses argv; on bad usage returns nullopt and sets `error` to a message
+// naming the bad argument.
+std::optional<CommandLine> parse_command_line(int argc, char** argv, std::string& error);
+
+extern const char* const kUsage;
+
+// A fresh options object with the --option values for `strategy`, "{tmpdir}"
+// replaced by `tmpdir`. Throws std::runtime_error with libfrugal's message.
+frugal_options* make_options(const std::vector<OptionArg>& options, const std::string& strategy,
+                             const std::string& tmpdir);
+
+}  // namespace frugal::conformance

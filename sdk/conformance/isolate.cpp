@@ -1,0 +1,106 @@
+#include "isolate.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+namespace frugal::conformance {
+
+namespace {
+
+// Child -> parent protocol, one record per line: "B\trule" (starting a
+// rule) or "P|F\trule\tmessage"; tabs and newlines in text become spaces.
+std::string flat(std::string text) {
+  for (char& ch : text)
+    if (ch == '\t' || ch == '\n') ch = ' ';
+  return text;
+}
+
+void write_all(int fd, const std::string& text) {
+  const char* p = text.data();
+  size_t left = text.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n <= 0) return;
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
+}  // namespace
+
+void run_checks(const std::string& label, bool fork, Report& report, const std::function<void(Sink&)>& body) {
+  if (!fork) {
+    Sink sink{[](const std::string&) {},
+              [&](bool pass, const std::string& rule, const std::string& message) {
+                report.add({pass, label, rule, message});
+              }};
+    body(sink);
+    return;
+  }
+  int fds[2];
+  if (pipe(fds) != 0) {
+    report.add({false, label, "harness", std::string("pipe: ") + std::strerror(errno)});
+    return;
+  }
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    report.add({false, label, "harness", std::string("fork: ") + std::strerror(errno)});
+    return;
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    const int out = fds[1];
+    Sink sink{[&](const std::string& rule) { write_all(out, "B\t" + flat(rule) + "\n"); },
+              [&](bool pass, const std::string& rule, const std::string& message) {
+                write_all(out, std::string(pass ? "P" : "F") + "\t" + flat(rule) + "\t" + flat(message) + "\n");
+              }};
+    body(sink);
+    write_all(out, "B\texit\n");
+    ::close(out);
+    std::exit(0);  // not _exit: a leak checker runs at exit and fails the child
+  }
+  ::close(fds[1]);
+  std::string data;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    data.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  std::string running = "start";
+  std::istringstream lines(data);
+  for (std::string line; std::getline(lines, line);) {
+    const auto t1 = line.find('\t');
+    if (t1 == std::string::npos) continue;
+    const auto t2 = line.find('\t', t1 + 1);
+    if (line[0] == 'B') {
+      running = line.substr(t1 + 1);
+    } else {
+      report.add({line[0] == 'P', label, line.substr(t1 + 1, t2 - t1 - 1),
+                  t2 == std::string::npos ? "" : line.substr(t2 + 1)});
+    }
+  }
+  if (WIFSIGNALED(status)) {
+    report.add({false, label, running,
+                std::string("crashed (") + strsignal(WTERMSIG(status)) + ") while checking rule '" + running + "'"});
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    report.add({false, label, running == "exit" ? "leaks" : running,
+                "the checking process exited with status " + std::to_string(WEXITSTATUS(status)) +
+                    " (a sanitizer's report, e.g. of a leak, is printed above)"});
+  }
+}
+
+}  // namespace frugal::conformance

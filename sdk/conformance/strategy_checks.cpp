@@ -1,0 +1,166 @@
+#include "strategy_checks.hpp"
+
+#include <barrier>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+
+#include "direct_plugin.hpp"
+
+namespace frugal::conformance {
+
+std::string Error::describe() const {
+  if (e_ == nullptr) return "OK";
+  return std::string(frugal_error_code_name(frugal_error_code(e_))) + " (" + frugal_error_message(e_) + ")";
+}
+
+bool Checks::expect_error(const std::string& rule, const std::string& what, frugal_error* e, int32_t want) {
+  const Error err(e);
+  if (!err) {
+    fail(rule, what + " succeeded; it must return an error");
+    return false;
+  }
+  if (want != FRUGAL_OK && err.code() != want) {
+    fail(rule, what + " -> " + err.describe() + "; expected " + frugal_error_code_name(want));
+    return false;
+  }
+  pass(rule, what + " -> " + frugal_error_code_name(err.code()));
+  return true;
+}
+
+bool Checks::expect_ok(const std::string& rule, const std::string& what, frugal_error* e) {
+  const Error err(e);
+  if (err) {
+    fail(rule, what + " failed: " + err.describe());
+    return false;
+  }
+  pass(rule, what + " succeeded");
+  return true;
+}
+
+frugal_options* Checks::user_options() const { return make_options(*s.option_args, s.name, s.tmpdir); }
+
+Instance Checks::create(const char* rule) {
+  const auto* slots = static_cast<const CommonSlots*>(s.vtable);
+  const Options options(user_options());
+  void* p = nullptr;
+  const Error e(slots->create(s.host, options.p, &p));
+  if (e) {
+    fail(rule, "needs options (pass --option " + s.name + ".key=value): " + e.describe());
+    return {};
+  }
+  if (p == nullptr) {
+    fail(rule, "create succeeded with a NULL instance (the header requires non-NULL on success)");
+    return {};
+  }
+  return Instance(p, slots->destroy);
+}
+
+void run_concurrently(int threads, const std::function<void(int)>& fn) {
+  std::barrier start(threads);
+  std::vector<std::thread> pool;
+  for (int i = 0; i < threads; ++i)
+    pool.emplace_back([&, i] {
+      start.arrive_and_wait();
+      fn(i);
+    });
+  for (auto& t : pool) t.join();
+}
+
+bool check_common_create(Checks& c) {
+  const auto* slots = static_cast<const CommonSlots*>(c.s.vtable);
+  c.begin("create");
+  {
+    Instance made = c.create();
+    if (!made) return false;
+    c.pass("create", "create with the given options gives an instance");
+  }
+  c.begin("unknown-option");
+  {
+    const Options options(c.user_options());
+    frugal_options_set_int(options.p, "conformance_no_such_option", 1);
+    void* p = nullptr;
+    frugal_error* e = slots->create(c.s.host, options.p, &p);
+    if (e == nullptr && p != nullptr) slots->destroy(p);
+    c.expect_error("unknown-option", "create with option 'conformance_no_such_option' (vtable header: unknown "
+                   "options must be reported as errors)", e);
+  }
+  c.begin("null-arguments");
+  {
+    const Options options(c.user_options());
+    c.expect_error("null-arguments", "create(instance out NULL)", slots->create(c.s.host, options.p, nullptr));
+  }
+  return true;
+}
+
+namespace {
+
+struct KindChecks {
+  void (*core)(Checks&);
+  void (*direct)(Checks&);
+};
+
+KindChecks kind_checks(int32_t kind) {
+  switch (kind) {
+    case FRUGAL_KIND_SCHEDULE: return {&check_schedule_core, &check_schedule};
+    case FRUGAL_KIND_STORE: return {&check_store_core, &check_store};
+    case FRUGAL_KIND_PACKER: return {&check_packer_core, &check_packer};
+    case FRUGAL_KIND_POLICY: return {nullptr, &check_policy};
+    case FRUGAL_KIND_QUANTIZER: return {&check_quantizer_core, &check_quantizer};
+    case FRUGAL_KIND_ROUTER: return {&check_router_core, &check_router};
+    default: return {nullptr, nullptr};
+  }
+}
+
+}  // namespace
+
+void check_strategy(Subject subject, Sink& sink) {
+  Checks c(subject, sink);
+  const KindChecks kind = kind_checks(subject.kind);
+  if (kind.direct == nullptr) {
+    c.pass("kind", std::string("kind ") + frugal_strategy_kind_name(subject.kind) + " has no checks; skipped");
+    frugal_context_destroy(subject.context);
+    return;
+  }
+  try {
+    if (kind.core != nullptr) kind.core(c);
+  } catch (const std::exception& e) {
+    c.fail("core", e.what());
+  }
+  // The core unloads the plugin before it is loaded directly, so init runs
+  // once per load as plugin.h promises the plugin.
+  frugal_context_destroy(subject.context);
+  subject.context = nullptr;
+
+  std::unique_ptr<DirectPlugin> plugin;
+  c.begin("direct-load");
+  try {
+    plugin = std::make_unique<DirectPlugin>(subject.plugin_path);
+  } catch (const std::exception& e) {
+    c.fail("direct-load", e.what());
+    return;
+  }
+  const frugal_strategy_desc* desc = plugin->strategy(subject.kind, subject.name);
+  if (desc == nullptr) {
+    c.fail("descriptor", "a second load does not declare the same strategy (descriptors must stay unchanged)");
+    return;
+  }
+  subject.host = plugin->host();
+  subject.vtable = desc->vtable;
+  try {
+    if (check_common_create(c)) kind.direct(c);
+  } catch (const std::exception& e) {
+    c.fail("direct", e.what());
+  }
+  const long before = DirectPlugin::outstanding();
+  plugin->unload();
+  const long leaked = DirectPlugin::outstanding();
+  c.begin("leaks");
+  c.check(leaked == 0, "leaks",
+          leaked == 0 ? "every host->alloc block was given back to host->free (plugin.h: the plugin frees it "
+                        "before it unloads)"
+                      : std::to_string(leaked) + " host->alloc block(s) never freed (" + std::to_string(before) +
+                            " before on_unload); plugin.h: the plugin frees it with free before it unloads");
+}
+
+}  // namespace frugal::conformance
