@@ -108,6 +108,16 @@ void check_layout(Checks& c, void* instance, Fn layout) {
   c.expect_error("null-arguments", "layout(out NULL)", layout(instance, nullptr));
 }
 
+// The exported state itself: what an importer must reproduce when the kind
+// has no cheap call to compare (no tensors are built here).
+std::vector<unsigned char> state_bytes(frugal_error* (*export_state)(void*, void*, size_t, size_t*), void* instance) {
+  size_t size = 0;
+  Error(export_state(instance, nullptr, 0, &size));
+  std::vector<unsigned char> blob(size);
+  Error(export_state(instance, blob.data(), blob.size(), &size));
+  return blob;
+}
+
 // An argument struct whose struct_size stops before its required fields.
 template <typename Args>
 Args undersized() {
@@ -147,13 +157,7 @@ void check_quantizer(Checks& c) {
                  FRUGAL_ERR_ABI_MISMATCH);
   const auto d = undersized<frugal_dequantize_args>();
   c.expect_error("struct-size", "dequantize(args struct_size 8)", vt->dequantize(a.get(), &d), FRUGAL_ERR_ABI_MISMATCH);
-  check_state(c, StateSlots{vt->export_state, vt->import_state}, a.get(), c.create("state"), [&](void* instance) {
-    size_t size = 0;
-    vt->export_state(instance, nullptr, 0, &size);
-    std::vector<unsigned char> blob(size);
-    vt->export_state(instance, blob.data(), blob.size(), &size);
-    return blob;
-  });
+  check_state(c, StateSlots{vt->export_state, vt->import_state}, a.get(), c.create("state"), [&](void* instance) { return state_bytes(vt->export_state, instance); });
 }
 
 void check_router_core(Checks& c) {
@@ -185,13 +189,7 @@ void check_router(Checks& c) {
                  FRUGAL_ERR_ABI_MISMATCH);
   const auto u = undersized<frugal_router_update_args>();
   c.expect_error("struct-size", "update(args struct_size 8)", vt->update(a.get(), &u), FRUGAL_ERR_ABI_MISMATCH);
-  check_state(c, StateSlots{vt->export_state, vt->import_state}, a.get(), c.create("state"), [&](void* instance) {
-    size_t size = 0;
-    vt->export_state(instance, nullptr, 0, &size);
-    std::vector<unsigned char> blob(size);
-    vt->export_state(instance, blob.data(), blob.size(), &size);
-    return blob;
-  });
+  check_state(c, StateSlots{vt->export_state, vt->import_state}, a.get(), c.create("state"), [&](void* instance) { return state_bytes(vt->export_state, instance); });
 }
 
 }  // namespace frugal::conformance
