@@ -143,6 +143,7 @@ XML_CASES = [
      False, ["frugal_abi_version", "FRUGAL_0.9"]),
     ("new function in a node that shipped", "old", lambda r: remove_function(r, "frugal_version_string"), False,
      ["frugal_version_string", "FRUGAL_1.0"]),
+    ("SONAME changed", "old", lambda r: r.set("soname", "libfrugal.so.0"), False, ["SONAME", "libfrugal.so.0"]),
     ("new function in a new node", "new", lambda r: add_function_copy(r, "frugal_abi_version", "frugal_added_in_1_1",
                                                                        "FRUGAL_1.1"), True, []),
     ("field appended to a struct with struct_size", "old", lambda r: drop_last_field(r, "frugal_plugin_info"), True,
