@@ -1,0 +1,85 @@
+// frugal/sdk/store_adapter.hpp — declare a checkpoint store strategy
+// (FRUGAL_KIND_STORE, frugal/store_vtable.h) as a plain C++ class. The
+// class needs:
+//   explicit Impl(const frugal::sdk::Options& options);   // validate, throw PluginError
+//   void put(const char* key, const void* data, uint64_t size);
+//   uint64_t size(const char* key) const;                  // PluginError(NOT_FOUND) when absent
+//   void read(const char* key, uint64_t offset, void* dst, uint64_t length) const;
+//   void list(const char* prefix, frugal_store_list_fn fn, void* user_data) const;
+//   void remove(const char* key);                          // absent key: success
+// and store_strategy<Impl>(name, summary, flags) yields its descriptor.
+//
+// The members take the vtable's arguments as they come, because a store's
+// contract lives in them (keys it must validate again, NULL data with size
+// 0, a listing the callback may stop): the adapter only owns the instance,
+// checks the out pointers and turns whatever Impl throws into a frugal
+// error through guard(). Impl may be neither copyable nor movable: it is
+// built in place. Declare FRUGAL_STRATEGY_THREAD_SAFE only when Impl
+// serves different keys from several threads at once (the core serialises
+// calls on one key).
+#pragma once
+
+#include <cstdint>
+
+#include "frugal/sdk/plugin_support.hpp"
+#include "frugal/store_vtable.h"
+
+namespace frugal::sdk {
+
+template <typename Impl>
+struct StoreAdapter {
+  struct Instance {
+    const frugal_host_api* host;
+    Impl impl;
+  };
+
+  static Instance& self(void* store) { return *static_cast<Instance*>(store); }
+
+  static frugal_error* open(const frugal_host_api* host, const frugal_options* options, void** store) {
+    return guard(host, [&] {
+      if (store == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "open: store is NULL");
+      *store = new Instance{host, Impl(Options(host, options))};
+    });
+  }
+
+  static void close(void* store) { delete static_cast<Instance*>(store); }
+
+  static frugal_error* put(void* store, const char* key, const void* data, uint64_t size) {
+    Instance& s = self(store);
+    return guard(s.host, [&] { s.impl.put(key, data, size); });
+  }
+
+  static frugal_error* size(void* store, const char* key, uint64_t* out) {
+    Instance& s = self(store);
+    return guard(s.host, [&] {
+      if (out == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "size: size is NULL");
+      *out = s.impl.size(key);
+    });
+  }
+
+  static frugal_error* read(void* store, const char* key, uint64_t offset, void* dst, uint64_t length) {
+    Instance& s = self(store);
+    return guard(s.host, [&] { s.impl.read(key, offset, dst, length); });
+  }
+
+  static frugal_error* list(void* store, const char* prefix, frugal_store_list_fn fn, void* user_data) {
+    Instance& s = self(store);
+    return guard(s.host, [&] { s.impl.list(prefix, fn, user_data); });
+  }
+
+  static frugal_error* remove(void* store, const char* key) {
+    Instance& s = self(store);
+    return guard(s.host, [&] { s.impl.remove(key); });
+  }
+
+  static constexpr frugal_store_vtable vtable{sizeof(frugal_store_vtable), &open, &close, &put, &size, &read,
+                                              &list, &remove};
+};
+
+template <typename Impl>
+constexpr frugal_strategy_desc store_strategy(const char* name, const char* summary, uint32_t flags) {
+  return frugal_strategy_desc{sizeof(frugal_strategy_desc), FRUGAL_KIND_STORE, flags, name, summary,
+                              &StoreAdapter<Impl>::vtable, nullptr};
+}
+
+}  // namespace frugal::sdk

@@ -1,0 +1,206 @@
+// frugal/sdk/tensor_view.hpp — read a frugal_tensor a caller handed to a
+// plugin and get a typed 2-D row-major view of it, or a PluginError
+// (FRUGAL_ERR_INVALID_ARGUMENT) naming the tensor and what does not match.
+//
+//   const auto x = frugal::sdk::matrix_view<const float>(args.input, "input", FRUGAL_DTYPE_FLOAT32);
+//   for (int64_t r = 0; r < x.rows(); ++r) for (float v : x.row(r)) ...
+//
+// The tensor may come from a producer built against an older or newer
+// ABI minor: read_tensor copies the fields inside its struct_size and
+// leaves the later ones NULL. Kind adapters whose core already normalised
+// the tensors (quantizer, router) do not need this; it is for tensors a
+// plugin receives unchecked, and for plugin authors' own tests.
+// Header-only; depends on the ABI headers and the standard library only.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <type_traits>
+
+#include "frugal/sdk/plugin_support.hpp"
+#include "frugal/tensor.h"
+
+namespace frugal::sdk {
+
+// Bytes per element of a frugal dtype; 0 for a value that is none.
+constexpr std::size_t dtype_size(int32_t dtype) {
+  switch (dtype) {
+    case FRUGAL_DTYPE_FLOAT64:
+    case FRUGAL_DTYPE_INT64:
+      return 8;
+    case FRUGAL_DTYPE_FLOAT32:
+    case FRUGAL_DTYPE_INT32:
+      return 4;
+    case FRUGAL_DTYPE_FLOAT16:
+    case FRUGAL_DTYPE_BFLOAT16:
+    case FRUGAL_DTYPE_INT16:
+      return 2;
+    case FRUGAL_DTYPE_FLOAT8_E4M3FN:
+    case FRUGAL_DTYPE_FLOAT8_E5M2:
+    case FRUGAL_DTYPE_FLOAT8_E8M0FNU:
+    case FRUGAL_DTYPE_INT8:
+    case FRUGAL_DTYPE_UINT8:
+    case FRUGAL_DTYPE_BOOL:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+// Stable lower-case name of a dtype, for messages; "unknown" for a value
+// that is none.
+constexpr const char* dtype_name(int32_t dtype) {
+  constexpr const char* kNames[] = {"unknown", "float32",       "float16", "bfloat16", "float64",
+                                    "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "int8", "uint8",
+                                    "int16",   "int32",         "int64",   "bool"};
+  return dtype >= 1 && dtype <= FRUGAL_DTYPE_BOOL ? kNames[dtype] : kNames[0];
+}
+
+// Name of a device type, for messages.
+constexpr const char* device_type_name(int32_t type) {
+  switch (type) {
+    case FRUGAL_DEVICE_CPU:
+      return "cpu";
+    case FRUGAL_DEVICE_CUDA:
+      return "cuda";
+    case FRUGAL_DEVICE_CUDA_PINNED:
+      return "cuda_pinned";
+    default:
+      return "unknown";
+  }
+}
+
+// A copy of *tensor with struct_size set to this header's size and the
+// fields past the producer's struct_size NULL. Throws INVALID_ARGUMENT when
+// tensor is NULL or its struct_size does not reach `strides`
+// (FRUGAL_TENSOR_MIN_SIZE), naming `what` ("input", "weights", ...).
+inline frugal_tensor read_tensor(const frugal_tensor* tensor, const std::string& what) {
+  if (tensor == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "tensor '" + what + "' is NULL");
+  if (tensor->struct_size < FRUGAL_TENSOR_MIN_SIZE) {
+    throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "tensor '" + what + "': struct_size is " +
+                                                       std::to_string(tensor->struct_size) + "; at least " +
+                                                       std::to_string(FRUGAL_TENSOR_MIN_SIZE) + " bytes are required");
+  }
+  frugal_tensor copy{};
+  std::memcpy(static_cast<void*>(&copy), tensor, std::min(tensor->struct_size, sizeof(copy)));
+  copy.struct_size = sizeof(copy);
+  return copy;
+}
+
+// What a plugin expects of a 2-D tensor.
+struct MatrixRequirements {
+  int32_t dtype;                            // one of frugal_dtype_values
+  int32_t device_type = FRUGAL_DEVICE_CPU;  // one of frugal_device_type_values
+};
+
+// A typed [rows, cols] view whose rows are contiguous (row-major, the last
+// stride 1) and `row_stride` elements apart. T is the element type as the
+// plugin reads it (float, const float, uint16_t for bf16 bits, ...). Does
+// not own the memory; valid as long as the tensor it came from. On a CUDA
+// tensor the pointers are device pointers: pass them on, never read them.
+template <typename T>
+class MatrixView {
+ public:
+  MatrixView(T* data, int64_t rows, int64_t cols, int64_t row_stride)
+      : data_(data), rows_(rows), cols_(cols), row_stride_(row_stride) {}
+
+  int64_t rows() const noexcept { return rows_; }
+  int64_t cols() const noexcept { return cols_; }
+  // Elements (not bytes) from the start of one row to the next.
+  int64_t row_stride() const noexcept { return row_stride_; }
+  T* data() const noexcept { return data_; }
+
+  std::span<T> row(int64_t r) const {
+    check_index(r, rows_, "row");
+    return std::span<T>(data_ + r * row_stride_, static_cast<std::size_t>(cols_));
+  }
+
+  T& at(int64_t r, int64_t c) const {
+    check_index(r, rows_, "row");
+    check_index(c, cols_, "column");
+    return data_[r * row_stride_ + c];
+  }
+
+ private:
+  static void check_index(int64_t index, int64_t extent, const char* what) {
+    if (index < 0 || index >= extent) {
+      throw PluginError(FRUGAL_ERR_OUT_OF_RANGE, std::string(what) + " " + std::to_string(index) +
+                                                     " is outside [0, " + std::to_string(extent) + ")");
+    }
+  }
+
+  T* data_;
+  int64_t rows_;
+  int64_t cols_;
+  int64_t row_stride_;
+};
+
+namespace tensor_view_detail {
+
+[[noreturn]] inline void refuse(const std::string& what, const std::string& why) {
+  throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "tensor '" + what + "': " + why);
+}
+
+// The checks of matrix_view that do not depend on T.
+inline void check_matrix(const frugal_tensor& t, const std::string& what, const MatrixRequirements& need,
+                         std::size_t element_size) {
+  if (dtype_size(need.dtype) != element_size) {
+    throw PluginError(FRUGAL_ERR_INTERNAL, "tensor '" + what + "': the plugin reads elements of " +
+                                               std::to_string(element_size) + " bytes as dtype " +
+                                               dtype_name(need.dtype));
+  }
+  if (t.dtype != need.dtype)
+    refuse(what, std::string("dtype is ") + dtype_name(t.dtype) + " (" + std::to_string(t.dtype) + "); expected " +
+                     dtype_name(need.dtype));
+  if (t.ndim != 2) refuse(what, "ndim is " + std::to_string(t.ndim) + "; expected 2");
+  if (t.device.type != need.device_type) {
+    refuse(what, std::string("device is ") + device_type_name(t.device.type) + "; expected " +
+                     device_type_name(need.device_type));
+  }
+  if (t.shape == nullptr) refuse(what, "shape is NULL");
+  if (t.shape[0] < 0 || t.shape[1] < 0) {
+    refuse(what, "shape [" + std::to_string(t.shape[0]) + ", " + std::to_string(t.shape[1]) + "] has a negative extent");
+  }
+  if (t.byte_offset % element_size != 0) {
+    refuse(what, "byte_offset " + std::to_string(t.byte_offset) + " is not a multiple of the element size " +
+                     std::to_string(element_size));
+  }
+}
+
+}  // namespace tensor_view_detail
+
+// The row-major [rows, cols] view of `tensor` as elements of T, after
+// checking its struct_size, dtype, ndim (2), device type, shape and
+// strides (NULL: compact; otherwise strides[1] == 1 and rows at least
+// cols apart, so no two rows overlap). Throws PluginError naming `what`.
+template <typename T>
+MatrixView<T> matrix_view(const frugal_tensor* tensor, const std::string& what, MatrixRequirements need) {
+  namespace detail = tensor_view_detail;
+  const frugal_tensor t = read_tensor(tensor, what);
+  detail::check_matrix(t, what, need, sizeof(T));
+  const int64_t rows = t.shape[0];
+  const int64_t cols = t.shape[1];
+  int64_t row_stride = cols;
+  if (t.strides != nullptr) {
+    // A size-1 dimension's stride never moves the address, so any is fine.
+    if (t.strides[1] != 1 && cols > 1)
+      detail::refuse(what, "strides[1] is " + std::to_string(t.strides[1]) + "; rows must be contiguous (1)");
+    row_stride = t.strides[0];
+    if (rows > 1 && row_stride < cols) {
+      detail::refuse(what, "strides[0] is " + std::to_string(row_stride) + "; rows of " + std::to_string(cols) +
+                               " elements need at least " + std::to_string(cols));
+    }
+  }
+  if (rows > 0 && cols > 0 && t.data == nullptr) detail::refuse(what, "data is NULL but the tensor has elements");
+  using Byte = std::conditional_t<std::is_const_v<T>, const std::byte, std::byte>;
+  Byte* base = t.data == nullptr ? nullptr : static_cast<Byte*>(t.data) + t.byte_offset;
+  if (reinterpret_cast<std::uintptr_t>(base) % alignof(T) != 0)
+    detail::refuse(what, "data + byte_offset is not aligned to " + std::to_string(alignof(T)) + " bytes");
+  return MatrixView<T>(reinterpret_cast<T*>(base), rows, cols, row_stride);
+}
+
+}  // namespace frugal::sdk

@@ -1,0 +1,181 @@
+// sdk/tensor_view.hpp: which tensors matrix_view accepts, what the view
+// reads, and the message naming the tensor and the mismatch otherwise.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstddef>
+#include <string>
+
+#include "frugal/sdk/tensor_view.hpp"
+
+using frugal::sdk::matrix_view;
+using frugal::sdk::MatrixRequirements;
+using frugal::sdk::PluginError;
+
+namespace {
+
+constexpr MatrixRequirements kFloatCpu{FRUGAL_DTYPE_FLOAT32};
+
+// A [rows, cols] float tensor over `data`, compact unless strides is given.
+frugal_tensor float_tensor(float* data, const int64_t* shape, const int64_t* strides = nullptr) {
+  frugal_tensor t{};
+  t.struct_size = sizeof(t);
+  t.data = data;
+  t.dtype = FRUGAL_DTYPE_FLOAT32;
+  t.ndim = 2;
+  t.device = {FRUGAL_DEVICE_CPU, 0};
+  t.shape = shape;
+  t.strides = strides;
+  return t;
+}
+
+// The code and message matrix_view<float> throws for `t`.
+std::pair<int32_t, std::string> refusal(const frugal_tensor* t, MatrixRequirements need = kFloatCpu) {
+  try {
+    matrix_view<float>(t, "input", need);
+  } catch (const PluginError& e) {
+    return {e.code(), e.what()};
+  }
+  return {FRUGAL_OK, "accepted"};
+}
+
+}  // namespace
+
+TEST_CASE("a compact float matrix reads row by row and element by element") {
+  std::array<float, 6> data{1, 2, 3, 4, 5, 6};
+  const int64_t shape[] = {2, 3};
+  const frugal_tensor t = float_tensor(data.data(), shape);
+  const auto view = matrix_view<const float>(&t, "input", kFloatCpu);
+  CHECK(view.rows() == 2);
+  CHECK(view.cols() == 3);
+  CHECK(view.row_stride() == 3);
+  CHECK(view.row(1).size() == 3);
+  CHECK(view.row(1)[0] == 4.0f);
+  CHECK(view.at(0, 2) == 3.0f);
+  CHECK(view.at(1, 2) == 6.0f);
+}
+
+TEST_CASE("strided rows and a byte offset land on the right elements, and writes go through") {
+  std::array<float, 12> data{};
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(i);
+  const int64_t shape[] = {2, 3};
+  const int64_t strides[] = {5, 1};
+  frugal_tensor t = float_tensor(data.data(), shape, strides);
+  t.byte_offset = 2 * sizeof(float);
+  const auto view = matrix_view<float>(&t, "input", kFloatCpu);
+  CHECK(view.row_stride() == 5);
+  CHECK(view.at(0, 0) == 2.0f);
+  CHECK(view.at(1, 0) == 7.0f);
+  CHECK(view.row(1).back() == 9.0f);
+  view.at(1, 1) = -1.0f;
+  CHECK(data[8] == -1.0f);
+}
+
+TEST_CASE("a producer's smaller struct is read up to its struct_size") {
+  std::array<float, 2> data{7, 8};
+  const int64_t shape[] = {1, 2};
+  frugal_tensor t = float_tensor(data.data(), shape);
+  t.struct_size = FRUGAL_TENSOR_MIN_SIZE;
+  // Past the producer's struct: must not be read.
+  t.quant = reinterpret_cast<const frugal_quant_meta*>(0x1);
+  const frugal_tensor copy = frugal::sdk::read_tensor(&t, "input");
+  CHECK(copy.struct_size == sizeof(frugal_tensor));
+  CHECK(copy.quant == nullptr);
+  CHECK(matrix_view<float>(&t, "input", kFloatCpu).at(0, 1) == 8.0f);
+}
+
+TEST_CASE("an empty matrix may have no data") {
+  const int64_t shape[] = {0, 4};
+  const frugal_tensor t = float_tensor(nullptr, shape);
+  const auto view = matrix_view<float>(&t, "input", kFloatCpu);
+  CHECK(view.rows() == 0);
+  CHECK(view.cols() == 4);
+}
+
+TEST_CASE("tensors that do not match are refused with the tensor and the mismatch named") {
+  std::array<float, 8> data{};
+  const int64_t shape[] = {2, 3};
+  const int64_t shape3[] = {2, 3, 1};
+  const int64_t negative[] = {2, -1};
+  const int64_t column_stride[] = {6, 2};
+  const int64_t overlapping[] = {2, 1};
+  const frugal_tensor good = float_tensor(data.data(), shape);
+
+  CHECK(refusal(nullptr) == std::pair<int32_t, std::string>{FRUGAL_ERR_INVALID_ARGUMENT, "tensor 'input' is NULL"});
+
+  frugal_tensor t = good;
+  t.struct_size = 8;
+  CHECK(refusal(&t).second == "tensor 'input': struct_size is 8; at least 56 bytes are required");
+
+  t = good;
+  t.dtype = FRUGAL_DTYPE_INT32;
+  CHECK(refusal(&t) ==
+        std::pair<int32_t, std::string>{FRUGAL_ERR_INVALID_ARGUMENT, "tensor 'input': dtype is int32 (11); expected float32"});
+
+  t = good;
+  t.ndim = 3;
+  t.shape = shape3;
+  CHECK(refusal(&t).second == "tensor 'input': ndim is 3; expected 2");
+
+  t = good;
+  t.device = {FRUGAL_DEVICE_CUDA, 0};
+  CHECK(refusal(&t).second == "tensor 'input': device is cuda; expected cpu");
+  CHECK(refusal(&t, {FRUGAL_DTYPE_FLOAT32, FRUGAL_DEVICE_CUDA}).first == FRUGAL_OK);
+
+  t = good;
+  t.shape = nullptr;
+  CHECK(refusal(&t).second == "tensor 'input': shape is NULL");
+
+  t = good;
+  t.shape = negative;
+  CHECK(refusal(&t).second == "tensor 'input': shape [2, -1] has a negative extent");
+
+  t = good;
+  t.strides = column_stride;
+  CHECK(refusal(&t).second == "tensor 'input': strides[1] is 2; rows must be contiguous (1)");
+
+  t = good;
+  t.strides = overlapping;
+  CHECK(refusal(&t).second == "tensor 'input': strides[0] is 2; rows of 3 elements need at least 3");
+
+  t = good;
+  t.data = nullptr;
+  CHECK(refusal(&t).second == "tensor 'input': data is NULL but the tensor has elements");
+
+  t = good;
+  t.byte_offset = 2;
+  CHECK(refusal(&t).second == "tensor 'input': byte_offset 2 is not a multiple of the element size 4");
+
+  t = good;
+  t.data = reinterpret_cast<std::byte*>(data.data()) + 2;
+  t.byte_offset = 4;
+  CHECK(refusal(&t).second == "tensor 'input': data + byte_offset is not aligned to 4 bytes");
+}
+
+TEST_CASE("a plugin reading elements of the wrong size is its own bug, not the caller's") {
+  std::array<float, 6> data{};
+  const int64_t shape[] = {2, 3};
+  const frugal_tensor t = float_tensor(data.data(), shape);
+  try {
+    matrix_view<double>(&t, "input", kFloatCpu);
+    FAIL("doubles were read as float32");
+  } catch (const PluginError& e) {
+    CHECK(e.code() == FRUGAL_ERR_INTERNAL);
+    CHECK(std::string(e.what()) == "tensor 'input': the plugin reads elements of 8 bytes as dtype float32");
+  }
+}
+
+TEST_CASE("indices outside the view are OUT_OF_RANGE") {
+  std::array<float, 6> data{};
+  const int64_t shape[] = {2, 3};
+  const frugal_tensor t = float_tensor(data.data(), shape);
+  const auto view = matrix_view<float>(&t, "input", kFloatCpu);
+  try {
+    (void)view.at(1, 3);
+    FAIL("column 3 of 3 was read");
+  } catch (const PluginError& e) {
+    CHECK(e.code() == FRUGAL_ERR_OUT_OF_RANGE);
+    CHECK(std::string(e.what()) == "column 3 is outside [0, 3)");
+  }
+  CHECK_THROWS_WITH(view.row(-1), "row -1 is outside [0, 2)");
+}
