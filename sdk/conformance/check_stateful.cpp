@@ -1,6 +1,8 @@
 // The state rules shared by policies, quantizers and routers, and the
-// quantizer and router checks that need no tensors: layout out-structs of
-// every size, NULL and undersized argument structs, state round trips.
+// quantizer and router checks that need no tensors (layout out-structs of
+// every size, NULL and undersized argument structs), which then hand over to
+// the tensor checks (check_quantizer.cpp, check_router.cpp) before the state
+// round trips.
 #include <cstring>
 #include <vector>
 
@@ -8,6 +10,8 @@
 #include "frugal/quantizer_vtable.h"
 #include "frugal/router.h"
 #include "frugal/router_vtable.h"
+#include "quantizer_checks.hpp"
+#include "router_checks.hpp"
 #include "strategy_checks.hpp"
 
 namespace frugal::conformance {
@@ -108,16 +112,6 @@ void check_layout(Checks& c, void* instance, Fn layout) {
   c.expect_error("null-arguments", "layout(out NULL)", layout(instance, nullptr));
 }
 
-// The exported state itself: what an importer must reproduce when the kind
-// has no cheap call to compare (no tensors are built here).
-std::vector<unsigned char> state_bytes(frugal_error* (*export_state)(void*, void*, size_t, size_t*), void* instance) {
-  size_t size = 0;
-  Error(export_state(instance, nullptr, 0, &size));
-  std::vector<unsigned char> blob(size);
-  Error(export_state(instance, blob.data(), blob.size(), &size));
-  return blob;
-}
-
 // An argument struct whose struct_size stops before its required fields.
 template <typename Args>
 Args undersized() {
@@ -139,9 +133,13 @@ void check_quantizer_core(Checks& c) {
   const Error le(frugal_quantizer_layout(q, &layout));
   int64_t shape[2] = {0, 0};
   const Error se(le ? nullptr : frugal_quantizer_scale_shape(q, 16, 64, shape));
+  std::string qe;
+  if (!le && !se) c.core_result = core_quantize_result(q, qe);
   frugal_quantizer_destroy(q);
-  c.check(!le && !se, "core", "frugal_quantizer_create accepts the layout (" + le.describe() + "), scale grid " +
-                                  std::to_string(shape[0]) + "x" + std::to_string(shape[1]) + " (" + se.describe() + ")");
+  c.check(!le && !se && qe.empty(), "core",
+          "frugal_quantizer_create accepts the layout (" + le.describe() + "), scale grid " + std::to_string(shape[0]) +
+              "x" + std::to_string(shape[1]) + " (" + se.describe() + "), quantize " +
+              (qe.empty() ? "accepted" : "refused: " + qe));
 }
 
 void check_quantizer(Checks& c) {
@@ -157,7 +155,11 @@ void check_quantizer(Checks& c) {
                  FRUGAL_ERR_ABI_MISMATCH);
   const auto d = undersized<frugal_dequantize_args>();
   c.expect_error("struct-size", "dequantize(args struct_size 8)", vt->dequantize(a.get(), &d), FRUGAL_ERR_ABI_MISMATCH);
-  check_state(c, StateSlots{vt->export_state, vt->import_state}, a.get(), c.create("state"), [&](void* instance) { return state_bytes(vt->export_state, instance); });
+  // Leaves `a` with recorded state (a delayed recipe's amax history).
+  check_quantizer_tensors(c, a.get());
+  // An importer must quantize later inputs exactly as the exporter does.
+  check_state(c, StateSlots{vt->export_state, vt->import_state}, a.get(), c.create("state"),
+              [&](void* instance) { return quantize_result(vt, instance); });
 }
 
 void check_router_core(Checks& c) {
@@ -169,9 +171,18 @@ void check_router_core(Checks& c) {
   frugal_route_shape shape{};
   shape.struct_size = sizeof shape;
   const Error se(frugal_router_plan_shape(r, 32, &shape));
+  frugal_router_layout layout{};
+  layout.struct_size = sizeof layout;
+  const Error le(frugal_router_get_layout(r, &layout));
+  std::string re;
+  if (!se && !le)
+    c.core_result =
+        route_plan_bytes(layout, [&](const frugal_route_args* args) { return frugal_router_route(r, args); }, re);
   frugal_router_destroy(r);
-  c.check(!se, "core", "frugal_router_create accepts the layout; plan for 32 tokens: " +
-                           std::to_string(shape.max_rows) + " rows (" + se.describe() + ")");
+  c.check(!se && !le && re.empty(), "core",
+          "frugal_router_create accepts the layout (" + le.describe() + "); plan for 32 tokens: " +
+              std::to_string(shape.max_rows) + " rows (" + se.describe() + "); frugal_router_route " +
+              (re.empty() ? "accepts the plugin's plan" : "refused: " + re));
 }
 
 void check_router(Checks& c) {
@@ -189,7 +200,11 @@ void check_router(Checks& c) {
                  FRUGAL_ERR_ABI_MISMATCH);
   const auto u = undersized<frugal_router_update_args>();
   c.expect_error("struct-size", "update(args struct_size 8)", vt->update(a.get(), &u), FRUGAL_ERR_ABI_MISMATCH);
-  check_state(c, StateSlots{vt->export_state, vt->import_state}, a.get(), c.create("state"), [&](void* instance) { return state_bytes(vt->export_state, instance); });
+  // Leaves `a` with moved state (a bias router's bias).
+  check_router_tensors(c, a.get());
+  // An importer must route and move later inputs exactly as the exporter does.
+  check_state(c, StateSlots{vt->export_state, vt->import_state}, a.get(), c.create("state"),
+              [&](void* instance) { return route_result(vt, instance); });
 }
 
 }  // namespace frugal::conformance

@@ -52,6 +52,12 @@ class Error {
   int32_t code() const { return frugal_error_code(e_); }
   // "CODE (message)" or "OK".
   std::string describe() const;
+  // Gives the error up (to a function that takes ownership).
+  frugal_error* release() {
+    frugal_error* e = e_;
+    e_ = nullptr;
+    return e;
+  }
 
  private:
   frugal_error* e_;
@@ -114,6 +120,9 @@ class Checks {
   // PASS when `e` is NULL.
   bool expect_ok(const std::string& rule, const std::string& what, frugal_error* e);
   int failures() const { return failures_; }
+  // What the kind's *_core check computed through libfrugal, for the direct
+  // stage to compare with the same call made on the vtable (empty: none).
+  std::vector<unsigned char> core_result;
 
   // The --option values for this strategy (throws std::runtime_error).
   frugal_options* user_options() const;

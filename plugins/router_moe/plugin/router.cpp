@@ -191,8 +191,9 @@ void MoeRouter::combine(const frugal_route_move_args& args) const {
 }
 
 void MoeRouter::update(const frugal_router_update_args& args) {
-  if (!balancer_) return;
+  // Refused even without a bias: frugal/router.h makes expert_load required.
   if (args.expert_load == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "update: expert_load is NULL");
+  if (!balancer_) return;
   const frugal_tensor& t = *args.expert_load;
   const std::span<const int64_t> load(static_cast<const int64_t*>(t.data), static_cast<std::size_t>(t.shape[0]));
   const std::lock_guard lock(mutex_);

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "frugal/router_vtable.h"
 #include "frugal/sdk/instance_slots.hpp"
@@ -33,7 +34,10 @@ struct RouterAdapter : InstanceSlots<Impl> {
 
   static frugal_error* route(void* instance, const frugal_route_args* args) {
     return Base::call(instance, [&](Impl& impl) {
-      impl.route(read_sized_args(args, offsetof(frugal_route_args, plan) + sizeof(void*), "route: args"));
+      const frugal_route_args a = read_sized_args(args, offsetof(frugal_route_args, plan) + sizeof(void*), "route: args");
+      require(a.logits, "route: args->logits");
+      require(a.plan, "route: args->plan");
+      impl.route(a);
     });
   }
 
@@ -53,7 +57,20 @@ struct RouterAdapter : InstanceSlots<Impl> {
   }
 
   static frugal_route_move_args read_move(const frugal_route_move_args* args, const char* what) {
-    return read_sized_args(args, offsetof(frugal_route_move_args, output) + sizeof(void*), what);
+    const frugal_route_move_args a =
+        read_sized_args(args, offsetof(frugal_route_move_args, output) + sizeof(void*), what);
+    require(a.plan, what, "->plan");
+    require(a.input, what, "->input");
+    require(a.output, what, "->output");
+    return a;
+  }
+
+  // The header's "never NULL" members: the core never passes NULL, but a
+  // host calling the vtable directly may, and that must be an error rather
+  // than a crash inside Impl.
+  static void require(const void* member, const char* what, const char* suffix = "") {
+    if (member == nullptr)
+      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, std::string(what) + suffix + " is NULL");
   }
 
   static constexpr frugal_router_vtable vtable{sizeof(frugal_router_vtable),
