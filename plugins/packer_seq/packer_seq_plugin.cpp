@@ -6,6 +6,7 @@
 #include "algorithms/best_of.hpp"
 #include "algorithms/packer.hpp"
 #include "frugal/sdk/packer_adapter.hpp"
+#include "frugal/sdk/plugin_declaration.hpp"
 
 namespace {
 
@@ -48,31 +49,19 @@ class SeqPacker {
 // Instances hold only their algorithm choice: pack is const and reentrant.
 constexpr uint32_t kFlags = FRUGAL_STRATEGY_THREAD_SAFE | FRUGAL_STRATEGY_DETERMINISTIC;
 
-constexpr frugal_strategy_desc kSeqPacker = frugal::sdk::packer_strategy<SeqPacker>(
+constexpr frugal_strategy_desc kStrategies[] = {frugal::sdk::packer_strategy<SeqPacker>(
     "packer_seq",
     "sequence packing with near-zero padding (option algo: ffd, bfd, spfhp, lpfhp, refined, best, naive_first_fit)",
-    kFlags);
+    kFlags)};
 
-constexpr const frugal_strategy_desc* kStrategies[] = {&kSeqPacker};
-
-constexpr frugal_plugin_desc kPlugin{
-    sizeof(frugal_plugin_desc),
-    FRUGAL_ABI_VERSION_MAJOR,
-    FRUGAL_ABI_VERSION_MINOR,
-    "packer_seq",
-    FRUGAL_VERSION_STRING,
-    "frugal",
-    "MIT",
-    sizeof(kStrategies) / sizeof(kStrategies[0]),
-    kStrategies,
-    "Sequence packing: FFD, BFD, SPFHP, LPFHP, a refinement that beats them, and best-of",
-    nullptr,
-    nullptr,
-};
+constexpr frugal_plugin_desc kPlugin = frugal::sdk::declare_plugin<kStrategies>({
+    .name = "packer_seq",
+    .version = FRUGAL_VERSION_STRING,
+    .vendor = "frugal",
+    .license = "MIT",
+    .description = "Sequence packing: FFD, BFD, SPFHP, LPFHP, a refinement that beats them, and best-of",
+});
 
 }  // namespace
 
-extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v1(const frugal_host_api* host,
-                                                                    const frugal_plugin_desc** out) {
-  return frugal::sdk::hand_over_descriptor(host, out, kPlugin);
-}
+FRUGAL_SDK_PLUGIN_ENTRY(kPlugin)

@@ -2,6 +2,7 @@
 // pick the element format (e4m3, e5m2, int8, int8_asym) and the scaling
 // recipe. The core checks every tensor and scale shape; plugin/ adapts the
 // ops (CPU) and cuda (device) libraries to the vtable.
+#include "frugal/sdk/plugin_declaration.hpp"
 #include "frugal/sdk/quantizer_adapter.hpp"
 #include "plugin/quantizer.hpp"
 
@@ -12,32 +13,22 @@ namespace {
 // ops give the same bytes for any thread count).
 constexpr uint32_t kFlags = FRUGAL_STRATEGY_THREAD_SAFE | FRUGAL_STRATEGY_DETERMINISTIC;
 
-constexpr frugal_strategy_desc kQuantizer = frugal::sdk::quantizer_strategy<frugal::quant::plugin::Fp8Quantizer>(
-    "quant_fp8",
-    "FP8 (E4M3, E5M2) and INT8 quantization with delayed, current, per-channel, block and MX scaling "
-    "(options format, recipe, saturate, history, reduction, margin, axis, block_rows, block_cols, threads)",
-    kFlags);
+constexpr frugal_strategy_desc kStrategies[] = {
+    frugal::sdk::quantizer_strategy<frugal::quant::plugin::Fp8Quantizer>(
+        "quant_fp8",
+        "FP8 (E4M3, E5M2) and INT8 quantization with delayed, current, per-channel, block and MX scaling "
+        "(options format, recipe, saturate, history, reduction, margin, axis, block_rows, block_cols, threads)",
+        kFlags)};
 
-constexpr const frugal_strategy_desc* kStrategies[] = {&kQuantizer};
-
-constexpr frugal_plugin_desc kPlugin{
-    sizeof(frugal_plugin_desc),
-    FRUGAL_ABI_VERSION_MAJOR,
-    FRUGAL_ABI_VERSION_MINOR,
-    "quant_fp8",
-    FRUGAL_VERSION_STRING,
-    "frugal",
-    "MIT",
-    sizeof(kStrategies) / sizeof(kStrategies[0]),
-    kStrategies,
-    "FP8/INT8 quantization: bit-exact conversions, scaling recipes, fake-quant, cast-transpose and an FP8 GEMM",
-    nullptr,
-    nullptr,
-};
+constexpr frugal_plugin_desc kPlugin = frugal::sdk::declare_plugin<kStrategies>({
+    .name = "quant_fp8",
+    .version = FRUGAL_VERSION_STRING,
+    .vendor = "frugal",
+    .license = "MIT",
+    .description =
+        "FP8/INT8 quantization: bit-exact conversions, scaling recipes, fake-quant, cast-transpose and an FP8 GEMM",
+});
 
 }  // namespace
 
-extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v1(const frugal_host_api* host,
-                                                                    const frugal_plugin_desc** out) {
-  return frugal::sdk::hand_over_descriptor(host, out, kPlugin);
-}
+FRUGAL_SDK_PLUGIN_ENTRY(kPlugin)
