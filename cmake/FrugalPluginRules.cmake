@@ -1,0 +1,20 @@
+# frugal_plugin_link_rules(<target> <version script>)
+# The build rules every frugal plugin needs, in-tree and out of tree alike
+# (this file is installed with the package config):
+#  - hidden visibility, so only FRUGAL_PLUGIN_EXPORT symbols leave the .so;
+#  - a version script exporting only frugal_plugin_init_v1 (ABI rule 10);
+#  - -fno-gnu-unique: STB_GNU_UNIQUE symbols (inline statics, template
+#    statics) would pin the .so in memory and make dlclose a no-op;
+#  - -Wl,--no-undefined: a plugin must not link libfrugal nor rely on the
+#    host's symbols, so any undefined symbol is a bug caught at link time;
+#  - no "lib" prefix: plugins are named after what they provide.
+function(frugal_plugin_link_rules target version_script)
+  set_target_properties(${target} PROPERTIES
+    PREFIX ""
+    C_VISIBILITY_PRESET hidden
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON)
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fno-gnu-unique>)
+  target_link_options(${target} PRIVATE "-Wl,--version-script=${version_script}" "-Wl,--no-undefined")
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${version_script}")
+endfunction()

@@ -1,0 +1,233 @@
+"""The SDK as a user gets it: `cmake --install` into a fresh prefix, the
+vendor sample (samples/vendor_plugin) built against that prefix with
+find_package and with pkg-config, both plugins loaded by the installed CLI
+and libfrugal and checked by frugal-conformance; then the .deb and .tar.gz
+from CPack, the .deb extracted into an empty root and run from there."""
+import glob
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import unittest
+
+BUILD_DIR = os.environ["FRUGAL_BUILD_DIR"]
+SOURCE_DIR = os.environ["FRUGAL_SOURCE_DIR"]
+LIBDIR = os.environ["FRUGAL_INSTALL_LIBDIR"]
+CXX = os.environ["FRUGAL_CXX"]
+SDK_VERSION = os.environ["FRUGAL_SDK_VERSION"]
+SAMPLE = os.path.join(SOURCE_DIR, "samples", "vendor_plugin")
+HOST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libfrugal_host.py")
+BUILTIN = ["packer_seq", "policy_cost", "quant_fp8", "router_moe", "schedule_lr", "store_fs"]
+# Two buckets of width 500: {100, 300, 120, 50, 60} and {900, 700, 880}.
+LENGTHS = [100, 900, 300, 700, 120, 880, 50, 60]
+
+
+def run(args, env_extra=None, cwd=None, timeout=120):
+    """Runs a command with no frugal variables inherited from the caller."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("FRUGAL_PLUGIN_PATH", "LD_LIBRARY_PATH", "PKG_CONFIG_PATH", "CMAKE_PREFIX_PATH")}
+    env.update(env_extra or {})
+    return subprocess.run(args, capture_output=True, text=True, env=env, cwd=cwd, timeout=timeout)
+
+
+def ok(test, result):
+    test.assertEqual(result.returncode, 0, f"{result.args}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}")
+    return result.stdout
+
+
+def exported_symbols(path):
+    out = subprocess.run(["nm", "-D", "--defined-only", path], capture_output=True, text=True, check=True).stdout
+    return sorted(line.split()[-1] for line in out.splitlines() if line.strip())
+
+
+def needed_and_soname(path):
+    out = subprocess.run(["readelf", "-d", path], capture_output=True, text=True, check=True).stdout
+    needed = [line.split("[")[1].rstrip("]") for line in out.splitlines() if "(NEEDED)" in line]
+    soname = [line.split("[")[1].rstrip("]") for line in out.splitlines() if "(SONAME)" in line]
+    return needed, soname
+
+
+def build_with_cmake(test, prefix, out):
+    ok(test, run(["cmake", "-S", SAMPLE, "-B", out, "-DCMAKE_BUILD_TYPE=", "-DCMAKE_CXX_FLAGS=-O1",
+                  f"-DCMAKE_CXX_COMPILER={CXX}"], {"CMAKE_PREFIX_PATH": prefix}))
+    ok(test, run(["cmake", "--build", out, "-j2"]))
+    return os.path.join(out, "vendor_bucket.so")
+
+
+def build_with_pkg_config(test, pkgconfig_dir, out):
+    ok(test, run(["make", "-C", SAMPLE, f"OUT={out}", "CXXFLAGS=-O1", f"CXX={CXX}"],
+                 {"PKG_CONFIG_PATH": pkgconfig_dir}))
+    return os.path.join(out, "vendor_bucket.so")
+
+
+def listing(cli, plugin_dir=None):
+    result = run([cli, "plugins", "--json"], {"FRUGAL_PLUGIN_PATH": plugin_dir} if plugin_dir else None)
+    return result, (json.loads(result.stdout) if result.stdout else None)
+
+
+class InstallTree(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.prefix = os.path.join(cls.tmp.name, "prefix")
+        cls.install = run(["cmake", "--install", BUILD_DIR, "--prefix", cls.prefix], timeout=300)
+        cls.lib = os.path.join(cls.prefix, LIBDIR)
+        cls.plugin_dir = os.path.join(cls.lib, "frugal", "v1", "plugins")
+        cls.cli = os.path.join(cls.prefix, "bin", "frugal")
+        cls.built = {}
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def setUp(self):
+        ok(self, self.install)
+
+    def vendor_plugin(self, how):
+        """The sample built against the prefix, once per way (cached)."""
+        if how not in self.built:
+            out = os.path.join(self.tmp.name, f"vendor-{how}")
+            if how == "cmake":
+                self.built[how] = build_with_cmake(self, self.prefix, out)
+            else:
+                self.built[how] = build_with_pkg_config(self, os.path.join(self.lib, "pkgconfig"), out)
+        return self.built[how]
+
+    def test_layout(self):
+        for header in ("frugal/frugal.h", "frugal/plugin.h", "frugal/version.h", "frugal/sdk/packer_adapter.hpp",
+                       "frugal/sdk/plugin_support.hpp"):
+            self.assertTrue(os.path.isfile(os.path.join(self.prefix, "include", header)), header)
+        real = os.path.join(self.lib, "libfrugal.so.1.0.0")
+        self.assertTrue(os.path.isfile(real) and not os.path.islink(real))
+        self.assertEqual(os.readlink(os.path.join(self.lib, "libfrugal.so.1")), "libfrugal.so.1.0.0")
+        self.assertEqual(os.readlink(os.path.join(self.lib, "libfrugal.so")), "libfrugal.so.1")
+        self.assertEqual(needed_and_soname(real)[1], ["libfrugal.so.1"])
+        self.assertEqual(sorted(os.listdir(self.plugin_dir)), [f"{name}.so" for name in BUILTIN])
+        self.assertTrue(os.access(self.cli, os.X_OK))
+        cmake_dir = os.path.join(self.lib, "cmake", "frugal")
+        for name in ("frugalConfig.cmake", "frugalConfigVersion.cmake", "frugalTargets.cmake",
+                     "FrugalPluginRules.cmake", "FrugalVendorPlugin.cmake", "plugin.map"):
+            self.assertTrue(os.path.isfile(os.path.join(cmake_dir, name)), name)
+        for pc in ("frugal.pc", "frugal-plugin.pc"):
+            self.assertTrue(os.path.isfile(os.path.join(self.lib, "pkgconfig", pc)), pc)
+
+    def test_pkg_config_describes_the_prefix(self):
+        env = {"PKG_CONFIG_PATH": os.path.join(self.lib, "pkgconfig")}
+        plugindir = ok(self, run(["pkg-config", "--variable=plugindir", "frugal"], env)).strip()
+        self.assertEqual(os.path.realpath(plugindir), os.path.realpath(self.plugin_dir))
+        self.assertEqual(ok(self, run(["pkg-config", "--modversion", "frugal"], env)).strip(), "1.0")
+        self.assertEqual(ok(self, run(["pkg-config", "--variable=sdk_version", "frugal"], env)).strip(), SDK_VERSION)
+        self.assertIn("-lfrugal", ok(self, run(["pkg-config", "--libs", "frugal"], env)).split())
+        plugin_libs = ok(self, run(["pkg-config", "--libs", "frugal-plugin"], env)).split()
+        self.assertNotIn("-lfrugal", plugin_libs)
+        self.assertIn("-Wl,--no-undefined", plugin_libs)
+
+    def test_find_package_asks_for_the_abi_version(self):
+        # SameMajorVersion on the ABI: 1.0 is found, 1.1 (newer than this
+        # core) and 2.0 (another major) are refused.
+        project = os.path.join(self.tmp.name, "version_probe")
+        os.makedirs(project, exist_ok=True)
+        for wanted, found in (("1.0", True), ("1.1", False), ("2.0", False)):
+            with open(os.path.join(project, "CMakeLists.txt"), "w") as f:
+                f.write("cmake_minimum_required(VERSION 3.25)\nproject(probe LANGUAGES NONE)\n"
+                        f"find_package(frugal {wanted} REQUIRED)\n"
+                        "message(STATUS \"sdk=${frugal_SDK_VERSION} abi=${frugal_ABI_VERSION} "
+                        "dir=${frugal_PLUGIN_DIR}\")\n")
+            result = run(["cmake", "-S", project, "-B", os.path.join(project, f"build-{wanted}")],
+                         {"CMAKE_PREFIX_PATH": self.prefix})
+            self.assertEqual(result.returncode == 0, found, f"find_package(frugal {wanted}):\n{result.stderr}")
+            if found:
+                self.assertIn(f"sdk={SDK_VERSION} abi=1.0 dir={self.plugin_dir}", result.stdout)
+            else:
+                self.assertIn("1.0", result.stderr)
+
+    def check_vendor_plugin(self, how):
+        plugin = self.vendor_plugin(how)
+        self.assertEqual(exported_symbols(plugin), ["frugal_plugin_init_v1"])
+        self.assertNotIn("libfrugal.so.1", needed_and_soname(plugin)[0], "a plugin must not link libfrugal")
+        plugin_dir = os.path.dirname(plugin)
+
+        result, found = listing(self.cli, plugin_dir)
+        ok(self, result)
+        self.assertEqual(found["failures"], [])
+        by_name = {p["name"]: p for p in found["plugins"]}
+        self.assertEqual(sorted(by_name), sorted(BUILTIN + ["vendor_bucket"]))
+        vendor = by_name["vendor_bucket"]
+        self.assertEqual(os.path.realpath(vendor["path"]), os.path.realpath(plugin))
+        self.assertEqual(vendor["abi"], "1.0")
+        self.assertEqual([(s["name"], s["kind"]) for s in vendor["strategies"]], [("vendor_bucket", "packer")])
+
+        # Through the installed libfrugal's C API, as a host would use it.
+        packs = json.loads(ok(self, run([sys.executable, HOST, os.path.join(self.lib, "libfrugal.so.1"),
+                                         "vendor_bucket", '{"max_len": 1000, "bucket_width": 500}',
+                                         json.dumps(LENGTHS)], {"FRUGAL_PLUGIN_PATH": plugin_dir})))
+        self.assertEqual(sorted(i for p in packs for i in p), list(range(len(LENGTHS))))
+        for p in packs:
+            self.assertLessEqual(sum(LENGTHS[i] for i in p), 1000, p)
+            self.assertEqual(len({(LENGTHS[i] - 1) // 500 for i in p}), 1, f"pack {p} mixes buckets")
+        # Long bucket: 900, 880, 700 fit no pair; short bucket: 630 tokens, one pack.
+        self.assertEqual(packs, [[1], [5], [3], [2, 4, 0, 7, 6]])
+
+        conformance = os.path.join(self.prefix, "bin", "frugal-conformance")
+        self.assertTrue(os.access(conformance, os.X_OK),
+                        "frugal-conformance is not installed (target frugal_conformance, sdk/conformance)")
+        ok(self, run([conformance, plugin], timeout=240))
+
+    def test_vendor_sample_built_with_find_package(self):
+        self.check_vendor_plugin("cmake")
+
+    def test_vendor_sample_built_with_pkg_config(self):
+        self.check_vendor_plugin("pkg-config")
+
+    def test_packages_install_and_run_on_an_empty_root(self):
+        out = os.path.join(self.tmp.name, "packages")
+        # cpack first builds the Makefiles' `preinstall` target, i.e. the whole
+        # build tree with every test and benchmark (minutes with CUDA on 2
+        # cores, and ctest runs after the build anyway). A generator without
+        # such a target makes it go straight to cmake_install.cmake, like
+        # `cmake --install`: the package holds exactly what the build holds.
+        ok(self, run(["cpack", "--config", os.path.join(BUILD_DIR, "CPackConfig.cmake"), "-B", out,
+                      "-D", "CPACK_CMAKE_GENERATOR=Ninja"], timeout=300))
+        debs = glob.glob(os.path.join(out, "*.deb"))
+        tgzs = glob.glob(os.path.join(out, "*.tar.gz"))
+        self.assertEqual(len(debs), 1, os.listdir(out))
+        self.assertEqual(len(tgzs), 1, os.listdir(out))
+
+        control = ok(self, run(["dpkg-deb", "-f", debs[0]]))
+        fields = dict(line.split(": ", 1) for line in control.splitlines() if ": " in line and not line[0].isspace())
+        self.assertEqual(fields["Package"], "frugal")
+        self.assertEqual(fields["Version"], SDK_VERSION)
+        self.assertEqual(fields["Section"], "libdevel")
+        self.assertIn("<", fields["Maintainer"])
+        depends = {d.split()[0] for d in fields["Depends"].split(", ")}
+        self.assertEqual(depends, {"libc6", "libstdc++6", "libgcc-s1"})
+
+        root = os.path.join(self.tmp.name, "root")
+        ok(self, run(["dpkg-deb", "-x", debs[0], root]))
+        cli = os.path.join(root, "usr", "bin", "frugal")
+        result, found = listing(cli)
+        ok(self, result)
+        self.assertEqual([p["name"] for p in found["plugins"]], BUILTIN)
+        for p in found["plugins"]:
+            self.assertTrue(os.path.realpath(p["path"]).startswith(os.path.realpath(root) + "/usr/"), p["path"])
+
+        # The vendor sample built against the extracted package alone.
+        plugin = build_with_pkg_config(self, os.path.join(root, "usr", LIBDIR, "pkgconfig"),
+                                       os.path.join(self.tmp.name, "vendor-deb"))
+        result, found = listing(cli, os.path.dirname(plugin))
+        ok(self, result)
+        self.assertIn("vendor_bucket", [p["name"] for p in found["plugins"]])
+
+        with tarfile.open(tgzs[0]) as tgz:
+            names = set(tgz.getnames())
+        top = os.path.basename(tgzs[0])[:-len(".tar.gz")]
+        for member in ("bin/frugal", f"{LIBDIR}/libfrugal.so.1", f"{LIBDIR}/frugal/v1/plugins/packer_seq.so",
+                       f"{LIBDIR}/cmake/frugal/frugalConfig.cmake", f"{LIBDIR}/pkgconfig/frugal.pc",
+                       "include/frugal/frugal.h"):
+            self.assertIn(f"{top}/{member}", names)
+
+
+if __name__ == "__main__":
+    unittest.main()
