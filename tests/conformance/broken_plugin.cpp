@@ -1,15 +1,26 @@
-// A schedule plugin that breaks one rule of the contract per build
-// (BROKEN_FAULT), so the conformance kit can be shown to name that rule.
-// Written against the raw ABI, without the sdk adapters that would guard
-// against exactly these faults.
+// A schedule plugin (or, for kAcceptsSmallStruct, a policy plugin) that
+// breaks one rule of the contract per build (BROKEN_FAULT), so the
+// conformance kit can be shown to name that rule. Written against the raw
+// ABI, without the sdk adapters that would guard against exactly these
+// faults.
 #include <atomic>
+#include <chrono>
+#include <thread>
 
 #include "frugal/plugin.h"
+#include "frugal/policy_vtable.h"
 #include "frugal/schedule_vtable.h"
 
 namespace {
 
-enum Fault { kCrashOnNull = 1, kNondeterministic = 2, kLeak = 3, kIgnoresUnknownOptions = 4 };
+enum Fault {
+  kCrashOnNull = 1,
+  kNondeterministic = 2,
+  kLeak = 3,
+  kIgnoresUnknownOptions = 4,
+  kThreadUnsafe = 5,         // declares THREAD_SAFE, but calls share scratch state
+  kAcceptsSmallStruct = 6    // a policy that reads telemetry past its struct_size
+};
 
 const frugal_host_api* g_host = nullptr;
 std::atomic<int> g_created{0};
@@ -38,13 +49,54 @@ frugal_error* lr(void* instance, int64_t step, double* out) {
   if (step < 0) return g_host->error_create(FRUGAL_ERR_OUT_OF_RANGE, "lr: negative step");
   const int order = *static_cast<int*>(instance);
   *out = 0.001 * (BROKEN_FAULT == kNondeterministic ? order : 1);
+  if (BROKEN_FAULT == kThreadUnsafe) {
+    // A scratch counter shared by every call, right only while calls do not
+    // overlap: sequential calls always see 1, overlapping ones more. The
+    // counter is atomic so the fault is a wrong answer, not a data race a
+    // sanitizer would report instead; the pause makes overlaps certain.
+    static std::atomic<int> in_flight{0};
+    const int seen = ++in_flight;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    --in_flight;
+    *out *= seen;
+  }
   return nullptr;
 }
 
-constexpr frugal_schedule_vtable kVtable{sizeof(frugal_schedule_vtable), &create, &destroy, &lr};
-constexpr frugal_strategy_desc kStrategy{sizeof(frugal_strategy_desc), FRUGAL_KIND_SCHEDULE,
-                                         FRUGAL_STRATEGY_DETERMINISTIC, "broken", "breaks one rule",
-                                         &kVtable, nullptr};
+// The policy of kAcceptsSmallStruct: decide never looks at
+// telemetry->struct_size, so it reads fields an older (smaller) struct
+// does not have instead of refusing it with FRUGAL_ERR_ABI_MISMATCH.
+frugal_error* decide(void*, const frugal_telemetry* telemetry, frugal_decision* proposal) {
+  if (telemetry == nullptr || proposal == nullptr)
+    return g_host->error_create(FRUGAL_ERR_INVALID_ARGUMENT, "decide: telemetry or proposal is NULL");
+  proposal->lr = telemetry->step >= 0 ? 0.001 : 0.0;
+  return nullptr;
+}
+
+// A stateless policy: its state is empty.
+frugal_error* export_state(void*, void*, size_t, size_t* size) {
+  if (size == nullptr) return g_host->error_create(FRUGAL_ERR_INVALID_ARGUMENT, "export_state: size is NULL");
+  *size = 0;
+  return nullptr;
+}
+
+frugal_error* import_state(void*, const void*, size_t size) {
+  if (size != 0) return g_host->error_create(FRUGAL_ERR_INVALID_ARGUMENT, "import_state: this policy has no state");
+  return nullptr;
+}
+
+constexpr frugal_schedule_vtable kSchedule{sizeof(frugal_schedule_vtable), &create, &destroy, &lr};
+constexpr frugal_policy_vtable kPolicy{sizeof(frugal_policy_vtable), &create, &destroy, &decide, &export_state,
+                                       &import_state};
+constexpr bool kIsPolicy = BROKEN_FAULT == kAcceptsSmallStruct;
+constexpr frugal_strategy_desc kStrategy{
+    sizeof(frugal_strategy_desc),
+    kIsPolicy ? FRUGAL_KIND_POLICY : FRUGAL_KIND_SCHEDULE,
+    FRUGAL_STRATEGY_DETERMINISTIC | (BROKEN_FAULT == kThreadUnsafe ? FRUGAL_STRATEGY_THREAD_SAFE : 0u),
+    "broken",
+    "breaks one rule",
+    kIsPolicy ? static_cast<const void*>(&kPolicy) : static_cast<const void*>(&kSchedule),
+    nullptr};
 constexpr const frugal_strategy_desc* kStrategies[] = {&kStrategy};
 constexpr frugal_plugin_desc kPlugin{sizeof(frugal_plugin_desc), FRUGAL_ABI_VERSION_MAJOR, FRUGAL_ABI_VERSION_MINOR,
                                      BROKEN_NAME, "1.0", "frugal tests", "Apache-2.0", 1, kStrategies,
