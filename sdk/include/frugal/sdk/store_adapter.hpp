@@ -21,19 +21,18 @@
 
 #include <cstdint>
 
+#include "frugal/sdk/instance_slots.hpp"
 #include "frugal/sdk/plugin_support.hpp"
 #include "frugal/store_vtable.h"
 
 namespace frugal::sdk {
 
+// Instance ownership and the guarded call come from InstanceSlots, as for
+// the stateful kinds; a store adds its own slots (and names its handle).
 template <typename Impl>
-struct StoreAdapter {
-  struct Instance {
-    const frugal_host_api* host;
-    Impl impl;
-  };
-
-  static Instance& self(void* store) { return *static_cast<Instance*>(store); }
+struct StoreAdapter : InstanceSlots<Impl> {
+  using Base = InstanceSlots<Impl>;
+  using Instance = typename Base::Instance;
 
   static frugal_error* open(const frugal_host_api* host, const frugal_options* options, void** store) {
     return guard(host, [&] {
@@ -42,38 +41,31 @@ struct StoreAdapter {
     });
   }
 
-  static void close(void* store) { delete static_cast<Instance*>(store); }
-
   static frugal_error* put(void* store, const char* key, const void* data, uint64_t size) {
-    Instance& s = self(store);
-    return guard(s.host, [&] { s.impl.put(key, data, size); });
+    return Base::call(store, [&](Impl& impl) { impl.put(key, data, size); });
   }
 
   static frugal_error* size(void* store, const char* key, uint64_t* out) {
-    Instance& s = self(store);
-    return guard(s.host, [&] {
+    return Base::call(store, [&](Impl& impl) {
       if (out == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "size: size is NULL");
-      *out = s.impl.size(key);
+      *out = impl.size(key);
     });
   }
 
   static frugal_error* read(void* store, const char* key, uint64_t offset, void* dst, uint64_t length) {
-    Instance& s = self(store);
-    return guard(s.host, [&] { s.impl.read(key, offset, dst, length); });
+    return Base::call(store, [&](Impl& impl) { impl.read(key, offset, dst, length); });
   }
 
   static frugal_error* list(void* store, const char* prefix, frugal_store_list_fn fn, void* user_data) {
-    Instance& s = self(store);
-    return guard(s.host, [&] { s.impl.list(prefix, fn, user_data); });
+    return Base::call(store, [&](Impl& impl) { impl.list(prefix, fn, user_data); });
   }
 
   static frugal_error* remove(void* store, const char* key) {
-    Instance& s = self(store);
-    return guard(s.host, [&] { s.impl.remove(key); });
+    return Base::call(store, [&](Impl& impl) { impl.remove(key); });
   }
 
-  static constexpr frugal_store_vtable vtable{sizeof(frugal_store_vtable), &open, &close, &put, &size, &read,
-                                              &list, &remove};
+  static constexpr frugal_store_vtable vtable{sizeof(frugal_store_vtable), &open, &Base::destroy, &put, &size,
+                                              &read, &list, &remove};
 };
 
 template <typename Impl>

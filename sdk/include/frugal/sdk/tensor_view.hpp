@@ -13,14 +13,13 @@
 // Header-only; depends on the ABI headers and the standard library only.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <span>
 #include <string>
 #include <type_traits>
 
+#include "frugal/sdk/instance_slots.hpp"
 #include "frugal/sdk/plugin_support.hpp"
 #include "frugal/tensor.h"
 
@@ -75,20 +74,12 @@ constexpr const char* device_type_name(int32_t type) {
 }
 
 // A copy of *tensor with struct_size set to this header's size and the
-// fields past the producer's struct_size NULL. Throws INVALID_ARGUMENT when
-// tensor is NULL or its struct_size does not reach `strides`
-// (FRUGAL_TENSOR_MIN_SIZE), naming `what` ("input", "weights", ...).
+// fields past the producer's struct_size NULL. NULL is INVALID_ARGUMENT, a
+// struct_size that does not reach `strides` (FRUGAL_TENSOR_MIN_SIZE)
+// ABI_MISMATCH, as for every argument struct; `what` names the tensor
+// ("input", "weights", ...).
 inline frugal_tensor read_tensor(const frugal_tensor* tensor, const std::string& what) {
-  if (tensor == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "tensor '" + what + "' is NULL");
-  if (tensor->struct_size < FRUGAL_TENSOR_MIN_SIZE) {
-    throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "tensor '" + what + "': struct_size is " +
-                                                       std::to_string(tensor->struct_size) + "; at least " +
-                                                       std::to_string(FRUGAL_TENSOR_MIN_SIZE) + " bytes are required");
-  }
-  frugal_tensor copy{};
-  std::memcpy(static_cast<void*>(&copy), tensor, std::min(tensor->struct_size, sizeof(copy)));
-  copy.struct_size = sizeof(copy);
-  return copy;
+  return read_sized_args(tensor, FRUGAL_TENSOR_MIN_SIZE, ("tensor '" + what + "'").c_str());
 }
 
 // What a plugin expects of a 2-D tensor.
