@@ -6,6 +6,7 @@
 
 #include "bucket_packing.hpp"
 #include "frugal/sdk/packer_adapter.hpp"
+#include "frugal/sdk/plugin_declaration.hpp"
 
 namespace {
 
@@ -37,26 +38,19 @@ constexpr uint32_t kFlags = FRUGAL_STRATEGY_THREAD_SAFE | FRUGAL_STRATEGY_DETERM
 constexpr frugal_strategy_desc kBucketPacker = frugal::sdk::packer_strategy<BucketPacker>(
     "vendor_bucket", "best-fit packing inside fixed-width length buckets (option bucket_width, default 256)", kFlags);
 
-constexpr const frugal_strategy_desc* kStrategies[] = {&kBucketPacker};
+constexpr frugal_strategy_desc kStrategies[] = {kBucketPacker};
 
-constexpr frugal_plugin_desc kPlugin{
-    sizeof(frugal_plugin_desc),
-    FRUGAL_ABI_VERSION_MAJOR,
-    FRUGAL_ABI_VERSION_MINOR,
-    "vendor_bucket",
-    "1.0.0",
-    "Example Vendor",
-    "MIT",
-    sizeof(kStrategies) / sizeof(kStrategies[0]),
-    kStrategies,
-    "Sample out-of-tree packer: rows mix only sequences of similar length",
-    nullptr,
-    nullptr,
-};
+// Checked while compiling: valid unique names, a vtable per strategy, the
+// ABI version stamped from the headers this plugin is built against.
+constexpr frugal_plugin_desc kPlugin = frugal::sdk::declare_plugin<kStrategies>({
+    .name = "vendor_bucket",
+    .version = "1.0.0",
+    .vendor = "Example Vendor",
+    .license = "MIT",
+    .description = "Sample out-of-tree packer: rows mix only sequences of similar length",
+});
 
 }  // namespace
 
-extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v1(const frugal_host_api* host,
-                                                                    const frugal_plugin_desc** out) {
-  return frugal::sdk::hand_over_descriptor(host, out, kPlugin);
-}
+// The one exported symbol, frugal_plugin_init_v1.
+FRUGAL_SDK_PLUGIN_ENTRY(kPlugin)

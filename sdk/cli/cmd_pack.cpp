@@ -1,8 +1,9 @@
 // `frugal pack (--lengths FILE | --histogram FILE) --max-len N [--algo NAME|best]
-//  [--max-per-pack N] [--overlong truncate|split|error] [--seed N]
-//  [--assignments FILE] [--json]`: packs sequence lengths with the built-in
-// packer_seq strategy through the C API, like any host would, and reports
-// efficiency against the lower bound.
+//  [--strategy NAME] [--max-per-pack N] [--overlong truncate|split|error]
+//  [--seed N] [--assignments FILE] [--json]`: packs sequence lengths with a
+// packer strategy (the built-in packer_seq unless --strategy names another,
+// e.g. a vendor's plugin on FRUGAL_PLUGIN_PATH) through the C API, like any
+// host would, and reports efficiency against the lower bound.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -22,14 +23,17 @@ namespace frugal::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: frugal pack (--lengths FILE | --histogram FILE) --max-len N [--algo NAME|best]\n"
+    "usage: frugal pack (--lengths FILE | --histogram FILE) --max-len N [--strategy NAME]\n"
+    "                   [--algo NAME|best]\n"
     "                   [--max-per-pack N] [--overlong truncate|split|error] [--seed N]\n"
     "                   [--window N [--max-rounds R]] [--assignments FILE] [--json]\n"
     "  --lengths FILE      one sequence length per line\n"
     "  --histogram FILE    'length count' per line (sequences numbered in file order)\n"
     "  --max-len N         tokens per pack\n"
-    "  --algo NAME         ffd, bfd, spfhp, lpfhp, refined, best, naive_first_fit\n"
-    "                      (default: refined)\n"
+    "  --strategy NAME     the packer strategy (default: packer_seq; any packer\n"
+    "                      a plugin provides, see `frugal plugins`)\n"
+    "  --algo NAME         packer_seq's method: ffd, bfd, spfhp, lpfhp, refined, best,\n"
+    "                      naive_first_fit (default: refined)\n"
     "  --max-per-pack N    at most N sequences per pack (default: unlimited)\n"
     "  --overlong POLICY   sequences longer than max-len: error (default), truncate, split\n"
     "  --seed N            seed for methods with random choices (default 0)\n"
@@ -136,7 +140,7 @@ int cmd_pack(const std::vector<std::string>& args) {
       return kExitOk;
     }
     parsed = parse_args(args,
-                        {"--lengths", "--histogram", "--max-len", "--algo", "--max-per-pack", "--overlong", "--seed",
+                        {"--lengths", "--histogram", "--max-len", "--strategy", "--algo", "--max-per-pack", "--overlong", "--seed",
                          "--assignments", "--window", "--max-rounds"},
                         {"--json"});
     if (!parsed.positional.empty()) throw UsageError(fmt::format("unexpected argument '{}'", parsed.positional[0]));
@@ -169,9 +173,10 @@ int cmd_pack(const std::vector<std::string>& args) {
     if (auto v = parsed.value("--algo")) host::check(frugal_options_set_string(options.get(), "algo", v->c_str()));
     host::PackerPtr packer;
     try {
-      packer = host::make_packer(context.get(), "packer_seq", options.get());
+      const std::string strategy = parsed.value("--strategy").value_or("packer_seq");
+      packer = host::make_packer(context.get(), strategy.c_str(), options.get());
     } catch (const host::Exception& e) {
-      if (e.code() != FRUGAL_ERR_INVALID_ARGUMENT) throw;
+      if (e.code() != FRUGAL_ERR_INVALID_ARGUMENT && e.code() != FRUGAL_ERR_NOT_FOUND) throw;
       std::fprintf(stderr, "frugal pack: %s\n", e.what());
       return kExitUsage;
     }

@@ -170,6 +170,21 @@ class InstallTree(unittest.TestCase):
         # Long bucket: 900, 880, 700 fit no pair; short bucket: 630 tokens, one pack.
         self.assertEqual(packs, [[1], [5], [3], [2, 4, 0, 7, 6]])
 
+        # Through the installed CLI: `frugal pack --strategy` runs any packer a
+        # plugin provides (default bucket_width 256 here).
+        lengths_file = os.path.join(self.tmp.name, f"lengths-{how}.txt")
+        assignments_file = os.path.join(self.tmp.name, f"assignments-{how}.txt")
+        with open(lengths_file, "w") as f:
+            f.write("\n".join(map(str, LENGTHS)) + "\n")
+        summary = json.loads(ok(self, run([self.cli, "pack", "--strategy", "vendor_bucket", "--lengths", lengths_file,
+                                           "--max-len", "1000", "--assignments", assignments_file, "--json"],
+                                          {"FRUGAL_PLUGIN_PATH": plugin_dir})))
+        self.assertEqual(summary["algorithm"], "vendor_bucket")
+        with open(assignments_file) as f:
+            cli_packs = [[int(i) for i in line.split()] for line in f if line.strip()]
+        # Buckets of 256: 900 and 880 (no pair fits), 700, 300, then 120+100+60+50.
+        self.assertEqual(cli_packs, [[1], [5], [3], [2], [4, 0, 7, 6]])
+
         conformance = os.path.join(self.prefix, "bin", "frugal-conformance")
         self.assertTrue(os.access(conformance, os.X_OK),
                         "frugal-conformance is not installed (target frugal_conformance, sdk/conformance)")
