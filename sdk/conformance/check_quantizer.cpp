@@ -62,13 +62,6 @@ struct Quantized {
   frugal_quant_zero_point_ext zp{};
 };
 
-// Argument structs followed by a zeroed tail, as a newer core would build.
-template <typename Args>
-struct Larger {
-  Args args;
-  unsigned char tail[64];
-};
-
 // The smallest argument structs a v1.0 caller may pass: through `output`,
 // the last field the headers mark "never NULL".
 constexpr size_t kQuantizeMin = offsetof(frugal_quantize_args, output) + sizeof(void*);

@@ -169,12 +169,6 @@ frugal_router_layout layout_of(const frugal_router_vtable* vt, void* instance) {
   return l;
 }
 
-template <typename Args>
-struct Larger {
-  Args args;
-  unsigned char tail[64];
-};
-
 // The smallest argument structs a v1.0 caller may pass: through the last
 // field the header marks "never NULL".
 constexpr size_t kRouteMin = offsetof(frugal_route_args, plan) + sizeof(void*);

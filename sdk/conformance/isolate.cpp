@@ -93,13 +93,24 @@ void run_checks(const std::string& label, bool fork, Report& report, const std::
                   t2 == std::string::npos ? "" : line.substr(t2 + 1)});
     }
   }
-  if (WIFSIGNALED(status)) {
+  if (WIFSIGNALED(status) && running == "exit") {
+    // After every rule: a leak checker at exit (abort_on_error) stopped it.
+    report.add({false, label, "leaks",
+                std::string("the checking process ended by ") + strsignal(WTERMSIG(status)) +
+                    " after every rule (a sanitizer's report, e.g. of a leak, is printed above)"});
+  } else if (WIFSIGNALED(status)) {
     report.add({false, label, running,
                 std::string("crashed (") + strsignal(WTERMSIG(status)) + ") while checking rule '" + running + "'"});
-  } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-    report.add({false, label, running == "exit" ? "leaks" : running,
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && running == "exit") {
+    report.add({false, label, "leaks",
                 "the checking process exited with status " + std::to_string(WEXITSTATUS(status)) +
-                    " (a sanitizer's report, e.g. of a leak, is printed above)"});
+                    " after every rule (a sanitizer's report, e.g. of a leak, is printed above)"});
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    // Stopped inside a rule: under -fsanitize a bad access (e.g. a store to
+    // NULL) ends the process with a status instead of a signal.
+    report.add({false, label, running,
+                "crashed (exit status " + std::to_string(WEXITSTATUS(status)) +
+                    ": a sanitizer stopped the process, its report is above) while checking rule '" + running + "'"});
   }
 }
 

@@ -141,6 +141,14 @@ bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
+// An argument struct followed by a zeroed tail, as a newer core would
+// build it (set args.struct_size to sizeof(Larger) to send the tail).
+template <typename Args>
+struct Larger {
+  Args args;
+  unsigned char tail[64];
+};
+
 // Runs fn(i) on `threads` threads at once, started together.
 void run_concurrently(int threads, const std::function<void(int)>& fn);
 
