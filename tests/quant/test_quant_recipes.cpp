@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "frugal/sdk/crc32.hpp"
 #include "recipes/amax.hpp"
-#include "recipes/crc32.hpp"
 #include "recipes/current_scaling.hpp"
 #include "recipes/delayed_scaling.hpp"
 #include "recipes/e8m0.hpp"
@@ -541,7 +541,7 @@ void put_u64(std::vector<std::byte>& b, std::size_t at, uint64_t v) {
 }
 void put_f32(std::vector<std::byte>& b, std::size_t at, float v) { put_u32(b, at, std::bit_cast<uint32_t>(v)); }
 // Re-seals a hand-edited blob so the field checks, not the CRC, catch it.
-void reseal(std::vector<std::byte>& b) { put_u32(b, b.size() - 4, crc32(std::span(b).first(b.size() - 4))); }
+void reseal(std::vector<std::byte>& b) { put_u32(b, b.size() - 4, frugal::sdk::crc32(std::span(b).first(b.size() - 4))); }
 
 std::string import_error(const std::vector<std::byte>& blob) {
   try {

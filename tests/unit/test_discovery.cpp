@@ -165,7 +165,7 @@ TEST_CASE("a host-added directory that does not exist is recorded, not fatal") {
 
 TEST_CASE("failure strings stay valid while more failures are recorded") {
   test::CapturingContext c;
-  const std::string first = std::string(FRUGAL_TEST_PLUGIN_DIR) + "/no_entry.so";
+  const std::string first = (std::filesystem::path(FRUGAL_TEST_PLUGIN_DIR) / "no_entry.so").string();
   CHECK(test::outcome(frugal_context_load_plugin(c.context.get(), first.c_str())).code == FRUGAL_ERR_PLUGIN_INVALID);
   frugal_load_failure_info info{};
   info.struct_size = sizeof(info);

@@ -26,7 +26,7 @@
 #include <cstring>
 #include <string>
 
-#include "recipes/crc32.hpp"
+#include "frugal/sdk/crc32.hpp"
 #include "recipes/delayed_scaling.hpp"
 #include "recipes/scale_from_amax.hpp"
 #include "recipes/state_error.hpp"
@@ -107,7 +107,7 @@ struct DelayedStateCodec {
     w.u64(s.steps_);
     w.u64(s.nonfinite_steps_);
     for (const float v : s.ring_) w.f32(v);
-    w.u32(crc32(out));
+    w.u32(sdk::crc32(out));
     return out;
   }
 
@@ -136,7 +136,7 @@ struct DelayedStateCodec {
     const std::size_t body = expected - kCrcSize;
     Reader crc_reader(blob.subspan(body));
     const uint32_t stored_crc = crc_reader.u32();
-    const uint32_t actual_crc = crc32(blob.first(body));
+    const uint32_t actual_crc = sdk::crc32(blob.first(body));
     if (stored_crc != actual_crc) fail("checksum mismatch (the blob is corrupted)");
 
     DelayedScalingConfig config;

@@ -19,7 +19,7 @@
 #include <string>
 
 #include "algorithms/bias_balancer.hpp"
-#include "recipes/crc32.hpp"
+#include "frugal/sdk/crc32.hpp"
 
 namespace frugal::router {
 namespace {
@@ -57,7 +57,7 @@ struct BiasStateCodec {
     put(out, std::bit_cast<uint32_t>(b.gamma_), 4);
     put(out, b.steps_, 8);
     for (const float v : b.bias_) put(out, std::bit_cast<uint32_t>(v), 4);
-    put(out, quant::recipes::crc32(out), 4);
+    put(out, sdk::crc32(out), 4);
     return out;
   }
 
@@ -77,7 +77,7 @@ struct BiasStateCodec {
       fail("size " + std::to_string(blob.size()) + " bytes, expected " + std::to_string(body + kCrcSize) + " for " +
            std::to_string(experts) + " experts");
     }
-    if (get(blob, body, 4) != quant::recipes::crc32(blob.first(body))) fail("checksum mismatch (the blob is corrupted)");
+    if (get(blob, body, 4) != sdk::crc32(blob.first(body))) fail("checksum mismatch (the blob is corrupted)");
     const float gamma = get_f32(blob, 12);
     if (!(gamma >= 0.0f) || std::isinf(gamma)) fail("gamma is not finite and >= 0");
     BiasBalancer b(experts, gamma);

@@ -38,33 +38,10 @@
 #include <utility>
 #include <vector>
 
+#include "frugal/sdk/crc32.hpp"
 #include "frugal/sdk/plugin_support.hpp"
 
 namespace frugal::sdk {
-
-namespace state_blob_detail {
-
-constexpr std::array<uint32_t, 256> crc32_table() noexcept {
-  std::array<uint32_t, 256> table{};
-  for (uint32_t n = 0; n < table.size(); ++n) {
-    uint32_t r = n;
-    for (int bit = 0; bit < 8; ++bit) r = (r >> 1) ^ ((r & 1U) != 0 ? 0xEDB88320U : 0U);
-    table[n] = r;
-  }
-  return table;
-}
-
-inline constexpr std::array<uint32_t, 256> kCrc32Table = crc32_table();
-
-}  // namespace state_blob_detail
-
-// CRC-32 of `bytes` (crc32("123456789") == 0xCBF43926).
-[[nodiscard]] inline uint32_t crc32(std::span<const std::byte> bytes) noexcept {
-  uint32_t crc = 0xFFFFFFFFU;
-  for (const std::byte b : bytes)
-    crc = state_blob_detail::kCrc32Table[(crc ^ std::to_integer<uint32_t>(b)) & 0xFFU] ^ (crc >> 8);
-  return ~crc;
-}
 
 class StateWriter {
  public:
