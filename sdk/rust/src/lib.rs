@@ -1,0 +1,30 @@
+//! Rust binding of libfrugal.
+//!
+//! Two layers:
+//! - [`sys`]: the raw layer, `#[repr(C)]` structs and `extern "C"`
+//!   declarations kept in step with `abi/include/frugal/*.h` (a test
+//!   compares every struct's size and field offsets with the C compiler's);
+//! - the crate root: the safe layer, RAII handles whose `Drop` calls the
+//!   matching `*_destroy`, `Result<T, Error>` carrying the frugal error code
+//!   and message, and slices over memory the core owns.
+//!
+//! Threading follows the headers: a handle is `Send` where the header lets
+//! the object move between threads and `Sync` only where it lets several
+//! threads call it at once; each type's documentation says which.
+
+pub mod sys;
+
+mod context;
+mod error;
+mod options;
+mod packer;
+mod schedule;
+mod strings;
+mod version;
+
+pub use crate::context::{Context, LoadFailure, PluginInfo, StrategyInfo};
+pub use crate::error::{Error, ErrorCode, Result};
+pub use crate::options::Options;
+pub use crate::packer::{PackPlan, PackStats, Packer, Varlen};
+pub use crate::schedule::Schedule;
+pub use crate::version::{abi_version, built_with_cuda, version_string, AbiVersion};

@@ -1,0 +1,116 @@
+//! frugal/context.h: runtime version, contexts, plugin loading and
+//! introspection.
+//!
+//! Every function taking a context may be called from any thread (calls on
+//! one context are serialised inside libfrugal), except
+//! `frugal_context_destroy`, which must not race any other call.
+
+use std::os::raw::{c_char, c_void};
+
+use super::types::{frugal_context, frugal_error};
+
+/// Discovery flag: do not read FRUGAL_PLUGIN_PATH.
+pub const FRUGAL_DISCOVER_NO_ENV: u32 = 1 << 0;
+/// Discovery flag: skip the built-in plugin directory.
+pub const FRUGAL_DISCOVER_NO_BUILTIN: u32 = 1 << 1;
+
+/// Log sink; may be called from any thread, must not call back into the context.
+pub type frugal_log_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, level: i32, source: *const c_char, message: *const c_char)>;
+
+/// One loaded plugin. Caller-allocated with `struct_size` set; strings are
+/// owned by the context and valid until it is destroyed.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct frugal_plugin_info {
+    pub struct_size: usize,
+    pub name: *const c_char,
+    pub version: *const c_char,
+    pub vendor: *const c_char,
+    pub license: *const c_char,
+    pub description: *const c_char,
+    pub path: *const c_char,
+    pub abi_major: u32,
+    pub abi_minor: u32,
+    pub strategy_count: usize,
+}
+
+/// One strategy of a loaded plugin. Caller-allocated; strings owned by the context.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct frugal_strategy_info {
+    pub struct_size: usize,
+    pub kind: i32,
+    pub flags: u32,
+    pub name: *const c_char,
+    pub summary: *const c_char,
+    pub plugin_name: *const c_char,
+    pub shadowed: i32,
+    pub reserved: i32,
+}
+
+/// A file that failed to load. Caller-allocated; strings owned by the context.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct frugal_load_failure_info {
+    pub struct_size: usize,
+    pub path: *const c_char,
+    pub message: *const c_char,
+    pub code: i32,
+    pub reserved: i32,
+}
+
+extern "C" {
+    pub fn frugal_abi_version() -> u32;
+    /// Static storage.
+    pub fn frugal_version_string() -> *const c_char;
+    pub fn frugal_cuda_device_count() -> i32;
+    pub fn frugal_built_with_cuda() -> i32;
+
+    /// `*out` is owned by the caller; free with `frugal_context_destroy`.
+    pub fn frugal_context_create(out: *mut *mut frugal_context) -> *mut frugal_error;
+    /// NULL allowed; strategy objects made from the context stay valid.
+    pub fn frugal_context_destroy(context: *mut frugal_context);
+    /// `user_data` must outlive every plugin this context loaded first.
+    pub fn frugal_context_set_log_callback(
+        context: *mut frugal_context,
+        callback: frugal_log_fn,
+        user_data: *mut c_void,
+        min_level: i32,
+    ) -> *mut frugal_error;
+    pub fn frugal_context_add_plugin_dir(context: *mut frugal_context, path: *const c_char) -> *mut frugal_error;
+    /// `loaded` may be NULL.
+    pub fn frugal_context_discover_plugins(
+        context: *mut frugal_context,
+        flags: u32,
+        loaded: *mut usize,
+    ) -> *mut frugal_error;
+    pub fn frugal_context_load_plugin(context: *mut frugal_context, path: *const c_char) -> *mut frugal_error;
+
+    pub fn frugal_context_plugin_count(context: *const frugal_context) -> usize;
+    pub fn frugal_context_plugin_info(
+        context: *const frugal_context,
+        index: usize,
+        info: *mut frugal_plugin_info,
+    ) -> *mut frugal_error;
+    pub fn frugal_context_strategy_info(
+        context: *const frugal_context,
+        plugin_index: usize,
+        strategy_index: usize,
+        info: *mut frugal_strategy_info,
+    ) -> *mut frugal_error;
+    pub fn frugal_context_load_failure_count(context: *const frugal_context) -> usize;
+    pub fn frugal_context_load_failure(
+        context: *const frugal_context,
+        index: usize,
+        info: *mut frugal_load_failure_info,
+    ) -> *mut frugal_error;
+    pub fn frugal_context_find_strategy(
+        context: *const frugal_context,
+        kind: i32,
+        name: *const c_char,
+        info: *mut frugal_strategy_info,
+    ) -> *mut frugal_error;
+    /// Static storage ("schedule", ..., "unknown").
+    pub fn frugal_strategy_kind_name(kind: i32) -> *const c_char;
+}

@@ -1,0 +1,146 @@
+//! The raw layer against the C compiler: every struct's size and every
+//! field's offset, and every constant, must equal what `build.rs` measured
+//! by compiling `probe/layout_probe.c` against the headers. A field moved,
+//! added or retyped in a header fails here, naming the struct and field.
+
+use std::collections::BTreeMap;
+
+use frugal::sys;
+
+/// The C facts: "size T", "offset T.f" and "const N" keys with their values.
+fn c_facts() -> BTreeMap<String, i64> {
+    let text = include_str!(concat!(env!("OUT_DIR"), "/layout.txt"));
+    let mut facts = BTreeMap::new();
+    for line in text.lines() {
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        if parts.len() == 3 && parts[0] != "string" {
+            let value = parts[2].parse().unwrap_or_else(|_| panic!("bad probe line: {}", line));
+            facts.insert(format!("{} {}", parts[0], parts[1]), value);
+        }
+    }
+    facts
+}
+
+/// Size and field offsets of a raw struct, measured on an uninitialised
+/// value (no `offset_of!`: it is newer than the oldest supported rustc).
+/// A trailing `_` in a field name stands for a Rust keyword (`type_`).
+macro_rules! rust_layout {
+    ($facts:ident, $ty:ident { $($field:ident),* $(,)? }) => {{
+        $facts.insert(
+            format!("size {}", stringify!($ty)),
+            std::mem::size_of::<sys::$ty>() as i64,
+        );
+        let value = std::mem::MaybeUninit::<sys::$ty>::uninit();
+        let base = value.as_ptr();
+        $(
+            // SAFETY: addr_of! computes a field address without reading it.
+            let field = unsafe { std::ptr::addr_of!((*base).$field) };
+            $facts.insert(
+                format!("offset {}.{}", stringify!($ty), stringify!($field).trim_end_matches('_')),
+                (field as *const u8 as usize - base as *const u8 as usize) as i64,
+            );
+        )*
+    }};
+}
+
+macro_rules! rust_consts {
+    ($facts:ident, $($name:ident),* $(,)?) => {
+        $( $facts.insert(format!("const {}", stringify!($name)), sys::$name as i64); )*
+    };
+}
+
+fn rust_facts() -> BTreeMap<String, i64> {
+    let mut f = BTreeMap::new();
+    rust_layout!(f, frugal_ext_header { struct_size, type_, reserved, next });
+    rust_layout!(f, frugal_plugin_info {
+        struct_size, name, version, vendor, license, description, path, abi_major, abi_minor, strategy_count
+    });
+    rust_layout!(f, frugal_strategy_info { struct_size, kind, flags, name, summary, plugin_name, shadowed, reserved });
+    rust_layout!(f, frugal_load_failure_info { struct_size, path, message, code, reserved });
+    rust_layout!(f, frugal_device { type_, id });
+    rust_layout!(f, frugal_quant_meta {
+        struct_size, scaling_mode, block_rows, block_cols, reserved, scale, scale_inv, amax, ext
+    });
+    rust_layout!(f, frugal_tensor {
+        struct_size, data, byte_offset, dtype, ndim, device, shape, strides, quant, ext
+    });
+    rust_layout!(f, frugal_pack_stats {
+        struct_size, packs, units, sequences, real_tokens, max_len, lower_bound, lower_bound_tight,
+        efficiency, padding_before, padding_after, speedup, truncated_sequences, truncated_tokens,
+        split_sequences, method
+    });
+    rust_layout!(f, frugal_pack_plan_view {
+        struct_size, pack_count, unit_count, pack_offsets, sequence_ids, token_offsets, unit_lengths, pack_tokens
+    });
+    rust_layout!(f, frugal_pack_gather_args {
+        struct_size, tokens, sequence_offsets, sequence_count, labels, out_tokens, out_labels, out_length,
+        pad_token, ignore_index, mask_first_label
+    });
+    rust_layout!(f, frugal_telemetry {
+        struct_size, flags, nodes, step, tokens, loss, eval_loss, wall_time_s, price_per_node_hour, resource,
+        checkpoint_done, checkpoint_stall_s, preemption_notice_s
+    });
+    rust_layout!(f, frugal_decision { struct_size, lr, checkpoint, resource, target_nodes, stop, next_due_s, reason });
+    rust_layout!(f, frugal_scheduler_config {
+        struct_size, schedule, schedule_options, policies, policy_options, policy_count, gpus_per_node, reserved0
+    });
+    rust_layout!(f, frugal_cost_ledger {
+        struct_size, dollars, spot_dollars, reserved_dollars, productive_dollars, stall_dollars, lost_dollars,
+        gpu_hours, wall_s, productive_s, stall_s, lost_s, restarts, checkpoints_full, checkpoints_heartbeat,
+        loss_first, loss_best, dollars_per_loss
+    });
+    rust_consts!(f,
+        FRUGAL_ABI_VERSION_MAJOR, FRUGAL_ABI_VERSION_MINOR, FRUGAL_ABI_VERSION,
+        FRUGAL_VERSION_MAJOR, FRUGAL_VERSION_MINOR, FRUGAL_VERSION_PATCH,
+        FRUGAL_OK, FRUGAL_ERR_INVALID_ARGUMENT, FRUGAL_ERR_NOT_FOUND, FRUGAL_ERR_ALREADY_EXISTS,
+        FRUGAL_ERR_OUT_OF_RANGE, FRUGAL_ERR_UNIMPLEMENTED, FRUGAL_ERR_UNSUPPORTED, FRUGAL_ERR_ABI_MISMATCH,
+        FRUGAL_ERR_PLUGIN_INVALID, FRUGAL_ERR_IO, FRUGAL_ERR_DATA_CORRUPTED, FRUGAL_ERR_OUT_OF_MEMORY,
+        FRUGAL_ERR_FAILED_PRECONDITION, FRUGAL_ERR_DEADLINE_EXCEEDED, FRUGAL_ERR_CANCELLED, FRUGAL_ERR_DEVICE,
+        FRUGAL_ERR_INTERNAL,
+        FRUGAL_OPTION_INT, FRUGAL_OPTION_DOUBLE, FRUGAL_OPTION_BOOL, FRUGAL_OPTION_STRING,
+        FRUGAL_KIND_ROUTER, FRUGAL_KIND_QUANTIZER, FRUGAL_KIND_PACKER, FRUGAL_KIND_POLICY,
+        FRUGAL_KIND_SCHEDULE, FRUGAL_KIND_STORE,
+        FRUGAL_STRATEGY_THREAD_SAFE, FRUGAL_STRATEGY_DETERMINISTIC,
+        FRUGAL_DISCOVER_NO_ENV, FRUGAL_DISCOVER_NO_BUILTIN,
+        FRUGAL_DEVICE_CPU, FRUGAL_DEVICE_CUDA, FRUGAL_DEVICE_CUDA_PINNED,
+        FRUGAL_DTYPE_FLOAT32, FRUGAL_DTYPE_FLOAT16, FRUGAL_DTYPE_BFLOAT16, FRUGAL_DTYPE_FLOAT64,
+        FRUGAL_DTYPE_FLOAT8_E4M3FN, FRUGAL_DTYPE_FLOAT8_E5M2, FRUGAL_DTYPE_FLOAT8_E8M0FNU,
+        FRUGAL_DTYPE_INT8, FRUGAL_DTYPE_UINT8, FRUGAL_DTYPE_INT16, FRUGAL_DTYPE_INT32, FRUGAL_DTYPE_INT64,
+        FRUGAL_DTYPE_BOOL, FRUGAL_TENSOR_MAX_NDIM,
+        FRUGAL_SCALING_NONE, FRUGAL_SCALING_DELAYED, FRUGAL_SCALING_CURRENT, FRUGAL_SCALING_PER_CHANNEL,
+        FRUGAL_SCALING_BLOCK, FRUGAL_SCALING_MX,
+        FRUGAL_TELEMETRY_EVAL_LOSS, FRUGAL_TELEMETRY_RESTARTED,
+    );
+    f
+}
+
+#[test]
+fn raw_structs_and_constants_match_the_c_headers() {
+    let c = c_facts();
+    let rust = rust_facts();
+    // A probe that printed nothing would make the comparison vacuous.
+    assert!(c.len() > 200, "the C probe reported only {} facts", c.len());
+
+    let mut mismatches = Vec::new();
+    for (key, c_value) in &c {
+        match rust.get(key) {
+            Some(r) if r == c_value => {}
+            Some(r) => mismatches.push(format!("{}: C {} but Rust {}", key, c_value, r)),
+            None => mismatches.push(format!("{}: in the C probe, missing from the Rust check", key)),
+        }
+    }
+    for key in rust.keys().filter(|k| !c.contains_key(*k)) {
+        mismatches.push(format!("{}: in the Rust check, missing from the C probe", key));
+    }
+    assert!(mismatches.is_empty(), "raw layer out of step with the headers:\n  {}", mismatches.join("\n  "));
+}
+
+#[test]
+fn version_string_matches_the_header() {
+    let text = include_str!(concat!(env!("OUT_DIR"), "/layout.txt"));
+    let c_version = text
+        .lines()
+        .find_map(|l| l.strip_prefix("string FRUGAL_VERSION_STRING "))
+        .expect("the C probe prints FRUGAL_VERSION_STRING");
+    assert_eq!(sys::FRUGAL_VERSION_STRING, c_version);
+}
