@@ -6,7 +6,7 @@ set -eu
 # abigail-tools: abidw and abidiff for the ABI gate (scripts/abi-check.py).
 packages="cmake make g++ pkg-config binutils python3 \
 libboost-dev libfmt-dev libflatbuffers-dev flatbuffers-compiler libxxhash-dev catch2 \
-abigail-tools dpkg-dev"
+abigail-tools dpkg-dev cargo golang-go"
 
 missing=""
 for p in $packages; do

@@ -1,5 +1,6 @@
 #!/bin/sh
-# The whole test suite: install what is missing, build, run every test;
+# The whole test suite: install what is missing, build, run every test and
+# the Rust and Go bindings' tests;
 # then the same suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
 # and the tests of concurrent code (label "concurrent") under ThreadSanitizer
 # (both built without CUDA).
@@ -12,6 +13,12 @@ jobs=$(nproc)
 echo "== build + tests (RelWithDebInfo) =="
 scripts/build.sh build >/dev/null
 ctest --test-dir build -j"$jobs" --output-on-failure --timeout 300
+
+echo "== language bindings against build/ (Rust, Go) =="
+# Each binding finds build/lib by default (sdk/rust/build.rs, sdk/go/cgo.go).
+# cgocheck=2 also checks every pointer handed to C against the cgo rules.
+(cd sdk/rust && cargo test --offline --quiet)
+(cd sdk/go && go test -count=1 ./... && GODEBUG=cgocheck=2 go test -count=1 ./...)
 
 if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== build + tests (ASan + UBSan) =="
