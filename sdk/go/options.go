@@ -96,3 +96,26 @@ func optionsArg(o *Options) (*C.frugal_options, error) {
 	}
 	return o.ptr, nil
 }
+
+// strategyArgs holds the C arguments every *_create call takes: the
+// context, the strategy name (C memory, freed by free) and the options.
+type strategyArgs struct {
+	ctx  *C.frugal_context
+	name *C.char
+	opts *C.frugal_options
+}
+
+// newStrategyArgs checks ctx and opts are open and copies name into C
+// memory; the caller defers free.
+func newStrategyArgs(ctx *Context, name string, opts *Options) (strategyArgs, error) {
+	if ctx == nil || ctx.ptr == nil {
+		return strategyArgs{}, closedError("context")
+	}
+	copts, err := optionsArg(opts)
+	if err != nil {
+		return strategyArgs{}, err
+	}
+	return strategyArgs{ctx: ctx.ptr, name: C.CString(name), opts: copts}, nil
+}
+
+func (a strategyArgs) free() { C.free(unsafe.Pointer(a.name)) }

@@ -25,17 +25,13 @@ type Packer struct {
 // max_len (int, > 0), max_per_pack, overlong ("error", "truncate",
 // "split") and seed, and passes the rest to the strategy.
 func NewPacker(ctx *Context, name string, opts *Options) (*Packer, error) {
-	if ctx == nil || ctx.ptr == nil {
-		return nil, closedError("context")
-	}
-	copts, err := optionsArg(opts)
+	args, err := newStrategyArgs(ctx, name, opts)
 	if err != nil {
 		return nil, err
 	}
-	cname := C.CString(name)
-	defer C.free(unsafe.Pointer(cname))
+	defer args.free()
 	var out *C.frugal_packer
-	if err := takeError(C.frugal_packer_create(ctx.ptr, cname, copts, &out)); err != nil {
+	if err := takeError(C.frugal_packer_create(args.ctx, args.name, args.opts, &out)); err != nil {
 		return nil, err
 	}
 	return &Packer{ptr: out}, nil

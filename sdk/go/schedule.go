@@ -1,12 +1,9 @@
 package frugal
 
 /*
-#include <stdlib.h>
 #include "frugal/schedule.h"
 */
 import "C"
-
-import "unsafe"
 
 // Schedule is a learning-rate schedule: an instance of a KindSchedule
 // strategy such as "cosine" from the schedule_lr plugin.
@@ -25,17 +22,13 @@ type Schedule struct {
 // by opts (nil for defaults; read during the call only). An unknown name
 // fails with CodeNotFound.
 func NewSchedule(ctx *Context, name string, opts *Options) (*Schedule, error) {
-	if ctx == nil || ctx.ptr == nil {
-		return nil, closedError("context")
-	}
-	copts, err := optionsArg(opts)
+	args, err := newStrategyArgs(ctx, name, opts)
 	if err != nil {
 		return nil, err
 	}
-	cname := C.CString(name)
-	defer C.free(unsafe.Pointer(cname))
+	defer args.free()
 	var out *C.frugal_schedule
-	if err := takeError(C.frugal_schedule_create(ctx.ptr, cname, copts, &out)); err != nil {
+	if err := takeError(C.frugal_schedule_create(args.ctx, args.name, args.opts, &out)); err != nil {
 		return nil, err
 	}
 	return &Schedule{ptr: out}, nil
