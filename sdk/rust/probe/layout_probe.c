@@ -16,12 +16,19 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "frugal/checkpoint.h"
 #include "frugal/context.h"
+#include "frugal/dlpack.h"
 #include "frugal/error.h"
+#include "frugal/loss_scaler.h"
+#include "frugal/managed_tensor.h"
 #include "frugal/options.h"
 #include "frugal/packer.h"
+#include "frugal/quantizer.h"
+#include "frugal/router.h"
 #include "frugal/schedule.h"
 #include "frugal/scheduler.h"
+#include "frugal/store.h"
 #include "frugal/telemetry.h"
 #include "frugal/tensor.h"
 #include "frugal/types.h"
@@ -196,6 +203,192 @@ int main(void) {
   OFF(frugal_cost_ledger, loss_best);
   OFF(frugal_cost_ledger, dollars_per_loss);
 
+  /* dlpack.h */
+  SIZE(frugal_dlpack_version);
+  OFF(frugal_dlpack_version, major);
+  OFF(frugal_dlpack_version, minor);
+
+  SIZE(frugal_dlpack_device);
+  OFF(frugal_dlpack_device, device_type);
+  OFF(frugal_dlpack_device, device_id);
+
+  SIZE(frugal_dlpack_dtype);
+  OFF(frugal_dlpack_dtype, code);
+  OFF(frugal_dlpack_dtype, bits);
+  OFF(frugal_dlpack_dtype, lanes);
+
+  SIZE(frugal_dlpack_tensor);
+  OFF(frugal_dlpack_tensor, data);
+  OFF(frugal_dlpack_tensor, device);
+  OFF(frugal_dlpack_tensor, ndim);
+  OFF(frugal_dlpack_tensor, dtype);
+  OFF(frugal_dlpack_tensor, shape);
+  OFF(frugal_dlpack_tensor, strides);
+  OFF(frugal_dlpack_tensor, byte_offset);
+
+  SIZE(frugal_dlpack_managed_tensor);
+  OFF(frugal_dlpack_managed_tensor, dl_tensor);
+  OFF(frugal_dlpack_managed_tensor, manager_ctx);
+  OFF(frugal_dlpack_managed_tensor, deleter);
+
+  SIZE(frugal_dlpack_managed_tensor_versioned);
+  OFF(frugal_dlpack_managed_tensor_versioned, version);
+  OFF(frugal_dlpack_managed_tensor_versioned, manager_ctx);
+  OFF(frugal_dlpack_managed_tensor_versioned, deleter);
+  OFF(frugal_dlpack_managed_tensor_versioned, flags);
+  OFF(frugal_dlpack_managed_tensor_versioned, dl_tensor);
+
+  /* quantizer_vtable.h */
+  SIZE(frugal_quant_layout);
+  OFF(frugal_quant_layout, struct_size);
+  OFF(frugal_quant_layout, dtype);
+  OFF(frugal_quant_layout, scaling_mode);
+  OFF(frugal_quant_layout, block_rows);
+  OFF(frugal_quant_layout, block_cols);
+  OFF(frugal_quant_layout, scale_dtype);
+  OFF(frugal_quant_layout, flags);
+
+  SIZE(frugal_quant_zero_point_ext);
+  OFF(frugal_quant_zero_point_ext, header);
+  OFF(frugal_quant_zero_point_ext, zero_point);
+
+  SIZE(frugal_quantize_args);
+  OFF(frugal_quantize_args, struct_size);
+  OFF(frugal_quantize_args, input);
+  OFF(frugal_quantize_args, output);
+  OFF(frugal_quantize_args, output_t);
+  OFF(frugal_quantize_args, fake);
+  OFF(frugal_quantize_args, stream);
+  OFF(frugal_quantize_args, flags);
+  OFF(frugal_quantize_args, reserved);
+
+  SIZE(frugal_dequantize_args);
+  OFF(frugal_dequantize_args, struct_size);
+  OFF(frugal_dequantize_args, input);
+  OFF(frugal_dequantize_args, output);
+  OFF(frugal_dequantize_args, stream);
+
+  SIZE(frugal_quant_gemm_args);
+  OFF(frugal_quant_gemm_args, struct_size);
+  OFF(frugal_quant_gemm_args, a);
+  OFF(frugal_quant_gemm_args, b);
+  OFF(frugal_quant_gemm_args, d);
+  OFF(frugal_quant_gemm_args, stream);
+  OFF(frugal_quant_gemm_args, alpha);
+  OFF(frugal_quant_gemm_args, flags);
+
+  /* router.h and router_vtable.h */
+  SIZE(frugal_router_layout);
+  OFF(frugal_router_layout, struct_size);
+  OFF(frugal_router_layout, choice);
+  OFF(frugal_router_layout, experts);
+  OFF(frugal_router_layout, top_k);
+  OFF(frugal_router_layout, drop_policy);
+  OFF(frugal_router_layout, capacity_factor);
+  OFF(frugal_router_layout, flags);
+  OFF(frugal_router_layout, reserved);
+
+  SIZE(frugal_route_plan);
+  OFF(frugal_route_plan, struct_size);
+  OFF(frugal_route_plan, expert_ids);
+  OFF(frugal_route_plan, weights);
+  OFF(frugal_route_plan, dropped);
+  OFF(frugal_route_plan, slot_row);
+  OFF(frugal_route_plan, expert_offsets);
+  OFF(frugal_route_plan, expert_demand);
+  OFF(frugal_route_plan, row_token);
+  OFF(frugal_route_plan, row_weight);
+  OFF(frugal_route_plan, token_offsets);
+  OFF(frugal_route_plan, token_rows);
+  OFF(frugal_route_plan, mean_prob);
+  OFF(frugal_route_plan, losses);
+
+  SIZE(frugal_route_args);
+  OFF(frugal_route_args, struct_size);
+  OFF(frugal_route_args, logits);
+  OFF(frugal_route_args, plan);
+  OFF(frugal_route_args, stream);
+
+  SIZE(frugal_route_move_args);
+  OFF(frugal_route_move_args, struct_size);
+  OFF(frugal_route_move_args, plan);
+  OFF(frugal_route_move_args, input);
+  OFF(frugal_route_move_args, output);
+  OFF(frugal_route_move_args, stream);
+
+  SIZE(frugal_router_update_args);
+  OFF(frugal_router_update_args, struct_size);
+  OFF(frugal_router_update_args, expert_load);
+
+  SIZE(frugal_route_shape);
+  OFF(frugal_route_shape, struct_size);
+  OFF(frugal_route_shape, tokens);
+  OFF(frugal_route_shape, capacity);
+  OFF(frugal_route_shape, max_rows);
+
+  SIZE(frugal_route_stats);
+  OFF(frugal_route_stats, struct_size);
+  OFF(frugal_route_stats, tokens);
+  OFF(frugal_route_stats, assignments);
+  OFF(frugal_route_stats, kept);
+  OFF(frugal_route_stats, dropped);
+  OFF(frugal_route_stats, max_load);
+  OFF(frugal_route_stats, max_over_mean);
+  OFF(frugal_route_stats, dropped_fraction);
+  OFF(frugal_route_stats, aux_loss);
+  OFF(frugal_route_stats, z_loss);
+
+  /* checkpoint.h */
+  SIZE(frugal_ckpt_save_args);
+  OFF(frugal_ckpt_save_args, struct_size);
+  OFF(frugal_ckpt_save_args, kind);
+  OFF(frugal_ckpt_save_args, flags);
+  OFF(frugal_ckpt_save_args, step);
+  OFF(frugal_ckpt_save_args, metadata);
+  OFF(frugal_ckpt_save_args, metadata_size);
+
+  SIZE(frugal_ckpt_save_result);
+  OFF(frugal_ckpt_save_result, struct_size);
+  OFF(frugal_ckpt_save_result, name);
+  OFF(frugal_ckpt_save_result, skipped);
+  OFF(frugal_ckpt_save_result, reserved);
+  OFF(frugal_ckpt_save_result, bytes);
+  OFF(frugal_ckpt_save_result, wait_seconds);
+  OFF(frugal_ckpt_save_result, snapshot_seconds);
+
+  SIZE(frugal_ckpt_persist_result);
+  OFF(frugal_ckpt_persist_result, struct_size);
+  OFF(frugal_ckpt_persist_result, name);
+  OFF(frugal_ckpt_persist_result, bytes);
+  OFF(frugal_ckpt_persist_result, persist_seconds);
+
+  SIZE(frugal_ckpt_info);
+  OFF(frugal_ckpt_info, struct_size);
+  OFF(frugal_ckpt_info, name);
+  OFF(frugal_ckpt_info, kind);
+  OFF(frugal_ckpt_info, status);
+  OFF(frugal_ckpt_info, step);
+  OFF(frugal_ckpt_info, sequence);
+  OFF(frugal_ckpt_info, created_unix_ns);
+  OFF(frugal_ckpt_info, bytes);
+  OFF(frugal_ckpt_info, tensor_count);
+  OFF(frugal_ckpt_info, emergency);
+  OFF(frugal_ckpt_info, reason);
+
+  SIZE(frugal_ckpt_emergency_result);
+  OFF(frugal_ckpt_emergency_result, struct_size);
+  OFF(frugal_ckpt_emergency_result, name);
+  OFF(frugal_ckpt_emergency_result, committed);
+  OFF(frugal_ckpt_emergency_result, reserved);
+  OFF(frugal_ckpt_emergency_result, seconds);
+
+  /* loss_scaler.h */
+  SIZE(frugal_loss_scaler_state);
+  OFF(frugal_loss_scaler_state, struct_size);
+  OFF(frugal_loss_scaler_state, scale);
+  OFF(frugal_loss_scaler_state, clean_steps);
+  OFF(frugal_loss_scaler_state, skipped_steps);
+
   /* Constants the raw layer repeats. */
   CONST(FRUGAL_ABI_VERSION_MAJOR);
   CONST(FRUGAL_ABI_VERSION_MINOR);
@@ -259,6 +452,54 @@ int main(void) {
   CONST(FRUGAL_SCALING_MX);
   CONST(FRUGAL_TELEMETRY_EVAL_LOSS);
   CONST(FRUGAL_TELEMETRY_RESTARTED);
+  CONST(FRUGAL_DLPACK_MAJOR_VERSION);
+  CONST(FRUGAL_DLPACK_MINOR_VERSION);
+  CONST(FRUGAL_DLPACK_FLAG_READ_ONLY);
+  CONST(FRUGAL_DLPACK_FLAG_IS_COPIED);
+  CONST(FRUGAL_DLPACK_FLAG_IS_SUBBYTE_TYPE_PADDED);
+  CONST(FRUGAL_DLPACK_INT);
+  CONST(FRUGAL_DLPACK_UINT);
+  CONST(FRUGAL_DLPACK_FLOAT);
+  CONST(FRUGAL_DLPACK_BFLOAT);
+  CONST(FRUGAL_DLPACK_BOOL);
+  CONST(FRUGAL_DLPACK_FLOAT8_E4M3FN);
+  CONST(FRUGAL_DLPACK_FLOAT8_E5M2);
+  CONST(FRUGAL_DLPACK_FLOAT8_E8M0FNU);
+  CONST(FRUGAL_QUANT_LAYOUT_ZERO_POINT);
+  CONST(FRUGAL_EXT_QUANT_ZERO_POINT);
+  CONST(FRUGAL_QUANTIZE_FREEZE_SCALE);
+  CONST(FRUGAL_GEMM_FAST_ACCUM);
+  CONST(FRUGAL_ROUTER_TOKEN_CHOICE);
+  CONST(FRUGAL_ROUTER_EXPERT_CHOICE);
+  CONST(FRUGAL_ROUTER_DROPLESS);
+  CONST(FRUGAL_ROUTER_DROP_BY_PROBABILITY);
+  CONST(FRUGAL_ROUTER_DROP_BY_POSITION);
+  CONST(FRUGAL_ROUTER_LAYOUT_BIAS);
+  CONST(FRUGAL_STORE_KEY_MAX);
+  CONST(FRUGAL_CKPT_HEARTBEAT);
+  CONST(FRUGAL_CKPT_FULL);
+  CONST(FRUGAL_CKPT_ALL_KINDS);
+  CONST(FRUGAL_CKPT_VALID);
+  CONST(FRUGAL_CKPT_INCOMPLETE);
+  CONST(FRUGAL_CKPT_CORRUPT);
+  CONST(FRUGAL_CKPT_NEWER_FORMAT);
+  CONST(FRUGAL_CKPT_UNREADABLE);
+  CONST(FRUGAL_CKPT_SAVE_WAIT);
+  CONST(FRUGAL_CKPT_SAVE_SKIP_IF_BUSY);
+  CONST(FRUGAL_CKPT_LIST_VERIFY_SHARDS);
+  CONST(FRUGAL_CKPT_NAME_CAPACITY);
+  CONST(FRUGAL_CKPT_REASON_CAPACITY);
+  CONST(FRUGAL_CHECKPOINT_NONE);
+  CONST(FRUGAL_CHECKPOINT_HEARTBEAT);
+  CONST(FRUGAL_CHECKPOINT_FULL);
+  CONST(FRUGAL_RESOURCE_UNSPECIFIED);
+  CONST(FRUGAL_RESOURCE_SPOT);
+  CONST(FRUGAL_RESOURCE_RESERVED);
+  CONST(FRUGAL_STOP_NONE);
+  CONST(FRUGAL_STOP_PLATEAU);
+  CONST(FRUGAL_STOP_TARGET);
+  CONST(FRUGAL_STOP_BUDGET);
+  CONST(FRUGAL_STOP_POLICY);
   printf("string FRUGAL_VERSION_STRING %s\n", FRUGAL_VERSION_STRING);
   return 0;
 }

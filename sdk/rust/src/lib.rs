@@ -6,7 +6,8 @@
 //!   compares every struct's size and field offsets with the C compiler's);
 //! - the crate root: the safe layer, RAII handles whose `Drop` calls the
 //!   matching `*_destroy`, `Result<T, Error>` carrying the frugal error code
-//!   and message, and slices over memory the core owns.
+//!   and message, slices over memory the core owns, and tensor views
+//!   ([`TensorRef`], [`TensorMut`]) that borrow Rust slices.
 //!
 //! Threading follows the headers: a handle is `Send` where the header lets
 //! the object move between threads and `Sync` only where it lets several
@@ -14,17 +15,30 @@
 
 pub mod sys;
 
+mod checkpoint;
 mod context;
 mod error;
 mod options;
 mod packer;
+mod quantizer;
+mod router;
 mod schedule;
+mod scheduler;
+mod state_blob;
+mod store;
 mod strings;
+mod tensor;
 mod version;
 
+pub use crate::checkpoint::{CkptEngine, CkptInfo, CkptKind, PersistResult, Restored, SaveResult};
 pub use crate::context::{Context, LoadFailure, PluginInfo, StrategyInfo};
 pub use crate::error::{Error, ErrorCode, Result};
 pub use crate::options::Options;
 pub use crate::packer::{PackPlan, PackStats, Packer, Varlen};
+pub use crate::quantizer::{QuantLayout, QuantizeOutputs, Quantizer};
+pub use crate::router::{RoutePlan, RouteShape, RouteStats, Router, RouterLayout};
 pub use crate::schedule::Schedule;
+pub use crate::scheduler::{CostLedger, Decision, Scheduler, SchedulerConfig, Telemetry};
+pub use crate::store::Store;
+pub use crate::tensor::{DType, Element, NativeElement, TensorMut, TensorRef};
 pub use crate::version::{abi_version, built_with_cuda, version_string, AbiVersion};

@@ -89,6 +89,42 @@ fn rust_facts() -> BTreeMap<String, i64> {
         gpu_hours, wall_s, productive_s, stall_s, lost_s, restarts, checkpoints_full, checkpoints_heartbeat,
         loss_first, loss_best, dollars_per_loss
     });
+    rust_layout!(f, frugal_dlpack_version { major, minor });
+    rust_layout!(f, frugal_dlpack_device { device_type, device_id });
+    rust_layout!(f, frugal_dlpack_dtype { code, bits, lanes });
+    rust_layout!(f, frugal_dlpack_tensor { data, device, ndim, dtype, shape, strides, byte_offset });
+    rust_layout!(f, frugal_dlpack_managed_tensor { dl_tensor, manager_ctx, deleter });
+    rust_layout!(f, frugal_dlpack_managed_tensor_versioned { version, manager_ctx, deleter, flags, dl_tensor });
+    rust_layout!(f, frugal_quant_layout {
+        struct_size, dtype, scaling_mode, block_rows, block_cols, scale_dtype, flags
+    });
+    rust_layout!(f, frugal_quant_zero_point_ext { header, zero_point });
+    rust_layout!(f, frugal_quantize_args { struct_size, input, output, output_t, fake, stream, flags, reserved });
+    rust_layout!(f, frugal_dequantize_args { struct_size, input, output, stream });
+    rust_layout!(f, frugal_quant_gemm_args { struct_size, a, b, d, stream, alpha, flags });
+    rust_layout!(f, frugal_router_layout {
+        struct_size, choice, experts, top_k, drop_policy, capacity_factor, flags, reserved
+    });
+    rust_layout!(f, frugal_route_plan {
+        struct_size, expert_ids, weights, dropped, slot_row, expert_offsets, expert_demand, row_token, row_weight, token_offsets, token_rows, mean_prob, losses
+    });
+    rust_layout!(f, frugal_route_args { struct_size, logits, plan, stream });
+    rust_layout!(f, frugal_route_move_args { struct_size, plan, input, output, stream });
+    rust_layout!(f, frugal_router_update_args { struct_size, expert_load });
+    rust_layout!(f, frugal_route_shape { struct_size, tokens, capacity, max_rows });
+    rust_layout!(f, frugal_route_stats {
+        struct_size, tokens, assignments, kept, dropped, max_load, max_over_mean, dropped_fraction, aux_loss, z_loss
+    });
+    rust_layout!(f, frugal_ckpt_save_args { struct_size, kind, flags, step, metadata, metadata_size });
+    rust_layout!(f, frugal_ckpt_save_result {
+        struct_size, name, skipped, reserved, bytes, wait_seconds, snapshot_seconds
+    });
+    rust_layout!(f, frugal_ckpt_persist_result { struct_size, name, bytes, persist_seconds });
+    rust_layout!(f, frugal_ckpt_info {
+        struct_size, name, kind, status, step, sequence, created_unix_ns, bytes, tensor_count, emergency, reason
+    });
+    rust_layout!(f, frugal_ckpt_emergency_result { struct_size, name, committed, reserved, seconds });
+    rust_layout!(f, frugal_loss_scaler_state { struct_size, scale, clean_steps, skipped_steps });
     rust_consts!(f,
         FRUGAL_ABI_VERSION_MAJOR, FRUGAL_ABI_VERSION_MINOR, FRUGAL_ABI_VERSION,
         FRUGAL_VERSION_MAJOR, FRUGAL_VERSION_MINOR, FRUGAL_VERSION_PATCH,
@@ -110,6 +146,19 @@ fn rust_facts() -> BTreeMap<String, i64> {
         FRUGAL_SCALING_NONE, FRUGAL_SCALING_DELAYED, FRUGAL_SCALING_CURRENT, FRUGAL_SCALING_PER_CHANNEL,
         FRUGAL_SCALING_BLOCK, FRUGAL_SCALING_MX,
         FRUGAL_TELEMETRY_EVAL_LOSS, FRUGAL_TELEMETRY_RESTARTED,
+        FRUGAL_DLPACK_MAJOR_VERSION, FRUGAL_DLPACK_MINOR_VERSION, FRUGAL_DLPACK_FLAG_READ_ONLY,
+        FRUGAL_DLPACK_FLAG_IS_COPIED, FRUGAL_DLPACK_FLAG_IS_SUBBYTE_TYPE_PADDED, FRUGAL_DLPACK_INT,
+        FRUGAL_DLPACK_UINT, FRUGAL_DLPACK_FLOAT, FRUGAL_DLPACK_BFLOAT, FRUGAL_DLPACK_BOOL,
+        FRUGAL_DLPACK_FLOAT8_E4M3FN, FRUGAL_DLPACK_FLOAT8_E5M2, FRUGAL_DLPACK_FLOAT8_E8M0FNU,
+        FRUGAL_QUANT_LAYOUT_ZERO_POINT, FRUGAL_EXT_QUANT_ZERO_POINT, FRUGAL_QUANTIZE_FREEZE_SCALE,
+        FRUGAL_GEMM_FAST_ACCUM, FRUGAL_ROUTER_TOKEN_CHOICE, FRUGAL_ROUTER_EXPERT_CHOICE, FRUGAL_ROUTER_DROPLESS,
+        FRUGAL_ROUTER_DROP_BY_PROBABILITY, FRUGAL_ROUTER_DROP_BY_POSITION, FRUGAL_ROUTER_LAYOUT_BIAS,
+        FRUGAL_STORE_KEY_MAX, FRUGAL_CKPT_HEARTBEAT, FRUGAL_CKPT_FULL, FRUGAL_CKPT_ALL_KINDS, FRUGAL_CKPT_VALID,
+        FRUGAL_CKPT_INCOMPLETE, FRUGAL_CKPT_CORRUPT, FRUGAL_CKPT_NEWER_FORMAT, FRUGAL_CKPT_UNREADABLE,
+        FRUGAL_CKPT_SAVE_WAIT, FRUGAL_CKPT_SAVE_SKIP_IF_BUSY, FRUGAL_CKPT_LIST_VERIFY_SHARDS,
+        FRUGAL_CKPT_NAME_CAPACITY, FRUGAL_CKPT_REASON_CAPACITY, FRUGAL_CHECKPOINT_NONE, FRUGAL_CHECKPOINT_HEARTBEAT,
+        FRUGAL_CHECKPOINT_FULL, FRUGAL_RESOURCE_UNSPECIFIED, FRUGAL_RESOURCE_SPOT, FRUGAL_RESOURCE_RESERVED,
+        FRUGAL_STOP_NONE, FRUGAL_STOP_PLATEAU, FRUGAL_STOP_TARGET, FRUGAL_STOP_BUDGET, FRUGAL_STOP_POLICY,
     );
     f
 }

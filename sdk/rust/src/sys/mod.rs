@@ -12,20 +12,34 @@
 
 #![allow(non_camel_case_types)]
 
+mod checkpoint;
 mod context;
+mod dlpack;
 mod error;
+mod loss_scaler;
+mod managed_tensor;
 mod options;
 mod packer;
+mod quantizer;
+mod router;
 mod schedule;
 mod scheduler;
+mod store;
 mod tensor;
 mod types;
 
+pub use self::checkpoint::*;
 pub use self::context::*;
+pub use self::dlpack::*;
 pub use self::error::*;
+pub use self::loss_scaler::*;
+pub use self::managed_tensor::*;
 pub use self::options::*;
 pub use self::packer::*;
+pub use self::quantizer::*;
+pub use self::router::*;
 pub use self::schedule::*;
 pub use self::scheduler::*;
+pub use self::store::*;
 pub use self::tensor::*;
 pub use self::types::*;

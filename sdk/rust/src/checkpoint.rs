@@ -1,0 +1,357 @@
+//! `CkptEngine`: the checkpoint engine (frugal/checkpoint.h) over
+//! registered tensors that borrow Rust slices.
+//!
+//! Soundness of registration: the core keeps a registered tensor's data
+//! pointer and reads it on every save and writes it on every restore,
+//! until the tensor is unregistered or the engine destroyed. So
+//! [`CkptEngine::register`] takes the [`TensorMut<'buf>`] view *by value*
+//! and the engine carries the lifetime `'buf`: the borrow checker then
+//! keeps every registered slice alive, and untouched by other code, for as
+//! long as the engine lives. The host reaches its registered data through
+//! the engine ([`CkptEngine::tensor`], [`CkptEngine::tensor_mut`]), and
+//! since writing needs `&mut` engine while save needs `&` and restore
+//! `&mut`, the host can never write a registered tensor while a save or
+//! restore runs, which the header forbids.
+
+use std::collections::BTreeMap;
+use std::ffi::CStr;
+use std::mem::size_of;
+use std::os::raw::{c_char, c_void};
+use std::ptr::{self, NonNull};
+
+use crate::error::{check, Error, ErrorCode, Result};
+use crate::options::Options;
+use crate::store::Store;
+use crate::strings::to_c_string;
+use crate::sys;
+use crate::tensor::{Element, TensorMut};
+
+/// The two checkpoint kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CkptKind {
+    /// Light, frequent: what is needed to resume.
+    Heartbeat,
+    /// Everything registered.
+    Full,
+}
+
+impl CkptKind {
+    /// The C value (`sys::FRUGAL_CKPT_HEARTBEAT` / `_FULL`), also a mask bit.
+    pub fn raw(self) -> i32 {
+        match self {
+            CkptKind::Heartbeat => sys::FRUGAL_CKPT_HEARTBEAT,
+            CkptKind::Full => sys::FRUGAL_CKPT_FULL,
+        }
+    }
+}
+
+/// Outcome of a save.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SaveResult {
+    /// The checkpoint started ("" when skipped).
+    pub name: String,
+    /// SKIP_IF_BUSY dropped the request.
+    pub skipped: bool,
+    /// Tensor and metadata bytes in the snapshot.
+    pub bytes: u64,
+    pub wait_seconds: f64,
+    pub snapshot_seconds: f64,
+}
+
+/// Outcome of the last persist.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PersistResult {
+    /// The checkpoint persisted ("" if none since the last wait).
+    pub name: String,
+    pub bytes: u64,
+    pub persist_seconds: f64,
+}
+
+/// One checkpoint found in the store.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CkptInfo {
+    pub name: String,
+    /// `sys::FRUGAL_CKPT_HEARTBEAT` or `_FULL`.
+    pub kind: i32,
+    /// `sys::FRUGAL_CKPT_VALID`, `_INCOMPLETE`, `_CORRUPT`, ...
+    pub status: i32,
+    pub step: u64,
+    pub sequence: u64,
+    pub created_unix_ns: i64,
+    pub bytes: u64,
+    pub tensor_count: u32,
+    pub emergency: bool,
+    /// Why it is not valid ("" when it is).
+    pub reason: String,
+}
+
+/// What a restore brought back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Restored {
+    /// The checkpoint restored.
+    pub info: CkptInfo,
+    /// The host metadata saved with it.
+    pub metadata: Vec<u8>,
+}
+
+/// Copies a fixed-size C name field, up to its NUL.
+fn fixed_str(chars: &[c_char]) -> String {
+    let bytes: Vec<u8> = chars.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+fn zeroed_info() -> sys::frugal_ckpt_info {
+    // SAFETY: all-zero is a valid value of this plain C struct.
+    let mut info: sys::frugal_ckpt_info = unsafe { std::mem::zeroed() };
+    info.struct_size = size_of::<sys::frugal_ckpt_info>();
+    info
+}
+
+fn info_of(c: &sys::frugal_ckpt_info) -> CkptInfo {
+    CkptInfo {
+        name: fixed_str(&c.name),
+        kind: c.kind,
+        status: c.status,
+        step: c.step,
+        sequence: c.sequence,
+        created_unix_ns: c.created_unix_ns,
+        bytes: c.bytes,
+        tensor_count: c.tensor_count,
+        emergency: c.emergency != 0,
+        reason: fixed_str(&c.reason),
+    }
+}
+
+/// Appends each listed checkpoint to the `Vec<CkptInfo>` behind `user_data`.
+unsafe extern "C" fn collect_info(user_data: *mut c_void, info: *const sys::frugal_ckpt_info) -> i32 {
+    let infos = &mut *(user_data as *mut Vec<CkptInfo>);
+    infos.push(info_of(&*info));
+    0
+}
+
+/// Metadata buffer tried first by restore; a larger metadata is fetched
+/// with a second call of the exact size.
+const FIRST_METADATA_CAPACITY: usize = 64 * 1024;
+
+/// A checkpoint engine writing through a store, with registered tensors
+/// that borrow slices for `'buf` (see the module documentation).
+///
+/// Dropping it waits for the in-flight persist and destroys the engine,
+/// and only then releases the registered views.
+///
+/// `Send + Sync`: checkpoint.h lets every engine function run on any
+/// thread (serialised inside); the registered views are `Send + Sync`.
+pub struct CkptEngine<'buf> {
+    raw: NonNull<sys::frugal_ckpt_engine>,
+    registered: BTreeMap<String, TensorMut<'buf>>,
+}
+
+// SAFETY: see the type's documentation.
+unsafe impl Send for CkptEngine<'_> {}
+// SAFETY: as above; writes to registered memory need &mut self.
+unsafe impl Sync for CkptEngine<'_> {}
+
+impl<'buf> CkptEngine<'buf> {
+    /// Creates an engine on `store` (which it keeps open: the `Store` may
+    /// be dropped first). Options: keep_heartbeats, keep_full, shard_bytes,
+    /// prefix.
+    pub fn new(store: &Store, options: Option<&Options>) -> Result<CkptEngine<'buf>> {
+        let options = options.map_or(ptr::null(), |o| o.as_ptr());
+        let mut raw = ptr::null_mut();
+        // SAFETY: live store; options read during the call.
+        check(unsafe { sys::frugal_ckpt_engine_create(store.as_ptr(), options, &mut raw) })?;
+        Ok(CkptEngine {
+            raw: NonNull::new(raw).expect("frugal_ckpt_engine_create succeeded with NULL"),
+            registered: BTreeMap::new(),
+        })
+    }
+
+    /// Registers `tensor` under `name` for the checkpoint kinds in `kinds`
+    /// (a mask of `CkptKind::raw` bits; 0 = all). The engine keeps the view
+    /// (and so the slice's borrow) until [`CkptEngine::unregister`] or drop.
+    pub fn register(&mut self, name: &str, mut tensor: TensorMut<'buf>, kinds: u32) -> Result<()> {
+        let c_name = to_c_string("tensor name", name)?;
+        let view = tensor.raw();
+        // SAFETY: live engine; the view's memory stays borrowed by the
+        // engine (stored below) for as long as the core may use it.
+        check(unsafe { sys::frugal_ckpt_register(self.raw.as_ptr(), c_name.as_ptr(), &view, kinds) })?;
+        self.registered.insert(name.to_string(), tensor);
+        Ok(())
+    }
+
+    /// Unregisters `name` and hands its view back; `ErrorCode::NotFound`
+    /// if it is not registered.
+    pub fn unregister(&mut self, name: &str) -> Result<TensorMut<'buf>> {
+        let c_name = to_c_string("tensor name", name)?;
+        // SAFETY: live engine.
+        check(unsafe { sys::frugal_ckpt_unregister(self.raw.as_ptr(), c_name.as_ptr()) })?;
+        // The core knew the name, so this binding registered it.
+        Ok(self.registered.remove(name).expect("a tensor the core had registered"))
+    }
+
+    fn registered_view(&self, name: &str) -> Result<&TensorMut<'buf>> {
+        self.registered
+            .get(name)
+            .ok_or_else(|| Error::new(ErrorCode::NotFound, &format!("no tensor '{}' is registered", name)))
+    }
+
+    /// The data of registered tensor `name` as `T` (which must carry its dtype).
+    pub fn tensor<T: Element>(&self, name: &str) -> Result<&[T]> {
+        self.registered_view(name)?.as_slice()
+    }
+
+    /// The data of registered tensor `name`, writable; `&mut self` keeps any
+    /// save or restore from running meanwhile.
+    pub fn tensor_mut<T: Element>(&mut self, name: &str) -> Result<&mut [T]> {
+        self.registered
+            .get_mut(name)
+            .ok_or_else(|| Error::new(ErrorCode::NotFound, &format!("no tensor '{}' is registered", name)))?
+            .as_mut_slice()
+    }
+
+    /// Takes a checkpoint of `kind` for `step` with host `metadata`
+    /// (copied). Persists in the background unless `flags` has
+    /// `sys::FRUGAL_CKPT_SAVE_WAIT`.
+    pub fn save(&self, kind: CkptKind, step: u64, metadata: &[u8], flags: u32) -> Result<SaveResult> {
+        let args = sys::frugal_ckpt_save_args {
+            struct_size: size_of::<sys::frugal_ckpt_save_args>(),
+            kind: kind.raw(),
+            flags,
+            step,
+            metadata: if metadata.is_empty() { ptr::null() } else { metadata.as_ptr() as *const c_void },
+            metadata_size: metadata.len() as u64,
+        };
+        // SAFETY: all-zero is a valid value of this plain C struct.
+        let mut r: sys::frugal_ckpt_save_result = unsafe { std::mem::zeroed() };
+        r.struct_size = size_of::<sys::frugal_ckpt_save_result>();
+        // SAFETY: live engine; registered memory is only read (no &mut to it
+        // can exist while `&self` is held).
+        check(unsafe { sys::frugal_ckpt_save(self.raw.as_ptr(), &args, &mut r) })?;
+        Ok(SaveResult {
+            name: fixed_str(&r.name),
+            skipped: r.skipped != 0,
+            bytes: r.bytes,
+            wait_seconds: r.wait_seconds,
+            snapshot_seconds: r.snapshot_seconds,
+        })
+    }
+
+    /// Blocks until no persist is in flight; returns the last persist's
+    /// error if it failed and was not reported before.
+    pub fn wait(&self) -> Result<PersistResult> {
+        // SAFETY: all-zero is a valid value of this plain C struct.
+        let mut r: sys::frugal_ckpt_persist_result = unsafe { std::mem::zeroed() };
+        r.struct_size = size_of::<sys::frugal_ckpt_persist_result>();
+        // SAFETY: live engine; caller-allocated result.
+        check(unsafe { sys::frugal_ckpt_wait(self.raw.as_ptr(), &mut r) })?;
+        Ok(PersistResult { name: fixed_str(&r.name), bytes: r.bytes, persist_seconds: r.persist_seconds })
+    }
+
+    /// Every checkpoint under the engine's prefix, newest first. `flags`:
+    /// `sys::FRUGAL_CKPT_LIST_VERIFY_SHARDS` to read and check every shard.
+    pub fn list(&self, flags: u32) -> Result<Vec<CkptInfo>> {
+        let mut infos: Vec<CkptInfo> = Vec::new();
+        // SAFETY: live engine; the callback only appends to `infos`, which
+        // outlives the call, and never unwinds.
+        check(unsafe {
+            sys::frugal_ckpt_list(self.raw.as_ptr(), flags, Some(collect_info), &mut infos as *mut _ as *mut c_void)
+        })?;
+        Ok(infos)
+    }
+
+    /// Fully verifies checkpoint `name` (status and reason in the result).
+    pub fn verify(&self, name: &str) -> Result<CkptInfo> {
+        let name = to_c_string("checkpoint name", name)?;
+        let mut info = zeroed_info();
+        // SAFETY: live engine; caller-allocated info.
+        check(unsafe { sys::frugal_ckpt_verify(self.raw.as_ptr(), name.as_ptr(), &mut info) })?;
+        Ok(info_of(&info))
+    }
+
+    /// The newest checkpoint of a kind in `kinds` (mask; `sys::FRUGAL_CKPT_ALL_KINDS`
+    /// for any) that fully verifies; `ErrorCode::NotFound` when none does.
+    pub fn latest(&self, kinds: u32) -> Result<CkptInfo> {
+        let mut info = zeroed_info();
+        // SAFETY: live engine; caller-allocated info.
+        check(unsafe { sys::frugal_ckpt_latest(self.raw.as_ptr(), kinds, &mut info) })?;
+        Ok(info_of(&info))
+    }
+
+    /// The manifest of `name` as JSON.
+    pub fn inspect_json(&self, name: &str) -> Result<String> {
+        let name = to_c_string("checkpoint name", name)?;
+        let mut json: *mut c_char = ptr::null_mut();
+        // SAFETY: live engine; on success `json` is ours to free.
+        check(unsafe { sys::frugal_ckpt_inspect_json(self.raw.as_ptr(), name.as_ptr(), &mut json) })?;
+        // SAFETY: a NUL-terminated string owned by us, freed right after the copy.
+        let text = unsafe { CStr::from_ptr(json).to_string_lossy().into_owned() };
+        // SAFETY: returned by frugal, freed once.
+        unsafe { sys::frugal_string_free(json) };
+        Ok(text)
+    }
+
+    /// Restores checkpoint `name` (or, with `None`, the newest of `kinds`
+    /// that verifies) into the registered tensors, and returns what was
+    /// restored with its metadata. Every shard is verified before any
+    /// tensor is written, so a bad checkpoint leaves the tensors as they
+    /// were.
+    pub fn restore(&mut self, name: Option<&str>, kinds: u32) -> Result<Restored> {
+        let c_name = match name {
+            Some(n) => Some(to_c_string("checkpoint name", n)?),
+            None => None,
+        };
+        let name_ptr = c_name.as_ref().map_or(ptr::null(), |n| n.as_ptr());
+        let mut metadata = vec![0u8; FIRST_METADATA_CAPACITY];
+        loop {
+            let mut size = 0u64;
+            let mut info = zeroed_info();
+            // SAFETY: live engine, exclusively borrowed, so nothing reads or
+            // writes the registered memory meanwhile; `metadata` holds
+            // `capacity` bytes.
+            let raw = unsafe {
+                sys::frugal_ckpt_restore(
+                    self.raw.as_ptr(),
+                    name_ptr,
+                    kinds,
+                    metadata.as_mut_ptr() as *mut c_void,
+                    metadata.len() as u64,
+                    &mut size,
+                    &mut info,
+                )
+            };
+            match check(raw) {
+                Ok(()) => {
+                    metadata.truncate(size as usize);
+                    return Ok(Restored { info: info_of(&info), metadata });
+                }
+                // Nothing was restored: retry once with the size the core reported.
+                Err(e) if e.code() == ErrorCode::OutOfRange && size as usize > metadata.len() => {
+                    metadata = vec![0u8; size as usize];
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Applies retention now; returns how many checkpoints were removed.
+    pub fn gc(&self) -> Result<u32> {
+        let mut removed = 0u32;
+        // SAFETY: live engine; valid out pointer.
+        check(unsafe { sys::frugal_ckpt_gc(self.raw.as_ptr(), &mut removed) })?;
+        Ok(removed)
+    }
+
+    /// The raw handle, still owned by `self`.
+    pub fn as_ptr(&self) -> *mut sys::frugal_ckpt_engine {
+        self.raw.as_ptr()
+    }
+}
+
+impl Drop for CkptEngine<'_> {
+    fn drop(&mut self) {
+        // SAFETY: we own the engine. It is destroyed before `registered`
+        // (dropped after this body), so the core stops using the borrowed
+        // memory before the borrows end.
+        unsafe { sys::frugal_ckpt_engine_destroy(self.raw.as_ptr()) }
+    }
+}

@@ -1,0 +1,185 @@
+//! frugal/checkpoint.h: the checkpoint engine (heartbeat and full
+//! checkpoints persisted in the background through a store) and the
+//! preemption helpers.
+//!
+//! An engine's functions may be called from any thread (serialised inside);
+//! registered tensor memory must not be written while save or restore runs.
+
+use std::os::raw::{c_char, c_void};
+
+use super::store::frugal_store;
+use super::tensor::frugal_tensor;
+use super::types::{frugal_error, frugal_options};
+
+/// frugal_ckpt_kind_values; also bit masks.
+pub const FRUGAL_CKPT_HEARTBEAT: i32 = 1;
+pub const FRUGAL_CKPT_FULL: i32 = 2;
+/// Mask of every kind.
+pub const FRUGAL_CKPT_ALL_KINDS: u32 = 3;
+
+/// frugal_ckpt_status_values.
+pub const FRUGAL_CKPT_VALID: i32 = 0;
+pub const FRUGAL_CKPT_INCOMPLETE: i32 = 1;
+pub const FRUGAL_CKPT_CORRUPT: i32 = 2;
+pub const FRUGAL_CKPT_NEWER_FORMAT: i32 = 3;
+pub const FRUGAL_CKPT_UNREADABLE: i32 = 4;
+
+/// Save flags.
+pub const FRUGAL_CKPT_SAVE_WAIT: u32 = 1 << 0;
+pub const FRUGAL_CKPT_SAVE_SKIP_IF_BUSY: u32 = 1 << 1;
+/// List flag: verify shard sizes and checksums too.
+pub const FRUGAL_CKPT_LIST_VERIFY_SHARDS: u32 = 1 << 0;
+
+/// Longest checkpoint name including the NUL.
+pub const FRUGAL_CKPT_NAME_CAPACITY: usize = 64;
+/// Capacity of frugal_ckpt_info.reason including the NUL.
+pub const FRUGAL_CKPT_REASON_CAPACITY: usize = 256;
+
+/// What to save; caller-owned, read during the call (metadata copied).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct frugal_ckpt_save_args {
+    pub struct_size: usize,
+    pub kind: i32,
+    pub flags: u32,
+    pub step: u64,
+    pub metadata: *const c_void,
+    pub metadata_size: u64,
+}
+
+/// Outcome of a save; caller-allocated with struct_size set.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct frugal_ckpt_save_result {
+    pub struct_size: usize,
+    pub name: [c_char; FRUGAL_CKPT_NAME_CAPACITY],
+    pub skipped: i32,
+    pub reserved: i32,
+    pub bytes: u64,
+    pub wait_seconds: f64,
+    pub snapshot_seconds: f64,
+}
+
+/// Outcome of the last persist; caller-allocated with struct_size set.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct frugal_ckpt_persist_result {
+    pub struct_size: usize,
+    pub name: [c_char; FRUGAL_CKPT_NAME_CAPACITY],
+    pub bytes: u64,
+    pub persist_seconds: f64,
+}
+
+/// One checkpoint found in the store; caller-allocated with struct_size set.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct frugal_ckpt_info {
+    pub struct_size: usize,
+    pub name: [c_char; FRUGAL_CKPT_NAME_CAPACITY],
+    pub kind: i32,
+    pub status: i32,
+    pub step: u64,
+    pub sequence: u64,
+    pub created_unix_ns: i64,
+    pub bytes: u64,
+    pub tensor_count: u32,
+    pub emergency: i32,
+    pub reason: [c_char; FRUGAL_CKPT_REASON_CAPACITY],
+}
+
+/// Outcome of an emergency save; caller-allocated with struct_size set.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct frugal_ckpt_emergency_result {
+    pub struct_size: usize,
+    pub name: [c_char; FRUGAL_CKPT_NAME_CAPACITY],
+    pub committed: i32,
+    pub reserved: i32,
+    pub seconds: f64,
+}
+
+/// Receives one checkpoint during a listing (`info` valid during the call).
+/// Return nonzero to stop.
+pub type frugal_ckpt_list_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, info: *const frugal_ckpt_info) -> i32>;
+
+/// Opaque checkpoint engine bound to one store.
+#[repr(C)]
+pub struct frugal_ckpt_engine {
+    _opaque: [u8; 0],
+}
+
+extern "C" {
+    /// Keeps `store` open; `options` may be NULL; `*out` owned by the caller.
+    pub fn frugal_ckpt_engine_create(
+        store: *mut frugal_store,
+        options: *const frugal_options,
+        out: *mut *mut frugal_ckpt_engine,
+    ) -> *mut frugal_error;
+    /// Waits for the in-flight persist, then destroys. NULL allowed.
+    pub fn frugal_ckpt_engine_destroy(engine: *mut frugal_ckpt_engine);
+
+    /// Copies the view; BORROWS its memory until unregistered or the engine is destroyed.
+    pub fn frugal_ckpt_register(
+        engine: *mut frugal_ckpt_engine,
+        name: *const c_char,
+        view: *const frugal_tensor,
+        kinds: u32,
+    ) -> *mut frugal_error;
+    pub fn frugal_ckpt_unregister(engine: *mut frugal_ckpt_engine, name: *const c_char) -> *mut frugal_error;
+
+    /// `result` may be NULL.
+    pub fn frugal_ckpt_save(
+        engine: *mut frugal_ckpt_engine,
+        args: *const frugal_ckpt_save_args,
+        result: *mut frugal_ckpt_save_result,
+    ) -> *mut frugal_error;
+    /// `result` may be NULL.
+    pub fn frugal_ckpt_wait(engine: *mut frugal_ckpt_engine, result: *mut frugal_ckpt_persist_result)
+        -> *mut frugal_error;
+
+    pub fn frugal_ckpt_list(
+        engine: *mut frugal_ckpt_engine,
+        flags: u32,
+        fn_: frugal_ckpt_list_fn,
+        user_data: *mut c_void,
+    ) -> *mut frugal_error;
+    pub fn frugal_ckpt_verify(engine: *mut frugal_ckpt_engine, name: *const c_char, info: *mut frugal_ckpt_info)
+        -> *mut frugal_error;
+    pub fn frugal_ckpt_latest(engine: *mut frugal_ckpt_engine, kinds: u32, info: *mut frugal_ckpt_info)
+        -> *mut frugal_error;
+    /// `*json` owned by the caller; free with `frugal_string_free`.
+    pub fn frugal_ckpt_inspect_json(
+        engine: *mut frugal_ckpt_engine,
+        name: *const c_char,
+        json: *mut *mut c_char,
+    ) -> *mut frugal_error;
+    /// NULL allowed.
+    pub fn frugal_string_free(text: *mut c_char);
+
+    /// `name` NULL: the newest that verifies among `kinds`. Too small a
+    /// metadata buffer is OUT_OF_RANGE with `*metadata_size` set, nothing restored.
+    pub fn frugal_ckpt_restore(
+        engine: *mut frugal_ckpt_engine,
+        name: *const c_char,
+        kinds: u32,
+        metadata: *mut c_void,
+        capacity: u64,
+        metadata_size: *mut u64,
+        info: *mut frugal_ckpt_info,
+    ) -> *mut frugal_error;
+    /// `removed` may be NULL.
+    pub fn frugal_ckpt_gc(engine: *mut frugal_ckpt_engine, removed: *mut u32) -> *mut frugal_error;
+
+    /// `result` not NULL.
+    pub fn frugal_ckpt_emergency_save(
+        engine: *mut frugal_ckpt_engine,
+        args: *const frugal_ckpt_save_args,
+        deadline_seconds: f64,
+        result: *mut frugal_ckpt_emergency_result,
+    ) -> *mut frugal_error;
+    pub fn frugal_preemption_install_sigterm() -> *mut frugal_error;
+    pub fn frugal_preemption_uninstall_sigterm();
+    pub fn frugal_preemption_pending() -> i32;
+    pub fn frugal_preemption_notify();
+    pub fn frugal_preemption_clear();
+}
