@@ -1,0 +1,268 @@
+"""The checkpoint engine (frugal/checkpoint.h): heartbeat and full checkpoints through a Store.
+
+Registered tensors are borrowed, not copied: ``register("weights", w)``
+with a numpy array or torch tensor makes frugal snapshot that very memory
+on save and write into it on restore. The engine keeps the registered
+tensor (and through it the producer's array) alive until unregister() or
+close().
+
+Thread-safety: an engine's methods may be called from any thread (the core
+serialises them); the host must not write registered memory while save()
+or restore() runs. close() waits for the in-flight persist and must not race
+other calls.
+"""
+
+import ctypes
+import dataclasses
+import enum
+
+from . import _lib
+from . import _types as t
+from ._handle import Handle
+from .errors import check, encode
+from .options import options_arg
+from .store import Store
+from .tensor import as_tensor
+
+#: Mask of every checkpoint kind.
+CKPT_ALL_KINDS = 3
+_SAVE_WAIT = 1 << 0
+_SAVE_SKIP_IF_BUSY = 1 << 1
+_LIST_VERIFY_SHARDS = 1 << 0
+
+
+class CheckpointKind(enum.IntEnum):
+    """frugal_ckpt_kind_values (also bit masks)."""
+
+    HEARTBEAT = 1
+    FULL = 2
+
+
+class CheckpointStatus(enum.IntEnum):
+    """frugal_ckpt_status_values."""
+
+    VALID = 0
+    INCOMPLETE = 1
+    CORRUPT = 2
+    NEWER_FORMAT = 3
+    UNREADABLE = 4
+
+
+def _text(raw):
+    return raw.decode("utf-8", "replace")
+
+
+@dataclasses.dataclass(frozen=True)
+class SaveResult:
+    """Outcome of save() (frugal_ckpt_save_result)."""
+
+    name: str
+    skipped: bool
+    bytes: int
+    wait_seconds: float
+    snapshot_seconds: float
+
+
+@dataclasses.dataclass(frozen=True)
+class PersistResult:
+    """Outcome of the last persist (frugal_ckpt_persist_result)."""
+
+    name: str
+    bytes: int
+    persist_seconds: float
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckpointInfo:
+    """One checkpoint in the store (frugal_ckpt_info)."""
+
+    name: str
+    kind: int
+    status: int
+    step: int
+    sequence: int
+    created_unix_ns: int
+    bytes: int
+    tensor_count: int
+    emergency: bool
+    reason: str
+
+    @classmethod
+    def _from_c(cls, raw):
+        return cls(
+            name=_text(raw.name),
+            kind=raw.kind,
+            status=raw.status,
+            step=raw.step,
+            sequence=raw.sequence,
+            created_unix_ns=raw.created_unix_ns,
+            bytes=raw.bytes,
+            tensor_count=raw.tensor_count,
+            emergency=bool(raw.emergency),
+            reason=_text(raw.reason),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class EmergencyResult:
+    """Outcome of emergency_save() (frugal_ckpt_emergency_result)."""
+
+    name: str
+    committed: bool
+    seconds: float
+
+
+class CheckpointEngine(Handle):
+    """An owned checkpoint engine writing through ``store``.
+
+    Options: keep_heartbeats, keep_full, shard_bytes, prefix.
+    """
+
+    _what = "checkpoint engine"
+
+    def __init__(self, store, options=None, **kwargs):
+        if not isinstance(store, Store):
+            raise TypeError(f"store must be a frugal.Store, not {type(store).__name__}")
+        out = ctypes.c_void_p()
+        with options_arg(options, kwargs) as options_address:
+            check(_lib.lib().frugal_ckpt_engine_create(store.address, options_address, ctypes.byref(out)))
+        super().__init__(out.value)
+        self._registered = {}
+
+    def _release(self, address):
+        _lib.lib().frugal_ckpt_engine_destroy(address)
+        # Only now may the borrowed memory go: the engine no longer reads it.
+        registered, self._registered = self._registered, {}
+        for tensor, temporary in registered.values():
+            if temporary:
+                tensor.close()
+
+    def register(self, name, tensor, kinds=0):
+        """Registers compact host/CUDA memory under ``name`` (kinds: CheckpointKind mask, 0 = all).
+
+        ``tensor`` is a frugal.Tensor, a DLPack producer (numpy array, torch
+        tensor) or a buffer; its memory is borrowed, never copied, and must
+        not be written while save()/restore() runs.
+        """
+        source, temporary = as_tensor(tensor, f"tensor {name!r}", writable=True)
+        try:
+            check(_lib.lib().frugal_ckpt_register(self.address, encode(name, "name"), source.view, int(kinds)))
+        except BaseException:
+            if temporary:
+                source.close()
+            raise
+        self._registered[name] = (source, temporary)
+
+    def unregister(self, name):
+        """Unregisters ``name`` (FrugalError NOT_FOUND if it is not registered) and lets its memory go."""
+        check(_lib.lib().frugal_ckpt_unregister(self.address, encode(name, "name")))
+        source, temporary = self._registered.pop(name, (None, False))
+        if temporary:
+            source.close()
+
+    def _save_args(self, kind, step, metadata, flags):
+        payload = bytes(metadata)
+        holder = ctypes.create_string_buffer(payload, len(payload)) if payload else None
+        args = t.sized(
+            t.CkptSaveArgs,
+            kind=int(kind),
+            flags=flags,
+            step=step,
+            metadata=ctypes.addressof(holder) if holder is not None else None,
+            metadata_size=len(payload),
+        )
+        return args, holder
+
+    def save(self, step, kind=CheckpointKind.FULL, metadata=b"", wait=False, skip_if_busy=False):
+        """Snapshots the registered tensors of ``kind`` plus ``metadata`` and persists them.
+
+        The persist runs in the background unless ``wait`` (then its error is
+        raised here). Returns a SaveResult naming the checkpoint.
+        """
+        flags = (_SAVE_WAIT if wait else 0) | (_SAVE_SKIP_IF_BUSY if skip_if_busy else 0)
+        args, holder = self._save_args(kind, step, metadata, flags)
+        result = t.sized(t.CkptSaveResult)
+        check(_lib.lib().frugal_ckpt_save(self.address, ctypes.byref(args), ctypes.byref(result)))
+        del holder
+        return SaveResult(_text(result.name), bool(result.skipped), result.bytes, result.wait_seconds,
+                          result.snapshot_seconds)
+
+    def wait(self):
+        """Blocks until no persist is in flight; raises the last persist's unreported error."""
+        result = t.sized(t.CkptPersistResult)
+        check(_lib.lib().frugal_ckpt_wait(self.address, ctypes.byref(result)))
+        return PersistResult(_text(result.name), result.bytes, result.persist_seconds)
+
+    def list(self, verify_shards=False):
+        """Every checkpoint under the engine's prefix, newest first (CheckpointInfo)."""
+        found = []
+
+        def collect(_user_data, info):
+            found.append(CheckpointInfo._from_c(info.contents))
+            return 0
+
+        callback = t.CkptListFn(collect)
+        flags = _LIST_VERIFY_SHARDS if verify_shards else 0
+        check(_lib.lib().frugal_ckpt_list(self.address, flags, callback, None))
+        return found
+
+    def verify(self, name):
+        """Fully verifies checkpoint ``name``; the CheckpointInfo's status says how it went."""
+        info = t.sized(t.CkptInfo)
+        check(_lib.lib().frugal_ckpt_verify(self.address, encode(name, "name"), ctypes.byref(info)))
+        return CheckpointInfo._from_c(info)
+
+    def latest(self, kinds=CKPT_ALL_KINDS):
+        """The newest checkpoint of ``kinds`` that verifies; FrugalError NOT_FOUND when none does."""
+        info = t.sized(t.CkptInfo)
+        check(_lib.lib().frugal_ckpt_latest(self.address, int(kinds), ctypes.byref(info)))
+        return CheckpointInfo._from_c(info)
+
+    def inspect_json(self, name):
+        """The manifest of ``name`` as a JSON string."""
+        out = ctypes.c_void_p()
+        lib = _lib.lib()
+        check(lib.frugal_ckpt_inspect_json(self.address, encode(name, "name"), ctypes.byref(out)))
+        try:
+            return ctypes.string_at(out.value).decode("utf-8")
+        finally:
+            lib.frugal_string_free(out.value)
+
+    def restore(self, name=None, kinds=CKPT_ALL_KINDS):
+        """Restores checkpoint ``name`` (newest valid of ``kinds`` when None) into the registered tensors.
+
+        Returns (CheckpointInfo, metadata bytes). Every shard is verified
+        before any tensor is written.
+        """
+        lib = _lib.lib()
+        key = encode(name, "name") if name is not None else None
+        capacity = 4096
+        while True:
+            buffer = ctypes.create_string_buffer(capacity)
+            size = ctypes.c_uint64()
+            info = t.sized(t.CkptInfo)
+            try:
+                check(lib.frugal_ckpt_restore(self.address, key, int(kinds), buffer, capacity, ctypes.byref(size),
+                                              ctypes.byref(info)))
+            except Exception as error:
+                # Too small a metadata buffer restores nothing and reports the size: retry once with it.
+                if getattr(error, "code_name", None) == "OUT_OF_RANGE" and size.value > capacity:
+                    capacity = size.value
+                    continue
+                raise
+            return CheckpointInfo._from_c(info), buffer.raw[: size.value]
+
+    def gc(self):
+        """Applies retention now; returns how many checkpoints were removed."""
+        removed = ctypes.c_uint32()
+        check(_lib.lib().frugal_ckpt_gc(self.address, ctypes.byref(removed)))
+        return removed.value
+
+    def emergency_save(self, step, deadline_seconds, metadata=b""):
+        """Takes an emergency heartbeat and waits for it at most ``deadline_seconds``."""
+        args, holder = self._save_args(CheckpointKind.HEARTBEAT, step, metadata, 0)
+        result = t.sized(t.CkptEmergencyResult)
+        check(_lib.lib().frugal_ckpt_emergency_save(self.address, ctypes.byref(args), deadline_seconds,
+                                                    ctypes.byref(result)))
+        del holder
+        return EmergencyResult(_text(result.name), bool(result.committed), result.seconds)
