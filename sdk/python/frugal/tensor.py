@@ -336,9 +336,11 @@ def as_tensor(value, what, writable=False):
     if hasattr(value, "__dlpack__"):
         try:
             tensor = Tensor.from_dlpack(value)
-        except BufferError:
+        except BufferError as error:
             # numpy refuses to export read-only arrays; they can still be read.
-            if writable or not hasattr(value, "__array_interface__"):
+            if writable:
+                raise ValueError(f"{what}: cannot be written through: {error}") from error
+            if not hasattr(value, "__array_interface__"):
                 raise
             return Tensor.wrap(value), True
         if writable and tensor.read_only:
