@@ -1,0 +1,27 @@
+package frugal
+
+// This file holds the Go functions C calls back (through shim.c's
+// trampolines). A file with //export may only declare in its preamble,
+// hence its own file.
+
+/*
+#include <stdint.h>
+#include "frugal/checkpoint.h"
+*/
+import "C"
+
+import "runtime/cgo"
+
+//export frugalGoCkptListVisit
+func frugalGoCkptListVisit(handle C.uintptr_t, info *C.frugal_ckpt_info) C.int32_t {
+	visit := cgo.Handle(handle).Value().(func(CkptInfo))
+	visit(ckptInfoFromC(info))
+	return 0
+}
+
+//export frugalGoStoreListVisit
+func frugalGoStoreListVisit(handle C.uintptr_t, key *C.char, size C.uint64_t) C.int32_t {
+	visit := cgo.Handle(handle).Value().(func(string, uint64))
+	visit(C.GoString(key), uint64(size))
+	return 0
+}

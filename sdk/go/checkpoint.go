@@ -1,0 +1,262 @@
+package frugal
+
+/*
+#include <stdlib.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"runtime/cgo"
+	"unsafe"
+)
+
+// Save flags (FRUGAL_CKPT_SAVE_*).
+const (
+	// SaveWait persists before returning (as if followed by Wait).
+	SaveWait uint32 = 1 << 0
+	// SaveSkipIfBusy drops the request when a persist is in flight.
+	SaveSkipIfBusy uint32 = 1 << 1
+)
+
+// ListVerifyShards makes List read and check every shard, not only the
+// manifests.
+const ListVerifyShards uint32 = 1 << 0
+
+// CkptEngine takes heartbeat and full checkpoints of registered tensors
+// through a Store: Save snapshots them (the only wait for the caller) and a
+// background thread persists the snapshot; Restore reads a verified
+// checkpoint back into them.
+//
+// Ownership: created by NewCkptEngine, released by Close, which waits for
+// an in-flight persist. Registered tensors are CTensors (C memory: the
+// engine keeps pointers to them after Register returns, which Go memory
+// does not allow); they cannot be closed while registered.
+//
+// Thread safety: every method may be called from any goroutine (libfrugal
+// serialises them), except Close, which must not race other calls.
+// Registered memory must not be written while Save or Restore runs.
+type CkptEngine struct {
+	ptr        *C.frugal_ckpt_engine
+	registered map[string]*CTensor
+}
+
+// NewCkptEngine creates an engine writing through store (which it keeps
+// open: the Store may be closed right after). opts (nil for defaults):
+// keep_heartbeats, keep_full, shard_bytes, prefix.
+func NewCkptEngine(store *Store, opts *Options) (*CkptEngine, error) {
+	if store == nil || store.ptr == nil {
+		return nil, closedError("store")
+	}
+	copts, err := optionsArg(opts)
+	if err != nil {
+		return nil, err
+	}
+	var out *C.frugal_ckpt_engine
+	if err := takeError(C.frugal_ckpt_engine_create(store.ptr, copts, &out)); err != nil {
+		return nil, err
+	}
+	return &CkptEngine{ptr: out, registered: map[string]*CTensor{}}, nil
+}
+
+// withName runs call with name as a C string freed before returning.
+func (e *CkptEngine) withName(name string, call func(cname *C.char) *C.frugal_error) error {
+	if e.ptr == nil {
+		return closedError("checkpoint engine")
+	}
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	return takeError(call(cname))
+}
+
+// Register adds tensor t under name (1..255 bytes of [A-Za-z0-9_.-/],
+// unique) to the checkpoints of the kinds in mask `kinds` (0: all). The
+// engine reads and writes t's memory until Unregister or Close.
+func (e *CkptEngine) Register(name string, t *CTensor, kinds CkptKind) error {
+	if t == nil || t.ptr == nil {
+		return &Error{Code: CodeInvalidArgument, Message: "tensor '" + name + "' is closed or nil"}
+	}
+	err := e.withName(name, func(cname *C.char) *C.frugal_error {
+		return C.frugal_ckpt_register(e.ptr, cname, t.cView(), C.uint32_t(kinds))
+	})
+	if err != nil {
+		return err
+	}
+	e.registered[name] = t
+	t.registered++
+	return nil
+}
+
+// Unregister removes name; CodeNotFound if it is not registered.
+func (e *CkptEngine) Unregister(name string) error {
+	err := e.withName(name, func(cname *C.char) *C.frugal_error {
+		return C.frugal_ckpt_unregister(e.ptr, cname)
+	})
+	if err != nil {
+		return err
+	}
+	if t, ok := e.registered[name]; ok {
+		t.registered--
+		delete(e.registered, name)
+	}
+	return nil
+}
+
+// Save takes a checkpoint of kind (CkptHeartbeat or CkptFull) at step,
+// with metadata bytes (copied; at most 64 MiB) and flags (SaveWait,
+// SaveSkipIfBusy). Without SaveWait it returns once the snapshot is taken;
+// Wait reports the persist.
+func (e *CkptEngine) Save(kind CkptKind, step uint64, metadata []byte, flags uint32) (SaveResult, error) {
+	if e.ptr == nil {
+		return SaveResult{}, closedError("checkpoint engine")
+	}
+	var r C.frugal_ckpt_save_result
+	r.struct_size = C.sizeof_frugal_ckpt_save_result
+	// The metadata crosses as a direct argument; the shim builds the args.
+	err := takeError(C.frugal_go_ckpt_save(e.ptr, C.int32_t(kind), C.uint32_t(flags), C.uint64_t(step),
+		firstOf(metadata), C.uint64_t(len(metadata)), &r))
+	if err != nil {
+		return SaveResult{}, err
+	}
+	return SaveResult{
+		Name:     C.GoString(&r.name[0]),
+		Skipped:  r.skipped != 0,
+		Bytes:    uint64(r.bytes),
+		Wait:     seconds(r.wait_seconds),
+		Snapshot: seconds(r.snapshot_seconds),
+	}, nil
+}
+
+// Wait blocks until no persist is in flight and returns the last persist's
+// outcome, or its error if it failed and that was not reported before.
+func (e *CkptEngine) Wait() (PersistResult, error) {
+	if e.ptr == nil {
+		return PersistResult{}, closedError("checkpoint engine")
+	}
+	var r C.frugal_ckpt_persist_result
+	r.struct_size = C.sizeof_frugal_ckpt_persist_result
+	if err := takeError(C.frugal_ckpt_wait(e.ptr, &r)); err != nil {
+		return PersistResult{}, err
+	}
+	return PersistResult{Name: C.GoString(&r.name[0]), Bytes: uint64(r.bytes), Persist: seconds(r.persist_seconds)}, nil
+}
+
+// Latest finds the newest checkpoint of a kind in `kinds` that fully
+// verifies; CodeNotFound (listing what was skipped) when none does.
+func (e *CkptEngine) Latest(kinds CkptKind) (CkptInfo, error) {
+	if e.ptr == nil {
+		return CkptInfo{}, closedError("checkpoint engine")
+	}
+	info := newCkptInfo()
+	if err := takeError(C.frugal_ckpt_latest(e.ptr, C.uint32_t(kinds), &info)); err != nil {
+		return CkptInfo{}, err
+	}
+	return ckptInfoFromC(&info), nil
+}
+
+// Verify fully verifies checkpoint name; the outcome is in Status and
+// Reason (the call fails only for a bad name or CodeNotFound).
+func (e *CkptEngine) Verify(name string) (CkptInfo, error) {
+	info := newCkptInfo()
+	err := e.withName(name, func(cname *C.char) *C.frugal_error {
+		return C.frugal_ckpt_verify(e.ptr, cname, &info)
+	})
+	if err != nil {
+		return CkptInfo{}, err
+	}
+	return ckptInfoFromC(&info), nil
+}
+
+// List returns every checkpoint under the engine's prefix, newest first.
+// flags: ListVerifyShards to check shards too (reads every byte).
+func (e *CkptEngine) List(flags uint32) ([]CkptInfo, error) {
+	if e.ptr == nil {
+		return nil, closedError("checkpoint engine")
+	}
+	var out []CkptInfo
+	visit := func(info CkptInfo) { out = append(out, info) }
+	// C receives an integer handle, never a Go pointer.
+	h := cgo.NewHandle(visit)
+	defer h.Delete()
+	if err := takeError(C.frugal_go_ckpt_list(e.ptr, C.uint32_t(flags), C.uintptr_t(h))); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// restoreMetadataGuess is the first metadata buffer Restore offers; a
+// larger metadata costs one more attempt with the size libfrugal reports.
+const restoreMetadataGuess = 4096
+
+// Restore reads checkpoint name ("" for the newest that verifies among
+// `kinds`) back into the registered tensors and returns what was restored
+// and its metadata bytes. Every shard is verified before any tensor is
+// written; a tensor in the checkpoint must be registered with the same
+// dtype and shape (else CodeFailedPrecondition naming it).
+func (e *CkptEngine) Restore(name string, kinds CkptKind) (CkptInfo, []byte, error) {
+	if e.ptr == nil {
+		return CkptInfo{}, nil, closedError("checkpoint engine")
+	}
+	var cname *C.char
+	if name != "" {
+		cname = C.CString(name)
+		defer C.free(unsafe.Pointer(cname))
+	}
+	capacity := restoreMetadataGuess
+	for {
+		// The metadata buffer is Go memory written during the call only.
+		buf := make([]byte, capacity)
+		var size C.uint64_t
+		info := newCkptInfo()
+		err := takeError(C.frugal_ckpt_restore(e.ptr, cname, C.uint32_t(kinds), unsafe.Pointer(&buf[0]),
+			C.uint64_t(len(buf)), &size, &info))
+		// Too small: nothing was restored; retry with the size reported (a
+		// newer checkpoint may have arrived meanwhile, hence the loop).
+		if fe, ok := err.(*Error); ok && fe.Code == CodeOutOfRange && int(size) > capacity {
+			capacity = int(size)
+			continue
+		}
+		if err != nil {
+			return CkptInfo{}, nil, err
+		}
+		return ckptInfoFromC(&info), buf[:int(size):int(size)], nil
+	}
+}
+
+// GC applies retention now and returns how many checkpoints it removed.
+func (e *CkptEngine) GC() (uint32, error) {
+	if e.ptr == nil {
+		return 0, closedError("checkpoint engine")
+	}
+	var removed C.uint32_t
+	err := takeError(C.frugal_ckpt_gc(e.ptr, &removed))
+	return uint32(removed), err
+}
+
+// InspectJSON returns the manifest of checkpoint name as JSON.
+func (e *CkptEngine) InspectJSON(name string) (string, error) {
+	var json *C.char
+	err := e.withName(name, func(cname *C.char) *C.frugal_error {
+		return C.frugal_ckpt_inspect_json(e.ptr, cname, &json)
+	})
+	if err != nil {
+		return "", err
+	}
+	defer C.frugal_string_free(json)
+	return C.GoString(json), nil
+}
+
+// Close waits for an in-flight persist, destroys the engine and releases
+// its registered tensors (they may be closed afterwards). Calling it again
+// does nothing.
+func (e *CkptEngine) Close() error {
+	if e.ptr != nil {
+		C.frugal_ckpt_engine_destroy(e.ptr)
+		e.ptr = nil
+		for name, t := range e.registered {
+			t.registered--
+			delete(e.registered, name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,138 @@
+package frugal
+
+import (
+	"bytes"
+	"testing"
+)
+
+// newTestStore opens the "fs" store on a fresh directory removed when the
+// test ends.
+func newTestStore(t *testing.T) *Store {
+	t.Helper()
+	opts := newTestOptions(t)
+	must(t, opts.SetString("root", t.TempDir()))
+	must(t, opts.SetBool("fsync", false))
+	s, err := OpenStore(newTestContext(t), "fs", opts)
+	if err != nil {
+		t.Fatalf("OpenStore: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// newTestCTensor allocates a C tensor closed when the test ends.
+func newTestCTensor(t *testing.T, dtype DType, shape ...int64) *CTensor {
+	t.Helper()
+	ct, err := NewCTensor(dtype, shape...)
+	must(t, err)
+	t.Cleanup(func() { ct.Close() })
+	return ct
+}
+
+func TestStorePutReadListRemove(t *testing.T) {
+	s := newTestStore(t)
+	must(t, s.Put("a/one", []byte("hello")))
+	must(t, s.Put("a/two", []byte{}))
+	must(t, s.Put("b", []byte("xyz")))
+	size, err := s.Size("a/one")
+	must(t, err)
+	buf := make([]byte, 3)
+	must(t, s.ReadAt("a/one", 1, buf))
+	if size != 5 || string(buf) != "ell" {
+		t.Errorf("size %d, bytes %q; want 5, \"ell\"", size, buf)
+	}
+	objs, err := s.List("a/")
+	must(t, err)
+	if len(objs) != 2 || objs[0] != (StoreObject{"a/one", 5}) || objs[1] != (StoreObject{"a/two", 0}) {
+		t.Errorf("List(a/) = %+v", objs)
+	}
+	must(t, s.Remove("a/one"))
+	_, err = s.Size("a/one")
+	wantError(t, err, CodeNotFound)
+	wantError(t, s.Put("../escape", []byte("x")), CodeInvalidArgument)
+}
+
+func TestCheckpointSaveRestoresBytesAndMetadata(t *testing.T) {
+	store := newTestStore(t)
+	e, err := NewCkptEngine(store, nil)
+	must(t, err)
+	defer e.Close()
+	weights := newTestCTensor(t, DTypeFloat32, 64, 4)
+	cursor := newTestCTensor(t, DTypeInt64, 3)
+	copy(weights.Tensor().Float32s(), uniformFloats(17, 256, 1))
+	copy(cursor.Tensor().Int64s(), []int64{7, 8, 9})
+	want := append([]byte(nil), weights.Tensor().Bytes()...)
+	must(t, e.Register("model/weights", weights, CkptFull))
+	must(t, e.Register("cursor", cursor, 0))
+
+	full, err := e.Save(CkptFull, 100, []byte("step=100"), 0)
+	must(t, err)
+	persisted, err := e.Wait()
+	must(t, err)
+	if full.Name == "" || full.Skipped || persisted.Name != full.Name || full.Bytes < 256*4+3*8+8 {
+		t.Fatalf("save %+v, persist %+v", full, persisted)
+	}
+	beat, err := e.Save(CkptHeartbeat, 110, []byte("step=110"), SaveWait)
+	must(t, err)
+
+	for i := range weights.Tensor().Float32s() {
+		weights.Tensor().Float32s()[i] = 0
+	}
+	copy(cursor.Tensor().Int64s(), []int64{0, 0, 0})
+	info, meta, err := e.Restore("", CkptFull)
+	must(t, err)
+	if info.Name != full.Name || info.Step != 100 || info.Kind != CkptFull || info.TensorCount != 2 || string(meta) != "step=100" {
+		t.Fatalf("restored %+v with metadata %q", info, meta)
+	}
+	if !bytes.Equal(weights.Tensor().Bytes(), want) || cursor.Tensor().Int64s()[2] != 9 {
+		t.Fatalf("tensors not restored: cursor %v", cursor.Tensor().Int64s())
+	}
+	// The newest of any kind is the heartbeat, which holds the cursor only.
+	latest, err := e.Latest(CkptAllKinds)
+	must(t, err)
+	if latest.Name != beat.Name || latest.Step != 110 || latest.Kind != CkptHeartbeat || latest.Status != CkptValid {
+		t.Errorf("latest %+v, want heartbeat %q", latest, beat.Name)
+	}
+	list, err := e.List(ListVerifyShards)
+	must(t, err)
+	if len(list) != 2 || list[0].Name != beat.Name || list[1].Name != full.Name || list[1].Sequence >= list[0].Sequence {
+		t.Errorf("List = %+v", list)
+	}
+}
+
+func TestRestoreLargeMetadataGrowsItsBuffer(t *testing.T) {
+	e, err := NewCkptEngine(newTestStore(t), nil)
+	must(t, err)
+	defer e.Close()
+	must(t, e.Register("x", newTestCTensor(t, DTypeUint8, 16), 0))
+	meta := bytes.Repeat([]byte("0123456789"), 1000)
+	_, err = e.Save(CkptFull, 1, meta, SaveWait)
+	must(t, err)
+	_, got, err := e.Restore("", CkptAllKinds)
+	must(t, err)
+	if !bytes.Equal(got, meta) {
+		t.Fatalf("metadata of %d bytes came back as %d bytes", len(meta), len(got))
+	}
+}
+
+func TestCheckpointErrorsCarryCodeAndMessage(t *testing.T) {
+	_, err := OpenStore(newTestContext(t), "fs", nil)
+	wantError(t, err, CodeInvalidArgument, "store 'fs'", "root")
+
+	e, err := NewCkptEngine(newTestStore(t), nil)
+	must(t, err)
+	_, _, err = e.Restore("", CkptAllKinds)
+	wantError(t, err, CodeNotFound)
+	ct := newTestCTensor(t, DTypeFloat32, 4)
+	wantError(t, e.Register("bad name!", ct, 0), CodeInvalidArgument, "bad name!")
+	must(t, e.Register("w", ct, 0))
+	wantError(t, e.Register("w", ct, 0), CodeAlreadyExists, "w")
+	// Registered memory cannot be freed under the engine.
+	wantError(t, ct.Close(), CodeFailedPrecondition, "registered")
+	wantError(t, e.Unregister("nope"), CodeNotFound, "nope")
+	must(t, e.Close())
+	must(t, e.Close())
+	must(t, ct.Close())
+	_, err = e.Save(CkptFull, 1, nil, 0)
+	wantError(t, err, CodeFailedPrecondition, "checkpoint engine is closed")
+}

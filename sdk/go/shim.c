@@ -1,0 +1,189 @@
+/*
+ * shim.c — see shim.h: wires Go data pointers into C-allocated tensor
+ * frames for one libfrugal call, and trampolines for list callbacks.
+ */
+#include "shim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Implemented in Go (callbacks.go), reached through a cgo handle. */
+extern int32_t frugalGoCkptListVisit(uintptr_t handle, frugal_ckpt_info* info);
+extern int32_t frugalGoStoreListVisit(uintptr_t handle, char* key, uint64_t size);
+
+/* Slots of the router plan tensors in a frame, in frugal_route_plan order. */
+enum { kPlanFirst = 1, kPlanCount = 12 };
+
+frugal_go_frame* frugal_go_frame_new(void) {
+  frugal_go_frame* frame = (frugal_go_frame*)calloc(1, sizeof *frame);
+  if (frame == NULL) return NULL;
+  for (int i = 0; i < FRUGAL_GO_FRAME_TENSORS; ++i) {
+    frame->tensors[i].struct_size = sizeof frame->tensors[i];
+    frame->tensors[i].device.type = FRUGAL_DEVICE_CPU;
+    frame->tensors[i].shape = frame->shapes[i];
+  }
+  frame->route_stats.struct_size = sizeof frame->route_stats;
+  return frame;
+}
+
+void frugal_go_frame_free(frugal_go_frame* frame) { free(frame); }
+
+/* Tensor in slot i, or NULL when the caller gave none. */
+static const frugal_tensor* slot(const frugal_go_frame* frame, int i) {
+  return frame->present[i] ? &frame->tensors[i] : NULL;
+}
+
+/* A quant meta over slots (scale_inv, scale, amax) with the frame's layout. */
+static void fill_meta(frugal_quant_meta* meta, const frugal_go_frame* frame, int scale_inv, int scale, int amax) {
+  memset(meta, 0, sizeof *meta);
+  meta->struct_size = sizeof *meta;
+  meta->scaling_mode = frame->scaling_mode;
+  meta->block_rows = frame->block_rows;
+  meta->block_cols = frame->block_cols;
+  meta->scale_inv = slot(frame, scale_inv);
+  meta->scale = slot(frame, scale);
+  meta->amax = slot(frame, amax);
+}
+
+/* Chains the zero point in slot zp onto meta, when given. */
+static void chain_zero_point(frugal_quant_meta* meta, frugal_quant_zero_point_ext* ext, const frugal_go_frame* frame,
+                             int zp) {
+  if (!frame->present[zp]) return;
+  memset(ext, 0, sizeof *ext);
+  ext->header.struct_size = sizeof *ext;
+  ext->header.type = FRUGAL_EXT_QUANT_ZERO_POINT;
+  ext->zero_point = &frame->tensors[zp];
+  meta->ext = &ext->header;
+}
+
+/*
+ * Quantize slots: 0 input, 1-4 output codes, scale_inv, scale, amax,
+ * 5-8 the same for output_t, 9 fake, 10 output zero point, 11 output_t
+ * zero point.
+ */
+static frugal_error* quantize(frugal_quantizer* q, frugal_go_frame* frame) {
+  frugal_quant_meta meta, meta_t;
+  frugal_quant_zero_point_ext zp, zp_t;
+  fill_meta(&meta, frame, 2, 3, 4);
+  chain_zero_point(&meta, &zp, frame, 10);
+  fill_meta(&meta_t, frame, 6, 7, 8);
+  chain_zero_point(&meta_t, &zp_t, frame, 11);
+  frame->tensors[1].quant = &meta;
+  frame->tensors[5].quant = &meta_t;
+  frugal_quantize_args args;
+  memset(&args, 0, sizeof args);
+  args.struct_size = sizeof args;
+  args.input = slot(frame, 0);
+  args.output = slot(frame, 1);
+  args.output_t = slot(frame, 5);
+  args.fake = slot(frame, 9);
+  args.flags = frame->quantize_flags;
+  frugal_error* err = frugal_quantizer_quantize(q, &args);
+  /* The metas live on this stack frame: unhook them. */
+  frame->tensors[1].quant = NULL;
+  frame->tensors[5].quant = NULL;
+  return err;
+}
+
+/* Dequantize slots: 0 codes, 1 scale_inv, 2 scale, 3 amax, 4 zero point, 5 output. */
+static frugal_error* dequantize(frugal_quantizer* q, frugal_go_frame* frame) {
+  frugal_quant_meta meta;
+  frugal_quant_zero_point_ext zp;
+  fill_meta(&meta, frame, 1, 2, 3);
+  chain_zero_point(&meta, &zp, frame, 4);
+  frame->tensors[0].quant = &meta;
+  frugal_error* err = frugal_quantizer_dequantize(q, slot(frame, 0), slot(frame, 5), NULL);
+  frame->tensors[0].quant = NULL;
+  return err;
+}
+
+/* The plan in slots 1..12, in frugal_route_plan field order. */
+static void fill_plan(frugal_route_plan* plan, const frugal_go_frame* frame) {
+  memset(plan, 0, sizeof *plan);
+  plan->struct_size = sizeof *plan;
+  plan->expert_ids = slot(frame, kPlanFirst + 0);
+  plan->weights = slot(frame, kPlanFirst + 1);
+  plan->dropped = slot(frame, kPlanFirst + 2);
+  plan->slot_row = slot(frame, kPlanFirst + 3);
+  plan->expert_offsets = slot(frame, kPlanFirst + 4);
+  plan->expert_demand = slot(frame, kPlanFirst + 5);
+  plan->row_token = slot(frame, kPlanFirst + 6);
+  plan->row_weight = slot(frame, kPlanFirst + 7);
+  plan->token_offsets = slot(frame, kPlanFirst + 8);
+  plan->token_rows = slot(frame, kPlanFirst + 9);
+  plan->mean_prob = slot(frame, kPlanFirst + 10);
+  plan->losses = slot(frame, kPlanFirst + 11);
+}
+
+/* Router slots: 0 logits (route) or expert load (update), 1..12 the plan, 13 input, 14 output. */
+static frugal_error* router_op(int32_t op, frugal_router* r, frugal_go_frame* frame) {
+  frugal_route_plan plan;
+  fill_plan(&plan, frame);
+  if (op == FRUGAL_GO_ROUTE) {
+    frugal_route_args args;
+    memset(&args, 0, sizeof args);
+    args.struct_size = sizeof args;
+    args.logits = slot(frame, 0);
+    args.plan = &plan;
+    return frugal_router_route(r, &args);
+  }
+  if (op == FRUGAL_GO_ROUTE_STATS) return frugal_router_stats(r, &plan, &frame->route_stats);
+  if (op == FRUGAL_GO_ROUTER_UPDATE) return frugal_router_update(r, slot(frame, 0));
+  frugal_route_move_args move;
+  memset(&move, 0, sizeof move);
+  move.struct_size = sizeof move;
+  move.plan = &plan;
+  move.input = slot(frame, 13);
+  move.output = slot(frame, 14);
+  return op == FRUGAL_GO_PERMUTE ? frugal_router_permute(r, &move) : frugal_router_combine(r, &move);
+}
+
+frugal_error* frugal_go_call(int32_t op, void* handle, frugal_go_frame* frame, void* p0, void* p1, void* p2,
+                             void* p3, void* p4, void* p5, void* p6, void* p7, void* p8, void* p9, void* p10,
+                             void* p11, void* p12, void* p13, void* p14, void* p15) {
+  void* data[FRUGAL_GO_FRAME_TENSORS] = {p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15};
+  for (int i = 0; i < FRUGAL_GO_FRAME_TENSORS; ++i) frame->tensors[i].data = data[i];
+  frugal_error* err;
+  switch (op) {
+    case FRUGAL_GO_QUANTIZE: err = quantize((frugal_quantizer*)handle, frame); break;
+    case FRUGAL_GO_DEQUANTIZE: err = dequantize((frugal_quantizer*)handle, frame); break;
+    case FRUGAL_GO_ROUTE:
+    case FRUGAL_GO_PERMUTE:
+    case FRUGAL_GO_COMBINE:
+    case FRUGAL_GO_ROUTE_STATS:
+    case FRUGAL_GO_ROUTER_UPDATE: err = router_op(op, (frugal_router*)handle, frame); break;
+    default: err = frugal_error_create(FRUGAL_ERR_INTERNAL, "go binding: unknown shim operation"); break;
+  }
+  /* cgo: C must not keep a Go pointer once the call returns. */
+  for (int i = 0; i < FRUGAL_GO_FRAME_TENSORS; ++i) frame->tensors[i].data = NULL;
+  return err;
+}
+
+frugal_error* frugal_go_ckpt_save(frugal_ckpt_engine* engine, int32_t kind, uint32_t flags, uint64_t step,
+                                  const void* metadata, uint64_t metadata_size, frugal_ckpt_save_result* result) {
+  frugal_ckpt_save_args args;
+  memset(&args, 0, sizeof args);
+  args.struct_size = sizeof args;
+  args.kind = kind;
+  args.flags = flags;
+  args.step = step;
+  args.metadata = metadata;
+  args.metadata_size = metadata_size;
+  return frugal_ckpt_save(engine, &args, result);
+}
+
+static int32_t ckpt_list_trampoline(void* user_data, const frugal_ckpt_info* info) {
+  return frugalGoCkptListVisit((uintptr_t)user_data, (frugal_ckpt_info*)info);
+}
+
+frugal_error* frugal_go_ckpt_list(frugal_ckpt_engine* engine, uint32_t flags, uintptr_t handle) {
+  return frugal_ckpt_list(engine, flags, ckpt_list_trampoline, (void*)handle);
+}
+
+static int32_t store_list_trampoline(void* user_data, const char* key, uint64_t size) {
+  return frugalGoStoreListVisit((uintptr_t)user_data, (char*)key, size);
+}
+
+frugal_error* frugal_go_store_list(frugal_store* store, const char* prefix, uintptr_t handle) {
+  return frugal_store_list(store, prefix, store_list_trampoline, (void*)handle);
+}

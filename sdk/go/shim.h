@@ -1,0 +1,78 @@
+/*
+ * shim.h — the C side of the Go binding: the only place where Go memory
+ * meets a frugal struct that holds pointers.
+ *
+ * Why it exists: cgo (Go 1.19, no runtime.Pinner) lets Go pass a Go
+ * pointer to C only as a direct argument, pointing at memory that holds no
+ * Go pointer, and C must not keep it after the call. A frugal_tensor
+ * pointing at a Go slice, or a plan holding tensors, would break that rule
+ * if Go built it. So Go describes the tensors of one call (dtype, shape)
+ * in a C-allocated frame, passes the data pointers as direct arguments,
+ * and the functions here wire them into the frame, call libfrugal, and
+ * clear them again before returning.
+ */
+#ifndef FRUGAL_GO_SHIM_H_
+#define FRUGAL_GO_SHIM_H_
+
+#include <stdint.h>
+
+#include "frugal/frugal.h"
+
+/* Tensors one frame can describe: the most any call below needs. */
+#define FRUGAL_GO_FRAME_TENSORS 16
+
+/*
+ * The tensors of one call. C memory (calloc), filled by Go except for the
+ * data pointers. tensors[i].shape points at shapes[i] and struct_size and
+ * device are set by frugal_go_frame_new.
+ */
+typedef struct frugal_go_frame {
+  frugal_tensor tensors[FRUGAL_GO_FRAME_TENSORS];
+  int64_t shapes[FRUGAL_GO_FRAME_TENSORS][FRUGAL_TENSOR_MAX_NDIM];
+  /* Nonzero when tensors[i] is given (an empty tensor is given too). */
+  int32_t present[FRUGAL_GO_FRAME_TENSORS];
+  /* Quantized tensors' meta: the quantizer's layout. */
+  int32_t scaling_mode;
+  int32_t block_rows;
+  int32_t block_cols;
+  /* frugal_quantize_args.flags. */
+  uint32_t quantize_flags;
+  /* Filled by FRUGAL_GO_ROUTE_STATS. */
+  frugal_route_stats route_stats;
+} frugal_go_frame;
+
+/* What frugal_go_call does; the frame slots each one reads are in shim.c. */
+enum frugal_go_op {
+  FRUGAL_GO_QUANTIZE = 1,
+  FRUGAL_GO_DEQUANTIZE = 2,
+  FRUGAL_GO_ROUTE = 3,
+  FRUGAL_GO_PERMUTE = 4,
+  FRUGAL_GO_COMBINE = 5,
+  FRUGAL_GO_ROUTE_STATS = 6,
+  FRUGAL_GO_ROUTER_UPDATE = 7
+};
+
+/* A zeroed frame with its shape pointers wired; NULL when out of memory. */
+frugal_go_frame* frugal_go_frame_new(void);
+void frugal_go_frame_free(frugal_go_frame* frame);
+
+/*
+ * Runs `op` on `handle` (a frugal_quantizer* or frugal_router*) with the
+ * frame's tensors, slot i's data being p[i]. The pointers are written into
+ * the frame for the call only and cleared before returning.
+ */
+frugal_error* frugal_go_call(int32_t op, void* handle, frugal_go_frame* frame, void* p0, void* p1, void* p2,
+                             void* p3, void* p4, void* p5, void* p6, void* p7, void* p8, void* p9, void* p10,
+                             void* p11, void* p12, void* p13, void* p14, void* p15);
+
+/* frugal_ckpt_save with the metadata bytes as a direct argument (args built here). */
+frugal_error* frugal_go_ckpt_save(frugal_ckpt_engine* engine, int32_t kind, uint32_t flags, uint64_t step,
+                                  const void* metadata, uint64_t metadata_size, frugal_ckpt_save_result* result);
+
+/* frugal_ckpt_list reporting each checkpoint to the Go callback of cgo handle `handle`. */
+frugal_error* frugal_go_ckpt_list(frugal_ckpt_engine* engine, uint32_t flags, uintptr_t handle);
+
+/* frugal_store_list reporting each key to the Go callback of cgo handle `handle`. */
+frugal_error* frugal_go_store_list(frugal_store* store, const char* prefix, uintptr_t handle);
+
+#endif /* FRUGAL_GO_SHIM_H_ */
