@@ -17,7 +17,7 @@ major raises :class:`LibraryError`, as does a missing library (naming every
 place that was tried). Loading is lazy: importing the package never fails
 for want of the library; the first call that needs it does.
 
-Thread-safety: :func:`lib` and :func:`pylib` may be called from any thread;
+Thread-safety: :func:`lib` and :func:`loaded` may be called from any thread;
 the first load is serialised by a lock.
 """
 

@@ -1,0 +1,56 @@
+"""The ctypes structs match the C headers: sizes and offsets from a C probe built at test time.
+
+The probe is generated from frugal._types.C_STRUCTS (every struct and field
+the package mirrors), compiled against abi/include with the system C
+compiler (CC, default cc), and run. Skipped when no compiler is found.
+"""
+
+import ctypes
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from support import frugal  # noqa: F401  (puts the package on sys.path)
+
+from frugal import _types
+
+INCLUDE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "abi", "include")
+COMPILER = os.environ.get("CC", "cc")
+
+
+def probe_source():
+    lines = ["#include <stdio.h>", "#include <stddef.h>", '#include "frugal/frugal.h"', "int main(void) {"]
+    for c_name, struct in _types.C_STRUCTS.items():
+        lines.append(f'  printf("{c_name} %zu\\n", sizeof({c_name}));')
+        for field, _ in struct._fields_:
+            lines.append(f'  printf("{c_name}.{field} %zu\\n", offsetof({c_name}, {field}));')
+    lines += ["  return 0;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+@unittest.skipIf(shutil.which(COMPILER) is None, f"no C compiler ({COMPILER}) to build the layout probe")
+class LayoutTest(unittest.TestCase):
+    def test_every_size_and_offset_matches_the_headers(self):
+        workdir = tempfile.mkdtemp(prefix="frugal-layout-probe-")
+        self.addCleanup(shutil.rmtree, workdir, True)
+        source = os.path.join(workdir, "probe.c")
+        binary = os.path.join(workdir, "probe")
+        with open(source, "w") as handle:
+            handle.write(probe_source())
+        subprocess.run([COMPILER, "-std=c99", "-I", INCLUDE_DIR, source, "-o", binary], check=True)
+        output = subprocess.run([binary], check=True, capture_output=True, text=True).stdout
+        c_layout = dict(line.rsplit(" ", 1) for line in output.splitlines())
+        checked = 0
+        for c_name, struct in _types.C_STRUCTS.items():
+            self.assertEqual(ctypes.sizeof(struct), int(c_layout[c_name]), f"sizeof({c_name})")
+            for field, _ in struct._fields_:
+                self.assertEqual(getattr(struct, field).offset, int(c_layout[f"{c_name}.{field}"]),
+                                 f"offsetof({c_name}, {field})")
+                checked += 1
+        self.assertGreater(checked, 200)
+
+
+if __name__ == "__main__":
+    unittest.main()
