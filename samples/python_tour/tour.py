@@ -21,7 +21,10 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "sdk", "python"))
 
-import numpy as np  # noqa: E402
+try:
+    import numpy as np
+except ImportError:
+    sys.exit("the Python tour shares numpy arrays with frugal: install numpy (Debian: python3-numpy)")
 
 import frugal  # noqa: E402
 

@@ -88,6 +88,9 @@ def _load():
     for origin, candidate in _candidates():
         is_path = os.sep in candidate
         if is_path and not os.path.exists(candidate):
+            if origin == "FRUGAL_LIB":
+                # An explicit choice that is wrong must not silently load another library.
+                raise LibraryError(f"FRUGAL_LIB={candidate}: no such file")
             tried.append(f"{origin}: {candidate} (no such file)")
             continue
         try:
