@@ -30,6 +30,7 @@ closed or exported while another thread uses it.
 
 import ctypes
 import math
+import struct
 
 from . import _lib
 from . import _types as t
@@ -41,6 +42,10 @@ from .errors import check
 DEVICE_CPU = 1
 DEVICE_CUDA = 2
 DEVICE_CUDA_PINNED = 3
+
+_CTYPE_OF_FORMAT = {"f": ctypes.c_float, "d": ctypes.c_double, "b": ctypes.c_int8, "B": ctypes.c_uint8,
+                    "h": ctypes.c_int16, "H": ctypes.c_uint16, "i": ctypes.c_int32, "q": ctypes.c_int64,
+                    "?": ctypes.c_bool}
 
 # Objects a wrapped Tensor keeps alive until frugal calls the release
 # function, keyed by the user_data frugal hands back.
@@ -193,15 +198,14 @@ class Tensor(Handle):
             raise ValueError("tolist() reads host memory; this tensor lives on a CUDA device")
         fmt, _, itemsize = ITEM_FORMAT[self.dtype]
         shape, strides, base = self.shape, self.strides, self.data_ptr
-        ctype = {1: ctypes.c_uint8, 2: ctypes.c_uint16}.get(itemsize) if fmt in "BH" else None
-        ctype = ctype or {"f": ctypes.c_float, "d": ctypes.c_double, "e": ctypes.c_uint16, "b": ctypes.c_int8,
-                          "h": ctypes.c_int16, "i": ctypes.c_int32, "q": ctypes.c_int64, "?": ctypes.c_bool}[fmt]
-        if fmt == "e":
-            import struct
+        if fmt == "e":  # ctypes has no half type; struct does
 
             def read(address):
                 return struct.unpack("<e", ctypes.string_at(address, 2))[0]
+
         else:
+            ctype = _CTYPE_OF_FORMAT[fmt]
+
             def read(address):
                 return ctype.from_address(address).value
 
