@@ -146,7 +146,7 @@ impl Element for u16 {
 
 /// Checks that `shape` is a valid frugal shape holding exactly `len`
 /// elements of a `T` that may carry `dtype`.
-fn check_view<T: Element>(dtype: DType, shape: &[i64], len: usize) -> Result<()> {
+pub(crate) fn check_view<T: Element>(dtype: DType, shape: &[i64], len: usize) -> Result<()> {
     if !T::carries(dtype) || size_of::<T>() != dtype.size() {
         return Err(Error::new(
             ErrorCode::InvalidArgument,

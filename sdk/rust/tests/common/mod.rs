@@ -11,3 +11,47 @@ pub fn context() -> Context {
     assert!(loaded > 0, "no built-in plugin found next to libfrugal");
     context
 }
+
+/// A fresh directory under the system's temporary directory, removed with
+/// its contents when dropped.
+#[allow(dead_code)] // not every test file uses it
+pub struct TempDir {
+    pub path: std::path::PathBuf,
+}
+
+#[allow(dead_code)]
+impl TempDir {
+    /// A new empty directory whose name starts with `tag`.
+    pub fn new(tag: &str) -> TempDir {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        // Tests of one binary run in parallel threads of one process.
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "frugal-rust-{}-{}-{}",
+            tag,
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst)
+        ));
+        std::fs::create_dir(&path).expect("create a fresh temporary directory");
+        TempDir { path }
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// The tour's input stream (samples/README.md).
+#[allow(dead_code)]
+pub struct Lcg(pub u64);
+
+#[allow(dead_code)]
+impl Lcg {
+    /// A value in [-1, 1).
+    pub fn uniform(&mut self) -> f64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 33) as f64 / 2147483648.0 * 2.0 - 1.0
+    }
+}
