@@ -18,8 +18,9 @@ impl Lcg {
         self.state >> 33
     }
 
-    /// The next value in [-1, 1), computed in f64 as the spec writes it.
-    pub fn uniform(&mut self) -> f64 {
-        self.next() as f64 / 2147483648.0 * 2.0 - 1.0
+    /// The next value in [-1, 1): computed in f64 as the spec writes it,
+    /// then rounded to f32, so every language feeds the same bits.
+    pub fn uniform(&mut self) -> f32 {
+        (self.next() as f64 / 2147483648.0 * 2.0 - 1.0) as f32
     }
 }

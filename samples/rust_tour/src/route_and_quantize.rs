@@ -22,11 +22,10 @@ fn top_two(row: &[f32]) -> (usize, usize) {
 /// Step 4.
 pub fn route(context: &Context) -> StepResult {
     let mut rng = Lcg::new(11);
-    let logits: Vec<f32> = (0..TOKENS * EXPERTS).map(|_| (rng.uniform() * 4.0) as f32).collect();
+    let logits: Vec<f32> = (0..TOKENS * EXPERTS).map(|_| rng.uniform() * 4.0f32).collect();
     let mut options = Options::new()?;
-    // samples/README.md assumes `renormalize` defaults to true; the plugin
-    // documents false (weights are the full softmax's probabilities), so
-    // the tour asks for it explicitly to keep the spec's checks.
+    // renormalize is off by default (weights would be the full softmax's
+    // probabilities); the tour checks the softmax over the two chosen.
     options
         .set_int("experts", EXPERTS as i64)?
         .set_int("k", K as i64)?
@@ -84,7 +83,7 @@ const E4M3_MAX: f64 = 448.0;
 /// Step 5.
 pub fn quantize(context: &Context) -> StepResult {
     let mut rng = Lcg::new(13);
-    let x: Vec<f32> = (0..ROWS * COLS).map(|_| (rng.uniform() * 3.0) as f32).collect();
+    let x: Vec<f32> = (0..ROWS * COLS).map(|_| rng.uniform() * 3.0f32).collect();
     let mut options = Options::new()?;
     options.set_str("format", "e4m3")?.set_str("recipe", "current")?;
     let quantizer = Quantizer::new(context, "quant_fp8", Some(&options))?;

@@ -118,7 +118,7 @@ pub fn checkpoint(context: &Context) -> StepResult {
     let root = TempDir::new()
         .map_err(|e| crate::check::Failure::Mismatch(format!("checkpoint: cannot create a temporary directory: {}", e)))?;
     let mut rng = Lcg::new(17);
-    let mut weights: Vec<f32> = (0..WEIGHTS).map(|_| rng.uniform() as f32).collect();
+    let mut weights: Vec<f32> = (0..WEIGHTS).map(|_| rng.uniform()).collect();
     let mut cursor: Vec<i64> = vec![1, 2, 3, 4];
     let (expected_weights, expected_cursor) = (weights.clone(), cursor.clone());
 
