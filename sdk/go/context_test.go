@@ -62,3 +62,13 @@ func TestCloseTwiceAndUseAfterClose(t *testing.T) {
 	_, err = NewSchedule(ctx, "cosine", nil)
 	wantError(t, err, CodeFailedPrecondition, "context is closed")
 }
+
+func TestLoadedLibraryMatchesTheHeadersABI(t *testing.T) {
+	major, minor := ABIVersion()
+	if major != ABIMajor || minor < ABIMinor {
+		t.Errorf("loaded ABI %d.%d, compiled against %d.%d", major, minor, ABIMajor, ABIMinor)
+	}
+	if v := Version(); v == "" || v[0] < '0' || v[0] > '9' {
+		t.Errorf("Version() = %q", v)
+	}
+}

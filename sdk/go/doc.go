@@ -1,19 +1,34 @@
 // Package frugal binds libfrugal's C99 ABI (abi/include/frugal/*.h) for Go
 // with cgo and the standard library only.
 //
-// Ownership: every handle (Context, Options, Schedule, Packer, PackPlan)
-// owns one C object and releases it in Close. Close is idempotent and must
-// be called: there is no finalizer, because a C object may keep a plugin
-// loaded and the garbage collector gives no promise about when (or whether)
-// it would run one. A method called after Close returns an *Error with code
-// CodeFailedPrecondition instead of passing NULL to C.
+// Handles: Context (plugins), Options, Schedule, Packer and PackPlan,
+// Quantizer, Router, Scheduler, Store, CkptEngine and CTensor.
 //
-// Pointer rules: C never keeps a Go pointer. Go slices and out-variables are
-// passed to C only for the duration of one call; everything C owns
-// (strings, plan arrays) is copied into Go values before a method returns;
-// strings go to C through C.CString and are freed before the method
-// returns.
+// Ownership: every handle owns one C object and releases it in Close.
+// Close is idempotent and must be called: there is no finalizer, because a
+// C object may keep a plugin loaded and the garbage collector gives no
+// promise about when (or whether) it would run one. A method called after
+// Close returns an *Error with code CodeFailedPrecondition instead of
+// passing NULL to C.
+//
+// Tensors: a Tensor describes a Go slice (Float32s, Int64s, Bytes, ...) or
+// C memory (CTensor.Tensor) with a dtype and a shape; calls read and write
+// the memory in place, without copies.
+//
+// Pointer rules (Go 1.19 has no runtime.Pinner): C never keeps a Go
+// pointer, and no Go memory handed to C holds a Go pointer. Go slices
+// cross only as direct arguments for the duration of one call; the frugal
+// structs that point at them (tensor views, quant metas, route plans,
+// checkpoint save arguments) are built in C memory by shim.c, which clears
+// the pointers before returning. State C keeps after a call (the
+// checkpoint engine's registered tensors) must be C memory: CTensor.
+// Everything C owns (strings, plan arrays, decision reasons) is copied
+// into Go values before a method returns; strings go to C through
+// C.CString and are freed before the method returns; list callbacks reach
+// Go through runtime/cgo handles, never Go pointers.
 //
 // Errors: every failing frugal call surfaces as an *Error carrying the
-// frugal code and message; use errors.As to read them.
+// frugal code and message; use errors.As to read them. Tensors are checked
+// against their memory before a call, and a mismatch is an *Error with
+// CodeInvalidArgument naming the tensor.
 package frugal

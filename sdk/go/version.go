@@ -1,0 +1,25 @@
+package frugal
+
+/*
+#include "frugal/context.h"
+*/
+import "C"
+
+// ABIMajor and ABIMinor are the ABI version of the headers this package
+// was compiled against (FRUGAL_ABI_VERSION_*). A host compares them with
+// ABIVersion, the library loaded at run time.
+const (
+	ABIMajor = C.FRUGAL_ABI_VERSION_MAJOR
+	ABIMinor = C.FRUGAL_ABI_VERSION_MINOR
+)
+
+// ABIVersion returns the ABI version of the libfrugal loaded at run time:
+// a different major means incompatible; a higher minor adds to the same
+// ABI.
+func ABIVersion() (major, minor uint32) {
+	v := uint32(C.frugal_abi_version())
+	return v >> 16 & 0xFFFF, v & 0xFFFF
+}
+
+// Version returns the release of the loaded libfrugal ("0.1.0").
+func Version() string { return C.GoString(C.frugal_version_string()) }
