@@ -14,16 +14,15 @@ func (s *stream) next() uint64 {
 	return s.state >> 33
 }
 
-// uniform returns a value in [-1, 1) as a float32, rounded once from the
-// exact value, as the C tour's uniform() does.
+// uniform returns a value in [-1, 1): computed in float64 (exactly: 31
+// bits) and rounded to float32, as the tour spells out.
 func (s *stream) uniform() float32 {
 	return float32(float64(s.next())/2147483648.0*2 - 1)
 }
 
-// float32s returns n values uniform * scale. The product is taken in
-// float32, as in the C and Python tours: for scales that are not powers of
-// two, rounding the float64 product instead would change some inputs in
-// their last bit.
+// float32s returns n values uniform * scale, the product taken in float32
+// as the tour spells out: for scales that are not powers of two, rounding
+// a float64 product instead would change some inputs in their last bit.
 func (s *stream) float32s(n int, scale float32) []float32 {
 	out := make([]float32, n)
 	for i := range out {

@@ -14,10 +14,9 @@ const (
 )
 
 // routerOptions: 8 experts, top-2, a capacity factor of 8 so that nothing
-// is dropped, and renormalize. The tour's checks (weights sum to 1 and
-// equal the softmax restricted to the two experts) describe renormalized
-// weights; router_moe documents renormalize as false by default, so the
-// tour asks for it instead of relying on a default it does not have.
+// is dropped, and renormalize, which the checks (weights summing to 1, the
+// softmax restricted to the two experts) rely on: router_moe's default is
+// plain softmax probabilities.
 func routerOptions() (*frugal.Options, error) {
 	opts, err := frugal.NewOptions()
 	if err != nil {
