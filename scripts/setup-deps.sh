@@ -4,9 +4,11 @@
 set -eu
 
 # abigail-tools: abidw and abidiff for the ABI gate (scripts/abi-check.py).
+# cargo, golang-go, python3-numpy, python3-torch: the language bindings' tests
+# (numpy and torch are what the Python binding shares tensors with).
 packages="cmake make g++ pkg-config binutils python3 \
 libboost-dev libfmt-dev libflatbuffers-dev flatbuffers-compiler libxxhash-dev catch2 \
-abigail-tools dpkg-dev cargo golang-go"
+abigail-tools dpkg-dev cargo golang-go python3-numpy python3-torch"
 
 missing=""
 for p in $packages; do

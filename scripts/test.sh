@@ -1,6 +1,6 @@
 #!/bin/sh
-# The whole test suite: install what is missing, build, run every test and
-# the Rust and Go bindings' tests;
+# The whole test suite: install what is missing, build, run every test, the
+# Rust, Go and Python bindings' tests and their tour samples;
 # then the same suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
 # and the tests of concurrent code (label "concurrent") under ThreadSanitizer
 # (both built without CUDA).
@@ -14,11 +14,19 @@ echo "== build + tests (RelWithDebInfo) =="
 scripts/build.sh build >/dev/null
 ctest --test-dir build -j"$jobs" --output-on-failure --timeout 300
 
-echo "== language bindings against build/ (Rust, Go) =="
-# Each binding finds build/lib by default (sdk/rust/build.rs, sdk/go/cgo.go).
-# cgocheck=2 also checks every pointer handed to C against the cgo rules.
+echo "== language bindings and their tour samples against build/ (Rust, Go, Python) =="
+# Each binding finds build/lib by default (sdk/rust/build.rs, sdk/go/cgo.go,
+# sdk/python/frugal/_lib.py). cgocheck=2 also checks every pointer handed to
+# C against the cgo rules. Python is Debian's, where python3-numpy and
+# python3-torch live (FRUGAL_PYTHON picks another interpreter).
+python=${FRUGAL_PYTHON:-/usr/bin/python3}
 (cd sdk/rust && cargo test --offline --quiet)
-(cd sdk/go && go test -count=1 ./... && GODEBUG=cgocheck=2 go test -count=1 ./...)
+sdk/rust/tests/layout_detects_moves.sh
+(cd samples/rust_tour && cargo run --offline --quiet)
+(cd sdk/go && go vet ./... && go test -count=1 ./... && GODEBUG=cgocheck=2 go test -count=1 ./...)
+(cd samples/go_tour && go vet . && go run .)
+(cd sdk/python && "$python" -m unittest discover -s tests)
+"$python" samples/python_tour/tour.py
 
 if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== build + tests (ASan + UBSan) =="

@@ -6,7 +6,8 @@
 //!    without `LD_LIBRARY_PATH`; libfrugal then finds its built-in plugins
 //!    relative to itself.
 //! 2. Compiles `probe/layout_probe.c` against `../../abi/include` with the
-//!    system C compiler (`CC`, default `cc`), runs it and writes its output
+//!    system C compiler (`CC`, default `cc`; `FRUGAL_ABI_INCLUDE_DIR`
+//!    overrides the header directory), runs it and writes its output
 //!    to `$OUT_DIR/layout.txt`, which `tests/layout.rs` compares with the
 //!    Rust structs. The headers are the source of truth, so the probe runs
 //!    on every header change.
@@ -48,7 +49,13 @@ fn link_libfrugal(crate_dir: &Path) {
 }
 
 fn write_c_layout(crate_dir: &Path, out_dir: &Path) {
-    let include_dir = crate_dir.join("../../abi/include");
+    // FRUGAL_ABI_INCLUDE_DIR lets a check build the probe from edited
+    // headers (tests/layout_detects_moves.sh moves a field on a copy).
+    println!("cargo:rerun-if-env-changed=FRUGAL_ABI_INCLUDE_DIR");
+    let include_dir = match env::var_os("FRUGAL_ABI_INCLUDE_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => crate_dir.join("../../abi/include"),
+    };
     let probe_src = crate_dir.join("probe/layout_probe.c");
     println!("cargo:rerun-if-changed={}", probe_src.display());
     println!("cargo:rerun-if-changed={}", include_dir.join("frugal").display());
