@@ -1,0 +1,91 @@
+#include "tensor_math.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
+
+namespace frugal_demo {
+namespace {
+
+std::atomic<int> g_threads{2};
+
+// Below this many flops per thread, starting a thread (tens of
+// microseconds) costs more than it saves.
+constexpr std::size_t kMinWorkPerThread = std::size_t{1} << 16;
+
+}  // namespace
+
+void set_num_threads(int threads) { g_threads.store(std::max(1, threads)); }
+
+int num_threads() { return g_threads.load(); }
+
+void parallel_for(std::size_t count, std::size_t work_per_item,
+                  const std::function<void(std::size_t, std::size_t)>& fn) {
+  if (count == 0) return;
+  const std::size_t total_work = count * std::max<std::size_t>(1, work_per_item);
+  std::size_t threads = std::min<std::size_t>(static_cast<std::size_t>(num_threads()), count);
+  threads = std::min(threads, std::max<std::size_t>(1, total_work / kMinWorkPerThread));
+  if (threads <= 1) {
+    fn(0, count);
+    return;
+  }
+  const std::size_t chunk = (count + threads - 1) / threads;
+  std::vector<std::jthread> workers;
+  workers.reserve(threads - 1);
+  for (std::size_t t = 1; t < threads; ++t) {
+    const std::size_t begin = t * chunk;
+    const std::size_t end = std::min(count, begin + chunk);
+    if (begin >= end) break;
+    workers.emplace_back([&fn, begin, end] { fn(begin, end); });
+  }
+  fn(0, std::min(count, chunk));
+  // jthread joins on destruction: every chunk is done when we return.
+}
+
+template <class T>
+void gemm_nn(const T* a, const T* b, T* c, std::size_t m, std::size_t k, std::size_t n, bool accumulate) {
+  parallel_for(m, k * n, [=](std::size_t row_begin, std::size_t row_end) {
+    for (std::size_t i = row_begin; i < row_end; ++i) {
+      T* ci = c + i * n;
+      if (!accumulate) std::fill(ci, ci + n, T(0));
+      const T* ai = a + i * k;
+      for (std::size_t p = 0; p < k; ++p) {
+        const T aip = ai[p];
+        const T* bp = b + p * n;
+        for (std::size_t j = 0; j < n; ++j) ci[j] += aip * bp[j];
+      }
+    }
+  });
+}
+
+template <class T>
+void gemm_nt(const T* a, const T* b, T* c, std::size_t m, std::size_t k, std::size_t n, bool accumulate) {
+  std::vector<T> bt(k * n);
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t p = 0; p < k; ++p) bt[p * n + j] = b[j * k + p];
+  gemm_nn(a, bt.data(), c, m, k, n, accumulate);
+}
+
+template <class T>
+void gemm_tn_acc(const T* a, const T* b, T* c, std::size_t m, std::size_t k, std::size_t n) {
+  parallel_for(m, k * n, [=](std::size_t row_begin, std::size_t row_end) {
+    for (std::size_t i = row_begin; i < row_end; ++i) {
+      T* ci = c + i * n;
+      for (std::size_t p = 0; p < k; ++p) {
+        const T api = a[p * m + i];
+        const T* bp = b + p * n;
+        for (std::size_t j = 0; j < n; ++j) ci[j] += api * bp[j];
+      }
+    }
+  });
+}
+
+template void gemm_nn<float>(const float*, const float*, float*, std::size_t, std::size_t, std::size_t, bool);
+template void gemm_nn<double>(const double*, const double*, double*, std::size_t, std::size_t, std::size_t, bool);
+template void gemm_nt<float>(const float*, const float*, float*, std::size_t, std::size_t, std::size_t, bool);
+template void gemm_nt<double>(const double*, const double*, double*, std::size_t, std::size_t, std::size_t, bool);
+template void gemm_tn_acc<float>(const float*, const float*, float*, std::size_t, std::size_t, std::size_t);
+template void gemm_tn_acc<double>(const double*, const double*, double*, std::size_t, std::size_t, std::size_t);
+
+}  // namespace frugal_demo
