@@ -4,9 +4,9 @@
 // a policy, store and checkpoint engine), checking each result against what
 // the tour expects. Prints one line per step; stops with a message and exit
 // status 1 at the first mismatch or failed call.
+#include <array>
 #include <cstdio>
 #include <exception>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,9 +47,10 @@ void plugins_step(tour::host::Context& context) {
 }  // namespace
 
 int main() {
-  const std::vector<std::function<void(tour::host::Context&)>> steps = {
-      plugins_step,        tour::schedule_step,  tour::pack_step,      tour::route_step,
-      tour::quantize_step, tour::scheduler_step, tour::checkpoint_step};
+  using Step = void (*)(tour::host::Context&);
+  constexpr std::array<Step, 7> steps = {plugins_step,         tour::schedule_step, tour::pack_step,
+                                         tour::route_step,     tour::quantize_step, tour::scheduler_step,
+                                         tour::checkpoint_step};
   std::size_t step = 0;
   try {
     tour::host::Context context;
