@@ -138,8 +138,6 @@ TEST_CASE("AdamW: two steps match a hand computation (bias correction, decoupled
   }
   CHECK(adam.steps() == 2);
   CHECK(adam.state().size() == 6);
-  // Step 1 of Adam moves each parameter with a gradient by about lr.
-  CHECK(std::abs(0.5 - 0.01 * 0.1 * 0.5 - 0.01 - (p[0] - 0.0)) > 0);  // sanity of the replay itself
 }
 
 TEST_CASE("fake-quant hook: forward sees the quantized weight, backward is straight-through", "[demo][quant]") {
@@ -219,8 +217,8 @@ TEST_CASE("training sanity: the loss on a repeated text falls clearly in 100 ste
     const std::vector<float> losses = train(moe, 100);
     const float first = std::accumulate(losses.begin(), losses.begin() + 5, 0.0f) / 5.0f;
     const float last = std::accumulate(losses.end() - 10, losses.end(), 0.0f) / 10.0f;
-    INFO("first 5 steps " << first << ", last 10 steps " << last);
-    CHECK(first > 3.0f);  // ~ln(32) = 3.47 at init
+    INFO("step 0 " << losses[0] << ", first 5 steps " << first << ", last 10 steps " << last);
+    CHECK(losses[0] > 3.2f);  // ~ln(32) = 3.47 at init
     CHECK(last < 0.6f * first);
   }
 }

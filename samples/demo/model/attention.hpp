@@ -46,7 +46,7 @@ class Attention {
   std::size_t seq_ = 0;
   std::vector<std::int32_t> segments_;
   std::vector<T> qkv_act_;  // [n, 3 d_model]
-  std::vector<T> probs_;    // [rows, heads, seq, seq]; zero where masked
+  std::vector<T> probs_;    // [rows, heads, seq, seq]; only allowed entries valid
 };
 
 }  // namespace frugal_demo

@@ -17,10 +17,12 @@ constexpr T kCubic = static_cast<T>(0.044715);
 template <class T>
 std::vector<T> Gelu<T>::forward(std::span<const T> x) {
   x_.assign(x.begin(), x.end());
+  tanh_.resize(x.size());
   std::vector<T> y(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
     const T v = x[i];
     const T t = std::tanh(kSqrt2OverPi<T> * (v + kCubic<T> * v * v * v));
+    tanh_[i] = t;
     y[i] = T(0.5) * v * (T(1) + t);
   }
   return y;
@@ -32,7 +34,7 @@ std::vector<T> Gelu<T>::backward(std::span<const T> d_out) {
   std::vector<T> dx(x_.size());
   for (std::size_t i = 0; i < x_.size(); ++i) {
     const T v = x_[i];
-    const T t = std::tanh(kSqrt2OverPi<T> * (v + kCubic<T> * v * v * v));
+    const T t = tanh_[i];
     const T du = kSqrt2OverPi<T> * (T(1) + T(3) * kCubic<T> * v * v);
     dx[i] = d_out[i] * (T(0.5) * (T(1) + t) + T(0.5) * v * (T(1) - t * t) * du);
   }
