@@ -43,11 +43,14 @@ void parallel_for(std::size_t count, std::size_t work_per_item,
   // jthread joins on destruction: every chunk is done when we return.
 }
 
-// Four output rows at a time: each loaded row of B feeds four rows of C.
-// Every C element still sums its k terms in ascending order, so blocking
-// changes no bit of the result.
+// C[i, :] (+)= sum_p A(i, p) * B[p, :], where A(i, p) sits at
+// a[i * a_row + p * a_col]: one kernel serves A and A^T. Four output rows
+// at a time: each loaded row of B feeds four rows of C. Every C element
+// still sums its k terms in ascending order, so blocking (and the thread
+// split, which is by rows) changes no bit of the result.
 template <class T>
-void gemm_nn(const T* a, const T* b, T* c, std::size_t m, std::size_t k, std::size_t n, bool accumulate) {
+void gemm_rows(const T* a, std::size_t a_row, std::size_t a_col, const T* b, T* c, std::size_t m, std::size_t k,
+               std::size_t n, bool accumulate) {
   parallel_for(m, k * n, [=](std::size_t row_begin, std::size_t row_end) {
     if (!accumulate) std::fill(c + row_begin * n, c + row_end * n, T(0));
     std::size_t i = row_begin;
@@ -57,7 +60,8 @@ void gemm_nn(const T* a, const T* b, T* c, std::size_t m, std::size_t k, std::si
       T* c2 = c1 + n;
       T* c3 = c2 + n;
       for (std::size_t p = 0; p < k; ++p) {
-        const T a0 = a[i * k + p], a1 = a[(i + 1) * k + p], a2 = a[(i + 2) * k + p], a3 = a[(i + 3) * k + p];
+        const T* ap = a + i * a_row + p * a_col;
+        const T a0 = ap[0], a1 = ap[a_row], a2 = ap[2 * a_row], a3 = ap[3 * a_row];
         const T* bp = b + p * n;
         for (std::size_t j = 0; j < n; ++j) {
           const T bj = bp[j];
@@ -71,12 +75,17 @@ void gemm_nn(const T* a, const T* b, T* c, std::size_t m, std::size_t k, std::si
     for (; i < row_end; ++i) {
       T* ci = c + i * n;
       for (std::size_t p = 0; p < k; ++p) {
-        const T aip = a[i * k + p];
+        const T aip = a[i * a_row + p * a_col];
         const T* bp = b + p * n;
         for (std::size_t j = 0; j < n; ++j) ci[j] += aip * bp[j];
       }
     }
   });
+}
+
+template <class T>
+void gemm_nn(const T* a, const T* b, T* c, std::size_t m, std::size_t k, std::size_t n, bool accumulate) {
+  gemm_rows(a, k, 1, b, c, m, k, n, accumulate);
 }
 
 template <class T>
@@ -87,37 +96,10 @@ void gemm_nt(const T* a, const T* b, T* c, std::size_t m, std::size_t k, std::si
   gemm_nn(a, bt.data(), c, m, k, n, accumulate);
 }
 
+// A is stored [k, m]: A(i, p) = a[p * m + i].
 template <class T>
 void gemm_tn_acc(const T* a, const T* b, T* c, std::size_t m, std::size_t k, std::size_t n) {
-  parallel_for(m, k * n, [=](std::size_t row_begin, std::size_t row_end) {
-    std::size_t i = row_begin;
-    for (; i + 4 <= row_end; i += 4) {
-      T* c0 = c + i * n;
-      T* c1 = c0 + n;
-      T* c2 = c1 + n;
-      T* c3 = c2 + n;
-      for (std::size_t p = 0; p < k; ++p) {
-        const T* ap = a + p * m + i;
-        const T a0 = ap[0], a1 = ap[1], a2 = ap[2], a3 = ap[3];
-        const T* bp = b + p * n;
-        for (std::size_t j = 0; j < n; ++j) {
-          const T bj = bp[j];
-          c0[j] += a0 * bj;
-          c1[j] += a1 * bj;
-          c2[j] += a2 * bj;
-          c3[j] += a3 * bj;
-        }
-      }
-    }
-    for (; i < row_end; ++i) {
-      T* ci = c + i * n;
-      for (std::size_t p = 0; p < k; ++p) {
-        const T api = a[p * m + i];
-        const T* bp = b + p * n;
-        for (std::size_t j = 0; j < n; ++j) ci[j] += api * bp[j];
-      }
-    }
-  });
+  gemm_rows(a, 1, m, b, c, m, k, n, true);
 }
 
 template void gemm_nn<float>(const float*, const float*, float*, std::size_t, std::size_t, std::size_t, bool);
