@@ -21,5 +21,8 @@ int cmd_pack(const std::vector<std::string>& args);
 // `frugal simulate ...` (simulate/cmd_simulate.cpp): cost simulator over
 // availability / price traces or Monte-Carlo preemptions.
 int cmd_simulate(const std::vector<std::string>& args);
+// `frugal demo [ARGS...]` (cmd_demo.cpp): runs the training demo, the
+// frugal-demo program next to this one, with ARGS unchanged.
+int cmd_demo(const std::vector<std::string>& args);
 
 }  // namespace frugal::cli

@@ -28,6 +28,11 @@ void print_usage(std::FILE* out) {
       "                     heartbeats, autoscaling) by cost, wall time and lost work over\n"
       "                     spot traces or Monte-Carlo preemptions; without --job, the\n"
       "                     worked example (`frugal simulate help`)\n"
+      "  demo [--quick] [--out DIR] ...\n"
+      "                     the main job: train a tiny MoE language model on CPU twice, a\n"
+      "                     padded dense fp32 baseline on reserved nodes and a frugal run\n"
+      "                     (packing, MoE, FP8, spot with real preemptions), and report\n"
+      "                     the savings (`frugal demo --help`; built with the samples)\n"
       "  help               this text\n",
       out);
 }
@@ -47,6 +52,7 @@ int main(int argc, char** argv) {
     if (command == "ckpt") return frugal::cli::cmd_ckpt(args);
     if (command == "pack") return frugal::cli::cmd_pack(args);
     if (command == "simulate") return frugal::cli::cmd_simulate(args);
+    if (command == "demo") return frugal::cli::cmd_demo(args);
     if (command == "help" || command == "--help" || command == "-h") {
       print_usage(stdout);
       return frugal::cli::kExitOk;
