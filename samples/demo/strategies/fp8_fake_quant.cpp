@@ -35,6 +35,7 @@ class Fp8QuantHooks::Hook final : public FakeQuant {
              QuantRole /*role: one quantizer per tensor already knows its role*/) override {
     if (in.size() != rows * cols || out.size() != in.size())
       throw std::invalid_argument("fp8 hook '" + name_ + "': tensor sizes do not match rows x cols");
+    if (in.empty()) return;  // nothing to quantize (and no amax to record)
     codes_.resize(in.size());  // grows once to the largest batch, then reused
     const std::array<std::int64_t, 2> shape{static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)};
     const std::array<std::int64_t, 1> one{1};
