@@ -1,0 +1,123 @@
+#include "demo_options.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <system_error>
+
+namespace frugal_demo {
+namespace {
+
+std::uint64_t parse_unsigned(const std::string& option, const std::string& text) {
+  std::uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size())
+    throw UsageError("option " + option + ": '" + text + "' is not a non-negative integer");
+  return value;
+}
+
+double parse_seconds(const std::string& option, const std::string& text) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !std::isfinite(value) || value <= 0)
+    throw UsageError("option " + option + ": '" + text + "' is not a positive number of seconds");
+  return value;
+}
+
+}  // namespace
+
+const char* demo_usage() {
+  return "usage: frugal-demo [--out DIR] [--quick] [--budget-s S] [--seed N] [--threads N]\n"
+         "                   [--corpus PATH]... [--no-preempt] [--help]\n"
+         "\n"
+         "Trains a tiny transformer language model twice on CPU, on the same text and\n"
+         "for the same wall time: a baseline plan (padded batches, dense FFN, fp32,\n"
+         "blocking checkpoints, reserved nodes) and the frugal plan (packed batches,\n"
+         "MoE FFN, FP8 fake-quant training, scheduler-driven LR, heartbeats, spot\n"
+         "capacity with injected preemptions). Prints the savings and writes a plot.\n"
+         "\n"
+         "  --out DIR      where the runs' files go (default ./frugal-demo-out); a\n"
+         "                 previous demo output there is replaced\n"
+         "  --quick        a short version (under a minute; what CI runs)\n"
+         "  --budget-s S   wall-clock seconds per run (default 20 quick, 180 full)\n"
+         "  --seed N       model and data seed (default 1)\n"
+         "  --threads N    threads per run (default: 2, or 1 on a single core)\n"
+         "  --corpus PATH  a text file or directory to train on (repeatable;\n"
+         "                 default /usr/share/common-licenses)\n"
+         "  --no-preempt   inject no preemptions into the frugal run\n"
+         "  --help         this text\n";
+}
+
+DemoOptions parse_demo_options(const std::vector<std::string>& args) {
+  DemoOptions options;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    // The value of an option that takes one; a missing value is an error
+    // naming the option, never the next option taken as a value.
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= args.size() || (args[i + 1].size() > 1 && args[i + 1].starts_with("--")))
+        throw UsageError("option " + arg + " needs a value");
+      return args[++i];
+    };
+    if (arg == "--help" || arg == "-h") {
+      options.help = true;
+    } else if (arg == "--quick") {
+      options.quick = true;
+    } else if (arg == "--no-preempt") {
+      options.preempt = false;
+    } else if (arg == "--out") {
+      const std::string dir = value();
+      if (dir.empty()) throw UsageError("option --out: the directory name is empty");
+      options.out = dir;
+    } else if (arg == "--budget-s") {
+      options.budget_s = parse_seconds(arg, value());
+    } else if (arg == "--seed") {
+      options.seed = parse_unsigned(arg, value());
+    } else if (arg == "--threads") {
+      const std::string text = value();
+      const std::uint64_t threads = parse_unsigned(arg, text);
+      if (threads < 1 || threads > 64) throw UsageError("option --threads: '" + text + "' is not in 1..64");
+      options.threads = static_cast<int>(threads);
+    } else if (arg == "--corpus") {
+      const std::string path = value();
+      if (path.empty()) throw UsageError("option --corpus: the path is empty");
+      options.corpus.emplace_back(path);
+    } else if (arg == "--worker") {
+      const std::string run = value();
+      if (run != "baseline" && run != "frugal")
+        throw UsageError("option --worker: '" + run + "' is not a run (baseline or frugal)");
+      options.worker = run;
+    } else if (arg == "--attempt") {
+      const std::string text = value();
+      const std::uint64_t attempt = parse_unsigned(arg, text);
+      if (attempt > 1000) throw UsageError("option --attempt: '" + text + "' is not in 0..1000");
+      options.attempt = static_cast<int>(attempt);
+    } else {
+      throw UsageError("unknown option '" + arg + "'");
+    }
+  }
+  return options;
+}
+
+std::vector<std::string> worker_arguments(const DemoOptions& options, const std::string& run, int attempt) {
+  std::vector<std::string> args{"--worker", run, "--attempt", std::to_string(attempt), "--out", options.out.string(),
+                                "--seed", std::to_string(options.seed)};
+  if (options.quick) args.emplace_back("--quick");
+  if (options.budget_s) {
+    // Round-trip exactly: the worker must compute the same plan.
+    char text[64];
+    std::snprintf(text, sizeof text, "%.17g", *options.budget_s);
+    args.insert(args.end(), {"--budget-s", text});
+  }
+  if (options.threads > 0) args.insert(args.end(), {"--threads", std::to_string(options.threads)});
+  for (const auto& path : options.corpus) args.insert(args.end(), {"--corpus", path.string()});
+  if (!options.preempt) args.emplace_back("--no-preempt");
+  return args;
+}
+
+}  // namespace frugal_demo

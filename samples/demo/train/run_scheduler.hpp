@@ -1,0 +1,38 @@
+// The run's frugal_scheduler, built from the plan: the cosine LR schedule
+// for both plans (so the ledger prices both the same way), plus the
+// checkpoint_cadence and spot_phase policies for the frugal plan.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "frugal/frugal.h"
+#include "frugal/sdk/host.hpp"
+#include "run_plan.hpp"
+
+namespace frugal_demo {
+
+struct Decision {
+  double lr = 0;
+  std::uint32_t checkpoint = FRUGAL_CHECKPOINT_NONE;
+  std::uint32_t resource = FRUGAL_RESOURCE_RESERVED;
+  std::string reason;
+};
+
+class RunScheduler {
+ public:
+  RunScheduler(frugal_context* context, const RunPlan& plan);
+
+  Decision step(const frugal_telemetry& telemetry);
+  frugal_cost_ledger ledger() const;
+  // Counts as a checkpoint in the ledger: call it while taking one.
+  std::vector<std::uint8_t> export_state();
+  void import_state(std::span<const std::uint8_t> state);
+
+ private:
+  frugal::host::SchedulerPtr scheduler_;
+};
+
+}  // namespace frugal_demo
