@@ -18,9 +18,10 @@ namespace {
 
 constexpr double kWidth = 900.0;
 constexpr double kLeft = 70.0, kRight = 20.0;
-constexpr double kLossTop = 80.0, kLossHeight = 300.0;
+constexpr double kLegendTop = 46.0, kLegendRow = 18.0;
+constexpr double kLossTop = 104.0, kLossHeight = 300.0;
 constexpr double kCostTop = kLossTop + kLossHeight + 60.0, kCostHeight = 170.0;
-constexpr double kHeight = kCostTop + kCostHeight + 50.0;
+constexpr double kHeight = kCostTop + kCostHeight + 64.0;
 constexpr const char* kBaselineColour = "#3b6fb6";
 constexpr const char* kFrugalColour = "#e0702c";
 constexpr const char* kPreemptColour = "#c62828";
@@ -72,11 +73,16 @@ std::string polyline(const Panel& p, const Curve& c, const char* colour, double 
       colour, width, opacity, points, xml_escaped(name));
 }
 
-// The frugal run's events on its eval curve (its training curve when it
-// has no evals): checkpoints, kills and restarts.
-std::string markers(const Panel& loss, const Panel& cost, const RunMetrics& run, const Curve& on) {
+// The frugal run's checkpoints, kills and restarts, marked on its curve.
+std::string markers(const Panel& loss, const Panel& cost, const RunMetrics& run, const Curve& eval, const Curve& train) {
   std::string out;
-  const auto y_at = [&](double clock) { return loss.py(std::clamp(value_at(on, clock).value_or(loss.y.lo), loss.y.lo, loss.y.hi)); };
+  // On the eval curve within its clock range; before the first eval (or
+  // without evals) on the training curve, which starts at the first step.
+  const auto y_at = [&](double clock) {
+    const bool on_eval = !eval.empty() && clock >= eval.front().x;
+    const double v = value_at(on_eval ? eval : train, clock).value_or(loss.y.lo);
+    return loss.py(std::clamp(v, loss.y.lo, loss.y.hi));
+  };
   for (const auto& s : run.steps) {
     if (s.checkpoint.empty()) continue;
     const bool full = s.checkpoint == "full";
@@ -124,11 +130,17 @@ std::string legend() {
       {fmt::format("<path d=\"M9 -6 l5 9 l-10 0 z\" fill=\"{}\"/>", kRestartColour), "restart (resume)"},
   };
   std::string out = "<g id=\"legend\" font-size=\"11\">\n";
-  double x = kLeft;
+  double x = kLeft, y = kLegendTop;
   for (const auto& item : items) {
-    out += fmt::format("<g transform=\"translate({:.1f} 46)\">{}<text x=\"24\" y=\"4\">{}</text></g>\n", x, item.swatch,
-                       item.label);
-    x += 30.0 + 6.2 * static_cast<double>(std::string_view(item.label).size());
+    // ~6.5 px a character at 11 px sans-serif: wrap before the right edge.
+    const double width = 34.0 + 6.5 * static_cast<double>(std::string_view(item.label).size());
+    if (x + width > kWidth - kRight) {
+      x = kLeft;
+      y += kLegendRow;
+    }
+    out += fmt::format("<g transform=\"translate({:.1f} {:.1f})\">{}<text x=\"24\" y=\"4\">{}</text></g>\n", x, y,
+                       item.swatch, item.label);
+    x += width;
   }
   return out + "</g>\n";
 }
@@ -182,7 +194,7 @@ void write_report_svg(const RunMetrics& baseline, const RunMetrics& frugal, cons
   out += frame(cost, "Cumulative simulated cost vs job clock", "dollars");
   out += polyline(cost, base_cost, kBaselineColour, 2.0, 1.0, "baseline dollars");
   out += polyline(cost, frugal_cost, kFrugalColour, 2.0, 1.0, "frugal dollars");
-  out += markers(loss, cost, frugal, frugal_eval.empty() ? frugal_train : frugal_eval);
+  out += markers(loss, cost, frugal, frugal_eval, frugal_train);
   out += fmt::format(
       "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"#555555\">blue: baseline (padded, dense, fp32, reserved); "
       "orange: frugal (packed, MoE, FP8 QAT, spot then reserved)</text>\n",
