@@ -83,6 +83,7 @@ std::vector<std::uint8_t> encode_checkpoint_metadata(const CheckpointMetadata& m
   w.u64(static_cast<std::uint64_t>(m.adam_steps));
   w.u64(static_cast<std::uint64_t>(m.tokens));
   w.u64(std::bit_cast<std::uint64_t>(m.last_loss));
+  w.u32(m.resource);
   w.blob(m.data_cursor);
   w.blob(m.router_state);
   w.blob(m.quant_state);
@@ -104,11 +105,15 @@ CheckpointMetadata decode_checkpoint_metadata(std::span<const std::uint8_t> byte
   m.adam_steps = static_cast<std::int64_t>(r.u64("AdamW steps"));
   m.tokens = static_cast<std::int64_t>(r.u64("tokens"));
   m.last_loss = std::bit_cast<double>(r.u64("last loss"));
+  m.resource = r.u32("capacity class");
   m.data_cursor = r.blob("data cursor");
   m.router_state = r.blob("router state");
   m.quant_state = r.blob("quantizer state");
   m.scheduler_state = r.blob("scheduler state");
   if (!r.done()) throw std::runtime_error("checkpoint metadata has trailing bytes after the scheduler state");
+  if (m.resource != 1 && m.resource != 2)  // FRUGAL_RESOURCE_SPOT, FRUGAL_RESOURCE_RESERVED
+    throw std::runtime_error("checkpoint metadata: capacity class " + std::to_string(m.resource) +
+                             " is neither spot (1) nor reserved (2)");
   if (m.adam_steps < 0 || m.tokens < 0 || static_cast<std::uint64_t>(m.adam_steps) != m.step)
     throw std::runtime_error("checkpoint metadata: AdamW steps " + std::to_string(m.adam_steps) +
                              " do not match step " + std::to_string(m.step));

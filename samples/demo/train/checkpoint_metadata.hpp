@@ -16,6 +16,7 @@ struct CheckpointMetadata {
   std::int64_t adam_steps = 0;   // AdamW's own count (bias correction)
   std::int64_t tokens = 0;       // real tokens trained so far (telemetry)
   double last_loss = 0;          // training loss of the last step
+  std::uint32_t resource = 0;    // frugal_resource_class the job was running on
   std::vector<std::uint8_t> data_cursor;      // BatchSource::cursor()
   std::vector<std::uint8_t> router_state;     // empty without MoE
   std::vector<std::uint8_t> quant_state;      // empty without FP8

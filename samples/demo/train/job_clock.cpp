@@ -28,6 +28,7 @@ JobClock JobClock::open_or_start(const std::filesystem::path& start_file, double
                                " is malformed (expected 'start_unix_ns <integer>')");
     return JobClock(start, time_scale);
   }
+  std::filesystem::create_directories(start_file.parent_path());
   const std::int64_t start = unix_now_ns();
   const std::filesystem::path partial = start_file.string() + ".partial";
   {

@@ -13,7 +13,8 @@ namespace frugal_demo {
 
 class JobClock {
  public:
-  // Reads `start_file`, or creates it with the current time when absent.
+  // Reads `start_file`, or creates it (and its directory) with the current
+  // time when absent.
   // Throws std::runtime_error naming the file when it is unreadable or malformed.
   static JobClock open_or_start(const std::filesystem::path& start_file, double time_scale);
 

@@ -20,7 +20,7 @@ constexpr double kFullBudgetS = 200;
 // function of the options alone (every attempt computes the same
 // schedule) and runs that are faster or slower simply end further along
 // or short of the decay.
-constexpr double kNominalStepsPerSecond = 6;
+constexpr double kNominalStepsPerSecond = 12;
 
 std::string fixed(double value, int digits) {
   char text[48];
@@ -49,7 +49,7 @@ RunPlan common_plan(const DemoOptions& options) {
   plan.warmup_steps = std::max<std::int64_t>(5, plan.total_steps / 20);
   plan.full_every_steps = options.quick ? 25 : 100;
   plan.eval_every_steps = options.quick ? 10 : 25;
-  plan.downtime_s = options.quick ? 1.5 : 5;
+  plan.downtime_s = options.quick ? 1.0 : 5;
   return plan;
 }
 

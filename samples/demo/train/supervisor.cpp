@@ -37,12 +37,6 @@ WorkerProgress read_progress(const std::filesystem::path& run_dir) {
   return progress;
 }
 
-// The run's clock, started here (before the first worker) when new.
-JobClock start_clock(const std::filesystem::path& run_dir, double time_scale) {
-  std::filesystem::create_directories(run_dir);
-  return JobClock::open_or_start(run_dir / "start.txt", time_scale);
-}
-
 // A hard kill lands at least this many steps after the worker's last
 // checkpoint, so the demo always shows work lost to it (and steps a
 // resumed attempt recomputes).
@@ -55,7 +49,9 @@ class RunSupervisor {
         plan_(plan),
         executable_(std::move(executable)),
         dir_(options.out / plan.name),
-        clock_(start_clock(dir_, plan.time_scale)) {}
+        // Started here, before the first worker: the job begins when the
+        // supervisor asks for capacity.
+        clock_(JobClock::open_or_start(dir_ / "start.txt", plan.time_scale)) {}
 
   void run() {
     int attempt = 0;

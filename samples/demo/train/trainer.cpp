@@ -136,9 +136,9 @@ void Trainer::resume_if_possible() {
   last_loss_ = meta.last_loss;
   restarted_ = true;
   restored_step_ = step_;
-  // The scheduler resumes on the capacity the job had at the checkpoint.
-  const auto ledger = scheduler_.ledger();
-  last_record_s_ = ledger.wall_s;
+  // The job comes back on the capacity its scheduler had chosen by then.
+  resource_ = meta.resource;
+  last_record_s_ = scheduler_.ledger().wall_s;
   replay_losses_ = previous_losses(dir_, attempt_, step_);
   metrics_.event(clock_.now_s(), "resume", step_, restored->name);
   std::printf("  %-8s attempt %d resumes from checkpoint %s at step %lld%s\n", plan_.name.c_str(), attempt_,
@@ -181,6 +181,7 @@ std::vector<std::uint8_t> Trainer::metadata() {
   meta.adam_steps = optimizer_.steps();
   meta.tokens = tokens_;
   meta.last_loss = last_loss_;
+  meta.resource = resource_;
   meta.data_cursor = source_->cursor();
   if (router_) meta.router_state = router_->export_state();
   if (quant_) meta.quant_state = quant_->export_state();
