@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <functional>
 #include <random>
 #include <span>
@@ -13,16 +12,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "test_seed.hpp"
+
 namespace demo_test {
 
-// A fresh seed per run: a failure prints it (CAPTURE); setting
-// FRUGAL_TEST_SEED to that number replays the failing case.
-inline std::uint64_t fresh_seed() {
-  if (const char* fixed = std::getenv("FRUGAL_TEST_SEED"); fixed != nullptr && *fixed != '\0')
-    return std::strtoull(fixed, nullptr, 0);
-  std::random_device rd;
-  return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
-}
+// A fresh seed per run, printed on failure; FRUGAL_TEST_SEED replays it.
+inline std::uint64_t fresh_seed() { return frugal_test::test_seed(); }
 
 inline void fill_uniform(std::span<double> out, std::mt19937_64& rng, double lo = -1.0, double hi = 1.0) {
   std::uniform_real_distribution<double> dist(lo, hi);

@@ -8,6 +8,8 @@
 // x * fixed_scale.
 #include <catch2/catch.hpp>
 
+#include "test_seed.hpp"
+
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -56,7 +58,7 @@ std::vector<Combo> all_combos() {
   return out;
 }
 
-std::uint32_t fresh_seed() { return std::random_device{}(); }
+std::uint32_t fresh_seed() { return frugal_test::test_seed32(); }
 
 float format_max(ElementFormat f) {
   switch (f) {

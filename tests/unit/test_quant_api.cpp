@@ -5,6 +5,8 @@
 // options. The delayed recipe's state is in test_quant_api_state.cpp.
 #include <catch2/catch.hpp>
 
+#include "test_seed.hpp"
+
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -187,7 +189,7 @@ TEST_CASE("quantize, fake, output_t and dequantize through the C API equal the o
   auto context = quant_context();
   const Case& c = kCases[static_cast<std::size_t>(GENERATE(range(0, static_cast<int>(std::size(kCases)))))];
   const int32_t dtype = GENERATE(FRUGAL_DTYPE_FLOAT32, FRUGAL_DTYPE_BFLOAT16, FRUGAL_DTYPE_FLOAT16);
-  const uint32_t seed = std::random_device{}();
+  const uint32_t seed = frugal_test::test_seed32();
   INFO(case_name(c) << " input dtype " << dtype << " seed " << seed);
   auto q = make_quantizer(context.get(), c);
   const frugal_quant_layout layout = layout_of(q.get());
@@ -250,7 +252,7 @@ TEST_CASE("quantize, fake, output_t and dequantize through the C API equal the o
 
 TEST_CASE("gemm on CPU tensors equals the ops library for fp32, bf16 and FP8 outputs") {
   auto context = quant_context();
-  const uint32_t seed = std::random_device{}();
+  const uint32_t seed = frugal_test::test_seed32();
   INFO("seed " << seed);
   auto qa = make_quantizer(context.get(), kCases[1]);  // e5m2 current
   auto qb = make_quantizer(context.get(), Case{"e4m3", "current", nullptr, 0, ops::ElementFormat::e4m3,

@@ -6,6 +6,8 @@
 // truncated or mismatched blob is an error that leaves the state alone.
 #include <catch2/catch.hpp>
 
+#include "test_seed.hpp"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -107,7 +109,7 @@ std::vector<uint8_t> export_blob(frugal_quantizer* q) {
 TEST_CASE("delayed scaling with max over a history of 3 follows the hand-computed scales") {
   auto context = quant_context();
   auto q = delayed(context.get(), 3, "max", 0);
-  const uint32_t seed = std::random_device{}();
+  const uint32_t seed = frugal_test::test_seed32();
   INFO("seed " << seed);
   // History (most recent last) after each call, and the scale it gives:
   //   [2] 224, [2 7] 64, [2 7 1] 64, [7 1 .5] 64, [1 .5 3.5] 128,
@@ -130,7 +132,7 @@ TEST_CASE("delayed scaling with max over a history of 3 follows the hand-compute
 TEST_CASE("delayed scaling with most_recent and margin 1 follows the hand-computed scales") {
   auto context = quant_context();
   auto q = delayed(context.get(), 16, "most_recent", 1);
-  const uint32_t seed = std::random_device{}();
+  const uint32_t seed = frugal_test::test_seed32();
   INFO("seed " << seed);
   // scale = 448 / 2 / amax of the call before; an all-zero call keeps it.
   check_sequence(q.get(),
@@ -145,7 +147,7 @@ TEST_CASE("concurrent quantize calls on one delayed quantizer each record their 
   // comes from the largest amax, whichever thread recorded it and when.
   auto context = quant_context();
   auto q = delayed(context.get(), 256, "max", 0);
-  const uint32_t seed = std::random_device{}();
+  const uint32_t seed = frugal_test::test_seed32();
   INFO("seed " << seed);
   constexpr int kThreads = 4, kCalls = 20;
   {
@@ -167,7 +169,7 @@ TEST_CASE("concurrent quantize calls on one delayed quantizer each record their 
 
 TEST_CASE("export_state and import_state carry the delayed state exactly") {
   auto context = quant_context();
-  const uint32_t seed = std::random_device{}();
+  const uint32_t seed = frugal_test::test_seed32();
   INFO("seed " << seed);
   std::mt19937 rng(seed);
   auto a = delayed(context.get(), 4, "max", 0);
