@@ -105,9 +105,17 @@ SIGNATURES = {
     "frugal_quantizer_scale_shape": (_ERR, [_H, c_int64, c_int64, POINTER(c_int64)]),
     "frugal_quantizer_quantize": (_ERR, [_H, POINTER(t.QuantizeArgs)]),
     "frugal_quantizer_dequantize": (_ERR, [_H, _TENSOR, _TENSOR, c_void_p]),
+    "frugal_quantizer_gemm": (_ERR, [_H, POINTER(t.QuantGemmArgs)]),
     "frugal_quantizer_export_state": (_ERR, [_H, c_void_p, c_size_t, POINTER(c_size_t)]),
     "frugal_quantizer_import_state": (_ERR, [_H, c_void_p, c_size_t]),
     "frugal_quantizer_destroy": (None, [_H]),
+    # loss_scaler.h
+    "frugal_loss_scaler_create": (_ERR, [_H, POINTER(_H)]),
+    "frugal_loss_scaler_scale": (c_double, [_H]),
+    "frugal_loss_scaler_update": (_ERR, [_H, c_int32, POINTER(c_int32)]),
+    "frugal_loss_scaler_get_state": (_ERR, [_H, POINTER(t.LossScalerState)]),
+    "frugal_loss_scaler_set_state": (_ERR, [_H, POINTER(t.LossScalerState)]),
+    "frugal_loss_scaler_destroy": (None, [_H]),
     # router.h
     "frugal_router_create": (_ERR, [_H, c_char_p, _H, POINTER(_H)]),
     "frugal_router_get_layout": (_ERR, [_H, POINTER(t.RouterLayout)]),

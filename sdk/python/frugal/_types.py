@@ -315,6 +315,34 @@ class QuantizeArgs(Structure):
     ]
 
 
+class QuantGemmArgs(Structure):
+    """frugal_quant_gemm_args: D = alpha * A * B^T over per-tensor FP8 operands."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("a", POINTER(FrugalTensor)),
+        ("b", POINTER(FrugalTensor)),
+        ("d", POINTER(FrugalTensor)),
+        ("stream", c_void_p),
+        ("alpha", c_float),
+        ("flags", c_uint32),
+    ]
+
+
+# --- loss_scaler.h -----------------------------------------------------------
+
+
+class LossScalerState(Structure):
+    """frugal_loss_scaler_state."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("scale", c_double),
+        ("clean_steps", c_int64),
+        ("skipped_steps", c_int64),
+    ]
+
+
 # --- router_vtable.h and router.h -------------------------------------------
 
 
@@ -590,6 +618,8 @@ C_STRUCTS = {
     "frugal_quant_layout": QuantLayout,
     "frugal_quant_zero_point_ext": QuantZeroPointExt,
     "frugal_quantize_args": QuantizeArgs,
+    "frugal_quant_gemm_args": QuantGemmArgs,
+    "frugal_loss_scaler_state": LossScalerState,
     "frugal_router_layout": RouterLayout,
     "frugal_route_plan": RoutePlan,
     "frugal_route_args": RouteArgs,

@@ -11,6 +11,11 @@ since neither numpy nor torch 1.13 has fp8 types.
 Inputs: [rows, cols] (N-D tensors are [prod(leading dims), last]; 1-D is one
 row) in float32, bfloat16 or float16, last dimension contiguous.
 
+``Quantizer.gemm(a, b)`` multiplies two per-tensor FP8 QuantizedTensors
+(D = alpha * A * B^T, fp32 accumulation) into a float32/bfloat16 tensor or
+an FP8 QuantizedTensor; ``QuantizedTensor.from_codes`` wraps codes and
+scales the caller already holds, without a copy.
+
 Thread-safety: calls on one quantizer may run concurrently when its
 strategy has STRATEGY_THREAD_SAFE (quant_fp8's do); close() must not race
 other calls. A QuantizedTensor is not synchronised: do not close it while
@@ -35,6 +40,8 @@ from .tensor import Tensor, TensorArgs, as_tensor, view_copy
 QUANTIZE_FREEZE_SCALE = 1 << 0
 #: frugal_quant_layout.flags: outputs carry an int8 zero point.
 QUANT_LAYOUT_ZERO_POINT = 1 << 0
+#: frugal_quant_gemm_args.flags: Hopper's fast FP8 accumulation (FRUGAL_GEMM_FAST_ACCUM).
+_GEMM_FAST_ACCUM = 1 << 0
 #: frugal_ext_header.type of frugal_quant_zero_point_ext.
 _EXT_QUANT_ZERO_POINT = 0x00020001
 
@@ -134,6 +141,44 @@ class QuantizedTensor:
         codes = view_copy(self.codes, self.layout.dtype)
         codes.quant = ctypes.pointer(meta)
         return codes, keep
+
+    @classmethod
+    def from_codes(cls, codes, scale_inv, dtype, *, scale=None, amax=None, scaling_mode=ScalingMode.CURRENT):
+        """Per-tensor FP8 (or INT8) codes the caller holds, with their dequantization factor, without a copy.
+
+        ``codes`` (any shape; uint8/int8 buffers stand for 8-bit float codes)
+        and ``scale_inv`` (float32, one element), optionally ``scale`` and
+        ``amax`` (float32, one element): frugal.Tensors (borrowed), DLPack
+        producers or buffers (imported until close()). ``dtype`` is the
+        codes' element type (e.g. DType.FLOAT8_E4M3FN); ``scaling_mode`` is
+        per-tensor (CURRENT or DELAYED). For :meth:`Quantizer.gemm` operands
+        and :meth:`Quantizer.dequantize`.
+        """
+        dtype = as_dtype(dtype)
+        owned = []
+        try:
+            tensors = []
+            for value, what in ((codes, "codes"), (scale_inv, "scale_inv"), (scale, "scale"), (amax, "amax")):
+                if value is None:
+                    tensors.append(None)
+                    continue
+                tensor, temporary = as_tensor(value, what)
+                if temporary:
+                    owned.append(tensor)
+                tensors.append(tensor)
+            if tensors[0].dtype != dtype and not (tensors[0].dtype.itemsize == dtype.itemsize == 1):
+                raise ValueError(f"codes: expected {dtype.name.lower()} (or an 8-bit integer buffer), "
+                                 f"got {tensors[0].dtype.name.lower()}")
+            for tensor, what in zip(tensors[1:], ("scale_inv", "scale", "amax")):
+                if tensor is not None and tensor.dtype != DType.FLOAT32:
+                    raise ValueError(f"{what}: expected float32, got {tensor.dtype.name.lower()}")
+        except BaseException:
+            while owned:
+                owned.pop().close()
+            raise
+        layout = QuantLayout(dtype=dtype, scaling_mode=ScalingMode(scaling_mode), block_rows=0, block_cols=0,
+                             scale_dtype=DType.FLOAT32, flags=0)
+        return cls(layout, tensors[0], tensors[1], tensors[2], tensors[3], None, owned)
 
     def close(self):
         """Releases the tensors it made or imported; a caller's frugal.Tensor stays open."""
@@ -238,6 +283,83 @@ class Quantizer(Handle):
         del keep
         return out
 
+    def gemm(self, a, b, out=None, *, alpha=1.0, dtype=None, scale=None, amax=None, fast_accum=False):
+        """D = alpha * A * B^T over per-tensor FP8 operands, fp32 accumulation (frugal_quantizer_gemm).
+
+        ``a`` [m, k] and ``b`` [n, k] are QuantizedTensors (from
+        :meth:`quantize` or :meth:`QuantizedTensor.from_codes`) with
+        per-tensor scales, E4M3FN or E5M2 (not both E5M2); any quantizer's
+        output is accepted, this quantizer only runs the GEMM. N-D operands
+        are [prod(leading dims), last].
+
+        D [m, n] is ``out`` (written in place: numpy array, torch tensor or
+        frugal.Tensor) or a new frugal Tensor of ``dtype`` (default float32).
+        float32 and bfloat16 D are returned as that tensor (``out`` itself
+        when given). An FP8 D (``dtype`` FLOAT8_E4M3FN/E5M2, or ``out`` of
+        that dtype; an 8-bit integer ``out`` with ``dtype`` naming the
+        format) needs ``scale`` (a positive float: D is multiplied by it
+        before the cast) and is returned as a QuantizedTensor whose
+        scale_inv is 1 / scale and whose amax (``amax``, written in place,
+        or a new one) receives the amax of D before scaling.
+        ``fast_accum`` asks for Hopper's fast FP8 accumulation (CUDA only).
+
+        Wrong shapes are FrugalError INVALID_ARGUMENT; block-scaled
+        operands, dtypes or devices the strategy has no GEMM for are
+        UNSUPPORTED; a strategy without a GEMM is UNIMPLEMENTED.
+        """
+        for operand, what in ((a, "a"), (b, "b")):
+            if not isinstance(operand, QuantizedTensor):
+                raise TypeError(f"{what} must be a frugal.QuantizedTensor (from quantize() or "
+                                f"QuantizedTensor.from_codes()), not {type(operand).__name__}")
+        m, _ = _rows_cols(a.shape, "a")
+        n, _ = _rows_cols(b.shape, "b")
+        call = t.sized(t.QuantGemmArgs, alpha=float(alpha), flags=_GEMM_FAST_ACCUM if fast_accum else 0)
+        outputs = _Outputs()
+        try:
+            target = None
+            if out is not None:
+                target, temporary = as_tensor(out, "out", writable=True)
+                if temporary:
+                    outputs.owned.append(target)
+            d_dtype = _gemm_output_dtype(target, dtype)
+            if d_dtype in _FP8:
+                if scale is None:
+                    raise ValueError(f"an {d_dtype.name.lower()} output needs scale (D is multiplied by it "
+                                     "before the cast)")
+                scale = float(scale)
+                if not (math.isfinite(scale) and scale > 0.0):
+                    raise ValueError(f"scale must be finite and > 0, got {scale!r}")
+                codes = outputs.take(target, "out", (m, n), d_dtype)
+                fwd = _scalar(outputs, scale)
+                inv = _scalar(outputs, 1.0 / scale)
+                peak = outputs.take(amax, "amax", (1,), DType.FLOAT32)
+                layout = QuantLayout(dtype=d_dtype, scaling_mode=ScalingMode.CURRENT, block_rows=0, block_cols=0,
+                                     scale_dtype=DType.FLOAT32, flags=0)
+                result = QuantizedTensor(layout, codes, inv, fwd, peak, None, outputs.owned)
+                d_view, keep_d = result._with_meta()
+                call.d = ctypes.pointer(d_view)
+            else:
+                if scale is not None or amax is not None:
+                    raise ValueError(f"scale and amax apply to an FP8 output, not {d_dtype.name.lower()}")
+                result = outputs.take(target, "out", (m, n), d_dtype)
+                keep_d = None
+                call.d = result.view
+            a_view, keep_a = a._with_meta()
+            b_view, keep_b = b._with_meta()
+            call.a = ctypes.pointer(a_view)
+            call.b = ctypes.pointer(b_view)
+            check(_lib.lib().frugal_quantizer_gemm(self.address, ctypes.byref(call)))
+            del keep_a, keep_b, keep_d
+        except BaseException:
+            outputs.close_all()
+            raise
+        if isinstance(result, QuantizedTensor):
+            return result
+        if out is not None:
+            outputs.close_all()  # the imported view of out; the caller's memory holds D
+            return out
+        return result
+
     def export_state(self):
         """The recipe state as bytes (checkpoint it with the model)."""
         return export_blob(_lib.lib().frugal_quantizer_export_state, self.address)
@@ -245,6 +367,32 @@ class Quantizer(Handle):
     def import_state(self, blob):
         """Restores a state exported by a quantizer with the same options."""
         import_blob(_lib.lib().frugal_quantizer_import_state, self.address, blob)
+
+
+_FP8 = (DType.FLOAT8_E4M3FN, DType.FLOAT8_E5M2)
+
+
+def _gemm_output_dtype(target, dtype):
+    """D's dtype: ``dtype`` when given (it must fit ``target``), else target's, else float32."""
+    if dtype is not None:
+        dtype = as_dtype(dtype)
+        if target is not None and target.dtype != dtype and not (target.dtype.itemsize == dtype.itemsize == 1):
+            raise ValueError(f"out: expected {dtype.name.lower()}, got {target.dtype.name.lower()}")
+        return dtype
+    if target is None:
+        return DType.FLOAT32
+    if target.dtype.itemsize == 1 and target.dtype not in _FP8:
+        raise ValueError(f"out is {target.dtype.name.lower()}: pass dtype=DType.FLOAT8_E4M3FN or "
+                         "DType.FLOAT8_E5M2 to say which FP8 format its bytes hold")
+    return target.dtype
+
+
+def _scalar(outputs, value):
+    """A new one-element float32 Tensor holding ``value``, owned by ``outputs``."""
+    tensor = Tensor.zeros((1,), DType.FLOAT32)
+    outputs.owned.append(tensor)
+    ctypes.c_float.from_address(tensor.data_ptr).value = value
+    return tensor
 
 
 class _Outputs:

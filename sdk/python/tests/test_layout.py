@@ -51,6 +51,20 @@ class LayoutTest(unittest.TestCase):
                 checked += 1
         self.assertGreater(checked, 200)
 
+    def test_the_probe_covers_the_gemm_and_loss_scaler_structs(self):
+        # Both are passed by pointer to C (frugal_quantizer_gemm, frugal_loss_scaler_get/set_state):
+        # the probe above must compare them, field by field.
+        for c_name, struct, fields in (
+            ("frugal_quant_gemm_args", _types.QuantGemmArgs,
+             ["struct_size", "a", "b", "d", "stream", "alpha", "flags"]),
+            ("frugal_loss_scaler_state", _types.LossScalerState,
+             ["struct_size", "scale", "clean_steps", "skipped_steps"]),
+        ):
+            self.assertIs(_types.C_STRUCTS.get(c_name), struct, c_name)
+            self.assertEqual([field for field, _ in struct._fields_], fields, c_name)
+        self.assertIn("frugal_quant_gemm_args", probe_source())
+        self.assertIn("offsetof(frugal_loss_scaler_state, skipped_steps)", probe_source())
+
 
 if __name__ == "__main__":
     unittest.main()
