@@ -67,6 +67,17 @@ pub struct PersistResult {
     pub persist_seconds: f64,
 }
 
+/// Outcome of an emergency save.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmergencyResult {
+    /// The emergency heartbeat's name.
+    pub name: String,
+    /// Its manifest was durable before the deadline.
+    pub committed: bool,
+    /// From the call to the commit (or to the deadline).
+    pub seconds: f64,
+}
+
 /// One checkpoint found in the store.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CkptInfo {
@@ -234,6 +245,30 @@ impl<'buf> CkptEngine<'buf> {
             wait_seconds: r.wait_seconds,
             snapshot_seconds: r.snapshot_seconds,
         })
+    }
+
+    /// Takes an emergency heartbeat (e.g. on a preemption notice, see
+    /// [`crate::preemption`]) for `step` with host `metadata` (copied), and
+    /// waits for it at most `deadline_seconds` (> 0, else
+    /// `ErrorCode::InvalidArgument`) from the call, an in-flight persist
+    /// included. A save that misses the deadline is reported with
+    /// `committed == false` and keeps persisting in the background.
+    pub fn emergency_save(&self, step: u64, metadata: &[u8], deadline_seconds: f64) -> Result<EmergencyResult> {
+        let args = sys::frugal_ckpt_save_args {
+            struct_size: size_of::<sys::frugal_ckpt_save_args>(),
+            // Ignored: an emergency save is always a heartbeat.
+            kind: sys::FRUGAL_CKPT_HEARTBEAT,
+            flags: 0,
+            step,
+            metadata: if metadata.is_empty() { ptr::null() } else { metadata.as_ptr() as *const c_void },
+            metadata_size: metadata.len() as u64,
+        };
+        // SAFETY: all-zero is a valid value of this plain C struct.
+        let mut r: sys::frugal_ckpt_emergency_result = unsafe { std::mem::zeroed() };
+        r.struct_size = size_of::<sys::frugal_ckpt_emergency_result>();
+        // SAFETY: live engine; registered memory is only read, as in save.
+        check(unsafe { sys::frugal_ckpt_emergency_save(self.raw.as_ptr(), &args, deadline_seconds, &mut r) })?;
+        Ok(EmergencyResult { name: fixed_str(&r.name), committed: r.committed != 0, seconds: r.seconds })
     }
 
     /// Blocks until no persist is in flight; returns the last persist's

@@ -1,8 +1,12 @@
 //! `Context`: a libfrugal context owning loaded plugins and the strategy
 //! registry.
 
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_void};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::ptr::{self, NonNull};
+use std::sync::{Mutex, RwLock};
 
 use crate::error::{check, Result};
 use crate::strings::{copy_c_str, to_c_string};
@@ -17,6 +21,8 @@ use crate::sys;
 /// which `Drop` guarantees (it needs the only owner).
 pub struct Context {
     raw: NonNull<sys::frugal_context>,
+    /// The installed log callback's slot, if any.
+    log_slot: Mutex<Option<&'static LogSlot>>,
 }
 
 // SAFETY: see the type's documentation (context.h, "Thread safety").
@@ -71,7 +77,10 @@ impl Context {
         // SAFETY: `raw` is a valid out pointer.
         check(unsafe { sys::frugal_context_create(&mut raw) })?;
         // The core never returns success without an object.
-        Ok(Context { raw: NonNull::new(raw).expect("frugal_context_create succeeded with NULL") })
+        Ok(Context {
+            raw: NonNull::new(raw).expect("frugal_context_create succeeded with NULL"),
+            log_slot: Mutex::new(None),
+        })
     }
 
     /// Loads the plugins of FRUGAL_PLUGIN_PATH, the built-in directory
@@ -142,23 +151,82 @@ impl Context {
     }
 
     fn strategy(&self, plugin: usize, index: usize) -> Result<StrategyInfo> {
-        // SAFETY: all-zero is a valid value of this plain C struct.
-        let mut info: sys::frugal_strategy_info = unsafe { std::mem::zeroed() };
-        info.struct_size = std::mem::size_of::<sys::frugal_strategy_info>();
+        let mut info = zeroed_strategy_info();
         // SAFETY: live context; `info` is caller-allocated with struct_size set.
         check(unsafe { sys::frugal_context_strategy_info(self.raw.as_ptr(), plugin, index, &mut info) })?;
-        // SAFETY: strings owned by the context (or static), alive during `&self`.
-        unsafe {
-            Ok(StrategyInfo {
-                kind: info.kind,
-                kind_name: copy_c_str(sys::frugal_strategy_kind_name(info.kind)),
-                flags: info.flags,
-                name: copy_c_str(info.name),
-                summary: copy_c_str(info.summary),
-                plugin_name: copy_c_str(info.plugin_name),
-                shadowed: info.shadowed != 0,
-            })
+        // SAFETY: strings owned by the context, alive during `&self`.
+        Ok(unsafe { strategy_of(&info) })
+    }
+
+    /// Looks a strategy up by kind (`sys::FRUGAL_KIND_*`) and name ("name"
+    /// or "plugin/name"). `ErrorCode::NotFound` names the kind and the
+    /// name and, for a short name, lists the available ones.
+    pub fn find_strategy(&self, kind: i32, name: &str) -> Result<StrategyInfo> {
+        let name = to_c_string("strategy name", name)?;
+        let mut info = zeroed_strategy_info();
+        // SAFETY: live context; `info` is caller-allocated with struct_size set.
+        check(unsafe { sys::frugal_context_find_strategy(self.raw.as_ptr(), kind, name.as_ptr(), &mut info) })?;
+        // SAFETY: strings owned by the context, alive during `&self`.
+        Ok(unsafe { strategy_of(&info) })
+    }
+
+    /// Installs `callback` as the log sink of this context and of every
+    /// plugin it loads (plugins already loaded switch too), for messages at
+    /// `min_level` or above. It receives the level, the source ("core",
+    /// the plugin name, or its file path while the name is unknown) and
+    /// the message.
+    ///
+    /// The callback may run on any thread that calls into frugal, several
+    /// at once, possibly while the context's lock is held: it must be
+    /// `Send + Sync` and must not call back into this context. A panic in
+    /// it is caught at the FFI boundary and the message dropped.
+    ///
+    /// Ownership: the context owns the closure and drops it when it is
+    /// replaced or when the context is dropped (after any call running it
+    /// has returned). Plugins can outlive the context (objects made from
+    /// it keep them loaded) and keep logging to this sink; a small slot
+    /// that outlives the closure (never freed, a few words per
+    /// installation) lets such late messages find no closure and be
+    /// dropped instead of reaching freed memory.
+    pub fn set_log_callback<F>(&self, min_level: LogLevel, callback: F) -> Result<()>
+    where
+        F: Fn(LogLevel, &str, &str) + Send + Sync + 'static,
+    {
+        let slot: &'static LogSlot = Box::leak(Box::new(LogSlot { callback: RwLock::new(Some(Box::new(callback))) }));
+        let user_data = slot as *const LogSlot as *mut c_void;
+        // Held across the C call, so concurrent installs leave the core and
+        // `log_slot` agreeing on the last one.
+        let mut current = self.log_slot.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: live context; `user_data` points to a slot that is never
+        // freed, as the header requires of it; the trampoline matches frugal_log_fn.
+        let installed = check(unsafe {
+            sys::frugal_context_set_log_callback(self.raw.as_ptr(), Some(log_trampoline), user_data, min_level.raw())
+        });
+        let retired = match installed {
+            Ok(()) => current.replace(slot),
+            // Not installed: the core never saw the new slot.
+            Err(_) => Some(slot),
+        };
+        drop(current);
+        if let Some(retired) = retired {
+            retired.clear();
         }
+        installed
+    }
+
+    /// Silences logging of this context and its plugins (the core has no
+    /// way back to its default stderr sink, short of a new context), and
+    /// drops an installed callback.
+    pub fn silence_log(&self) -> Result<()> {
+        let mut current = self.log_slot.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: live context; a NULL callback never reads user_data.
+        check(unsafe { sys::frugal_context_set_log_callback(self.raw.as_ptr(), None, ptr::null_mut(), sys::FRUGAL_LOG_OFF) })?;
+        let retired = current.take();
+        drop(current);
+        if let Some(retired) = retired {
+            retired.clear();
+        }
+        Ok(())
     }
 
     /// Every recorded load failure, oldest first.
@@ -190,5 +258,108 @@ impl Drop for Context {
     fn drop(&mut self) {
         // SAFETY: we own the context; `&mut self` excludes concurrent calls.
         unsafe { sys::frugal_context_destroy(self.raw.as_ptr()) }
+        // Plugins still loaded by other objects may log after this; they
+        // find the slot empty.
+        if let Some(slot) = self.log_slot.get_mut().unwrap_or_else(|e| e.into_inner()).take() {
+            slot.clear();
+        }
     }
+}
+
+fn zeroed_strategy_info() -> sys::frugal_strategy_info {
+    // SAFETY: all-zero is a valid value of this plain C struct.
+    let mut info: sys::frugal_strategy_info = unsafe { std::mem::zeroed() };
+    info.struct_size = std::mem::size_of::<sys::frugal_strategy_info>();
+    info
+}
+
+/// Copies a strategy description.
+///
+/// # Safety
+/// The strings of `info` are alive for the call.
+unsafe fn strategy_of(info: &sys::frugal_strategy_info) -> StrategyInfo {
+    StrategyInfo {
+        kind: info.kind,
+        kind_name: copy_c_str(sys::frugal_strategy_kind_name(info.kind)),
+        flags: info.flags,
+        name: copy_c_str(info.name),
+        summary: copy_c_str(info.summary),
+        plugin_name: copy_c_str(info.plugin_name),
+        shadowed: info.shadowed != 0,
+    }
+}
+
+/// A log level (frugal/types.h `frugal_log_level_values`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LogLevel {
+    Trace,
+    Debug,
+    Info,
+    Warn,
+    Error,
+    /// A level this binding does not name (from a newer core).
+    Other(i32),
+}
+
+impl LogLevel {
+    /// The level of a C value.
+    pub fn from_raw(raw: i32) -> LogLevel {
+        match raw {
+            sys::FRUGAL_LOG_TRACE => LogLevel::Trace,
+            sys::FRUGAL_LOG_DEBUG => LogLevel::Debug,
+            sys::FRUGAL_LOG_INFO => LogLevel::Info,
+            sys::FRUGAL_LOG_WARN => LogLevel::Warn,
+            sys::FRUGAL_LOG_ERROR => LogLevel::Error,
+            other => LogLevel::Other(other),
+        }
+    }
+
+    /// The C value (`sys::FRUGAL_LOG_*`).
+    pub fn raw(self) -> i32 {
+        match self {
+            LogLevel::Trace => sys::FRUGAL_LOG_TRACE,
+            LogLevel::Debug => sys::FRUGAL_LOG_DEBUG,
+            LogLevel::Info => sys::FRUGAL_LOG_INFO,
+            LogLevel::Warn => sys::FRUGAL_LOG_WARN,
+            LogLevel::Error => sys::FRUGAL_LOG_ERROR,
+            LogLevel::Other(raw) => raw,
+        }
+    }
+}
+
+type LogCallback = Box<dyn Fn(LogLevel, &str, &str) + Send + Sync>;
+
+/// What the core's `user_data` points to: never freed, so a plugin that
+/// logs after the context is gone still reads valid memory; the closure in
+/// it is owned by the context and taken out (under the write lock, so after
+/// any running call) when replaced or dropped.
+struct LogSlot {
+    callback: RwLock<Option<LogCallback>>,
+}
+
+impl LogSlot {
+    /// Drops the closure once no call is running it; later messages find none.
+    fn clear(&self) {
+        let taken = self.callback.write().unwrap_or_else(|e| e.into_inner()).take();
+        drop(taken);
+    }
+}
+
+/// The frugal_log_fn handed to the core: forwards to the slot's closure.
+unsafe extern "C" fn log_trampoline(user_data: *mut c_void, level: i32, source: *const c_char, message: *const c_char) {
+    // Nothing may unwind into C: a panic (in the closure, or in copying the
+    // strings) is caught and the message dropped.
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: user_data is a leaked LogSlot (set_log_callback), valid forever.
+        let slot = &*(user_data as *const LogSlot);
+        let guard = match slot.callback.read() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if let Some(callback) = guard.as_ref() {
+            // SAFETY: the core passes NUL-terminated strings valid during the call.
+            let (source, message) = (CStr::from_ptr(source).to_string_lossy(), CStr::from_ptr(message).to_string_lossy());
+            callback(LogLevel::from_raw(level), &source, &message);
+        }
+    }));
 }

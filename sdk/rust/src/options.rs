@@ -1,10 +1,47 @@
 //! `Options`: typed named values configuring a strategy.
 
+use std::os::raw::c_char;
 use std::ptr::{self, NonNull};
 
 use crate::error::{check, Result};
-use crate::strings::to_c_string;
+use crate::strings::{copy_c_str, to_c_string};
 use crate::sys;
+
+/// The type of an option value (frugal/types.h `frugal_option_type_values`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OptionType {
+    Int,
+    Double,
+    Bool,
+    String,
+    /// A value this binding does not name (from a newer core).
+    Other(i32),
+}
+
+impl OptionType {
+    /// The type of a C value; `None` for 0 (absent).
+    pub fn from_raw(raw: i32) -> Option<OptionType> {
+        match raw {
+            0 => None,
+            sys::FRUGAL_OPTION_INT => Some(OptionType::Int),
+            sys::FRUGAL_OPTION_DOUBLE => Some(OptionType::Double),
+            sys::FRUGAL_OPTION_BOOL => Some(OptionType::Bool),
+            sys::FRUGAL_OPTION_STRING => Some(OptionType::String),
+            other => Some(OptionType::Other(other)),
+        }
+    }
+
+    /// The C value (`sys::FRUGAL_OPTION_*`).
+    pub fn raw(self) -> i32 {
+        match self {
+            OptionType::Int => sys::FRUGAL_OPTION_INT,
+            OptionType::Double => sys::FRUGAL_OPTION_DOUBLE,
+            OptionType::Bool => sys::FRUGAL_OPTION_BOOL,
+            OptionType::String => sys::FRUGAL_OPTION_STRING,
+            OptionType::Other(raw) => raw,
+        }
+    }
+}
 
 /// A frugal options object, filled builder-style:
 /// `opts.set_int("max_len", 8)?.set_str("algo", "ffd")?;`
@@ -62,6 +99,81 @@ impl Options {
         // SAFETY: as in set_int; the value is copied too.
         check(unsafe { sys::frugal_options_set_string(self.raw.as_ptr(), c_name.as_ptr(), c_value.as_ptr()) })?;
         Ok(self)
+    }
+
+    /// Sets `name` from `text` as a command line or config file spells it,
+    /// independent of the locale: exactly "true"/"false" is a bool, a
+    /// decimal integer that fits i64 an int, any other decimal or exponent
+    /// number (also "inf", "nan") a double, anything else a string.
+    pub fn set_parsed(&mut self, name: &str, text: &str) -> Result<&mut Options> {
+        let c_name = to_c_string("option name", name)?;
+        let c_text = to_c_string(&format!("text of option '{}'", name), text)?;
+        // SAFETY: as in set_int; the text is read during the call.
+        check(unsafe { sys::frugal_options_set_parsed(self.raw.as_ptr(), c_name.as_ptr(), c_text.as_ptr()) })?;
+        Ok(self)
+    }
+
+    /// Reads `name` as an integer; `default` when it is absent. Another
+    /// type is `ErrorCode::InvalidArgument` naming the option and both types.
+    pub fn get_int(&self, name: &str, default: i64) -> Result<i64> {
+        let name = to_c_string("option name", name)?;
+        let mut out = 0i64;
+        // SAFETY: live object; getters may run concurrently; valid out pointer.
+        check(unsafe { sys::frugal_options_get_int(self.raw.as_ptr(), name.as_ptr(), default, &mut out) })?;
+        Ok(out)
+    }
+
+    /// Reads `name` as a double (an int converts); `default` when absent.
+    pub fn get_double(&self, name: &str, default: f64) -> Result<f64> {
+        let name = to_c_string("option name", name)?;
+        let mut out = 0f64;
+        // SAFETY: as in get_int.
+        check(unsafe { sys::frugal_options_get_double(self.raw.as_ptr(), name.as_ptr(), default, &mut out) })?;
+        Ok(out)
+    }
+
+    /// Reads `name` as a bool; `default` when absent.
+    pub fn get_bool(&self, name: &str, default: bool) -> Result<bool> {
+        let name = to_c_string("option name", name)?;
+        let mut out = 0i32;
+        // SAFETY: as in get_int.
+        check(unsafe { sys::frugal_options_get_bool(self.raw.as_ptr(), name.as_ptr(), i32::from(default), &mut out) })?;
+        Ok(out != 0)
+    }
+
+    /// Reads `name` as a string (copied out); `None` when it is absent.
+    pub fn get_str(&self, name: &str) -> Result<Option<String>> {
+        let name = to_c_string("option name", name)?;
+        let mut out: *const c_char = ptr::null();
+        // SAFETY: as in get_int; a NULL default comes back as NULL when absent.
+        check(unsafe { sys::frugal_options_get_string(self.raw.as_ptr(), name.as_ptr(), ptr::null(), &mut out) })?;
+        // SAFETY: owned by the options, unchanged while `&self` is held.
+        Ok(if out.is_null() { None } else { Some(unsafe { copy_c_str(out) }) })
+    }
+
+    /// The type of `name`, or `None` when it is absent.
+    pub fn value_type(&self, name: &str) -> Option<OptionType> {
+        // A name with a NUL cannot have been set.
+        let name = to_c_string("option name", name).ok()?;
+        // SAFETY: live object; never fails.
+        OptionType::from_raw(unsafe { sys::frugal_options_type(self.raw.as_ptr(), name.as_ptr()) })
+    }
+
+    /// The name and type of entry `index` (insertion order);
+    /// `ErrorCode::OutOfRange` when `index >= len()`.
+    pub fn entry(&self, index: usize) -> Result<(String, OptionType)> {
+        let mut name: *const c_char = ptr::null();
+        let mut type_ = 0i32;
+        // SAFETY: live object; valid out pointers.
+        check(unsafe { sys::frugal_options_entry(self.raw.as_ptr(), index, &mut name, &mut type_) })?;
+        // SAFETY: the name is owned by the options, alive during `&self`.
+        let name = unsafe { copy_c_str(name) };
+        Ok((name, OptionType::from_raw(type_).unwrap_or(OptionType::Other(0))))
+    }
+
+    /// Every entry's name and type, in insertion order.
+    pub fn entries(&self) -> Result<Vec<(String, OptionType)>> {
+        (0..self.len()).map(|i| self.entry(i)).collect()
     }
 
     /// Number of values held.

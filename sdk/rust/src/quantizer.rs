@@ -51,6 +51,40 @@ impl<'o, 'a> QuantizeOutputs<'o, 'a> {
     }
 }
 
+/// An FP8 operand of [`Quantizer::gemm`]: E4M3 or E5M2 codes `[rows, k]`
+/// and their per-tensor inverse scale (one f32), as a per-tensor
+/// quantize wrote them. Borrowed for the call only.
+pub struct GemmOperand<'o, 'a> {
+    pub codes: &'o TensorRef<'a>,
+    pub scale_inv: &'o TensorRef<'a>,
+    /// The producer's `sys::FRUGAL_SCALING_*`: DELAYED or CURRENT (the
+    /// GEMM takes per-tensor scales only).
+    pub scaling_mode: i32,
+}
+
+impl<'o, 'a> GemmOperand<'o, 'a> {
+    /// An operand quantized with per-tensor current scaling.
+    pub fn new(codes: &'o TensorRef<'a>, scale_inv: &'o TensorRef<'a>) -> GemmOperand<'o, 'a> {
+        GemmOperand { codes, scale_inv, scaling_mode: sys::FRUGAL_SCALING_CURRENT }
+    }
+}
+
+/// Where [`Quantizer::gemm`] writes D `[m, n]`: f32 or bf16, or FP8 (E4M3,
+/// E5M2), which needs `scale` (one f32, D is multiplied by it before the
+/// cast) and may take `amax` (one f32, receives max |D| before scaling).
+pub struct GemmOutput<'o, 'a> {
+    pub d: &'o mut TensorMut<'a>,
+    pub scale: Option<&'o TensorRef<'a>>,
+    pub amax: Option<&'o mut TensorMut<'a>>,
+}
+
+impl<'o, 'a> GemmOutput<'o, 'a> {
+    /// An f32 or bf16 D.
+    pub fn new(d: &'o mut TensorMut<'a>) -> GemmOutput<'o, 'a> {
+        GemmOutput { d, scale: None, amax: None }
+    }
+}
+
 /// A quantizer for one tensor stream. Dropping it calls
 /// `frugal_quantizer_destroy`; it may outlive its context.
 ///
@@ -173,6 +207,66 @@ impl Quantizer {
         let output_view = output.raw();
         // SAFETY: views of memory borrowed for the call; only output is written.
         check(unsafe { sys::frugal_quantizer_dequantize(self.raw.as_ptr(), &codes_view, &output_view, ptr::null_mut()) })
+    }
+
+    /// D = alpha * A * B^T over FP8 operands (`a` `[m, k]`, `b` `[n, k]`,
+    /// not both E5M2) with fp32 accumulation, on host tensors. The
+    /// operands may come from other quantizers; this one runs the GEMM.
+    /// `flags`: `sys::FRUGAL_GEMM_*`. `ErrorCode::Unimplemented` when the
+    /// strategy has no GEMM, `ErrorCode::Unsupported` for operands it
+    /// cannot multiply (block scales, both E5M2, other dtypes).
+    pub fn gemm(&self, a: &GemmOperand<'_, '_>, b: &GemmOperand<'_, '_>, out: GemmOutput<'_, '_>, alpha: f32, flags: u32) -> Result<()> {
+        let operand_meta = |scale_inv: &sys::frugal_tensor, mode: i32| sys::frugal_quant_meta {
+            struct_size: size_of::<sys::frugal_quant_meta>(),
+            scaling_mode: mode,
+            block_rows: 0,
+            block_cols: 0,
+            reserved: 0,
+            scale: ptr::null(),
+            scale_inv,
+            amax: ptr::null(),
+            ext: ptr::null(),
+        };
+        let a_scale_inv = a.scale_inv.raw();
+        let b_scale_inv = b.scale_inv.raw();
+        let a_meta = operand_meta(&a_scale_inv, a.scaling_mode);
+        let b_meta = operand_meta(&b_scale_inv, b.scaling_mode);
+        let mut a_view = a.codes.raw();
+        a_view.quant = &a_meta;
+        let mut b_view = b.codes.raw();
+        b_view.quant = &b_meta;
+
+        let d_scale = out.scale.map(|t| t.raw());
+        let d_amax = out.amax.map(|t| t.raw());
+        // The core fills the inverse scale's slot from `scale` (it does not
+        // write scale_inv); the output's scaling is per-tensor.
+        let d_meta = sys::frugal_quant_meta {
+            struct_size: size_of::<sys::frugal_quant_meta>(),
+            scaling_mode: sys::FRUGAL_SCALING_CURRENT,
+            block_rows: 0,
+            block_cols: 0,
+            reserved: 0,
+            scale: d_scale.as_ref().map_or(ptr::null(), |s| s as *const _),
+            scale_inv: ptr::null(),
+            amax: d_amax.as_ref().map_or(ptr::null(), |s| s as *const _),
+            ext: ptr::null(),
+        };
+        let mut d_view = out.d.raw();
+        if d_scale.is_some() || d_amax.is_some() {
+            d_view.quant = &d_meta;
+        }
+        let args = sys::frugal_quant_gemm_args {
+            struct_size: size_of::<sys::frugal_quant_gemm_args>(),
+            a: &a_view,
+            b: &b_view,
+            d: &d_view,
+            stream: ptr::null_mut(),
+            alpha,
+            flags,
+        };
+        // SAFETY: every view points at memory borrowed for this call (D and
+        // amax exclusively) and at shapes and metas alive until its end.
+        check(unsafe { sys::frugal_quantizer_gemm(self.raw.as_ptr(), &args) })
     }
 
     /// The recipe state (e.g. the amax history), to checkpoint with the model.

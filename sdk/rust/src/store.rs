@@ -44,6 +44,16 @@ impl Store {
         Ok(Store { raw: NonNull::new(raw).expect("frugal_store_open succeeded with NULL") })
     }
 
+    /// Checks `key` against the store key rules (1..1024 bytes of
+    /// '/'-separated components, each 1..255 bytes of `[A-Za-z0-9_.-]`
+    /// not starting with '.'); `ErrorCode::InvalidArgument` names the
+    /// offending component. Needs no store; thread-safe.
+    pub fn check_key(key: &str) -> Result<()> {
+        let key = to_c_string("store key", key)?;
+        // SAFETY: a NUL-terminated key read during the call.
+        check(unsafe { sys::frugal_store_check_key(key.as_ptr()) })
+    }
+
     /// Atomically and durably writes object `key`.
     pub fn put(&self, key: &str, data: &[u8]) -> Result<()> {
         let key = to_c_string("store key", key)?;

@@ -8,7 +8,7 @@ use std::marker::PhantomData;
 use std::mem::size_of;
 use std::os::raw::c_void;
 
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{check, Error, ErrorCode, Result};
 use crate::strings::copy_c_str;
 use crate::sys;
 
@@ -56,24 +56,26 @@ impl DType {
         }
     }
 
+    /// Every dtype this binding names, in the header's order.
+    pub const ALL: [DType; 13] = [
+        DType::F32,
+        DType::F16,
+        DType::BF16,
+        DType::F64,
+        DType::F8E4M3,
+        DType::F8E5M2,
+        DType::F8E8M0,
+        DType::I8,
+        DType::U8,
+        DType::I16,
+        DType::I32,
+        DType::I64,
+        DType::Bool,
+    ];
+
     /// The dtype of a C value; `None` for a value this binding does not name.
     pub fn from_raw(raw: i32) -> Option<DType> {
-        const ALL: [DType; 13] = [
-            DType::F32,
-            DType::F16,
-            DType::BF16,
-            DType::F64,
-            DType::F8E4M3,
-            DType::F8E5M2,
-            DType::F8E8M0,
-            DType::I8,
-            DType::U8,
-            DType::I16,
-            DType::I32,
-            DType::I64,
-            DType::Bool,
-        ];
-        ALL.iter().copied().find(|d| d.raw() == raw)
+        DType::ALL.iter().copied().find(|d| d.raw() == raw)
     }
 
     /// Bytes per element.
@@ -84,6 +86,12 @@ impl DType {
             DType::F16 | DType::BF16 | DType::I16 => 2,
             _ => 1,
         }
+    }
+
+    /// Bits per element, as the loaded libfrugal reports them.
+    pub fn bits(self) -> u32 {
+        // SAFETY: frugal_dtype_bits accepts any value.
+        unsafe { sys::frugal_dtype_bits(self.raw()) as u32 }
     }
 
     /// The core's stable name ("float32", "float8_e4m3fn", ...).
@@ -249,6 +257,16 @@ impl<'a> TensorRef<'a> {
         self.len == 0
     }
 
+    /// Has the core check the view (`frugal_tensor_validate`: dtype,
+    /// device, rank, extents). The constructors already enforce all of
+    /// it, so this returns `Ok` for every view this crate builds; it shows
+    /// the core and the binding agree on what a well-formed view is.
+    pub fn validate(&self) -> Result<()> {
+        let view = self.raw();
+        // SAFETY: `view` and the shape it points to are alive during the call.
+        check(unsafe { sys::frugal_tensor_validate(&view) })
+    }
+
     /// The C view, borrowing `self`'s shape: valid while `self` is. The
     /// core must only read through it.
     pub fn raw(&self) -> sys::frugal_tensor {
@@ -322,6 +340,11 @@ impl<'a> TensorMut<'a> {
         check_view::<T>(self.dtype, &self.shape, self.len)?;
         // SAFETY: as in as_slice; `&mut self` makes the borrow exclusive.
         Ok(unsafe { std::slice::from_raw_parts_mut(self.data as *mut T, self.len) })
+    }
+
+    /// As [`TensorRef::validate`].
+    pub fn validate(&self) -> Result<()> {
+        self.as_tensor_ref().validate()
     }
 
     /// A read-only view of the same memory, borrowing `self`.

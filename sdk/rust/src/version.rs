@@ -29,3 +29,10 @@ pub fn built_with_cuda() -> bool {
     // SAFETY: no arguments, never fails.
     unsafe { sys::frugal_built_with_cuda() != 0 }
 }
+
+/// Number of usable CUDA devices: 0 when libfrugal was built without CUDA,
+/// when no driver is installed or when no device is present.
+pub fn cuda_device_count() -> i32 {
+    // SAFETY: no arguments, never fails.
+    unsafe { sys::frugal_cuda_device_count() }
+}

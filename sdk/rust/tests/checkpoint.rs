@@ -1,6 +1,8 @@
 //! Checkpoints through the fs store: every byte and the metadata come
 //! back, restore by name, a corrupt shard is refused without touching the
-//! tensors, and missing checkpoints or tensors are native errors.
+//! tensors, an emergency heartbeat restores the same bytes, store keys are
+//! checked by the core's rules, and missing checkpoints or tensors are
+//! native errors.
 
 mod common;
 
@@ -139,4 +141,71 @@ fn missing_checkpoints_and_bad_stores_are_native_errors() {
     let err = Store::open(&context, "fs", None).err().unwrap();
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
     assert!(err.message().contains("root"), "{}", err.message());
+}
+
+#[test]
+fn an_emergency_save_commits_and_restores_the_same_bytes() {
+    let context = common::context();
+    let dir = TempDir::new("ckpt-emergency");
+    let store = fs_store(&context, &dir);
+    let mut weights: Vec<f32> = (0..1000).map(|i| (i as f32 * 0.37).cos()).collect();
+    let mut tokens = vec![11i64, 22, 33];
+    let expected = (weights.clone(), tokens.clone());
+
+    let mut engine = CkptEngine::new(&store, None).unwrap();
+    engine.register("model/weights", TensorMut::new(&mut weights, &[10, 100]).unwrap(), 0).unwrap();
+    engine.register("data/tokens", TensorMut::new(&mut tokens, &[3]).unwrap(), 0).unwrap();
+    // A regular save in flight first: the emergency save waits for it
+    // within the same deadline.
+    engine.save(CkptKind::Full, 1, b"regular", 0).unwrap();
+
+    let saved = engine.emergency_save(7, b"preempted", 30.0).unwrap();
+    assert!(saved.committed, "a local save commits well within 30 s");
+    assert!(!saved.name.is_empty());
+    assert!(saved.seconds >= 0.0 && saved.seconds < 30.0, "{}", saved.seconds);
+
+    let info = engine.verify(&saved.name).unwrap();
+    assert_eq!(info.status, sys::FRUGAL_CKPT_VALID, "{}", info.reason);
+    assert!(info.emergency);
+    assert_eq!((info.step, info.kind), (7, sys::FRUGAL_CKPT_HEARTBEAT));
+    let latest = engine.latest(sys::FRUGAL_CKPT_HEARTBEAT as u32).unwrap();
+    assert_eq!(latest.name, saved.name);
+
+    engine.tensor_mut::<f32>("model/weights").unwrap().iter_mut().for_each(|w| *w = -1.0);
+    engine.tensor_mut::<i64>("data/tokens").unwrap().copy_from_slice(&[0, 0, 0]);
+    let restored = engine.restore(None, sys::FRUGAL_CKPT_HEARTBEAT as u32).unwrap();
+    assert_eq!(restored.info.name, saved.name);
+    assert!(restored.info.emergency);
+    assert_eq!(restored.metadata, b"preempted");
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+    assert_eq!(bits(engine.tensor::<f32>("model/weights").unwrap()), bits(&expected.0));
+    assert_eq!(engine.tensor::<i64>("data/tokens").unwrap(), expected.1.as_slice());
+
+    let err = engine.emergency_save(8, b"", 0.0).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidArgument, "{}", err);
+    assert!(err.message().contains("deadline_seconds"), "{}", err.message());
+}
+
+#[test]
+fn store_keys_follow_the_core_rules() {
+    for good in ["a", "ckpt/00000001/manifest", "x.y-z_0/1"] {
+        Store::check_key(good).unwrap_or_else(|e| panic!("{:?} refused: {}", good, e));
+    }
+    let too_long = "a".repeat(sys::FRUGAL_STORE_KEY_MAX as usize + 1);
+    for (bad, mention) in [
+        ("../etc", ".."),
+        ("ok/.hidden", ".hidden"),
+        ("a//b", ""),
+        ("", ""),
+        ("sp ace", "sp ace"),
+        (too_long.as_str(), ""),
+    ] {
+        let err = Store::check_key(bad).expect_err(bad);
+        assert_eq!(err.code(), ErrorCode::InvalidArgument, "{:?}: {}", bad, err);
+        assert!(err.message().contains(mention), "{:?}: {}", bad, err.message());
+    }
+    // A NUL never reaches the core.
+    let err = Store::check_key("a\0b").unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidArgument);
+    assert!(err.message().contains("NUL"), "{}", err.message());
 }

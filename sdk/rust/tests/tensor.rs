@@ -68,3 +68,55 @@ fn dtype_names_and_sizes_come_from_the_core() {
     }
     assert_eq!(DType::from_raw(999), None);
 }
+
+#[test]
+fn dtype_bits_agree_with_the_binding_for_every_dtype() {
+    for dtype in DType::ALL {
+        assert_eq!(dtype.bits() as usize, dtype.size() * 8, "{:?}", dtype);
+    }
+    // SAFETY: a pure function of its argument.
+    assert_eq!(unsafe { sys::frugal_dtype_bits(999) }, 0, "an unknown dtype has 0 bits");
+}
+
+#[test]
+fn the_core_accepts_every_view_the_binding_builds_and_refuses_a_broken_one() {
+    let (bytes, halves, floats, longs) = ([0u8; 24], [0u16; 24], [0f32; 24], [0i64; 24]);
+    let (i8s, i16s, i32s, f64s) = ([0i8; 24], [0i16; 24], [0i32; 24], [0f64; 24]);
+    for dtype in DType::ALL {
+        for shape in [&[24][..], &[2, 3, 4], &[1, 1, 1, 1, 24], &[0, 5][..]] {
+            let n = shape.iter().product::<i64>() as usize;
+            let view = match dtype {
+                DType::F32 => TensorRef::new(&floats[..n], shape),
+                DType::F64 => TensorRef::new(&f64s[..n], shape),
+                DType::I8 => TensorRef::new(&i8s[..n], shape),
+                DType::I16 => TensorRef::new(&i16s[..n], shape),
+                DType::I32 => TensorRef::new(&i32s[..n], shape),
+                DType::I64 => TensorRef::new(&longs[..n], shape),
+                DType::F16 | DType::BF16 => TensorRef::with_dtype(&halves[..n], dtype, shape),
+                _ => TensorRef::with_dtype(&bytes[..n], dtype, shape),
+            }
+            .unwrap();
+            assert_eq!(view.dtype(), dtype);
+            view.validate().unwrap_or_else(|e| panic!("{:?} {:?}: {}", dtype, shape, e));
+        }
+    }
+    let mut data = [0f32; 6];
+    TensorMut::new(&mut data, &[3, 2]).unwrap().validate().unwrap();
+
+    // The core's checks, seen through the raw layer: a negative extent and
+    // an unknown dtype are INVALID_ARGUMENT naming the field.
+    let view = TensorRef::new(&data, &[6]).unwrap();
+    let bad_shape = [-6i64];
+    let mut raw = view.raw();
+    raw.shape = bad_shape.as_ptr();
+    // SAFETY: `raw` and `bad_shape` outlive the call; the data is not read.
+    let err = unsafe { frugal::Error::from_raw(sys::frugal_tensor_validate(&raw)) };
+    assert_eq!(err.code(), ErrorCode::InvalidArgument, "{}", err);
+    assert!(err.message().contains("shape"), "{}", err.message());
+    let mut raw = view.raw();
+    raw.dtype = 999;
+    // SAFETY: as above.
+    let err = unsafe { frugal::Error::from_raw(sys::frugal_tensor_validate(&raw)) };
+    assert_eq!(err.code(), ErrorCode::InvalidArgument, "{}", err);
+    assert!(err.message().contains("dtype"), "{}", err.message());
+}

@@ -45,6 +45,15 @@ pub const FRUGAL_OPTION_DOUBLE: i32 = 2;
 pub const FRUGAL_OPTION_BOOL: i32 = 3;
 pub const FRUGAL_OPTION_STRING: i32 = 4;
 
+/// frugal_log_level_values. `FRUGAL_LOG_OFF` is only a threshold; new
+/// levels are added below it.
+pub const FRUGAL_LOG_TRACE: i32 = 0;
+pub const FRUGAL_LOG_DEBUG: i32 = 1;
+pub const FRUGAL_LOG_INFO: i32 = 2;
+pub const FRUGAL_LOG_WARN: i32 = 3;
+pub const FRUGAL_LOG_ERROR: i32 = 4;
+pub const FRUGAL_LOG_OFF: i32 = 1000;
+
 /// frugal_strategy_kind_values.
 pub const FRUGAL_KIND_ROUTER: i32 = 1;
 pub const FRUGAL_KIND_QUANTIZER: i32 = 2;
