@@ -25,3 +25,23 @@ func frugalGoStoreListVisit(handle C.uintptr_t, key *C.char, size C.uint64_t) C.
 	visit(C.GoString(key), uint64(size))
 	return 0
 }
+
+//export frugalGoLog
+func frugalGoLog(handle C.uintptr_t, level C.int32_t, source, message *C.char) {
+	// A message may arrive after SetLogCallback replaced the handle or the
+	// context was closed: lookupLog then finds nothing and it is dropped,
+	// rather than reading a deleted handle (which would panic).
+	if fn := lookupLog(cgo.Handle(handle)); fn != nil {
+		fn(LogLevel(level), C.GoString(source), C.GoString(message))
+	}
+}
+
+//export frugalGoRelease
+func frugalGoRelease(handle C.uintptr_t) {
+	// libfrugal runs a release function exactly once, so the handle is
+	// deleted here.
+	h := cgo.Handle(handle)
+	release := h.Value().(func())
+	h.Delete()
+	release()
+}

@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"runtime/cgo"
+	"time"
 	"unsafe"
 )
 
@@ -125,6 +126,40 @@ func (e *CkptEngine) Save(kind CkptKind, step uint64, metadata []byte, flags uin
 		Wait:     seconds(r.wait_seconds),
 		Snapshot: seconds(r.snapshot_seconds),
 	}, nil
+}
+
+// EmergencyResult is the outcome of CkptEngine.EmergencySave.
+type EmergencyResult struct {
+	// Name of the emergency heartbeat ("" when an in-flight persist used
+	// up the whole deadline before it could start).
+	Name string
+	// Committed is true when its manifest was durable before the deadline.
+	Committed bool
+	// Elapsed runs from the call to the commit (or to the deadline).
+	Elapsed time.Duration
+}
+
+// EmergencySave takes an emergency heartbeat (a CkptHeartbeat marked
+// Emergency: what a preemption notice leaves time for) at step, with
+// metadata bytes (copied), and waits for it at most deadline from the
+// call (e.g. 110s of AWS's 120-second notice, 25s of GCP's 30); an
+// in-flight persist is waited for first, within the same deadline. Missing
+// the deadline is not an error: Committed is false, and the save keeps
+// persisting in the background (and still commits if the process
+// survives). deadline <= 0 is CodeInvalidArgument.
+func (e *CkptEngine) EmergencySave(step uint64, metadata []byte, deadline time.Duration) (EmergencyResult, error) {
+	if e.ptr == nil {
+		return EmergencyResult{}, closedError("checkpoint engine")
+	}
+	var r C.frugal_ckpt_emergency_result
+	r.struct_size = C.sizeof_frugal_ckpt_emergency_result
+	// The metadata crosses as a direct argument; the shim builds the args.
+	err := takeError(C.frugal_go_ckpt_emergency_save(e.ptr, C.uint64_t(step), firstOf(metadata),
+		C.uint64_t(len(metadata)), C.double(deadline.Seconds()), &r))
+	if err != nil {
+		return EmergencyResult{}, err
+	}
+	return EmergencyResult{Name: C.GoString(&r.name[0]), Committed: r.committed != 0, Elapsed: seconds(r.seconds)}, nil
 }
 
 // Wait blocks until no persist is in flight and returns the last persist's

@@ -6,7 +6,10 @@ package frugal
 */
 import "C"
 
-import "unsafe"
+import (
+	"runtime/cgo"
+	"unsafe"
+)
 
 // Discovery flags for Context.DiscoverPlugins (FRUGAL_DISCOVER_* in
 // frugal/context.h).
@@ -28,6 +31,9 @@ const (
 // must not run concurrently with any other call on the same context.
 type Context struct {
 	ptr *C.frugal_context
+	// logHandle is the cgo handle of the Go log callback (0: none); see
+	// SetLogCallback.
+	logHandle cgo.Handle
 }
 
 // NewContext creates a context with no plugins loaded and libfrugal's
@@ -45,6 +51,8 @@ func (c *Context) Close() error {
 	if c.ptr != nil {
 		C.frugal_context_destroy(c.ptr)
 		c.ptr = nil
+		forgetLogHandle(c.logHandle)
+		c.logHandle = 0
 	}
 	return nil
 }

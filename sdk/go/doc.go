@@ -1,8 +1,10 @@
 // Package frugal binds libfrugal's C99 ABI (abi/include/frugal/*.h) for Go
 // with cgo and the standard library only.
 //
-// Handles: Context (plugins), Options, Schedule, Packer and PackPlan,
-// Quantizer, Router, Scheduler, Store, CkptEngine and CTensor.
+// Handles: Context (plugins, logging), Options, Schedule, Packer, PackPlan
+// and PackStream, Quantizer (with its FP8 GEMM), Router, Scheduler,
+// LossScaler, Store, CkptEngine, CTensor and ManagedTensor (DLPack).
+// Preemption notices are process-wide functions (PreemptionNotify, ...).
 //
 // Ownership: every handle owns one C object and releases it in Close.
 // Close is idempotent and must be called: there is no finalizer, because a
@@ -24,8 +26,10 @@
 // checkpoint engine's registered tensors) must be C memory: CTensor.
 // Everything C owns (strings, plan arrays, decision reasons) is copied
 // into Go values before a method returns; strings go to C through
-// C.CString and are freed before the method returns; list callbacks reach
-// Go through runtime/cgo handles, never Go pointers.
+// C.CString and are freed before the method returns; callbacks (lists,
+// logging, DLPack release functions) reach Go through runtime/cgo handles,
+// never Go pointers. Only C memory is exported through DLPack
+// (ManagedTensor), since its consumer keeps the pointer.
 //
 // Errors: every failing frugal call surfaces as an *Error carrying the
 // frugal code and message; use errors.As to read them. Tensors are checked

@@ -15,7 +15,8 @@ import "unsafe"
 // closed or reused right after.
 //
 // Thread safety: setters and Close need exclusive access; do not share one
-// Options being written between goroutines.
+// Options being written between goroutines. Getters (Get*, Type, Count,
+// Entry) may run concurrently with each other.
 type Options struct {
 	ptr *C.frugal_options
 }
@@ -38,7 +39,7 @@ func (o *Options) Close() error {
 	return nil
 }
 
-// set runs one setter with the name converted to a C string that is freed
+// set runs one setter or getter with the name converted to a C string that is freed
 // before returning (libfrugal copies names and values).
 func (o *Options) set(name string, call func(cname *C.char) *C.frugal_error) error {
 	if o.ptr == nil {
@@ -119,3 +120,131 @@ func newStrategyArgs(ctx *Context, name string, opts *Options) (strategyArgs, er
 }
 
 func (a strategyArgs) free() { C.free(unsafe.Pointer(a.name)) }
+
+// OptionType is the type of an option value (frugal_option_type_values).
+type OptionType int32
+
+// Option types, as numbered in frugal/types.h; 0 means absent.
+const (
+	OptionAbsent OptionType = 0
+	OptionInt    OptionType = 1 // int64; may also be read as a float
+	OptionFloat  OptionType = 2 // double
+	OptionBool   OptionType = 3
+	OptionString OptionType = 4
+)
+
+// String returns "int", "double", "bool", "string" or "absent".
+func (t OptionType) String() string {
+	switch t {
+	case OptionAbsent:
+		return "absent"
+	case OptionInt:
+		return "int"
+	case OptionFloat:
+		return "double"
+	case OptionBool:
+		return "bool"
+	case OptionString:
+		return "string"
+	}
+	return "unknown"
+}
+
+// SetParsed sets name from text spelled as on a command line, whatever the
+// locale: exactly "true"/"false" is a bool, a decimal integer that fits
+// int64 an int, a decimal or exponent number ("inf", "nan", integers
+// beyond int64) a float, anything else (a leading '+' or surrounding
+// spaces included) a string.
+func (o *Options) SetParsed(name, text string) error {
+	ctext := C.CString(text)
+	defer C.free(unsafe.Pointer(ctext))
+	return o.set(name, func(cname *C.char) *C.frugal_error {
+		return C.frugal_options_set_parsed(o.ptr, cname, ctext)
+	})
+}
+
+// Type returns the type of name, or OptionAbsent when it is not set (or
+// the options are closed).
+func (o *Options) Type(name string) OptionType {
+	if o.ptr == nil {
+		return OptionAbsent
+	}
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	return OptionType(C.frugal_options_type(o.ptr, cname))
+}
+
+// Count returns the number of values held (0 once closed).
+func (o *Options) Count() int {
+	if o.ptr == nil {
+		return 0
+	}
+	return int(C.frugal_options_count(o.ptr))
+}
+
+// Entry returns the name and type of the value at index (insertion order;
+// setting a name again keeps its position). CodeOutOfRange when index >=
+// Count.
+func (o *Options) Entry(index int) (string, OptionType, error) {
+	if o.ptr == nil {
+		return "", OptionAbsent, closedError("options")
+	}
+	if index < 0 {
+		return "", OptionAbsent, &Error{Code: CodeOutOfRange, Message: "option index out of range"}
+	}
+	var name *C.char
+	var typ C.int32_t
+	if err := takeError(C.frugal_options_entry(o.ptr, C.size_t(index), &name, &typ)); err != nil {
+		return "", OptionAbsent, err
+	}
+	// The name belongs to the options: copy it.
+	return C.GoString(name), OptionType(typ), nil
+}
+
+// GetInt reads name as an int64, or returns def when it is absent. Another
+// type is CodeInvalidArgument naming the option, its type and int.
+func (o *Options) GetInt(name string, def int64) (int64, error) {
+	var out C.int64_t
+	err := o.set(name, func(cname *C.char) *C.frugal_error {
+		return C.frugal_options_get_int(o.ptr, cname, C.int64_t(def), &out)
+	})
+	return int64(out), err
+}
+
+// GetFloat reads name as a float64 (an int converts), or returns def when
+// it is absent. Another type is CodeInvalidArgument.
+func (o *Options) GetFloat(name string, def float64) (float64, error) {
+	var out C.double
+	err := o.set(name, func(cname *C.char) *C.frugal_error {
+		return C.frugal_options_get_double(o.ptr, cname, C.double(def), &out)
+	})
+	return float64(out), err
+}
+
+// GetBool reads name as a bool, or returns def when it is absent. Another
+// type is CodeInvalidArgument.
+func (o *Options) GetBool(name string, def bool) (bool, error) {
+	var cdef, out C.int32_t
+	if def {
+		cdef = 1
+	}
+	err := o.set(name, func(cname *C.char) *C.frugal_error {
+		return C.frugal_options_get_bool(o.ptr, cname, cdef, &out)
+	})
+	return out != 0, err
+}
+
+// GetString reads name as a string (copied into Go), or returns def when
+// it is absent. Another type is CodeInvalidArgument.
+func (o *Options) GetString(name, def string) (string, error) {
+	cdef := C.CString(def)
+	defer C.free(unsafe.Pointer(cdef))
+	var out *C.char
+	err := o.set(name, func(cname *C.char) *C.frugal_error {
+		return C.frugal_options_get_string(o.ptr, cname, cdef, &out)
+	})
+	if err != nil {
+		return "", err
+	}
+	return C.GoString(out), nil
+}

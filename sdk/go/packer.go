@@ -6,7 +6,10 @@ package frugal
 */
 import "C"
 
-import "unsafe"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // Packer turns sequence lengths into pack plans: an instance of a
 // KindPacker strategy (the built-in one is "packer_seq").
@@ -52,6 +55,28 @@ func (p *Packer) Pack(lengths []int64) (*PackPlan, error) {
 	}
 	var out *C.frugal_pack_plan
 	if err := takeError(C.frugal_packer_pack(p.ptr, first, C.size_t(len(lengths)), &out)); err != nil {
+		return nil, err
+	}
+	return newPackPlan(out)
+}
+
+// PackHistogram packs a length histogram: counts[b] sequences of
+// lengths[b] tokens each. Sequences are numbered in bin order (bin 0's get
+// ids 0..counts[0]-1, and so on). Lengths must be >= 1 and counts >= 0
+// with a positive sum; a length may appear in several bins. The slices
+// cross for the call only; different lengths are CodeInvalidArgument.
+func (p *Packer) PackHistogram(lengths, counts []int64) (*PackPlan, error) {
+	if p.ptr == nil {
+		return nil, closedError("packer")
+	}
+	if len(lengths) != len(counts) {
+		return nil, &Error{Code: CodeInvalidArgument,
+			Message: fmt.Sprintf("histogram: %d lengths but %d counts", len(lengths), len(counts))}
+	}
+	var out *C.frugal_pack_plan
+	err := takeError(C.frugal_packer_pack_histogram(p.ptr, (*C.int64_t)(firstOf(lengths)),
+		(*C.int64_t)(firstOf(counts)), C.size_t(len(lengths)), &out))
+	if err != nil {
 		return nil, err
 	}
 	return newPackPlan(out)

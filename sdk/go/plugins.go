@@ -1,9 +1,12 @@
 package frugal
 
 /*
+#include <stdlib.h>
 #include "frugal/context.h"
 */
 import "C"
+
+import "unsafe"
 
 // Kind is the family of a strategy (frugal_strategy_kind_values).
 type Kind int32
@@ -99,14 +102,69 @@ func (c *Context) strategies(plugin, count int) ([]StrategyInfo, error) {
 		if err := takeError(C.frugal_context_strategy_info(c.ptr, C.size_t(plugin), C.size_t(s), &info)); err != nil {
 			return nil, err
 		}
-		out = append(out, StrategyInfo{
-			Kind:       Kind(info.kind),
-			Flags:      uint32(info.flags),
-			Name:       C.GoString(info.name),
-			Summary:    C.GoString(info.summary),
-			PluginName: C.GoString(info.plugin_name),
-			Shadowed:   info.shadowed != 0,
-		})
+		out = append(out, strategyInfoFromC(&info))
+	}
+	return out, nil
+}
+
+// String returns libfrugal's stable lower-case name of the kind
+// ("schedule", ...), or "unknown".
+func (k Kind) String() string { return C.GoString(C.frugal_strategy_kind_name(C.int32_t(k))) }
+
+func strategyInfoFromC(info *C.frugal_strategy_info) StrategyInfo {
+	return StrategyInfo{
+		Kind:       Kind(info.kind),
+		Flags:      uint32(info.flags),
+		Name:       C.GoString(info.name),
+		Summary:    C.GoString(info.summary),
+		PluginName: C.GoString(info.plugin_name),
+		Shadowed:   info.shadowed != 0,
+	}
+}
+
+// FindStrategy looks strategy name ("name" or "plugin/name") of kind up
+// among the loaded plugins. CodeNotFound names the kind and the name (and,
+// for a short name, lists the available ones).
+func (c *Context) FindStrategy(kind Kind, name string) (StrategyInfo, error) {
+	if c.ptr == nil {
+		return StrategyInfo{}, closedError("context")
+	}
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	var info C.frugal_strategy_info
+	info.struct_size = C.sizeof_frugal_strategy_info
+	if err := takeError(C.frugal_context_find_strategy(c.ptr, C.int32_t(kind), cname, &info)); err != nil {
+		return StrategyInfo{}, err
+	}
+	return strategyInfoFromC(&info), nil
+}
+
+// LoadFailure is a plugin file (or directory) that failed to load,
+// copied out of the context.
+type LoadFailure struct {
+	// Path as given or found (not canonical).
+	Path string
+	// Message says why, in one line.
+	Message string
+	// Code is the error the load failed with.
+	Code Code
+}
+
+// LoadFailures lists the recorded load failures, oldest first. They
+// accumulate over discoveries and LoadPlugin calls and are never cleared.
+func (c *Context) LoadFailures() ([]LoadFailure, error) {
+	if c.ptr == nil {
+		return nil, closedError("context")
+	}
+	count := int(C.frugal_context_load_failure_count(c.ptr))
+	out := make([]LoadFailure, 0, count)
+	for i := 0; i < count; i++ {
+		var info C.frugal_load_failure_info
+		info.struct_size = C.sizeof_frugal_load_failure_info
+		if err := takeError(C.frugal_context_load_failure(c.ptr, C.size_t(i), &info)); err != nil {
+			return nil, err
+		}
+		out = append(out, LoadFailure{Path: C.GoString(info.path), Message: C.GoString(info.message), Code: Code(info.code)})
 	}
 	return out, nil
 }

@@ -255,6 +255,82 @@ func (q *Quantizer) Dequantize(input *Quantized, output Tensor) error {
 	return f.call(C.FRUGAL_GO_DEQUANTIZE, unsafe.Pointer(q.ptr))
 }
 
+// GemmArgs is one FP8 GEMM: D = Alpha * A * B^T ("TN": both operands
+// row-major with K contiguous), accumulated in float32.
+type GemmArgs struct {
+	// A is [m, k] and B is [n, k]: float8_e4m3fn or float8_e5m2 codes (not
+	// both e5m2) with per-tensor scales (delayed or current recipes: one
+	// ScaleInv element, the dequantization factor), as Quantize writes them.
+	// A and B may come from different quantizers. Scale and Amax are not
+	// read.
+	A, B *Quantized
+	// D receives the [m, n] product: float32 or bfloat16, or FP8 codes.
+	D Tensor
+	// DScale (float32, one element) is required for an FP8 D: the product
+	// is multiplied by it before the cast. Ignored otherwise.
+	DScale Tensor
+	// DAmax (float32, one element, optional, FP8 D only) receives the
+	// absolute maximum of the product before scaling.
+	DAmax Tensor
+	// Alpha multiplies the product; it must be finite. The zero value means
+	// 1 (a product scaled by 0 is never wanted), so the zero GemmArgs
+	// computes a plain product.
+	Alpha float32
+	// FastAccum allows Hopper's fast FP8 accumulation (fewer promotions to
+	// float32, less exact). The CPU GEMM ignores it.
+	FastAccum bool
+}
+
+// GEMM computes args.D from args.A and args.B. quant_fp8 implements it for
+// CPU tensors (every Go or C tensor of this package); a strategy without a
+// GEMM fails with CodeUnimplemented, and operands it has none for
+// (block-scaled ones, both e5m2) with CodeUnsupported. Every tensor is read
+// or written during the call only.
+func (q *Quantizer) GEMM(args GemmArgs) error {
+	if q.ptr == nil {
+		return closedError("quantizer")
+	}
+	if args.A == nil || args.B == nil {
+		return &Error{Code: CodeInvalidArgument, Message: "gemm: a and b are required"}
+	}
+	f, err := newCallFrame()
+	if err != nil {
+		return err
+	}
+	defer f.free()
+	// The operands' metas are per-tensor whatever this quantizer's own
+	// layout: the GEMM reads their scale_inv only, and delayed and current
+	// scaling describe the same single scale.
+	f.c.scaling_mode = C.int32_t(ScalingCurrent)
+	f.c.gemm_alpha = C.float(args.Alpha)
+	if args.Alpha == 0 {
+		f.c.gemm_alpha = 1
+	}
+	if args.FastAccum {
+		f.c.gemm_flags = C.FRUGAL_GEMM_FAST_ACCUM
+	}
+	if err := setQuantized(f, &Quantized{Codes: args.A.Codes, ScaleInv: args.A.ScaleInv}, "a", [5]int{0, 1, 2, 3, 12}); err != nil {
+		return err
+	}
+	if err := setQuantized(f, &Quantized{Codes: args.B.Codes, ScaleInv: args.B.ScaleInv}, "b", [5]int{4, 5, 6, 7, 12}); err != nil {
+		return err
+	}
+	if err := f.set(8, args.D, "d", true); err != nil {
+		return err
+	}
+	if isFP8(args.D.dtype) {
+		if err := f.set(10, args.DScale, "d.scale", false); err != nil {
+			return err
+		}
+		if err := f.set(11, args.DAmax, "d.amax", false); err != nil {
+			return err
+		}
+	}
+	return f.call(C.FRUGAL_GO_GEMM, unsafe.Pointer(q.ptr))
+}
+
+func isFP8(d DType) bool { return d == DTypeFloat8E4M3FN || d == DTypeFloat8E5M2 }
+
 // ExportState serialises the recipe state (checkpoint it with the model).
 func (q *Quantizer) ExportState() ([]byte, error) {
 	if q.ptr == nil {

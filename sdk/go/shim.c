@@ -10,6 +10,8 @@
 /* Implemented in Go (callbacks.go), reached through a cgo handle. */
 extern int32_t frugalGoCkptListVisit(uintptr_t handle, frugal_ckpt_info* info);
 extern int32_t frugalGoStoreListVisit(uintptr_t handle, char* key, uint64_t size);
+extern void frugalGoLog(uintptr_t handle, int32_t level, char* source, char* message);
+extern void frugalGoRelease(uintptr_t handle);
 
 /* Slots of the router plan tensors in a frame, in frugal_route_plan order. */
 enum { kPlanFirst = 1, kPlanCount = 12 };
@@ -138,6 +140,34 @@ static frugal_error* router_op(int32_t op, frugal_router* r, frugal_go_frame* fr
   return op == FRUGAL_GO_PERMUTE ? frugal_router_permute(r, &move) : frugal_router_combine(r, &move);
 }
 
+/*
+ * GEMM slots: 0 a codes, 1-3 a scale_inv, scale, amax; 4 b codes, 5-7 its
+ * scales; 8 d, 9-11 d scale_inv, scale, amax (d's meta only when one of
+ * them is given: FP8 outputs). Per-tensor metas with the frame's mode.
+ */
+static frugal_error* gemm(frugal_quantizer* q, frugal_go_frame* frame) {
+  frugal_quant_meta meta_a, meta_b, meta_d;
+  fill_meta(&meta_a, frame, 1, 2, 3);
+  fill_meta(&meta_b, frame, 5, 6, 7);
+  fill_meta(&meta_d, frame, 9, 10, 11);
+  frame->tensors[0].quant = &meta_a;
+  frame->tensors[4].quant = &meta_b;
+  if (frame->present[9] || frame->present[10] || frame->present[11]) frame->tensors[8].quant = &meta_d;
+  frugal_quant_gemm_args args;
+  memset(&args, 0, sizeof args);
+  args.struct_size = sizeof args;
+  args.a = slot(frame, 0);
+  args.b = slot(frame, 4);
+  args.d = slot(frame, 8);
+  args.alpha = frame->gemm_alpha;
+  args.flags = frame->gemm_flags;
+  frugal_error* err = frugal_quantizer_gemm(q, &args);
+  frame->tensors[0].quant = NULL;
+  frame->tensors[4].quant = NULL;
+  frame->tensors[8].quant = NULL;
+  return err;
+}
+
 frugal_error* frugal_go_call(int32_t op, void* handle, frugal_go_frame* frame, void* p0, void* p1, void* p2,
                              void* p3, void* p4, void* p5, void* p6, void* p7, void* p8, void* p9, void* p10,
                              void* p11, void* p12, void* p13, void* p14, void* p15) {
@@ -147,6 +177,7 @@ frugal_error* frugal_go_call(int32_t op, void* handle, frugal_go_frame* frame, v
   switch (op) {
     case FRUGAL_GO_QUANTIZE: err = quantize((frugal_quantizer*)handle, frame); break;
     case FRUGAL_GO_DEQUANTIZE: err = dequantize((frugal_quantizer*)handle, frame); break;
+    case FRUGAL_GO_GEMM: err = gemm((frugal_quantizer*)handle, frame); break;
     case FRUGAL_GO_ROUTE:
     case FRUGAL_GO_PERMUTE:
     case FRUGAL_GO_COMBINE:
@@ -186,4 +217,70 @@ static int32_t store_list_trampoline(void* user_data, const char* key, uint64_t 
 
 frugal_error* frugal_go_store_list(frugal_store* store, const char* prefix, uintptr_t handle) {
   return frugal_store_list(store, prefix, store_list_trampoline, (void*)handle);
+}
+
+frugal_error* frugal_go_ckpt_emergency_save(frugal_ckpt_engine* engine, uint64_t step, const void* metadata,
+                                            uint64_t metadata_size, double deadline_seconds,
+                                            frugal_ckpt_emergency_result* result) {
+  frugal_ckpt_save_args args;
+  memset(&args, 0, sizeof args);
+  args.struct_size = sizeof args;
+  args.kind = FRUGAL_CKPT_HEARTBEAT; /* ignored by the emergency save */
+  args.step = step;
+  args.metadata = metadata;
+  args.metadata_size = metadata_size;
+  return frugal_ckpt_emergency_save(engine, &args, deadline_seconds, result);
+}
+
+frugal_error* frugal_go_pack_gather(const frugal_pack_plan* plan, size_t pack, const int64_t* tokens,
+                                    const int64_t* sequence_offsets, size_t sequence_count, const int64_t* labels,
+                                    int64_t* out_tokens, int64_t* out_labels, size_t out_length, int64_t pad_token,
+                                    int64_t ignore_index, int32_t mask_first_label) {
+  frugal_pack_gather_args args;
+  memset(&args, 0, sizeof args);
+  args.struct_size = sizeof args;
+  args.tokens = tokens;
+  args.sequence_offsets = sequence_offsets;
+  args.sequence_count = sequence_count;
+  args.labels = labels;
+  args.out_tokens = out_tokens;
+  args.out_labels = out_labels;
+  args.out_length = out_length;
+  args.pad_token = pad_token;
+  args.ignore_index = ignore_index;
+  args.mask_first_label = mask_first_label;
+  return frugal_pack_plan_gather(plan, pack, &args);
+}
+
+static void log_trampoline(void* user_data, int32_t level, const char* source, const char* message) {
+  frugalGoLog((uintptr_t)user_data, level, (char*)source, (char*)message);
+}
+
+frugal_error* frugal_go_set_log_callback(frugal_context* context, int32_t enabled, uintptr_t handle,
+                                         int32_t min_level) {
+  if (!enabled) return frugal_context_set_log_callback(context, NULL, NULL, min_level);
+  return frugal_context_set_log_callback(context, log_trampoline, (void*)handle, min_level);
+}
+
+static void release_trampoline(void* user_data) { frugalGoRelease((uintptr_t)user_data); }
+
+frugal_error* frugal_go_managed_wrap(int32_t dtype, int32_t ndim, const int64_t* shape, void* data,
+                                     int32_t has_release, uintptr_t handle, frugal_managed_tensor** out) {
+  frugal_tensor view;
+  memset(&view, 0, sizeof view);
+  view.struct_size = sizeof view;
+  view.data = data;
+  view.dtype = dtype;
+  view.ndim = ndim;
+  view.device.type = FRUGAL_DEVICE_CPU;
+  view.shape = shape; /* copied by wrap */
+  return frugal_managed_tensor_wrap(&view, has_release ? release_trampoline : NULL, (void*)handle, out);
+}
+
+void frugal_go_dlpack_delete(frugal_dlpack_managed_tensor* tensor) {
+  if (tensor != NULL && tensor->deleter != NULL) tensor->deleter(tensor);
+}
+
+void frugal_go_dlpack_delete_versioned(frugal_dlpack_managed_tensor_versioned* tensor) {
+  if (tensor != NULL && tensor->deleter != NULL) tensor->deleter(tensor);
 }

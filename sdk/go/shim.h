@@ -39,6 +39,9 @@ typedef struct frugal_go_frame {
   uint32_t quantize_flags;
   /* Filled by FRUGAL_GO_ROUTE_STATS. */
   frugal_route_stats route_stats;
+  /* frugal_quant_gemm_args.alpha and .flags (FRUGAL_GO_GEMM). */
+  float gemm_alpha;
+  uint32_t gemm_flags;
 } frugal_go_frame;
 
 /* What frugal_go_call does; the frame slots each one reads are in shim.c. */
@@ -49,7 +52,8 @@ enum frugal_go_op {
   FRUGAL_GO_PERMUTE = 4,
   FRUGAL_GO_COMBINE = 5,
   FRUGAL_GO_ROUTE_STATS = 6,
-  FRUGAL_GO_ROUTER_UPDATE = 7
+  FRUGAL_GO_ROUTER_UPDATE = 7,
+  FRUGAL_GO_GEMM = 8
 };
 
 /* A zeroed frame with its shape pointers wired; NULL when out of memory. */
@@ -74,5 +78,40 @@ frugal_error* frugal_go_ckpt_list(frugal_ckpt_engine* engine, uint32_t flags, ui
 
 /* frugal_store_list reporting each key to the Go callback of cgo handle `handle`. */
 frugal_error* frugal_go_store_list(frugal_store* store, const char* prefix, uintptr_t handle);
+
+/* frugal_ckpt_emergency_save with the metadata bytes as a direct argument (args built here). */
+frugal_error* frugal_go_ckpt_emergency_save(frugal_ckpt_engine* engine, uint64_t step, const void* metadata,
+                                            uint64_t metadata_size, double deadline_seconds,
+                                            frugal_ckpt_emergency_result* result);
+
+/*
+ * frugal_pack_plan_gather with every array a direct argument; the args
+ * struct is built on this function's stack and never outlives the call.
+ */
+frugal_error* frugal_go_pack_gather(const frugal_pack_plan* plan, size_t pack, const int64_t* tokens,
+                                    const int64_t* sequence_offsets, size_t sequence_count, const int64_t* labels,
+                                    int64_t* out_tokens, int64_t* out_labels, size_t out_length, int64_t pad_token,
+                                    int64_t ignore_index, int32_t mask_first_label);
+
+/*
+ * frugal_context_set_log_callback delivering each message to the Go
+ * callback of cgo handle `handle`; enabled 0 silences logging (NULL sink).
+ */
+frugal_error* frugal_go_set_log_callback(frugal_context* context, int32_t enabled, uintptr_t handle,
+                                         int32_t min_level);
+
+/*
+ * frugal_managed_tensor_wrap over C memory `data` (never Go memory: the
+ * managed tensor keeps it) of dtype and shape (copied), compact row-major
+ * on the CPU. With has_release, the Go release function of cgo handle
+ * `handle` runs exactly once when the managed tensor or its DLPack export
+ * is destroyed.
+ */
+frugal_error* frugal_go_managed_wrap(int32_t dtype, int32_t ndim, const int64_t* shape, void* data,
+                                     int32_t has_release, uintptr_t handle, frugal_managed_tensor** out);
+
+/* Calls a DLPack capsule's deleter (if any): releases the capsule. */
+void frugal_go_dlpack_delete(frugal_dlpack_managed_tensor* tensor);
+void frugal_go_dlpack_delete_versioned(frugal_dlpack_managed_tensor_versioned* tensor);
 
 #endif /* FRUGAL_GO_SHIM_H_ */

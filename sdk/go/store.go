@@ -115,3 +115,12 @@ func (s *Store) Close() error {
 	}
 	return nil
 }
+
+// CheckStoreKey checks key against libfrugal's store key rules (the ones
+// every backend enforces): nil, or CodeInvalidArgument naming the
+// offending component.
+func CheckStoreKey(key string) error {
+	ckey := C.CString(key)
+	defer C.free(unsafe.Pointer(ckey))
+	return takeError(C.frugal_store_check_key(ckey))
+}

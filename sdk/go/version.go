@@ -23,3 +23,11 @@ func ABIVersion() (major, minor uint32) {
 
 // Version returns the release of the loaded libfrugal ("0.1.0").
 func Version() string { return C.GoString(C.frugal_version_string()) }
+
+// BuiltWithCUDA reports whether the loaded libfrugal was built with CUDA
+// support. Thread-safe.
+func BuiltWithCUDA() bool { return C.frugal_built_with_cuda() != 0 }
+
+// CUDADeviceCount returns the number of usable CUDA devices: 0 without
+// CUDA support, without a driver or without a device. Thread-safe.
+func CUDADeviceCount() int { return int(C.frugal_cuda_device_count()) }

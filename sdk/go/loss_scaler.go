@@ -1,0 +1,115 @@
+package frugal
+
+/*
+#include "frugal/loss_scaler.h"
+*/
+import "C"
+
+// LossScalerState is a loss scaler's state, for checkpoints
+// (frugal_loss_scaler_state).
+type LossScalerState struct {
+	// Scale is the current scale, in [min_scale, max_scale].
+	Scale float64
+	// CleanSteps counts steps since the last growth or overflow, in
+	// [0, growth_interval).
+	CleanSteps int64
+	// SkippedSteps counts steps skipped for overflow so far.
+	SkippedSteps int64
+}
+
+// LossScaler is dynamic loss scaling for FP16 and FP8 training, with the
+// semantics of PyTorch's GradScaler plus a floor and a ceiling: multiply
+// the loss by Scale before backward and the gradients by 1/Scale before
+// the optimizer step, then report with Update whether any gradient was NaN
+// or Inf. An overflow skips the step and multiplies the scale by
+// backoff_factor (not below min_scale); growth_interval clean steps in a
+// row multiply it by growth_factor (not above max_scale). Pure host
+// arithmetic in libfrugal's core: it needs no context or plugin.
+//
+// Ownership: created by NewLossScaler, released by Close.
+//
+// Thread safety: none; one goroutine at a time (libfrugal does not lock).
+type LossScaler struct {
+	ptr *C.frugal_loss_scaler
+}
+
+// NewLossScaler creates a loss scaler. opts (nil for defaults; read during
+// the call only): init_scale (float, 65536), growth_factor (> 1, 2),
+// backoff_factor (in (0, 1), 0.5), growth_interval (int >= 1, 2000),
+// min_scale (> 0, 1), max_scale (finite, 2^24), with min_scale <=
+// init_scale <= max_scale. An unknown or bad option is CodeInvalidArgument
+// naming it.
+func NewLossScaler(opts *Options) (*LossScaler, error) {
+	copts, err := optionsArg(opts)
+	if err != nil {
+		return nil, err
+	}
+	var out *C.frugal_loss_scaler
+	if err := takeError(C.frugal_loss_scaler_create(copts, &out)); err != nil {
+		return nil, err
+	}
+	return &LossScaler{ptr: out}, nil
+}
+
+// Scale returns the current scale (multiply the loss by it).
+func (s *LossScaler) Scale() (float64, error) {
+	if s.ptr == nil {
+		return 0, closedError("loss scaler")
+	}
+	return float64(C.frugal_loss_scaler_scale(s.ptr)), nil
+}
+
+// Update reports the step's outcome (foundInf: some gradient was NaN or
+// Inf) and updates the scale. It returns whether the optimizer step may be
+// applied: false after an overflow, when the step must be skipped.
+func (s *LossScaler) Update(foundInf bool) (bool, error) {
+	if s.ptr == nil {
+		return false, closedError("loss scaler")
+	}
+	var inf, apply C.int32_t
+	if foundInf {
+		inf = 1
+	}
+	if err := takeError(C.frugal_loss_scaler_update(s.ptr, inf, &apply)); err != nil {
+		return false, err
+	}
+	return apply != 0, nil
+}
+
+// State returns the state, for a checkpoint.
+func (s *LossScaler) State() (LossScalerState, error) {
+	if s.ptr == nil {
+		return LossScalerState{}, closedError("loss scaler")
+	}
+	var st C.frugal_loss_scaler_state
+	st.struct_size = C.sizeof_frugal_loss_scaler_state
+	if err := takeError(C.frugal_loss_scaler_get_state(s.ptr, &st)); err != nil {
+		return LossScalerState{}, err
+	}
+	return LossScalerState{Scale: float64(st.scale), CleanSteps: int64(st.clean_steps),
+		SkippedSteps: int64(st.skipped_steps)}, nil
+}
+
+// SetState restores a state (from a checkpoint). A state outside the
+// scaler's configuration is CodeInvalidArgument and changes nothing.
+func (s *LossScaler) SetState(state LossScalerState) error {
+	if s.ptr == nil {
+		return closedError("loss scaler")
+	}
+	// A plain struct of numbers in Go memory, read during the call only.
+	var st C.frugal_loss_scaler_state
+	st.struct_size = C.sizeof_frugal_loss_scaler_state
+	st.scale = C.double(state.Scale)
+	st.clean_steps = C.int64_t(state.CleanSteps)
+	st.skipped_steps = C.int64_t(state.SkippedSteps)
+	return takeError(C.frugal_loss_scaler_set_state(s.ptr, &st))
+}
+
+// Close destroys the scaler. Calling it again does nothing.
+func (s *LossScaler) Close() error {
+	if s.ptr != nil {
+		C.frugal_loss_scaler_destroy(s.ptr)
+		s.ptr = nil
+	}
+	return nil
+}
