@@ -26,7 +26,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 # Depends from what the binaries really need (readelf -d: libc6,
-# libstdc++6, libgcc-s1; the CUDA runtime is linked statically and the
+# libstdc++6, libgcc-s1, libfmt9; the CUDA runtime is linked statically and the
 # driver is dlopened, so no CUDA package). dpkg-shlibdeps (dpkg-dev) gives
 # the minimal versions; without it, the versions of Debian 12's toolchain.
 find_program(FRUGAL_DPKG_SHLIBDEPS dpkg-shlibdeps)
@@ -35,7 +35,7 @@ if(FRUGAL_DPKG_SHLIBDEPS)
   # The CLI needs libfrugal.so.1, which this very package ships.
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS "${CMAKE_LIBRARY_OUTPUT_DIRECTORY}")
 else()
-  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= 2.36), libstdc++6 (>= 12), libgcc-s1 (>= 3.0)")
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= 2.36), libstdc++6 (>= 12), libgcc-s1 (>= 3.0), libfmt9 (>= 9.1)")
 endif()
 
 include(CPack)

@@ -217,7 +217,7 @@ class InstallTree(unittest.TestCase):
         self.assertEqual(fields["Section"], "libdevel")
         self.assertIn("<", fields["Maintainer"])
         depends = {d.split()[0] for d in fields["Depends"].split(", ")}
-        self.assertEqual(depends, {"libc6", "libstdc++6", "libgcc-s1"})
+        self.assertEqual(depends, {"libc6", "libstdc++6", "libgcc-s1", "libfmt9"})
 
         root = os.path.join(self.tmp.name, "root")
         ok(self, run(["dpkg-deb", "-x", debs[0], root]))
