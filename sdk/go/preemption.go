@@ -19,12 +19,10 @@ import (
 // these functions are safe from any goroutine.
 //
 // libfrugal's own SIGTERM helper (frugal_preemption_install_sigterm) is
-// deliberately not wrapped. It installs a C handler with sigaction,
-// replacing the Go runtime's SIGTERM handler, without SA_ONSTACK: the Go
-// runtime requires SA_ONSTACK of any handler non-Go code installs in a Go
-// program (os/signal's documentation: without it, a signal arriving on a
-// goroutine stack is likely to crash the program), and the replaced
-// handler would also silently break os/signal.Notify for SIGTERM.
+// deliberately not wrapped. It installs a C handler with sigaction
+// (SA_ONSTACK, as the Go runtime requires of non-Go handlers), but that
+// handler replaces the Go runtime's own for SIGTERM, which would silently
+// break os/signal.Notify for SIGTERM in the rest of the program.
 // frugal_preemption_uninstall_sigterm is left out with it. Go programs
 // receive the signal the Go way instead: WatchPreemptionSignals (or
 // os/signal.Notify plus PreemptionNotify) records the same flag.

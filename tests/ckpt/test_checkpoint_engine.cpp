@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <csignal>
+#include <signal.h>  // sigaction (POSIX)
 #include <cstring>
 #include <string>
 
@@ -202,7 +203,14 @@ TEST_CASE("an emergency heartbeat reports that it committed before the deadline"
 
 TEST_CASE("the SIGTERM helper only records the notice") {
   frugal_preemption_clear();
+  struct sigaction before {};
+  REQUIRE(sigaction(SIGTERM, nullptr, &before) == 0);
   host::check(frugal_preemption_install_sigterm());
+  struct sigaction installed {};
+  REQUIRE(sigaction(SIGTERM, nullptr, &installed) == 0);
+  // SA_ONSTACK: runtimes with alternate signal stacks (Go) require it.
+  CHECK((installed.sa_flags & SA_ONSTACK) != 0);
+  CHECK((installed.sa_flags & SA_RESTART) != 0);
   CHECK(frugal_preemption_pending() == 0);
   REQUIRE(std::raise(SIGTERM) == 0);  // would kill the process without the helper
   CHECK(frugal_preemption_pending() == 1);
@@ -212,6 +220,12 @@ TEST_CASE("the SIGTERM helper only records the notice") {
   CHECK(frugal_preemption_pending() == 1);
   frugal_preemption_clear();
   frugal_preemption_uninstall_sigterm();
+  struct sigaction after {};
+  REQUIRE(sigaction(SIGTERM, nullptr, &after) == 0);
+  CHECK(after.sa_handler == before.sa_handler);  // the earlier disposition is back
+  frugal_preemption_uninstall_sigterm();        // without an install: nothing happens
+  REQUIRE(sigaction(SIGTERM, nullptr, &after) == 0);
+  CHECK(after.sa_handler == before.sa_handler);
 }
 
 TEST_CASE("inspect prints the manifest as JSON") {

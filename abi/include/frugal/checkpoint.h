@@ -297,11 +297,15 @@ FRUGAL_API frugal_error* frugal_ckpt_emergency_save(frugal_ckpt_engine* engine, 
  * Opt-in SIGTERM helper, process-wide: installs a handler that only
  * records the notice (async-signal-safe), replacing SIGTERM's default
  * termination. The host polls frugal_preemption_pending at a step boundary,
- * calls frugal_ckpt_emergency_save, then exits. Idempotent.
+ * calls frugal_ckpt_emergency_save, then exits. Idempotent. The handler is
+ * installed with SA_RESTART and SA_ONSTACK. It replaces the host's own
+ * SIGTERM handler: a runtime that watches signals itself (Go's os/signal,
+ * Python's signal module) should call frugal_preemption_notify from its
+ * own handler instead.
  */
 FRUGAL_API frugal_error* frugal_preemption_install_sigterm(void);
 
-/** Restores the SIGTERM disposition that was in place before install. */
+/** Restores the SIGTERM disposition that was in place before install; without a prior install, does nothing. */
 FRUGAL_API void frugal_preemption_uninstall_sigterm(void);
 
 /** Nonzero once a preemption notice arrived (SIGTERM or frugal_preemption_notify). */

@@ -200,6 +200,8 @@ FRUGAL_API frugal_error* frugal_pack_plan_varlen(const frugal_pack_plan* plan, s
  * pack's real tokens, usually max_len): 0, 1, ... restarting at each unit;
  * 0 in the padding after the last unit.
  *   out: // out, not NULL, `length` entries.
+ * FRUGAL_ERR_OUT_OF_RANGE when pack >= pack_count or length is below the
+ * pack's real tokens.
  */
 FRUGAL_API frugal_error* frugal_pack_plan_position_ids(const frugal_pack_plan* plan, size_t pack, int64_t* out,
                                                        size_t length);
@@ -208,6 +210,7 @@ FRUGAL_API frugal_error* frugal_pack_plan_position_ids(const frugal_pack_plan* p
  * Segment ids of pack `pack` as a row of `length` tokens: k+1 for every
  * token of the pack's k-th unit (k from 0), 0 for padding.
  *   out: // out, not NULL, `length` entries.
+ * FRUGAL_ERR_OUT_OF_RANGE as for frugal_pack_plan_position_ids.
  */
 FRUGAL_API frugal_error* frugal_pack_plan_segment_ids(const frugal_pack_plan* plan, size_t pack, int32_t* out,
                                                       size_t length);
@@ -220,6 +223,8 @@ FRUGAL_API frugal_error* frugal_pack_plan_segment_ids(const frugal_pack_plan* pl
  * sees padding. Costs side^2 bytes: prefer cu_seqlens where the kernel
  * takes it.
  *   out: // out, not NULL, side * side entries.
+ * FRUGAL_ERR_OUT_OF_RANGE when pack >= pack_count or side is below the
+ * pack's real tokens.
  */
 FRUGAL_API frugal_error* frugal_pack_plan_mask(const frugal_pack_plan* plan, size_t pack, uint8_t* out, size_t side);
 
@@ -232,7 +237,9 @@ typedef struct frugal_pack_gather_args {
   /**
    * sequence_count + 1 entries, not NULL: sequence s is tokens[
    * sequence_offsets[s] .. sequence_offsets[s+1]); non-decreasing. The
-   * plan's sequence ids index this array.
+   * plan's sequence ids index this array. The core has no length for
+   * `tokens` and `labels`: the caller guarantees every offset lies inside
+   * them (the language bindings check it before the call).
    */
   const int64_t* sequence_offsets;
   /** Number of sequences described by sequence_offsets. */
@@ -257,7 +264,9 @@ typedef struct frugal_pack_gather_args {
  * Builds the packed token (and label) row of pack `pack` from the caller's
  * arrays. FRUGAL_ERR_INVALID_ARGUMENT when a sequence id is not below
  * sequence_count or a sequence in the arrays is shorter than the plan
- * expects (it names the sequence and both lengths).
+ * expects (it names the sequence and both lengths);
+ * FRUGAL_ERR_OUT_OF_RANGE when pack >= pack_count or out_length is below
+ * the pack's real tokens.
  */
 FRUGAL_API frugal_error* frugal_pack_plan_gather(const frugal_pack_plan* plan, size_t pack,
                                                  const frugal_pack_gather_args* args);
