@@ -116,4 +116,8 @@ struct RunMetrics {
 // std::runtime_error naming file:line and the column.
 RunMetrics read_run_metrics(const std::filesystem::path& run_dir);
 
+// steps.csv alone, with the same rules: what a supervisor polling a live
+// worker needs, without re-reading the run's other files.
+std::vector<StepRecord> read_step_records(const std::filesystem::path& run_dir);
+
 }  // namespace frugal_demo

@@ -10,7 +10,7 @@
 namespace frugal_demo {
 namespace {
 
-void read_steps(const std::filesystem::path& dir, RunMetrics& m) {
+void read_steps(const std::filesystem::path& dir, std::vector<StepRecord>& steps) {
   const auto file = dir / kStepsFile;
   const auto t = CsvTable::read(file, {"attempt", "step", "clock_s", "real_tokens", "slots", "loss", "aux_loss", "lr",
                                        "resource", "price_per_node_hour", "nodes", "dollars", "checkpoint", "stall_s"});
@@ -33,7 +33,7 @@ void read_steps(const std::filesystem::path& dir, RunMetrics& m) {
     r.stall_s = t->number(row, "stall_s");
     if (r.step < 1 || r.real_tokens < 0 || r.slots < r.real_tokens)
       throw std::runtime_error(fmt::format("{}:{}: need step >= 1 and 0 <= real_tokens <= slots", file.string(), row.line));
-    m.steps.push_back(std::move(r));
+    steps.push_back(std::move(r));
   }
 }
 
@@ -112,10 +112,16 @@ void read_run_info(const std::filesystem::path& dir, RunMetrics& m) {
 
 }  // namespace
 
+std::vector<StepRecord> read_step_records(const std::filesystem::path& run_dir) {
+  std::vector<StepRecord> steps;
+  read_steps(run_dir, steps);
+  return steps;
+}
+
 RunMetrics read_run_metrics(const std::filesystem::path& run_dir) {
   RunMetrics m;
   m.dir = run_dir;
-  read_steps(run_dir, m);
+  read_steps(run_dir, m.steps);
   read_evals(run_dir, m);
   read_events(run_dir, m);
   read_experts(run_dir, m);

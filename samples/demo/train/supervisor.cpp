@@ -28,7 +28,7 @@ struct WorkerProgress {
 WorkerProgress read_progress(const std::filesystem::path& run_dir) {
   WorkerProgress progress;
   if (!std::filesystem::exists(run_dir / kStepsFile)) return progress;
-  for (const StepRecord& row : read_run_metrics(run_dir).steps) {
+  for (const StepRecord& row : read_step_records(run_dir)) {
     progress.step = row.step;
     progress.on_spot = row.resource == "spot";
     progress.attempt = row.attempt;

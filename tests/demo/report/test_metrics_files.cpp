@@ -106,6 +106,30 @@ TEST_CASE("metrics written by several attempts read back record by record") {
   CHECK(m.run_info[1] == std::pair<std::string, std::string>{"time_scale", "2"});
 }
 
+TEST_CASE("steps alone read back as in the whole run, without the other files") {
+  TempDir tmp;
+  demo_report_test::write_frugal_run(tmp.path());
+  const auto whole = read_run_metrics(tmp.path());
+  // A live worker's directory: only steps.csv so far, and an eval file
+  // whose last line is malformed must not matter to a steps-only read.
+  for (const auto& entry : std::filesystem::directory_iterator(tmp.path()))
+    if (entry.path().filename() != kStepsFile) std::filesystem::remove(entry.path());
+  append_text(tmp.path() / kEvalFile, "not,a,header\nx\n");
+  const auto steps = read_step_records(tmp.path());
+  REQUIRE(steps.size() == whole.steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    CAPTURE(i);
+    CHECK(steps[i].attempt == whole.steps[i].attempt);
+    CHECK(steps[i].step == whole.steps[i].step);
+    CHECK(steps[i].loss == whole.steps[i].loss);
+    CHECK(steps[i].resource == whole.steps[i].resource);
+    CHECK(steps[i].checkpoint == whole.steps[i].checkpoint);
+  }
+  CHECK(read_error(tmp.path()) != "no error");  // the whole-run reader does read evals.csv
+  std::filesystem::remove(tmp.path() / kStepsFile);
+  CHECK_THROWS_WITH(read_step_records(tmp.path()), Catch::Contains("steps.csv: missing"));
+}
+
 TEST_CASE("text fields with commas and quotes survive the round trip") {
   TempDir tmp;
   {
