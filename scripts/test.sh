@@ -42,10 +42,11 @@ if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== build + tests (TSan) =="
   # Without CUDA too: no device here to run the kernels on, and nvcc twice
   # would double the slowest part of the build. Only the tests that run
-  # threads (tests/CMakeLists.txt, CONCURRENT): single-threaded code has no
-  # races to find, and building it a third time took minutes.
+  # threads (tests/CMakeLists.txt, CONCURRENT), the demo model's thread
+  # pool and its plugin-backed strategies included: single-threaded code has
+  # no races to find, and building it a third time took minutes.
   FRUGAL_BUILD_TARGET=frugal_concurrent_tests scripts/build.sh build-tsan -DCMAKE_BUILD_TYPE=Debug \
-    -DFRUGAL_SANITIZE=thread -DFRUGAL_WITH_CUDA=OFF -DFRUGAL_BUILD_BENCH=OFF -DFRUGAL_BUILD_SAMPLES=OFF >/dev/null
+    -DFRUGAL_SANITIZE=thread -DFRUGAL_WITH_CUDA=OFF -DFRUGAL_BUILD_BENCH=OFF >/dev/null
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan -L concurrent -j"$jobs" \
     --output-on-failure --timeout 600
 fi

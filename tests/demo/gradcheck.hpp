@@ -1,4 +1,4 @@
-// Central finite differences in double against analytic gradients.
+// Finite differences (five-point stencil) in double against analytic gradients.
 #pragma once
 
 #include <algorithm>

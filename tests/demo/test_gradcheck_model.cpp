@@ -1,5 +1,5 @@
 // Gradient check of the whole model (dense and MoE), in double: every
-// parameter against central finite differences of loss + aux_loss.
+// parameter against finite differences of loss + aux_loss.
 #include <catch2/catch.hpp>
 
 #include <cstdint>

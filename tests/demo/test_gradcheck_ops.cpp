@@ -1,5 +1,5 @@
 // Gradient checks of each op's hand-written backward, in double, against
-// central finite differences of L = sum(out * R) for a random R.
+// finite differences of L = sum(out * R) for a random R.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

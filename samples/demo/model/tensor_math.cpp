@@ -1,18 +1,18 @@
 #include "tensor_math.hpp"
 
+#include "worker_pool.hpp"
+
 #include <algorithm>
 #include <atomic>
-#include <thread>
-#include <vector>
 
 namespace frugal_demo {
 namespace {
 
 std::atomic<int> g_threads{2};
 
-// Below this many flops per thread, starting a thread (tens of
-// microseconds) costs more than it saves.
-constexpr std::size_t kMinWorkPerThread = std::size_t{1} << 16;
+// Below this many flops per thread, handing work to a pool thread (waking
+// it, a few microseconds) costs more than it saves.
+constexpr std::size_t kMinWorkPerThread = std::size_t{1} << 14;
 
 }  // namespace
 
@@ -31,16 +31,11 @@ void parallel_for(std::size_t count, std::size_t work_per_item,
     return;
   }
   const std::size_t chunk = (count + threads - 1) / threads;
-  std::vector<std::jthread> workers;
-  workers.reserve(threads - 1);
-  for (std::size_t t = 1; t < threads; ++t) {
-    const std::size_t begin = t * chunk;
-    const std::size_t end = std::min(count, begin + chunk);
-    if (begin >= end) break;
-    workers.emplace_back([&fn, begin, end] { fn(begin, end); });
-  }
-  fn(0, std::min(count, chunk));
-  // jthread joins on destruction: every chunk is done when we return.
+  const std::size_t chunks = (count + chunk - 1) / chunk;
+  // The pool keeps num_threads() - 1 helpers whatever this call uses, so
+  // calls of different sizes do not resize it.
+  run_parallel(static_cast<std::size_t>(num_threads()) - 1, chunks,
+               [&](std::size_t c) { fn(c * chunk, std::min(count, (c + 1) * chunk)); });
 }
 
 // C[i, :] (+)= sum_p A(i, p) * B[p, :], where A(i, p) sits at
