@@ -28,10 +28,9 @@ func frugalGoStoreListVisit(handle C.uintptr_t, key *C.char, size C.uint64_t) C.
 
 //export frugalGoLog
 func frugalGoLog(handle C.uintptr_t, level C.int32_t, source, message *C.char) {
-	// A message may arrive after SetLogCallback replaced the handle or the
-	// context was closed: lookupLog then finds nothing and it is dropped,
-	// rather than reading a deleted handle (which would panic).
-	if fn := lookupLog(cgo.Handle(handle)); fn != nil {
+	// A message may arrive after SetLogCallback replaced the callback or
+	// the context was closed: lookupLog then finds nothing and it is dropped.
+	if fn := lookupLog(logID(handle)); fn != nil {
 		fn(LogLevel(level), C.GoString(source), C.GoString(message))
 	}
 }

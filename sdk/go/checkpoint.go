@@ -65,9 +65,7 @@ func (e *CkptEngine) withName(name string, call func(cname *C.char) *C.frugal_er
 	if e.ptr == nil {
 		return closedError("checkpoint engine")
 	}
-	cname := C.CString(name)
-	defer C.free(unsafe.Pointer(cname))
-	return takeError(call(cname))
+	return withCString(name, call)
 }
 
 // Register adds tensor t under name (1..255 bytes of [A-Za-z0-9_.-/],

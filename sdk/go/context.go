@@ -7,7 +7,6 @@ package frugal
 import "C"
 
 import (
-	"runtime/cgo"
 	"unsafe"
 )
 
@@ -31,9 +30,9 @@ const (
 // must not run concurrently with any other call on the same context.
 type Context struct {
 	ptr *C.frugal_context
-	// logHandle is the cgo handle of the Go log callback (0: none); see
+	// logID names the Go log callback in liveLogs (0: none); see
 	// SetLogCallback.
-	logHandle cgo.Handle
+	logID logID
 }
 
 // NewContext creates a context with no plugins loaded and libfrugal's
@@ -51,8 +50,8 @@ func (c *Context) Close() error {
 	if c.ptr != nil {
 		C.frugal_context_destroy(c.ptr)
 		c.ptr = nil
-		forgetLogHandle(c.logHandle)
-		c.logHandle = 0
+		forgetLog(c.logID)
+		c.logID = 0
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ package frugal
 import "C"
 
 import (
-	"runtime/cgo"
 	"sync"
 )
 
@@ -49,32 +48,45 @@ func (l LogLevel) String() string {
 // and the message, both copied into Go strings.
 type LogFunc func(level LogLevel, source, message string)
 
-// liveLogs holds the cgo handles of installed log callbacks. libfrugal may
-// deliver a message through a handle that was just replaced (a plugin
-// thread racing SetLogCallback) or whose context is closed (an object that
-// outlived its context); frugalGoLog looks the handle up here first and
-// drops such messages instead of reading a deleted handle.
+// logID names an installed log callback in liveLogs; it reaches C as the
+// callback's user data (a number, never a Go pointer). 0 means none.
+type logID uintptr
+
+// liveLogs maps the ids of installed log callbacks to their functions.
+// libfrugal may deliver a message for an id that was just replaced (a
+// plugin thread racing SetLogCallback) or whose context is closed (an
+// object that outlived its context); frugalGoLog finds nothing for such an
+// id and drops the message. Ids are never reused, so a stale one can never
+// reach a newer callback.
 var liveLogs = struct {
 	sync.Mutex
-	m map[cgo.Handle]LogFunc
-}{m: map[cgo.Handle]LogFunc{}}
+	next logID
+	m    map[logID]LogFunc
+}{m: map[logID]LogFunc{}}
 
-func lookupLog(h cgo.Handle) LogFunc {
+func lookupLog(id logID) LogFunc {
 	liveLogs.Lock()
 	defer liveLogs.Unlock()
-	return liveLogs.m[h]
+	return liveLogs.m[id]
 }
 
-// forgetLogHandle unregisters and deletes h (0: nothing to do). cgo handles
-// are never reused, so a stale one can never reach a newer callback.
-func forgetLogHandle(h cgo.Handle) {
-	if h == 0 {
+// registerLog stores fn under a fresh id.
+func registerLog(fn LogFunc) logID {
+	liveLogs.Lock()
+	defer liveLogs.Unlock()
+	liveLogs.next++
+	liveLogs.m[liveLogs.next] = fn
+	return liveLogs.next
+}
+
+// forgetLog unregisters id (0: nothing to do).
+func forgetLog(id logID) {
+	if id == 0 {
 		return
 	}
 	liveLogs.Lock()
-	delete(liveLogs.m, h)
+	delete(liveLogs.m, id)
 	liveLogs.Unlock()
-	h.Delete()
 }
 
 // SetLogCallback sends the log messages of the context, and of the plugins
@@ -85,7 +97,7 @@ func forgetLogHandle(h cgo.Handle) {
 // fn may be called concurrently from several threads (Go or not), possibly
 // while the context's internal lock is held: it must return promptly, must
 // not panic, and must not call back into this context (that deadlocks).
-// It reaches C as a runtime/cgo handle, never a Go pointer.
+// It reaches C as a registry id, never a Go pointer.
 //
 // A plugin file already loaded by another context in this process is
 // shared with it and keeps logging to the first context's sink. Messages
@@ -95,20 +107,17 @@ func (c *Context) SetLogCallback(fn LogFunc, minLevel LogLevel) error {
 	if c.ptr == nil {
 		return closedError("context")
 	}
-	var h cgo.Handle
+	var id logID
 	var enabled C.int32_t
 	if fn != nil {
-		h = cgo.NewHandle(fn)
-		liveLogs.Lock()
-		liveLogs.m[h] = fn
-		liveLogs.Unlock()
+		id = registerLog(fn)
 		enabled = 1
 	}
-	if err := takeError(C.frugal_go_set_log_callback(c.ptr, enabled, C.uintptr_t(h), C.int32_t(minLevel))); err != nil {
-		forgetLogHandle(h)
+	if err := takeError(C.frugal_go_set_log_callback(c.ptr, enabled, C.uintptr_t(id), C.int32_t(minLevel))); err != nil {
+		forgetLog(id)
 		return err
 	}
-	forgetLogHandle(c.logHandle)
-	c.logHandle = h
+	forgetLog(c.logID)
+	c.logID = id
 	return nil
 }

@@ -45,9 +45,15 @@ func (o *Options) set(name string, call func(cname *C.char) *C.frugal_error) err
 	if o.ptr == nil {
 		return closedError("options")
 	}
-	cname := C.CString(name)
-	defer C.free(unsafe.Pointer(cname))
-	return takeError(call(cname))
+	return withCString(name, call)
+}
+
+// withCString runs call with s as a C string freed before returning, and
+// returns call's error as a Go error.
+func withCString(s string, call func(cs *C.char) *C.frugal_error) error {
+	cs := C.CString(s)
+	defer C.free(unsafe.Pointer(cs))
+	return takeError(call(cs))
 }
 
 // SetInt sets name to an integer value. Names are 1..128 bytes of

@@ -190,8 +190,8 @@ frugal_error* frugal_go_call(int32_t op, void* handle, frugal_go_frame* frame, v
   return err;
 }
 
-frugal_error* frugal_go_ckpt_save(frugal_ckpt_engine* engine, int32_t kind, uint32_t flags, uint64_t step,
-                                  const void* metadata, uint64_t metadata_size, frugal_ckpt_save_result* result) {
+static frugal_ckpt_save_args save_args(int32_t kind, uint32_t flags, uint64_t step, const void* metadata,
+                                       uint64_t metadata_size) {
   frugal_ckpt_save_args args;
   memset(&args, 0, sizeof args);
   args.struct_size = sizeof args;
@@ -200,6 +200,12 @@ frugal_error* frugal_go_ckpt_save(frugal_ckpt_engine* engine, int32_t kind, uint
   args.step = step;
   args.metadata = metadata;
   args.metadata_size = metadata_size;
+  return args;
+}
+
+frugal_error* frugal_go_ckpt_save(frugal_ckpt_engine* engine, int32_t kind, uint32_t flags, uint64_t step,
+                                  const void* metadata, uint64_t metadata_size, frugal_ckpt_save_result* result) {
+  const frugal_ckpt_save_args args = save_args(kind, flags, step, metadata, metadata_size);
   return frugal_ckpt_save(engine, &args, result);
 }
 
@@ -222,13 +228,8 @@ frugal_error* frugal_go_store_list(frugal_store* store, const char* prefix, uint
 frugal_error* frugal_go_ckpt_emergency_save(frugal_ckpt_engine* engine, uint64_t step, const void* metadata,
                                             uint64_t metadata_size, double deadline_seconds,
                                             frugal_ckpt_emergency_result* result) {
-  frugal_ckpt_save_args args;
-  memset(&args, 0, sizeof args);
-  args.struct_size = sizeof args;
-  args.kind = FRUGAL_CKPT_HEARTBEAT; /* ignored by the emergency save */
-  args.step = step;
-  args.metadata = metadata;
-  args.metadata_size = metadata_size;
+  /* The kind is ignored: an emergency save is always a heartbeat. */
+  const frugal_ckpt_save_args args = save_args(FRUGAL_CKPT_HEARTBEAT, 0, step, metadata, metadata_size);
   return frugal_ckpt_emergency_save(engine, &args, deadline_seconds, result);
 }
 

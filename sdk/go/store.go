@@ -46,9 +46,7 @@ func (s *Store) withKey(key string, call func(ckey *C.char) *C.frugal_error) err
 	if s.ptr == nil {
 		return closedError("store")
 	}
-	ckey := C.CString(key)
-	defer C.free(unsafe.Pointer(ckey))
-	return takeError(call(ckey))
+	return withCString(key, call)
 }
 
 // Put atomically and durably writes object key. data crosses for the call

@@ -20,7 +20,7 @@ constexpr const char* kPackAlgorithm = "refined";
 class PackedSource final : public BatchSource {
  public:
   PackedSource(frugal_context* context, const Corpus& corpus, std::size_t rows, std::size_t seq, std::uint64_t seed)
-      : corpus_(corpus), rows_(rows), seq_(seq), order_(corpus.train.size(), seed, 'P') {
+      : corpus_(corpus), rows_(rows), seq_(seq), order_(corpus.train.size(), seed, 'P'), ahead_(order_) {
     host::Options options;
     options.set("max_len", seq).set("algo", kPackAlgorithm);
     packer_ = host::make_packer(context, "packer_seq", options.get());
@@ -34,15 +34,17 @@ class PackedSource final : public BatchSource {
     std::vector<std::size_t> taken;
     std::vector<std::int64_t> lengths;
     std::size_t tokens = 0;
-    EpochOrder ahead = order_;  // looks ahead; order_ moves once the batch is settled
-    for (std::size_t i = 0; i < ahead.count(); ++i) {
-      const std::size_t id = ahead.current();
+    // Looks ahead on a copy; order_ moves once the batch is settled. The
+    // copy is a member so its buffer is reused from batch to batch.
+    ahead_ = order_;
+    for (std::size_t i = 0; i < ahead_.count(); ++i) {
+      const std::size_t id = ahead_.current();
       const std::size_t length = corpus_.train[id].size();
       if (tokens + length > slots) break;
       tokens += length;
       taken.push_back(id);
       lengths.push_back(static_cast<std::int64_t>(length));
-      ahead.advance();
+      ahead_.advance();
     }
     // ... then give the last ones back to the next batch until the plan
     // fits the rows (the packer may need a row more than the token count
@@ -117,6 +119,7 @@ class PackedSource final : public BatchSource {
   std::size_t rows_;
   std::size_t seq_;
   EpochOrder order_;
+  EpochOrder ahead_;  // next()'s lookahead, kept for its buffer
   host::PackerPtr packer_;
   std::vector<std::int64_t> positions_;
   std::vector<std::int32_t> segments_;

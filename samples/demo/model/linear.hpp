@@ -32,8 +32,6 @@ class Linear {
     input_quant_ = input;
   }
 
-  std::size_t in_features() const { return in_; }
-  std::size_t out_features() const { return out_; }
 
  private:
   std::size_t in_;

@@ -30,13 +30,6 @@ ParamView<T> ParameterSet<T>::view(std::size_t index) {
 }
 
 template <class T>
-ParamView<T> ParameterSet<T>::view(std::string_view name) {
-  for (std::size_t i = 0; i < entries_.size(); ++i)
-    if (entries_[i].name == name) return view(i);
-  throw std::out_of_range("no parameter named " + std::string(name));
-}
-
-template <class T>
 std::vector<std::uint8_t> ParameterSet<T>::decay_mask() const {
   std::vector<std::uint8_t> mask(total_, 0);
   for (const ParamEntry& e : entries_)
@@ -47,13 +40,6 @@ std::vector<std::uint8_t> ParameterSet<T>::decay_mask() const {
 template <class T>
 void ParameterSet<T>::zero_grad() {
   std::fill(grads_.begin(), grads_.end(), T(0));
-}
-
-std::uint64_t InitRng::next_u64() {
-  std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
 }
 
 double InitRng::uniform() {

@@ -8,8 +8,9 @@
 #include <cstdint>
 #include <span>
 #include <string>
-#include <string_view>
 #include <vector>
+
+#include "splitmix.hpp"
 
 namespace frugal_demo {
 
@@ -38,7 +39,6 @@ class ParameterSet {
   void allocate();
 
   ParamView<T> view(std::size_t index);
-  ParamView<T> view(std::string_view name);  // throws std::out_of_range
 
   std::span<T> values() { return values_; }
   std::span<const T> values() const { return values_; }
@@ -60,12 +60,12 @@ class ParameterSet {
 // seed gives the same model with every standard library).
 class InitRng {
  public:
-  explicit InitRng(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next_u64();
+  explicit InitRng(std::uint64_t seed) : bits_(seed) {}
+  std::uint64_t next_u64() { return bits_.next(); }
   double uniform();  // in (0, 1)
   double normal();
  private:
-  std::uint64_t state_;
+  SplitMix64 bits_;
   double spare_ = 0.0;
   bool has_spare_ = false;
 };

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <vector>
 
 namespace frugal_demo {
 namespace {
@@ -85,7 +86,11 @@ void gemm_nn(const T* a, const T* b, T* c, std::size_t m, std::size_t k, std::si
 
 template <class T>
 void gemm_nt(const T* a, const T* b, T* c, std::size_t m, std::size_t k, std::size_t n, bool accumulate) {
-  std::vector<T> bt(k * n);
+  // One scratch per thread, kept between calls: this runs for every
+  // forward product, and a fresh buffer each time was an allocation on
+  // the hot path.
+  thread_local std::vector<T> bt;
+  bt.resize(k * n);
   for (std::size_t j = 0; j < n; ++j)
     for (std::size_t p = 0; p < k; ++p) bt[p * n + j] = b[j * k + p];
   gemm_nn(a, bt.data(), c, m, k, n, accumulate);

@@ -38,9 +38,6 @@ class MetricsWriter {
   // Creates run_dir if needed; files are opened on first use.
   MetricsWriter(std::filesystem::path run_dir, int attempt);
 
-  int attempt() const { return attempt_; }
-  const std::filesystem::path& run_dir() const { return dir_; }
-
   // steps.csv; record.attempt is ignored: the writer's attempt is logged.
   void step(const StepRecord& record);
   void eval(std::int64_t step, double clock_s, double eval_loss);

@@ -44,7 +44,7 @@ const char* demo_usage() {
          "  --out DIR      where the runs' files go (default ./frugal-demo-out); a\n"
          "                 previous demo output there is replaced\n"
          "  --quick        a short version (under a minute; what CI runs)\n"
-         "  --budget-s S   wall-clock seconds per run (default 20 quick, 180 full)\n"
+         "  --budget-s S   wall-clock seconds per run (default 18 quick, 200 full)\n"
          "  --seed N       model and data seed (default 1)\n"
          "  --threads N    threads per run (default: 2, or 1 on a single core)\n"
          "  --corpus PATH  a text file or directory to train on (repeatable;\n"

@@ -20,7 +20,6 @@ class JobClock {
 
   double real_elapsed_s() const;  // real seconds since the first start
   double now_s() const { return real_elapsed_s() * time_scale_; }  // the job clock
-  double time_scale() const { return time_scale_; }
 
  private:
   JobClock(std::int64_t start_unix_ns, double time_scale) : start_unix_ns_(start_unix_ns), time_scale_(time_scale) {}

@@ -10,7 +10,7 @@ std::map<std::int64_t, double> previous_losses(const std::filesystem::path& run_
   if (!std::filesystem::exists(run_dir / kStepsFile)) return losses;
   // Rows are in file order, so a later attempt's row for a step replaces
   // an earlier one's: the comparison is with the most recent history.
-  for (const StepRecord& row : read_run_metrics(run_dir).steps)
+  for (const StepRecord& row : read_step_records(run_dir))
     if (row.attempt < attempt && row.step > after_step) losses[row.step] = row.loss;
   return losses;
 }

@@ -64,7 +64,6 @@ std::optional<RestoredCheckpoint> RunCheckpoints::restore_latest() {
   done.struct_size = sizeof(done);
   check(frugal_ckpt_restore(engine_.get(), info.name, 0, restored.metadata.data(), size, &size, &done));
   restored.name = done.name;
-  restored.step = done.step;
   restored.emergency = done.emergency != 0;
   return restored;
 }
@@ -86,7 +85,7 @@ SaveOutcome RunCheckpoints::save(std::int32_t kind, std::uint64_t step, std::spa
   // Blocking: the whole call stalled training. Asynchronous: only the wait
   // for a previous persist and the snapshot did.
   const double stall = blocking ? elapsed : result.wait_seconds + result.snapshot_seconds;
-  return SaveOutcome{result.name, stall, result.bytes};
+  return SaveOutcome{result.name, stall};
 }
 
 RunCheckpoints::Emergency RunCheckpoints::emergency_save(std::uint64_t step, std::span<const std::uint8_t> metadata,

@@ -20,12 +20,10 @@ namespace frugal_demo {
 struct SaveOutcome {
   std::string name;       // the checkpoint's name in the store
   double stall_s = 0;     // real seconds the training thread waited
-  std::uint64_t bytes = 0;
 };
 
 struct RestoredCheckpoint {
   std::string name;
-  std::uint64_t step = 0;
   bool emergency = false;
   std::vector<std::uint8_t> metadata;
 };

@@ -60,13 +60,15 @@ class RunSupervisor {
       WorkerProcess worker(executable_, worker_arguments(options_, plan_.name, attempt));
       const std::optional<std::string> preempted = watch(worker, attempt, next_preemption);
       if (!preempted) return;
-      MetricsWriter(dir_, attempt).event(clock_.now_s(), "killed", read_progress(dir_).step, *preempted);
+      // The worker is gone: its last step stays the same until the restart.
+      const std::int64_t last_step = read_progress(dir_).step;
+      MetricsWriter(dir_, attempt).event(clock_.now_s(), "killed", last_step, *preempted);
       std::printf("  %-8s worker killed (%s); capacity back in %.0f job-minutes\n", plan_.name.c_str(),
                   preempted->c_str(), plan_.downtime_s * plan_.time_scale / 60.0);
       std::fflush(stdout);
       std::this_thread::sleep_for(std::chrono::duration<double>(plan_.downtime_s));
       ++attempt;
-      MetricsWriter(dir_, attempt).event(clock_.now_s(), "restart", read_progress(dir_).step, "from the store");
+      MetricsWriter(dir_, attempt).event(clock_.now_s(), "restart", last_step, "from the store");
     }
   }
 

@@ -22,6 +22,9 @@ NO_TORCH = "torch is not importable (install python3-torch)"
 #: Why numpy tests are skipped, when they are.
 NO_NUMPY = "numpy is not importable (install python3-numpy)"
 
+#: The cosine schedule's options both the schedule and the scheduler tests use.
+COSINE = {"lr": 3e-4, "min_lr": 3e-5, "warmup_steps": 100, "total_steps": 1000}
+
 _context = None
 
 

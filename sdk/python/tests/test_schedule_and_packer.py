@@ -3,9 +3,7 @@
 import math
 import unittest
 
-from support import Lcg, context, frugal
-
-COSINE = {"lr": 3e-4, "min_lr": 3e-5, "warmup_steps": 100, "total_steps": 1000}
+from support import COSINE, Lcg, context, frugal
 
 
 def cosine(step):

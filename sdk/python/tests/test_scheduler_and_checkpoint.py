@@ -5,9 +5,7 @@ import shutil
 import tempfile
 import unittest
 
-from support import NO_NUMPY, context, frugal, numpy as np
-
-COSINE = {"lr": 3e-4, "min_lr": 3e-5, "warmup_steps": 100, "total_steps": 1000}
+from support import COSINE, NO_NUMPY, context, frugal, numpy as np
 
 
 def record(i, **changes):

@@ -224,14 +224,7 @@ impl<'buf> CkptEngine<'buf> {
     /// (copied). Persists in the background unless `flags` has
     /// `sys::FRUGAL_CKPT_SAVE_WAIT`.
     pub fn save(&self, kind: CkptKind, step: u64, metadata: &[u8], flags: u32) -> Result<SaveResult> {
-        let args = sys::frugal_ckpt_save_args {
-            struct_size: size_of::<sys::frugal_ckpt_save_args>(),
-            kind: kind.raw(),
-            flags,
-            step,
-            metadata: if metadata.is_empty() { ptr::null() } else { metadata.as_ptr() as *const c_void },
-            metadata_size: metadata.len() as u64,
-        };
+        let args = save_args(kind.raw(), flags, step, metadata);
         // SAFETY: all-zero is a valid value of this plain C struct.
         let mut r: sys::frugal_ckpt_save_result = unsafe { std::mem::zeroed() };
         r.struct_size = size_of::<sys::frugal_ckpt_save_result>();
@@ -254,15 +247,8 @@ impl<'buf> CkptEngine<'buf> {
     /// included. A save that misses the deadline is reported with
     /// `committed == false` and keeps persisting in the background.
     pub fn emergency_save(&self, step: u64, metadata: &[u8], deadline_seconds: f64) -> Result<EmergencyResult> {
-        let args = sys::frugal_ckpt_save_args {
-            struct_size: size_of::<sys::frugal_ckpt_save_args>(),
-            // Ignored: an emergency save is always a heartbeat.
-            kind: sys::FRUGAL_CKPT_HEARTBEAT,
-            flags: 0,
-            step,
-            metadata: if metadata.is_empty() { ptr::null() } else { metadata.as_ptr() as *const c_void },
-            metadata_size: metadata.len() as u64,
-        };
+        // The kind is ignored: an emergency save is always a heartbeat.
+        let args = save_args(sys::FRUGAL_CKPT_HEARTBEAT, 0, step, metadata);
         // SAFETY: all-zero is a valid value of this plain C struct.
         let mut r: sys::frugal_ckpt_emergency_result = unsafe { std::mem::zeroed() };
         r.struct_size = size_of::<sys::frugal_ckpt_emergency_result>();
@@ -388,5 +374,17 @@ impl Drop for CkptEngine<'_> {
         // (dropped after this body), so the core stops using the borrowed
         // memory before the borrows end.
         unsafe { sys::frugal_ckpt_engine_destroy(self.raw.as_ptr()) }
+    }
+}
+
+/// The arguments of a save; `metadata` must outlive the call they are passed to.
+fn save_args(kind: i32, flags: u32, step: u64, metadata: &[u8]) -> sys::frugal_ckpt_save_args {
+    sys::frugal_ckpt_save_args {
+        struct_size: size_of::<sys::frugal_ckpt_save_args>(),
+        kind,
+        flags,
+        step,
+        metadata: if metadata.is_empty() { ptr::null() } else { metadata.as_ptr() as *const c_void },
+        metadata_size: metadata.len() as u64,
     }
 }
