@@ -4,10 +4,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <stdlib.h>  // mkdtemp (POSIX)
+
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,13 +20,15 @@
 namespace demo_data_test {
 
 // A fresh directory under the system temp dir, removed on scope exit.
+// mkdtemp makes the name unique across processes: ctest runs each test case
+// in its own process, two at a time, and a name derived from the test alone
+// was shared by concurrent cases (one saw the other's files).
 class ScratchDir {
  public:
-  explicit ScratchDir(const std::string& name)
-      : path_(std::filesystem::temp_directory_path() /
-              (name + "-" + std::to_string(std::hash<std::string>{}(name + std::to_string(counter()++))))) {
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
+  explicit ScratchDir(const std::string& name) {
+    std::string pattern = (std::filesystem::temp_directory_path() / (name + "-XXXXXX")).string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + pattern);
+    path_ = pattern;
   }
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
@@ -39,10 +44,6 @@ class ScratchDir {
   }
 
  private:
-  static int& counter() {
-    static int n = 0;
-    return n;
-  }
   std::filesystem::path path_;
 };
 
