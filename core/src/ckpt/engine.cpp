@@ -563,7 +563,7 @@ Found Engine::restore(const char* name, uint32_t kinds, void* metadata, uint64_t
     if (store_->size(key) != shard.size)
       fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' changed size since it was verified", m.name, shard.key);
     store_->read(key, 0, snapshot_.data() + offset, shard.size);
-    if (xxh3(snapshot_.data() + offset, static_cast<size_t>(shard.size)) != shard.xxh3)
+    if (checksums_enforced() && xxh3(snapshot_.data() + offset, static_cast<size_t>(shard.size)) != shard.xxh3)
       fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' fails its checksum", m.name, shard.key);
     offset += shard.size;
   }

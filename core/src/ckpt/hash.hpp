@@ -11,6 +11,18 @@ namespace frugal::ckpt {
 
 inline uint64_t xxh3(const void* data, size_t size) { return XXH3_64bits(data, size); }
 
+// False only in a fuzzing build (FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION,
+// cmake/FrugalFuzzing.cmake): checksums are computed but a mismatch is not
+// refused, so mutated manifests, shards and states reach the checks behind
+// the checksum. Never false in a shipped build.
+constexpr bool checksums_enforced() noexcept {
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+  return false;
+#else
+  return true;
+#endif
+}
+
 // Incremental XXH3-64 for data read in chunks (gives the same value as xxh3()).
 class Xxh3Stream {
  public:

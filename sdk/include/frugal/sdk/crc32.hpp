@@ -35,4 +35,16 @@ inline constexpr std::array<uint32_t, 256> kTable = table();
   return ~crc;
 }
 
+// False only in a fuzzing build (FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION,
+// the define libFuzzer projects share): checksums are still computed but a
+// mismatch is not refused, so mutated blobs reach the field checks behind
+// the checksum. Never true in a shipped build.
+[[nodiscard]] constexpr bool checksums_enforced() noexcept {
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+  return false;
+#else
+  return true;
+#endif
+}
+
 }  // namespace frugal::sdk
