@@ -6,9 +6,12 @@ set -eu
 # abigail-tools: abidw and abidiff for the ABI gate (scripts/abi-check.py).
 # cargo, golang-go, python3-numpy, python3-torch: the language bindings' tests
 # (numpy and torch are what the Python binding shares tensors with).
+# clang-14, libclang-rt-14-dev (libFuzzer and Clang's sanitizer runtimes),
+# llvm-14 (llvm-symbolizer, for readable reports): the fuzzers (scripts/fuzz.sh).
 packages="cmake make g++ pkg-config binutils python3 \
 libboost-dev libfmt-dev libflatbuffers-dev flatbuffers-compiler libxxhash-dev catch2 \
-abigail-tools dpkg-dev cargo golang-go python3-numpy python3-torch"
+abigail-tools dpkg-dev cargo golang-go python3-numpy python3-torch \
+clang-14 libclang-rt-14-dev llvm-14"
 
 missing=""
 for p in $packages; do

@@ -2,8 +2,9 @@
 # The whole test suite: install what is missing, build, run every test, the
 # Rust, Go and Python bindings' tests and their tour samples;
 # then the same suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
-# and the tests of concurrent code (label "concurrent") under ThreadSanitizer
-# (both built without CUDA).
+# the tests of concurrent code (label "concurrent") under ThreadSanitizer
+# (both built without CUDA), and every fuzz target for a short fixed time
+# (scripts/fuzz.sh, Clang + libFuzzer under ASan + UBSan).
 # Set FRUGAL_SKIP_SANITIZERS=1 to run only the plain build.
 set -eu
 cd "$(dirname "$0")/.."
@@ -49,5 +50,9 @@ if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
     -DFRUGAL_SANITIZE=thread -DFRUGAL_WITH_CUDA=OFF -DFRUGAL_BUILD_BENCH=OFF >/dev/null
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan -L concurrent -j"$jobs" \
     --output-on-failure --timeout 600
+fi
+if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
+  echo "== fuzz targets (libFuzzer, ASan + UBSan), ${FRUGAL_FUZZ_SECONDS:-30} s each =="
+  scripts/fuzz.sh "${FRUGAL_FUZZ_SECONDS:-30}"
 fi
 echo "all tests passed"
