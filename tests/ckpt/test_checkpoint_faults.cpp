@@ -17,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <string>
@@ -93,11 +94,17 @@ frugal_ckpt_info latest_of(frugal_ckpt_engine* engine) {
 // correct checksum (XXH3-64 of the buffer with the checksum field zeroed,
 // as core/src/ckpt/manifest.cpp computes it). The engine writes every field
 // (ForceDefaults), so both can be patched in place.
+// Recomputes a patched manifest's checksum the way the engine does.
+void reseal_manifest(std::vector<uint8_t>& bytes) {
+  auto* manifest = frugal::checkpoint::GetMutableManifest(bytes.data());
+  REQUIRE(manifest->mutate_checksum(0));
+  REQUIRE(manifest->mutate_checksum(XXH3_64bits(bytes.data(), bytes.size())));
+}
+
 std::vector<uint8_t> as_newer_format(std::vector<uint8_t> bytes) {
   auto* manifest = frugal::checkpoint::GetMutableManifest(bytes.data());
   REQUIRE(manifest->mutate_format_version(2));
-  REQUIRE(manifest->mutate_checksum(0));
-  REQUIRE(manifest->mutate_checksum(XXH3_64bits(bytes.data(), bytes.size())));
+  reseal_manifest(bytes);
   flatbuffers::Verifier verifier(bytes.data(), bytes.size());
   REQUIRE(frugal::checkpoint::VerifyManifestBuffer(verifier));  // a well-formed buffer, just newer
   return bytes;
@@ -706,4 +713,37 @@ TEST_CASE("the persist result counts every byte written, the manifest included")
   const uint64_t manifest = fs::file_size(rig.root / saved.name / "manifest");
   CHECK(persisted.bytes == disk_usage(rig.root / saved.name).bytes);
   CHECK(persisted.bytes == saved.bytes - metadata.size() + manifest);
+}
+
+// ---------------------------------------------------------------------------
+// A manifest's text is outside bytes: a crafted (checksum-valid) one may
+// carry terminal control sequences and invalid UTF-8. Its JSON must stay
+// valid JSON in valid UTF-8 with no raw control character.
+// ---------------------------------------------------------------------------
+TEST_CASE("inspect JSON escapes control characters and invalid UTF-8 of a crafted manifest") {
+  Rig rig;
+  const std::string name = rig.save(FRUGAL_CKPT_FULL, 10);
+  const fs::path path = rig.root / name / "manifest";
+  auto bytes = read_file(path);
+  auto* writer = frugal::checkpoint::GetMutableManifest(bytes.data())->mutable_writer();
+  // ESC [2J (clear screen), a stray continuation-less 0xff, an overlong
+  // encoding of '/' (0xc0 0xaf), a quote and DEL: 8 bytes in place of the
+  // writer's first 8, so the buffer keeps its layout.
+  const char crafted[] = "\x1b[2J\xff\xc0\xaf\"\x7f";
+  REQUIRE(writer->size() >= sizeof crafted - 1);
+  std::memcpy(writer->data(), crafted, sizeof crafted - 1);
+  reseal_manifest(bytes);
+  write_file(path, bytes);
+  REQUIRE(verify_one(rig.engine.get(), name).status == FRUGAL_CKPT_VALID);
+
+  char* json = nullptr;
+  host::check(frugal_ckpt_inspect_json(rig.engine.get(), name.c_str(), &json));
+  const std::string text = json;
+  frugal_string_free(json);
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    INFO("byte " << static_cast<unsigned>(byte));
+    CHECK((byte == '\n' || (byte >= 0x20 && byte < 0x7f)));  // the crafted bytes are all escaped
+  }
+  CHECK(text.find(R"("writer": "\u001b[2J\ufffd\ufffd\ufffd\"\u007f)") != std::string::npos);
 }

@@ -24,14 +24,61 @@ uint64_t checksum_without_field(std::vector<uint8_t> bytes, const uint8_t* field
   return xxh3(bytes.data(), bytes.size());
 }
 
+// Length of the well-formed UTF-8 sequence (RFC 3629: shortest form, no
+// surrogates, at most U+10FFFF) at text[i], or 0 when it is not one.
+size_t utf8_sequence_length(const std::string& text, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  size_t length = 0;
+  uint32_t code = 0;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+    code = lead & 0x1Fu;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    code = lead & 0x0Fu;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    code = lead & 0x07u;
+  } else {
+    return 0;
+  }
+  if (i + length > text.size()) return 0;
+  for (size_t k = 1; k < length; ++k) {
+    if ((byte(i + k) & 0xC0u) != 0x80u) return 0;
+    code = code << 6 | (byte(i + k) & 0x3Fu);
+  }
+  const bool shortest = length == 2 || (length == 3 && code >= 0x800) || (length == 4 && code >= 0x10000);
+  const bool scalar = code <= 0x10FFFF && (code < 0xD800 || code > 0xDFFF);
+  return shortest && scalar ? length : 0;
+}
+
+// A JSON string body for manifest text, which is outside bytes (a crafted
+// or damaged manifest can hold anything): control characters are escaped,
+// and each byte that is not part of well-formed UTF-8 becomes U+FFFD, so
+// the output is always valid JSON in valid UTF-8 and never carries a raw
+// terminal control sequence.
 std::string json_escape(const std::string& text) {
   std::string out;
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20)
-      out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-    else
-      out += c;
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if (c == '"' || c == '\\') {
+        out += '\\';
+        out += static_cast<char>(c);
+      } else if (c < 0x20 || c == 0x7F) {
+        out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+      } else {
+        out += static_cast<char>(c);
+      }
+      ++i;
+    } else if (const size_t length = utf8_sequence_length(text, i); length > 0) {
+      out.append(text, i, length);
+      i += length;
+    } else {
+      out += "\\ufffd";
+      ++i;
+    }
   }
   return out;
 }
