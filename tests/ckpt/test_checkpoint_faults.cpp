@@ -726,10 +726,10 @@ TEST_CASE("inspect JSON escapes control characters and invalid UTF-8 of a crafte
   const fs::path path = rig.root / name / "manifest";
   auto bytes = read_file(path);
   auto* writer = frugal::checkpoint::GetMutableManifest(bytes.data())->mutable_writer();
-  // ESC [2J (clear screen), a stray continuation-less 0xff, an overlong
-  // encoding of '/' (0xc0 0xaf), a quote and DEL: 8 bytes in place of the
-  // writer's first 8, so the buffer keeps its layout.
-  const char crafted[] = "\x1b[2J\xff\xc0\xaf\"\x7f";
+  // ESC [2J (clear screen), a stray 0xff, an overlong encoding of '/'
+  // (0xc0 0xaf), a quote, DEL and the C1 control CSI (U+009B): 10 bytes in
+  // place of the writer's first 10, so the buffer keeps its layout.
+  const char crafted[] = "\x1b[2J\xff\xc0\xaf\"\x7f\xc2\x9b";
   REQUIRE(writer->size() >= sizeof crafted - 1);
   std::memcpy(writer->data(), crafted, sizeof crafted - 1);
   reseal_manifest(bytes);
@@ -745,5 +745,5 @@ TEST_CASE("inspect JSON escapes control characters and invalid UTF-8 of a crafte
     INFO("byte " << static_cast<unsigned>(byte));
     CHECK((byte == '\n' || (byte >= 0x20 && byte < 0x7f)));  // the crafted bytes are all escaped
   }
-  CHECK(text.find(R"("writer": "\u001b[2J\ufffd\ufffd\ufffd\"\u007f)") != std::string::npos);
+  CHECK(text.find(R"("writer": "\u001b[2J\ufffd\ufffd\ufffd\"\u007f\u009b)") != std::string::npos);
 }

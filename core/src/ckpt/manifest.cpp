@@ -54,7 +54,8 @@ size_t utf8_sequence_length(const std::string& text, size_t i) {
 }
 
 // A JSON string body for manifest text, which is outside bytes (a crafted
-// or damaged manifest can hold anything): control characters are escaped,
+// or damaged manifest can hold anything): control characters (C0, DEL and
+// C1) are escaped,
 // and each byte that is not part of well-formed UTF-8 becomes U+FFFD, so
 // the output is always valid JSON in valid UTF-8 and never carries a raw
 // terminal control sequence.
@@ -73,7 +74,12 @@ std::string json_escape(const std::string& text) {
       }
       ++i;
     } else if (const size_t length = utf8_sequence_length(text, i); length > 0) {
-      out.append(text, i, length);
+      // U+0080..U+009F (C1 controls, 0xC2 0x80..0x9F) act on terminals too.
+      const auto second = static_cast<unsigned char>(text[i + 1]);
+      if (length == 2 && c == 0xC2 && second <= 0x9F)
+        out += fmt::format("\\u{:04x}", static_cast<unsigned>(second));
+      else
+        out.append(text, i, length);
       i += length;
     } else {
       out += "\\ufffd";
