@@ -2,10 +2,13 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "os_error.hpp"
+#include "temp_files.hpp"
 
 namespace frugal::store_fs {
 namespace {
@@ -56,6 +59,22 @@ std::optional<WalkFailure> open_dirs(std::span<const std::string_view> dirs, Dir
 std::optional<WalkFailure> open_or_create_dirs(std::span<const std::string_view> dirs, DirChain& chain,
                                                const DirDurability& durability) {
   return walk(dirs, chain, &durability);
+}
+
+int remove_empty_dirs(std::span<const std::string_view> dirs, const DirChain& chain) noexcept {
+  int changed = -1;
+  for (size_t depth = std::min(dirs.size(), chain.depth()); depth > 0; --depth) {
+    const int parent = chain.at(depth - 1);
+    const std::string dir_name(dirs[depth - 1]);
+    if (::unlinkat(parent, dir_name.c_str(), AT_REMOVEDIR) != 0) {
+      const bool not_empty = errno == ENOTEMPTY || errno == EEXIST;
+      if (!not_empty || !reclaim_stale_temp_files(chain.at(depth)) ||
+          ::unlinkat(parent, dir_name.c_str(), AT_REMOVEDIR) != 0)
+        break;
+    }
+    changed = parent;
+  }
+  return changed;
 }
 
 std::string join(std::span<const std::string_view> parts, size_t count) {

@@ -50,6 +50,16 @@ std::optional<WalkFailure> open_dirs(std::span<const std::string_view> dirs, Dir
 std::optional<WalkFailure> open_or_create_dirs(std::span<const std::string_view> dirs, DirChain& chain,
                                                const DirDurability& durability);
 
+// Removes the directories of `chain` (dirs[0, chain.depth()) below the
+// root) that are empty now, deepest first, never the root. Stops at the
+// first one that is not empty (another key lives there, a put is creating
+// one) or cannot be removed; one holding nothing but temp files of dead
+// writers is reclaimed (temp_files.hpp). A put that loses its directory
+// to this starts over (see fs_store_put.cpp). Returns the descriptor of
+// the topmost directory whose entries changed (the parent of the last one
+// removed), for the caller's fsync, or -1 when nothing was removed.
+int remove_empty_dirs(std::span<const std::string_view> dirs, const DirChain& chain) noexcept;
+
 // "cannot open directory 'a/b': <reason>" or "'a/b' is a symbolic link,
 // which the store never follows", naming the path within the key.
 std::string describe(const WalkFailure& failure, std::span<const std::string_view> parts);

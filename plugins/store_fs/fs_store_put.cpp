@@ -71,37 +71,49 @@ void FsStore::put(const char* key, const void* data, uint64_t size) {
 
   for (int attempt = 1;; ++attempt) {
     DirChain chain(root_.get());
-    if (const auto failure = open_or_create_dirs(dirs, chain, dir_durability())) {
-      if (failure->missing() && attempt < kAttempts) continue;
-      fail(FRUGAL_ERR_IO, what + ": " + describe(*failure, parts));
-    }
-    const int dir = chain.last();
-    std::string temp;
-    UniqueFd file;
-    if (const int err = create_temp(dir, name, temp, file); err != 0) {
-      if (err == ENOENT && attempt < kAttempts) continue;  // the directory was removed under us
-      fail_io(what + ": cannot create a temporary file", err);
-    }
-    TempFileGuard cleanup(dir, temp);
+    try {
+      if (const auto failure = open_or_create_dirs(dirs, chain, dir_durability())) {
+        if (failure->missing() && attempt < kAttempts) continue;
+        fail(FRUGAL_ERR_IO, what + ": " + describe(*failure, parts));
+      }
+      const int dir = chain.last();
+      std::string temp;
+      UniqueFd file;
+      if (const int err = create_temp(dir, name, temp, file); err != 0) {
+        if (err == ENOENT && attempt < kAttempts) continue;  // the directory was removed under us
+        fail_io(what + ": cannot create a temporary file", err);
+      }
+      TempFileGuard cleanup(dir, temp);
 
-    if (const int err = write_all(file.get(), data, size, budget_); err != 0) fail_io(what + ": write failed", err);
-    if (config_.fsync) {
-      if (const int err = sync_file(file.get()); err != 0) fail_io(what + ": fsync failed", err);
+      if (const int err = write_all(file.get(), data, size, budget_); err != 0) fail_io(what + ": write failed", err);
+      if (config_.fsync) {
+        if (const int err = sync_file(file.get()); err != 0) fail_io(what + ": fsync failed", err);
+      }
+      if (const int err = file.close_checked(); err != 0) fail_io(what + ": close failed", err);
+      // rename(2) replaces the final name atomically: readers and a crash
+      // see the old object or the new one, never a mix.
+      if (::renameat(dir, temp.c_str(), dir, name.c_str()) != 0) {
+        const int err = errno;
+        fail_io(what + (err == EISDIR ? ": a directory has the object's name" : ": rename onto the final name failed"),
+                err);
+      }
+      cleanup.disarm();
+      if (config_.fsync) {
+        if (const int err = sync_dir(dir); err != 0)
+          fail_io(what + ": fsync of its directory failed (the new object is in place but may not survive a crash)",
+                  err);
+      }
+      return;
+    } catch (...) {
+      // The temp file is gone (its guard ran first). Take back the
+      // directories this put created, and any it leaves empty, as a remove
+      // of the key would: a save that fails on a full disk must not leave a
+      // checkpoint directory behind that no key names. Of two puts failing
+      // in one new directory, whichever finishes last finds it empty.
+      // Best effort: the put's own error is what the caller needs.
+      if (const int top = remove_empty_dirs(dirs, chain); top >= 0 && config_.fsync) (void)sync_dir(top);
+      throw;
     }
-    if (const int err = file.close_checked(); err != 0) fail_io(what + ": close failed", err);
-    // rename(2) replaces the final name atomically: readers and a crash
-    // see the old object or the new one, never a mix.
-    if (::renameat(dir, temp.c_str(), dir, name.c_str()) != 0) {
-      const int err = errno;
-      fail_io(what + (err == EISDIR ? ": a directory has the object's name" : ": rename onto the final name failed"),
-              err);
-    }
-    cleanup.disarm();
-    if (config_.fsync) {
-      if (const int err = sync_dir(dir); err != 0)
-        fail_io(what + ": fsync of its directory failed (the new object is in place but may not survive a crash)", err);
-    }
-    return;
   }
 }
 

@@ -10,7 +10,6 @@
 #include "fs_store.hpp"
 #include "os_error.hpp"
 #include "store_key.hpp"
-#include "temp_files.hpp"
 
 namespace frugal::store_fs {
 
@@ -39,24 +38,11 @@ void FsStore::remove(const char* key) {
     fail_errno([&] { return what + ": unlink failed"; });
   }
 
-  // Tidy empty parents deepest first. Best effort: ENOTEMPTY (another key
-  // lives there, or a put is creating one) and any other refusal simply
-  // stop the tidying; the object itself is already gone. A directory that
-  // holds nothing but temp files of writers that died (a put killed
-  // mid-write) is reclaimed, or their bytes would leak forever: no key
-  // names them. A concurrent put that loses its directory here starts over
-  // (see fs_store_put.cpp).
-  for (size_t depth = dirs.size(); depth > 0; --depth) {
-    const int parent = chain.at(depth - 1);
-    const std::string dir_name(dirs[depth - 1]);
-    if (::unlinkat(parent, dir_name.c_str(), AT_REMOVEDIR) != 0) {
-      const bool not_empty = errno == ENOTEMPTY || errno == EEXIST;
-      if (!not_empty || !reclaim_stale_temp_files(chain.at(depth)) ||
-          ::unlinkat(parent, dir_name.c_str(), AT_REMOVEDIR) != 0)
-        break;
-    }
-    changed = parent;
-  }
+  // Tidy the directories this leaves empty (best effort: the object itself
+  // is already gone). A directory holding only temp files of writers that
+  // died (a put killed mid-write) is reclaimed too, or their bytes would
+  // leak forever: no key names them.
+  if (const int top = remove_empty_dirs(dirs, chain); top >= 0) changed = top;
 
   // Only the topmost changed directory needs an fsync: the ones below it
   // are gone, and with them whatever they held.

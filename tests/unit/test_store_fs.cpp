@@ -5,6 +5,7 @@
 // mkdtemp directory and checks the files on disk as well as the API.
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "frugal/checkpoint.h"
 #include "frugal/store_vtable.h"
 #include "test_helpers.hpp"
 
@@ -638,6 +640,75 @@ TEST_CASE("an injected full disk fails the put, keeps the previous object byte f
   // An empty object needs no data blocks and still succeeds.
   put(s.get(), "ckpt-1/empty", Bytes{});
   CHECK(get(s.get(), "ckpt-1/empty").empty());
+}
+
+TEST_CASE("a failed put leaves the directory tree as it was: the directories it created are gone") {
+  TempDir tmp;
+  const fs::path root = tmp.path() / "root";
+  auto s = open_store(root, {{"inject_enospc_after_bytes", 4}});
+  put(s.get(), "job/keep", Bytes{1, 2});
+  fs::create_directories(root / "job" / "by-hand");
+  write_file(root / "job" / "by-hand" / "notes", "a person's file");  // not the store's: stays
+  const auto before = tree_of(root);
+  const Bytes data(100, 7);
+
+  // A new checkpoint directory, and one two levels deep, on a full disk.
+  for (const char* key : {"ckpt-1/shard-0", "job/ckpt-2/part/shard-0", "job/by-hand/new/shard-0"}) {
+    INFO(key);
+    const auto r = outcome(frugal_store_put(s.get(), key, data.data(), data.size()));
+    CHECK(r.code == FRUGAL_ERR_IO);
+    CHECK(contains(r.message, "No space left on device"));
+    CHECK(tree_of(root) == before);
+  }
+  // A directory that already held an object keeps it.
+  CHECK(outcome(frugal_store_put(s.get(), "job/second", data.data(), data.size())).code == FRUGAL_ERR_IO);
+  CHECK(tree_of(root) == before);
+  CHECK(get(s.get(), "job/keep") == (Bytes{1, 2}));
+  // An empty directory on the key's path goes, as a remove of the key would
+  // take it: the last of two puts failing in one new directory did not
+  // create it, yet must not leave it behind.
+  fs::create_directories(root / "empty");
+  CHECK(outcome(frugal_store_put(s.get(), "empty/ckpt/shard", data.data(), data.size())).code == FRUGAL_ERR_IO);
+  CHECK(tree_of(root) == before);
+}
+
+TEST_CASE("a checkpoint save that fails on a full disk leaves no directory behind") {
+  // The engine takes back the keys it wrote; the directories it never got
+  // to write a key into are the store's to take back.
+  TempDir tmp;
+  const fs::path root = tmp.path() / "root";
+  for (const int64_t budget : {int64_t{0}, int64_t{10000}}) {  // nothing lands; one shard lands
+    INFO("budget " << budget);
+    auto s = open_store(root, {{"inject_enospc_after_bytes", budget}});
+    const auto before = tree_of(root);
+    auto engine_options = host::make_options();
+    host::check(frugal_options_set_int(engine_options.get(), "shard_bytes", 4096));
+    host::check(frugal_options_set_string(engine_options.get(), "prefix", "job"));
+    frugal_ckpt_engine* engine = nullptr;
+    host::check(frugal_ckpt_engine_create(s.get(), engine_options.get(), &engine));
+    std::vector<unsigned char> a(8192, 1), b(8192, 2);
+    int64_t shape[1] = {8192};
+    for (auto* memory : {&a, &b}) {
+      frugal_tensor view{};
+      view.struct_size = sizeof(view);
+      view.data = memory->data();
+      view.dtype = FRUGAL_DTYPE_UINT8;
+      view.ndim = 1;
+      view.device = {FRUGAL_DEVICE_CPU, 0};
+      view.shape = shape;
+      host::check(frugal_ckpt_register(engine, memory == &a ? "a" : "b", &view, 0));
+    }
+    frugal_ckpt_save_args args{};
+    args.struct_size = sizeof(args);
+    args.kind = FRUGAL_CKPT_FULL;
+    args.flags = FRUGAL_CKPT_SAVE_WAIT;
+    args.step = 1;
+    const auto r = outcome(frugal_ckpt_save(engine, &args, nullptr));
+    frugal_ckpt_engine_destroy(engine);
+    CHECK(r.code == FRUGAL_ERR_IO);
+    CHECK(contains(r.message, "No space left on device"));
+    CHECK(tree_of(root) == before);
+  }
 }
 
 TEST_CASE("the injected budget counts bytes across puts, exactly") {
