@@ -32,7 +32,8 @@ struct FsConfig {
 
 class FsStore {
  public:
-  // Creates the root (with parents, 0755) when missing and opens it.
+  // Creates the root (with parents, 0755) when missing and opens it. When
+  // it throws, the directories it created are gone again.
   explicit FsStore(FsConfig config);
 
   void put(const char* key, const void* data, uint64_t size);

@@ -1,8 +1,11 @@
 // Options and opening the root directory.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <string>
+#include <vector>
 
 #include "fs_store.hpp"
 #include "os_error.hpp"
@@ -30,13 +33,39 @@ void sync_parent(const std::string& path) {
   if (err != 0) fail_io("open: cannot fsync the directory holding '" + path + "'", err);
 }
 
-// mkdir -p with mode 0755. The root path is the user's own choice, so here
-// (and only here) links are followed.
-void make_root(const std::string& root, bool fsync) {
+// The directories make_root created, deepest last. Unless kept, they are
+// removed again (deepest first) when the store fails to open, so a failed
+// open leaves the filesystem as it found it. One that is no longer empty
+// (someone else started using it meanwhile) stays, and so do those above it.
+class CreatedDirs {
+ public:
+  explicit CreatedDirs(bool fsync) : fsync_(fsync) {}
+  CreatedDirs(const CreatedDirs&) = delete;
+  CreatedDirs& operator=(const CreatedDirs&) = delete;
+  ~CreatedDirs() {
+    std::string removed;
+    for (auto it = paths_.rbegin(); it != paths_.rend() && ::rmdir(it->c_str()) == 0; ++it) removed = *it;
+    if (removed.empty() || !fsync_) return;
+    const UniqueFd parent(::open(parent_of(removed).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (parent.valid()) (void)sync_dir(parent.get());  // best effort: open's own error is what counts
+  }
+  void add(std::string path) { paths_.push_back(std::move(path)); }
+  void keep() { paths_.clear(); }
+
+ private:
+  bool fsync_;
+  std::vector<std::string> paths_;
+};
+
+// mkdir -p with mode 0755, recording what it created in `created`. The
+// root path is the user's own choice, so here (and only here) links are
+// followed.
+void make_root(const std::string& root, bool fsync, CreatedDirs& created) {
   for (size_t end = 1; end <= root.size(); ++end) {
     if (end < root.size() && (root[end] != '/' || root[end - 1] == '/')) continue;
     const std::string path = root.substr(0, end);
     if (::mkdir(path.c_str(), 0755) == 0) {
+      created.add(path);
       if (fsync) sync_parent(path);
     } else if (const int err = errno; err != EEXIST && !is_dir(path)) {
       // (mkdir may say EACCES or EROFS about a directory that exists.)
@@ -62,9 +91,11 @@ FsConfig FsConfig::from(const sdk::Options& options) {
 }
 
 FsStore::FsStore(FsConfig config) : config_(std::move(config)), budget_(config_.enospc_after) {
-  make_root(config_.root, config_.fsync);
+  CreatedDirs created(config_.fsync);
+  make_root(config_.root, config_.fsync, created);
   root_ = UniqueFd(::open(config_.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!root_.valid()) fail_errno([&] { return "open: cannot open root directory '" + config_.root + "'"; });
+  created.keep();
 }
 
 }  // namespace frugal::store_fs

@@ -811,6 +811,59 @@ TEST_CASE("open creates a missing root with its parents, mode 0755") {
   CHECK(get(again.get(), "k") == Bytes{1});
 }
 
+TEST_CASE("a failed open removes exactly the directories it created") {
+  TempDir tmp;
+  auto context = fs_context();
+  const auto open_at = [&](const std::string& root) {
+    auto options = host::make_options();
+    host::check(frugal_options_set_string(options.get(), "root", root.c_str()));
+    frugal_store* store = nullptr;
+    auto r = outcome(frugal_store_open(context.get(), "fs", options.get(), &store));
+    CHECK(store == nullptr);
+    return r;
+  };
+  fs::create_directories(tmp.path() / "existing");
+  const auto before = tree_of(tmp.path());
+
+  SECTION("a root too long for the system: hundreds of nested directories, none left") {
+    std::string root = (tmp.path() / "existing").string();
+    while (root.size() < 2 * PATH_MAX) root += "/d123456789";
+    const auto r = open_at(root);
+    CHECK(r.code == FRUGAL_ERR_IO);
+    CHECK(contains(r.message, "cannot create root directory"));
+    CHECK(contains(r.message, "File name too long"));
+    CHECK(tree_of(tmp.path()) == before);
+  }
+  SECTION("a root below a file") {
+    write_file(tmp.path() / "existing" / "file", "x");
+    const auto with_file = tree_of(tmp.path());
+    const auto r = open_at((tmp.path() / "existing" / "file" / "a" / "b").string());
+    CHECK(r.code == FRUGAL_ERR_IO);
+    CHECK(contains(r.message, "existing/file"));
+    CHECK(tree_of(tmp.path()) == with_file);
+  }
+  SECTION("new directories, then a file in the way: the new ones are taken back") {
+    // Creating fails only after open has made two new directories.
+    write_file(tmp.path() / "file", "x");
+    const auto with_file = tree_of(tmp.path());
+    const auto r = open_at((tmp.path() / "existing" / "n1" / "n2" / ".." / ".." / ".." / "file" / "root").string());
+    CHECK(r.code == FRUGAL_ERR_IO);
+    CHECK(tree_of(tmp.path()) == with_file);
+  }
+  SECTION("a root below a read-only directory") {
+    if (::geteuid() == 0) {
+      WARN("skipped: root ignores directory permissions");
+      return;
+    }
+    fs::permissions(tmp.path() / "existing", fs::perms::owner_read | fs::perms::owner_exec);
+    const auto r = open_at((tmp.path() / "existing" / "a" / "b").string());
+    fs::permissions(tmp.path() / "existing", fs::perms::owner_all);
+    CHECK(r.code == FRUGAL_ERR_IO);
+    CHECK(contains(r.message, "Permission denied"));
+    CHECK(tree_of(tmp.path()) == before);
+  }
+}
+
 TEST_CASE("concurrent puts of different keys from 4 threads are all readable afterwards") {
   TempDir tmp;
   auto s = open_store(tmp.path() / "root");
