@@ -1,11 +1,16 @@
 // `frugal ckpt ...`: look at, verify and tidy the checkpoints a checkpoint
 // engine wrote into a directory (the "fs" store), through the public C API
-// only. Exit codes: 0 ok, 1 the command found a problem (a checkpoint that
-// fails, no valid checkpoint, a store error), 2 bad usage.
+// only. Exit codes: 0 ok, 1 the command found a problem (a committed
+// checkpoint that fails, no valid checkpoint, a store error), 2 bad usage.
+// Text that comes from the store (reasons quoting a manifest, the manifest
+// itself) is escaped on the way out: valid UTF-8 in JSON, no control
+// characters on the terminal (json_writer.hpp).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ckpt_args.hpp"
@@ -16,27 +21,73 @@
 namespace frugal::cli {
 namespace {
 
-constexpr const char* kCkptUsage =
-    "usage: frugal ckpt <subcommand> DIR [options]      (DIR: the \"fs\" store's root)\n"
+struct Subcommand {
+  const char* name;
+  const char* usage;  // its lines of the usage text
+};
+
+constexpr Subcommand kSubcommands[] = {
+    {"ls",
+     "  ls DIR [--verify] [--json]         every checkpoint, newest first, with its status;\n"
+     "                                     --verify also reads and checks every shard\n"},
+    {"latest",
+     "  latest DIR [--kind heartbeat|full] [--json]\n"
+     "                                     the newest fully verified checkpoint (exit 1: none)\n"},
+    {"verify",
+     "  verify DIR [NAME...] [--json]      full verification of NAMEs, or of all; safe on the\n"
+     "                                     store of a running job: a save in progress (newer than\n"
+     "                                     the newest valid checkpoint, no manifest yet), one that\n"
+     "                                     retention removed while it was read and an interrupted\n"
+     "                                     save are listed but do not fail; exit 0: every\n"
+     "                                     committed checkpoint verified, 1: one failed (or a\n"
+     "                                     NAME is not a valid checkpoint, or the store cannot\n"
+     "                                     be read), 2: bad usage\n"},
+    {"inspect", "  inspect DIR NAME                   the manifest as JSON\n"},
+    {"gc",
+     "  gc DIR [--keep-heartbeats N] [--keep-full M] [--json]\n"
+     "                                     apply retention (engine defaults: 2 and 2); reads every\n"
+     "                                     shard first and refuses while a checkpoint is damaged\n"},
+    {"bench",
+     "  bench DIR --size BYTES [--kind heartbeat|full] [--count N] [--json] [--keep]\n"
+     "            [--keep-heartbeats N] [--keep-full M] [--shard-bytes B]\n"
+     "                                     benchmark saves against memcpy and raw disk writes;\n"
+     "                                     DIR is scratch space (BYTES: 1048576, 64M, 1G, ...);\n"
+     "                                     --keep leaves the checkpoints (retention off unless\n"
+     "                                     --keep-* are given) and may add to existing ones\n"},
+};
+
+constexpr const char* kUsageHead = "usage: frugal ckpt <subcommand> DIR [options]      (DIR: the \"fs\" store's root)\n\n";
+constexpr const char* kUsageTail =
     "\n"
-    "subcommands:\n"
-    "  ls DIR [--verify] [--json]         every checkpoint, newest first, with its status;\n"
-    "                                     --verify also reads and checks every shard\n"
-    "  latest DIR [--kind heartbeat|full] [--json]\n"
-    "                                     the newest fully verified checkpoint (exit 1: none)\n"
-    "  verify DIR [NAME...] [--json]      full verification of NAMEs, or of all (exit 1: any fails)\n"
-    "  inspect DIR NAME                   the manifest as JSON\n"
-    "  gc DIR [--keep-heartbeats N] [--keep-full M] [--json]\n"
-    "                                     apply retention (engine defaults: 2 and 2); reads every\n"
-    "                                     shard first and refuses while a checkpoint is damaged\n"
-    "  bench DIR --size BYTES [--kind heartbeat|full] [--count N] [--json] [--keep]\n"
-    "            [--keep-heartbeats N] [--keep-full M] [--shard-bytes B]\n"
-    "                                     benchmark saves against memcpy and raw disk writes;\n"
-    "                                     DIR is scratch space (BYTES: 1048576, 64M, 1G, ...);\n"
-    "                                     --keep leaves the checkpoints (retention off unless\n"
-    "                                     --keep-* are given) and may add to existing ones\n"
-    "\n"
-    "every subcommand accepts --prefix P: the engine's key prefix inside DIR\n";
+    "every subcommand accepts --prefix P (the engine's key prefix inside DIR: its checkpoints\n"
+    "are the directories DIR/P/<name>) and --help; exit codes: 0 ok, 1 a problem found,\n"
+    "2 bad usage; under --json an error is a JSON object on stdout\n";
+
+const Subcommand* find_subcommand(const std::string& name) {
+  for (const auto& sub : kSubcommands)
+    if (name == sub.name) return &sub;
+  return nullptr;
+}
+
+// The usage of one subcommand, or (sub == nullptr) of all.
+std::string usage_text(const Subcommand* sub) {
+  std::string text = kUsageHead;
+  text += "subcommands:\n";
+  for (const auto& each : kSubcommands)
+    if (sub == nullptr || sub == &each) text += each.usage;
+  return text + kUsageTail;
+}
+
+// A problem the command found before it could do its work (exit 1), with
+// the error code name reported under --json.
+class Problem : public std::runtime_error {
+ public:
+  Problem(std::string code, const std::string& message) : std::runtime_error(message), code_(std::move(code)) {}
+  const std::string& code() const { return code_; }
+
+ private:
+  std::string code_;
+};
 
 std::vector<std::string> with_common(std::vector<std::string> flags) {
   flags.emplace_back("--prefix");
@@ -49,12 +100,10 @@ std::string dir_arg(const ParsedArgs& parsed, const char* what) {
   return parsed.positional.front();
 }
 
-// Returns false (after printing why) when `dir` is not a directory: the
-// commands that look at checkpoints never create a store root by accident.
-bool check_dir(const std::string& sub, const std::string& dir) {
-  if (is_directory(dir)) return true;
-  fmt::print(stderr, "frugal ckpt {}: '{}' is not a directory\n", sub, dir);
-  return false;
+// Throws a Problem when `dir` is not a directory: the commands that look at
+// checkpoints never create a store root by accident.
+void check_dir(const std::string& dir) {
+  if (!is_directory(dir)) throw Problem("NOT_FOUND", fmt::format("'{}' is not a directory", dir));
 }
 
 EngineSettings settings_from(const ParsedArgs& parsed) {
@@ -92,22 +141,23 @@ void print_table(const std::vector<frugal_ckpt_info>& infos) {
   for (const auto& info : infos) {
     const bool valid = info.status == FRUGAL_CKPT_VALID;
     const std::string created = utc_time(info.created_unix_ns);
-    fmt::print("{:<26} {:<9} {:>12} {:>8} {:<12} {:>11} {:>7} {:<9} {:<20} {}\n", info.name, kind_name(info.kind),
+    fmt::print("{:<26} {:<9} {:>12} {:>8} {:<12} {:>11} {:>7} {:<9} {:<20} {}\n", terminal_text(info.name),
+               kind_name(info.kind),
                info.step, info.sequence, status_name(info.status), valid ? human_bytes(static_cast<double>(info.bytes)) : "-",
                valid ? fmt::format("{}", info.tensor_count) : "-", info.emergency != 0 ? "yes" : "no",
-               created.empty() ? "-" : created, info.reason);
+               created.empty() ? "-" : created, terminal_text(info.reason));
   }
 }
 
 void print_details(const frugal_ckpt_info& info) {
   const std::string created = utc_time(info.created_unix_ns);
-  fmt::print("{}\n", info.name);
+  fmt::print("{}\n", terminal_text(info.name));
   fmt::print("  kind       {}\n  step       {}\n  sequence   {}\n  status     {}\n", kind_name(info.kind), info.step,
              info.sequence, status_name(info.status));
   fmt::print("  bytes      {} ({})\n  tensors    {}\n  emergency  {}\n  created    {}\n", info.bytes,
              human_bytes(static_cast<double>(info.bytes)), info.tensor_count, info.emergency != 0 ? "yes" : "no",
              created.empty() ? "-" : created);
-  if (info.reason[0] != '\0') fmt::print("  reason     {}\n", info.reason);
+  if (info.reason[0] != '\0') fmt::print("  reason     {}\n", terminal_text(info.reason));
 }
 
 int ckpt_ls(const std::vector<std::string>& args) {
@@ -115,7 +165,7 @@ int ckpt_ls(const std::vector<std::string>& args) {
   const std::string dir = dir_arg(parsed, "ls");
   if (parsed.positional.size() > 1) throw UsageError(fmt::format("ls takes one DIR, got '{}' too", parsed.positional[1]));
   const auto settings = settings_from(parsed);
-  if (!check_dir("ls", dir)) return kExitProblem;
+  check_dir(dir);
   auto session = open_session(dir, settings);
   const bool deep = parsed.has("--verify");
   const auto infos = list_checkpoints(session.engine.get(), deep);
@@ -125,7 +175,8 @@ int ckpt_ls(const std::vector<std::string>& args) {
     print_info_array(infos);
     fmt::print("\n}}\n");
   } else if (infos.empty()) {
-    fmt::print("no checkpoints in {}{}\n", dir, settings.prefix.empty() ? "" : " under prefix '" + settings.prefix + "'");
+    fmt::print("no checkpoints in {}{}\n", terminal_text(dir),
+               settings.prefix.empty() ? "" : " under prefix '" + terminal_text(settings.prefix) + "'");
   } else {
     print_table(infos);
   }
@@ -149,7 +200,7 @@ int ckpt_latest(const std::vector<std::string>& args) {
     kinds_text = *kind;
   }
   const auto settings = settings_from(parsed);
-  if (!check_dir("latest", dir)) return kExitProblem;
+  check_dir(dir);
   auto session = open_session(dir, settings);
   frugal_ckpt_info info{};
   info.struct_size = sizeof(info);
@@ -160,7 +211,7 @@ int ckpt_latest(const std::vector<std::string>& args) {
     if (parsed.has("--json"))
       fmt::print("{{\n  {}, \"kind\": {},\n  \"checkpoint\": null,\n  \"reason\": {}\n}}\n",
                  header_json(dir, settings.prefix), json_string(kinds_text), json_string(reason));
-    fmt::print(stderr, "frugal ckpt latest: {}: {}\n", dir, reason);
+    fmt::print(stderr, "frugal ckpt latest: {}: {}\n", terminal_text(dir), terminal_text(reason));
     return kExitProblem;
   }
   host::check(error);
@@ -172,57 +223,137 @@ int ckpt_latest(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+// One checkpoint as verify reports it. `status` is status_name, or for a
+// checkpoint that is not (yet, or any more) committed one of the live-store
+// outcomes below, or "not-found" / "error" for a NAME the engine refused.
+struct VerifyRow {
+  frugal_ckpt_info info{};
+  std::string status;
+  bool failed = false;
+};
+
+// Outcomes of a checkpoint without a manifest, none of them a failure: a
+// running job's next save, a checkpoint retention removed while we read
+// it, and the leftover of a save that never finished (gc removes those).
+constexpr const char* kInProgress = "in-progress";
+constexpr const char* kRetired = "retired";
+constexpr const char* kIncomplete = "incomplete";
+
+// Copies `text` into a fixed frugal_ckpt_info field, cut to fit, terminated.
+template <size_t N>
+void set_field(char (&field)[N], std::string_view text) {
+  const size_t n = std::min(text.size(), N - 1);
+  std::copy_n(text.data(), n, field);
+  field[n] = '\0';
+}
+
+// frugal_ckpt_verify of `name` into `row`; false when the engine does not
+// know the name (NOT_FOUND, or INVALID_ARGUMENT for a malformed one), with
+// the reason in row.info.reason. Store errors throw.
+bool verify_named(frugal_ckpt_engine* engine, const std::string& name, VerifyRow& row) {
+  row.info = frugal_ckpt_info{};
+  row.info.struct_size = sizeof(row.info);
+  frugal_error* error = frugal_ckpt_verify(engine, name.c_str(), &row.info);
+  if (error == nullptr) {
+    row.status = status_name(row.info.status);
+    return true;
+  }
+  const int32_t code = frugal_error_code(error);
+  if (code != FRUGAL_ERR_NOT_FOUND && code != FRUGAL_ERR_INVALID_ARGUMENT) host::check(error);
+  set_field(row.info.name, name);
+  set_field(row.info.reason, frugal_error_message(error));
+  row.status = code == FRUGAL_ERR_NOT_FOUND ? "not-found" : "error";
+  frugal_error_destroy(error);
+  return false;
+}
+
+// Every checkpoint of the store, verified while a job may be saving into it
+// and retention removing from it. A listing is a snapshot that is stale by
+// the time each checkpoint is read, so anything that did not verify is
+// looked at once more by name before it counts: gone by then means retired;
+// valid by then means it was committed meanwhile; still without a manifest
+// means in progress when newer than every valid checkpoint, else an
+// interrupted save. Only a committed checkpoint failing its checks is left.
+std::vector<VerifyRow> verify_all(frugal_ckpt_engine* engine) {
+  std::vector<VerifyRow> rows;
+  for (const auto& info : list_checkpoints(engine, true)) rows.push_back({info, status_name(info.status)});
+  for (auto& row : rows) {
+    if (row.info.status == FRUGAL_CKPT_VALID) continue;
+    VerifyRow again;
+    if (!verify_named(engine, row.info.name, again)) {
+      row.status = kRetired;
+      set_field(row.info.reason, "removed while being read (retention): not damaged");
+      continue;
+    }
+    row.info = again.info;
+    row.status = again.status;
+  }
+  uint64_t newest_valid = 0;
+  for (const auto& row : rows)
+    if (row.status == "valid") newest_valid = std::max(newest_valid, row.info.sequence);
+  for (auto& row : rows) {
+    if (row.status == kRetired || row.info.status == FRUGAL_CKPT_VALID) continue;
+    if (row.info.status == FRUGAL_CKPT_INCOMPLETE)
+      row.status = row.info.sequence > newest_valid ? kInProgress : kIncomplete;
+    else
+      row.failed = true;
+  }
+  return rows;
+}
+
 int ckpt_verify(const std::vector<std::string>& args) {
   const auto parsed = parse_args(args, with_common({}), {"--json"});
   const std::string dir = dir_arg(parsed, "verify");
   const auto settings = settings_from(parsed);
-  if (!check_dir("verify", dir)) return kExitProblem;
+  check_dir(dir);
   auto session = open_session(dir, settings);
 
-  struct Row {
-    frugal_ckpt_info info{};
-    std::string status;  // status_name, or "not-found" / "error" for a name the engine refused
-  };
-  std::vector<Row> rows;
+  std::vector<VerifyRow> rows;
   if (parsed.positional.size() == 1) {
-    for (const auto& info : list_checkpoints(session.engine.get(), true)) rows.push_back({info, status_name(info.status)});
+    rows = verify_all(session.engine.get());
   } else {
+    // Named checkpoints: each must be valid, whatever the reason it is not.
     for (size_t i = 1; i < parsed.positional.size(); ++i) {
-      Row row;
-      row.info.struct_size = sizeof(row.info);
-      frugal_error* error = frugal_ckpt_verify(session.engine.get(), parsed.positional[i].c_str(), &row.info);
-      if (error != nullptr) {
-        const int32_t code = frugal_error_code(error);
-        if (code != FRUGAL_ERR_NOT_FOUND && code != FRUGAL_ERR_INVALID_ARGUMENT) host::check(error);
-        fmt::format_to_n(row.info.name, sizeof(row.info.name) - 1, "{}", parsed.positional[i]);
-        fmt::format_to_n(row.info.reason, sizeof(row.info.reason) - 1, "{}", frugal_error_message(error));
-        row.status = code == FRUGAL_ERR_NOT_FOUND ? "not-found" : "error";
-        frugal_error_destroy(error);
-      } else {
-        row.status = status_name(row.info.status);
-      }
+      VerifyRow row;
+      verify_named(session.engine.get(), parsed.positional[i], row);
+      row.failed = row.status != "valid";
       rows.push_back(row);
     }
   }
 
-  std::vector<const Row*> failed;
-  for (const auto& row : rows)
-    if (row.status != "valid") failed.push_back(&row);
+  std::vector<const VerifyRow*> failed;
+  size_t valid = 0;
+  for (const auto& row : rows) {
+    if (row.failed) failed.push_back(&row);
+    if (row.status == "valid") ++valid;
+  }
+  const auto count = [&](const char* status) {
+    return std::count_if(rows.begin(), rows.end(), [&](const VerifyRow& row) { return row.status == status; });
+  };
   if (parsed.has("--json")) {
-    fmt::print("{{\n  {}, \"checked\": {}, \"failed\": {},\n  \"checkpoints\": [", header_json(dir, settings.prefix),
-               rows.size(), failed.size());
+    fmt::print(
+        "{{\n  {}, \"checked\": {}, \"failed\": {}, \"valid\": {}, \"in_progress\": {}, \"retired\": {}, "
+        "\"incomplete\": {},\n  \"checkpoints\": [",
+        header_json(dir, settings.prefix), rows.size(), failed.size(), valid, count(kInProgress), count(kRetired),
+        count(kIncomplete));
     for (size_t i = 0; i < rows.size(); ++i)
       fmt::print("{}\n    {}", i == 0 ? "" : ",", info_json(rows[i].info, rows[i].status));
     fmt::print("{}]\n}}\n", rows.empty() ? "" : "\n  ");
   } else {
-    if (rows.empty()) fmt::print("no checkpoints in {}\n", dir);
+    if (rows.empty()) fmt::print("no checkpoints in {}\n", terminal_text(dir));
     for (const auto& row : rows)
-      fmt::print("{:<26} {:<12} {}\n", row.info.name, row.status, row.info.reason);
-    if (!rows.empty()) fmt::print("{} checked: {} valid, {} failed\n", rows.size(), rows.size() - failed.size(), failed.size());
+      fmt::print("{:<26} {:<12} {}\n", terminal_text(row.info.name), row.status, terminal_text(row.info.reason));
+    if (!rows.empty()) {
+      std::string others;
+      for (const char* status : {kInProgress, kRetired, kIncomplete})
+        if (const auto n = count(status); n > 0) others += fmt::format(", {} {}", n, status);
+      fmt::print("{} checked: {} valid, {} failed{}\n", rows.size(), valid, failed.size(), others);
+    }
   }
   if (failed.empty()) return kExitOk;
   std::string which;
-  for (const Row* row : failed) which += fmt::format("\n  {} ({}): {}", row->info.name, row->status, row->info.reason);
+  for (const VerifyRow* row : failed)
+    which += fmt::format("\n  {} ({}): {}", terminal_text(row->info.name), row->status, terminal_text(row->info.reason));
   fmt::print(stderr, "frugal ckpt verify: {} of {} failed:{}\n", failed.size(), rows.size(), which);
   return kExitProblem;
 }
@@ -232,13 +363,15 @@ int ckpt_inspect(const std::vector<std::string>& args) {
   if (parsed.positional.size() != 2) throw UsageError("inspect needs DIR and one checkpoint NAME");
   const std::string& dir = parsed.positional[0];
   const auto settings = settings_from(parsed);
-  if (!check_dir("inspect", dir)) return kExitProblem;
+  check_dir(dir);
   auto session = open_session(dir, settings);
   char* json = nullptr;
   host::check(frugal_ckpt_inspect_json(session.engine.get(), parsed.positional[1].c_str(), &json));
   const std::string text = json;
   frugal_string_free(json);
-  fmt::print("{}{}", text, !text.empty() && text.back() == '\n' ? "" : "\n");
+  // The library copies manifest strings into its JSON as they are (bytes
+  // that are not UTF-8 included): repair them so the output is valid JSON.
+  fmt::print("{}{}", json_repair(text), !text.empty() && text.back() == '\n' ? "" : "\n");
   return kExitOk;
 }
 
@@ -247,7 +380,7 @@ int ckpt_gc(const std::vector<std::string>& args) {
   const std::string dir = dir_arg(parsed, "gc");
   if (parsed.positional.size() > 1) throw UsageError(fmt::format("gc takes one DIR, got '{}' too", parsed.positional[1]));
   const auto settings = settings_from(parsed);
-  if (!check_dir("gc", dir)) return kExitProblem;
+  check_dir(dir);
   auto session = open_session(dir, settings);
   // Retention judges checkpoints by their manifests only, so one whose
   // manifest is fine but whose shards are damaged counts as a kept valid
@@ -258,7 +391,7 @@ int ckpt_gc(const std::vector<std::string>& args) {
   std::string damaged;
   for (const auto& info : list_checkpoints(session.engine.get(), true))
     if (info.status != FRUGAL_CKPT_VALID && manifest_valid.count(info.name) != 0)
-      damaged += fmt::format("\n  {}: {}", info.name, info.reason);
+      damaged += fmt::format("\n  {}: {}", terminal_text(info.name), terminal_text(info.reason));
   if (!damaged.empty()) {
     fmt::print(stderr,
                "frugal ckpt gc: refusing: these checkpoints have a valid manifest but damaged shards, and retention "
@@ -280,31 +413,60 @@ int ckpt_gc(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+// Prints an error as one line on stderr (with a pointer to --help for bad
+// usage) and, under --json, as {"command", "error": {"code", "message"},
+// "exit_code"} on stdout, so a script reading stdout always gets JSON.
+int report_error(const std::string& command, const std::string& code, const std::string& message, int exit_code,
+                 bool json) {
+  if (json)
+    fmt::print("{{\"command\": {}, \"error\": {{\"code\": {}, \"message\": {}}}, \"exit_code\": {}}}\n",
+               json_string(command), json_string(code), json_string(message), exit_code);
+  if (exit_code == kExitUsage)
+    fmt::print(stderr, "frugal {}: {} (see 'frugal {} --help')\n", command, terminal_text(message), command);
+  else
+    fmt::print(stderr, "frugal {}: {} ({})\n", command, terminal_text(message), code);
+  return exit_code;
+}
+
+bool is_help(const std::string& arg) { return arg == "--help" || arg == "-h"; }
+
 }  // namespace
 
 int cmd_ckpt(const std::vector<std::string>& args) {
-  if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
-    std::fputs(kCkptUsage, args.empty() ? stderr : stdout);
-    return args.empty() ? kExitUsage : kExitOk;
+  const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
+  if (args.empty()) return report_error("ckpt", "USAGE", "needs a subcommand (ls, latest, verify, inspect, gc, bench)", kExitUsage, json);
+  if (args[0] == "help" || is_help(args[0])) {
+    // `frugal ckpt help SUB` is `frugal ckpt SUB --help`.
+    const Subcommand* sub = args.size() > 1 ? find_subcommand(args[1]) : nullptr;
+    std::fputs(usage_text(sub).c_str(), stdout);
+    return kExitOk;
   }
   const std::string sub = args[0];
+  const std::string command = "ckpt " + sub;
+  const Subcommand* known = find_subcommand(sub);
+  if (known == nullptr)
+    return report_error("ckpt", "USAGE", fmt::format("unknown subcommand '{}'", sub), kExitUsage, json);
   const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (std::any_of(rest.begin(), rest.end(), is_help)) {
+    std::fputs(usage_text(known).c_str(), stdout);
+    return kExitOk;
+  }
   try {
     if (sub == "ls") return ckpt_ls(rest);
     if (sub == "latest") return ckpt_latest(rest);
     if (sub == "verify") return ckpt_verify(rest);
     if (sub == "inspect") return ckpt_inspect(rest);
     if (sub == "gc") return ckpt_gc(rest);
-    if (sub == "bench") return cmd_ckpt_bench(rest);
+    return cmd_ckpt_bench(rest);
   } catch (const UsageError& e) {
-    fmt::print(stderr, "frugal ckpt {}: {}\n\n{}", sub, e.what(), kCkptUsage);
-    return kExitUsage;
+    return report_error(command, "USAGE", e.what(), kExitUsage, json);
+  } catch (const Problem& e) {
+    return report_error(command, e.code(), e.what(), kExitProblem, json);
   } catch (const host::Exception& e) {
-    fmt::print(stderr, "frugal ckpt {}: {} ({})\n", sub, e.what(), frugal_error_code_name(e.code()));
-    return kExitProblem;
+    return report_error(command, frugal_error_code_name(e.code()), e.what(), kExitProblem, json);
+  } catch (const std::exception& e) {
+    return report_error(command, "INTERNAL", e.what(), kExitProblem, json);
   }
-  fmt::print(stderr, "frugal ckpt: unknown subcommand '{}'\n\n{}", sub, kCkptUsage);
-  return kExitUsage;
 }
 
 }  // namespace frugal::cli

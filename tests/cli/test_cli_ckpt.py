@@ -1,10 +1,15 @@
 """`frugal ckpt ...` run as a user runs it: checkpoints made by `frugal ckpt
 bench --keep` (real saves through the engine and the fs store), then
-listed, verified, inspected, damaged and collected through the CLI."""
+listed, verified, inspected, damaged and collected through the CLI, also
+while a saver keeps writing into the store."""
+import ctypes
+import ctypes.util
 import json
 import os
+import struct
 import subprocess
 import tempfile
+import time
 import unittest
 
 CLI = os.environ["FRUGAL_CLI"]
@@ -18,6 +23,12 @@ def run(args, env_extra=None):
 
 def ckpt(*args):
     return run(["ckpt"] + [str(a) for a in args])
+
+
+def ckpt_bytes(*args):
+    """As ckpt, with stdout and stderr as bytes: what reached the terminal, undecoded."""
+    env = {k: v for k, v in os.environ.items() if k != "FRUGAL_PLUGIN_PATH"}
+    return subprocess.run([CLI, "ckpt"] + [str(a) for a in args], capture_output=True, env=env, timeout=120)
 
 
 def ok_json(test, result):
@@ -43,6 +54,60 @@ def flip_byte(path, offset=100):
         byte = f.read(1)
         f.seek(offset)
         f.write(bytes([byte[0] ^ 0xFF]))
+
+
+def xxh3_64():
+    """XXH3-64 from the system's libxxhash (the build needs its header), or None."""
+    path = ctypes.util.find_library("xxhash")
+    if path is None:
+        return None
+    lib = ctypes.CDLL(path)
+    lib.XXH3_64bits.restype = ctypes.c_uint64
+    lib.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    return lambda data: lib.XXH3_64bits(bytes(data), len(data))
+
+
+def rewrite_manifest(path, replacements, xxh3):
+    """Replaces flatbuffer strings of a manifest in place (each new value as
+    long as the old one) and seals it again with a correct checksum: XXH3-64
+    of the buffer with the checksum field zeroed, as the engine computes it.
+    The field is found as the 8 bytes whose value is that checksum."""
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    field = None
+    for at in range(len(data) - 7):
+        zeroed = data[:at] + bytes(8) + data[at + 8:]
+        if struct.unpack_from("<Q", data, at)[0] == xxh3(zeroed):
+            field = at
+            break
+    assert field is not None, "checksum field not found"
+    for old, new in replacements:
+        assert len(old) == len(new), (old, new)
+        encoded = struct.pack("<I", len(old)) + old + b"\0"
+        at = data.find(encoded)
+        assert at >= 0 and data.find(encoded, at + 1) < 0, old
+        data[at + 4:at + 4 + len(old)] = new
+    data[field:field + 8] = bytes(8)
+    struct.pack_into("<Q", data, field, xxh3(data))
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+# Terminal control (ESC [ 31 m, BEL, DEL, C1 CSI) and invalid UTF-8 (a
+# stray continuation byte, an overlong lead, a UTF-8-encoded surrogate).
+HOSTILE = b"\x1b[31m\x07\x7f\xc2\x9b\x80\xc0\xaf\xed\xa0\x80"
+
+
+def hostile(length):
+    return (HOSTILE + b"x" * length)[:length]
+
+
+def assert_terminal_safe(test, raw):
+    """Valid UTF-8 with no control character but newlines."""
+    text = raw.decode("utf-8")  # raises on invalid UTF-8
+    bad = [c for c in text if (ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) <= 0x9F]
+    test.assertEqual(bad, [], text)
+    return text
 
 
 class CkptCliTest(unittest.TestCase):
@@ -238,7 +303,7 @@ class CkptCliTest(unittest.TestCase):
 
     def test_usage_errors_exit_2(self):
         cases = [
-            (["ckpt"], "usage"),
+            (["ckpt"], "needs a subcommand"),
             (["ckpt", "frobnicate", self.root], "unknown subcommand"),
             (["ckpt", "ls"], "needs DIR"),
             (["ckpt", "ls", self.root, "--yaml"], "unknown argument '--yaml'"),
@@ -258,10 +323,146 @@ class CkptCliTest(unittest.TestCase):
                 result = run(args)
                 self.assertEqual(result.returncode, 2, result.stderr)
                 self.assertIn(message, result.stderr)
+                # One line naming the problem and where to read more, not the whole usage.
+                self.assertEqual(len(result.stderr.splitlines()), 1, result.stderr)
+                self.assertRegex(result.stderr, r"see 'frugal ckpt( \w+)? --help'")
+                self.assertNotIn("subcommands:", result.stderr)
+                self.assertEqual(result.stdout, "")
         self.assertFalse(os.path.exists(self.root), "a usage error touches nothing")
         self.assertEqual(ckpt("help").returncode, 0)
         self.assertIn("ckpt ", run(["help"]).stdout)
 
+    def test_every_subcommand_prints_its_usage_on_help(self):
+        subcommands = ["ls", "latest", "verify", "inspect", "gc", "bench"]
+        for sub in subcommands:
+            for flag in ("--help", "-h"):
+                with self.subTest(sub=sub, flag=flag):
+                    result = ckpt(sub, flag)
+                    self.assertEqual(result.returncode, 0, result.stderr)
+                    self.assertEqual(result.stderr, "")
+                    self.assertIn("  " + sub + " DIR", result.stdout)
+                    for other in subcommands:
+                        if other != sub:
+                            self.assertNotIn("  " + other + " DIR", result.stdout)
+            # --help wins over whatever else is on the line, and touches nothing.
+            self.assertEqual(ckpt(sub, self.root, "--bogus", "--help").returncode, 0)
+        self.assertFalse(os.path.exists(self.root))
+        everything = ckpt("--help")
+        self.assertEqual(everything.returncode, 0)
+        for sub in subcommands:
+            self.assertIn("  " + sub + " DIR", everything.stdout)
+        self.assertIn("exit", ckpt("verify", "--help").stdout)
+        self.assertEqual(ckpt("help", "gc").stdout, ckpt("gc", "--help").stdout)
+
+    def test_errors_under_json_are_a_json_object_on_stdout(self):
+        usage = ckpt("ls", self.root, "--json", "--yaml")
+        self.assertEqual(usage.returncode, 2)
+        reply = json.loads(usage.stdout)
+        self.assertEqual((reply["command"], reply["error"]["code"], reply["exit_code"]), ("ckpt ls", "USAGE", 2))
+        self.assertIn("unknown argument '--yaml'", reply["error"]["message"])
+        missing = ckpt("verify", self.root, "--json")
+        self.assertEqual(missing.returncode, 1)
+        reply = json.loads(missing.stdout)
+        self.assertEqual((reply["command"], reply["error"]["code"], reply["exit_code"]), ("ckpt verify", "NOT_FOUND", 1))
+        self.assertIn("is not a directory", reply["error"]["message"])
+        self.assertIn("is not a directory", missing.stderr)
+        make_checkpoints(self, self.root, heartbeats=1, fulls=0)
+        inspect = ckpt("gc", self.root, "--keep-full", "x", "--json")
+        self.assertEqual(inspect.returncode, 2)
+        self.assertEqual(json.loads(inspect.stdout)["error"]["code"], "USAGE")
+
+    def test_verify_is_a_health_check_of_a_running_job(self):
+        """A saver keeps committing heartbeats and retention keeps removing
+        them while verify runs again and again: the save in flight and the
+        checkpoints removed under verify are no failures. A damaged shard of
+        a committed checkpoint still is, every time."""
+        make_checkpoints(self, self.root, heartbeats=0, fulls=1, size="64K")
+        full = listing(self, self.root)[0]["name"]
+        saver = subprocess.Popen(
+            [CLI, "ckpt", "bench", self.root, "--size", "256K", "--kind", "heartbeat", "--count", "100000", "--keep",
+             "--keep-heartbeats", "1", "--keep-full", "1"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            seen, outcomes, runs = set(), set(), 0
+
+            def verify_until(enough, check):
+                nonlocal runs
+                deadline = time.monotonic() + 90
+                while not enough() and time.monotonic() < deadline:
+                    result = ckpt("verify", self.root, "--json")
+                    report = json.loads(result.stdout)
+                    check(result, report)
+                    seen.update(c["name"] for c in report["checkpoints"])
+                    outcomes.update(c["status"] for c in report["checkpoints"])
+                    runs += 1
+                self.assertIsNone(saver.poll(), saver.stderr.read() if saver.poll() is not None else "")
+
+            def healthy(result, report):
+                self.assertEqual(result.returncode, 0, (result.stderr, report))
+                self.assertEqual(report["failed"], 0, report)
+
+            verify_until(lambda: runs >= 40 and len(seen) >= 20 and "in-progress" in outcomes, healthy)
+            self.assertGreaterEqual(len(seen), 20, "the saver committed while verify ran")
+            self.assertIn("in-progress", outcomes, "verify met a save in flight")
+
+            flip_byte(os.path.join(self.root, full, "shard-00000"))
+
+            def damaged(result, report):
+                self.assertEqual(result.returncode, 1, report)
+                self.assertEqual(report["failed"], 1, report)
+                failed = [c for c in report["checkpoints"] if c["status"] not in
+                          ("valid", "in-progress", "retired", "incomplete")]
+                self.assertEqual([(c["name"], c["status"]) for c in failed], [(full, "corrupt")])
+                self.assertIn("checksum", failed[0]["reason"])
+                self.assertIn(full, result.stderr)
+
+            runs = 0
+            verify_until(lambda: runs >= 15, damaged)
+        finally:
+            saver.kill()
+            saver.wait()
+            saver.stderr.close()
+
+    def test_manifest_bytes_are_escaped_in_json_and_tables(self):
+        xxh3 = xxh3_64()
+        if xxh3 is None:
+            self.skipTest("libxxhash not found")
+        make_checkpoints(self, self.root, heartbeats=2, fulls=0, size="4099")
+        newest, older = [c["name"] for c in listing(self, self.root)]
+        manifest = json.loads(ckpt("inspect", self.root, older).stdout)
+        writer, tensor = manifest["writer"].encode(), manifest["tensors"][0]["name"].encode()
+        # A valid checkpoint whose writer and first tensor name carry hostile bytes.
+        rewrite_manifest(os.path.join(self.root, older, "manifest"),
+                         [(writer, hostile(len(writer))), (tensor, hostile(len(tensor)))], xxh3)
+        # A checksum-valid manifest naming another checkpoint: its reason quotes the name.
+        rewrite_manifest(os.path.join(self.root, newest, "manifest"),
+                         [(newest.encode(), hostile(len(newest)))], xxh3)
+
+        inspect = ckpt_bytes("inspect", self.root, older)
+        self.assertEqual(inspect.returncode, 0, inspect.stderr)
+        inspected = json.loads(assert_terminal_safe(self, inspect.stdout))
+        self.assertEqual(inspected["name"], older)
+        self.assertTrue(inspected["writer"].startswith("\x1b[31m\x07\x7f\x9b\ufffd"), ascii(inspected["writer"]))
+        self.assertIn("\ufffd", inspected["tensors"][0]["name"])
+
+        for args in (("ls", "--json"), ("ls", "--verify", "--json"), ("verify", "--json")):
+            with self.subTest(args=args):
+                result = ckpt_bytes(args[0], self.root, *args[1:])
+                report = json.loads(assert_terminal_safe(self, result.stdout))
+                by_name = {c["name"]: c for c in report["checkpoints"]}
+                self.assertEqual(by_name[newest]["status"], "corrupt")
+                self.assertIn("manifest names checkpoint '\x1b[31m\x07\x7f\x9b\ufffd", by_name[newest]["reason"])
+                self.assertEqual(by_name[older]["status"], "valid")
+                assert_terminal_safe(self, result.stderr)
+
+        for args in (("ls",), ("ls", "--verify"), ("verify",), ("verify", newest)):
+            with self.subTest(args=args):
+                result = ckpt_bytes(args[0], self.root, *args[1:])
+                text = assert_terminal_safe(self, result.stdout)
+                row = [line for line in text.splitlines() if line.startswith(newest)]
+                self.assertEqual(len(row), 1, text)
+                self.assertIn("'\\x1b[31m\\x07\\x7f\\xc2\\x9b\\x80\\xc0", row[0])
+                assert_terminal_safe(self, result.stderr)
 
 if __name__ == "__main__":
     unittest.main()
