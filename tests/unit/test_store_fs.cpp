@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -328,6 +329,44 @@ TEST_CASE("list handles thousands of keys and prunes by prefix") {
                [](const std::string& k) { return k.rfind("ckpt-7/", 0) == 0; });
   CHECK(ckpt7.size() == 50);
   CHECK(keys_of(list_keys(store.get(), "ckpt-7/")) == ckpt7);
+}
+
+TEST_CASE("list with a name prefix opens no directory outside it, however big the tree beside it") {
+  // What a one-level listing of checkpoints relies on: a store root that
+  // also holds a deep unrelated tree is listed by name prefix ("hb-",
+  // "full-") without opening a single directory of that tree. Every open
+  // of a directory there is counted through inotify.
+  TempDir tmp;
+  const fs::path root = tmp.path() / "root";
+  auto s = open_store(root);
+  put(s.get(), "hb-000000000001-00000001/manifest", Bytes{1});
+  put(s.get(), "full-000000000002-00000002/shard-00000", Bytes{2});
+  const int watcher = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  REQUIRE(watcher >= 0);
+  fs::path deep = root / "usr";
+  for (int level = 0; level < 40; ++level) {
+    fs::create_directories(deep / "sibling");
+    write_file(deep / "file", "x");
+    REQUIRE(::inotify_add_watch(watcher, deep.c_str(), IN_OPEN) >= 0);
+    deep /= "d" + std::to_string(level);
+  }
+  const auto directory_opens = [&] {
+    int opens = 0;
+    alignas(inotify_event) char buffer[64 * 1024];
+    for (ssize_t n; (n = ::read(watcher, buffer, sizeof buffer)) > 0;)
+      for (char* at = buffer; at < buffer + n; at += sizeof(inotify_event) + reinterpret_cast<inotify_event*>(at)->len)
+        if ((reinterpret_cast<inotify_event*>(at)->mask & IN_ISDIR) != 0) ++opens;
+    return opens;
+  };
+  (void)directory_opens();
+
+  CHECK(keys_of(list_keys(s.get(), "hb-")) == std::vector<std::string>{"hb-000000000001-00000001/manifest"});
+  CHECK(keys_of(list_keys(s.get(), "full-")) == std::vector<std::string>{"full-000000000002-00000002/shard-00000"});
+  CHECK(directory_opens() == 0);
+  // The watch sees opens: a listing of everything walks the whole tree.
+  CHECK(list_keys(s.get(), "").size() == 2 + 40);
+  CHECK(directory_opens() >= 40);
+  ::close(watcher);
 }
 
 TEST_CASE("temp files, links and names no key could have are never listed") {
