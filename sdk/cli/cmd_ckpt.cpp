@@ -369,9 +369,8 @@ int ckpt_inspect(const std::vector<std::string>& args) {
   host::check(frugal_ckpt_inspect_json(session.engine.get(), parsed.positional[1].c_str(), &json));
   const std::string text = json;
   frugal_string_free(json);
-  // The library copies manifest strings into its JSON as they are (bytes
-  // that are not UTF-8 included): repair them so the output is valid JSON.
-  fmt::print("{}{}", json_repair(text), !text.empty() && text.back() == '\n' ? "" : "\n");
+  // The library escapes manifest text (control characters, invalid UTF-8).
+  fmt::print("{}{}", text, !text.empty() && text.back() == '\n' ? "" : "\n");
   return kExitOk;
 }
 

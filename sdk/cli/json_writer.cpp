@@ -70,22 +70,6 @@ std::string json_string(std::string_view text) {
   return out + "\"";
 }
 
-std::string json_repair(std::string_view json) {
-  std::string out;
-  out.reserve(json.size());
-  for (size_t at = 0; at < json.size();) {
-    const CodePoint cp = decode_at(json, at);
-    if (!cp.valid)
-      out += "\\ufffd";
-    else if (cp.value >= 0x7F && cp.value <= 0x9F)
-      out += fmt::format("\\u{:04x}", cp.value);
-    else
-      out.append(json.substr(at, cp.length));
-    at += cp.length;
-  }
-  return out;
-}
-
 std::string terminal_text(std::string_view text) {
   std::string out;
   out.reserve(text.size());

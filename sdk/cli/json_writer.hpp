@@ -20,12 +20,6 @@ namespace frugal::cli {
 // valid UTF-8 whatever `text` holds.
 std::string json_string(std::string_view text);
 
-// JSON text from elsewhere (the library's frugal_ckpt_inspect_json), made
-// valid UTF-8 without changing what it means: each byte of invalid UTF-8
-// becomes \ufffd and each raw U+007F..U+009F becomes \u00XX (in valid JSON
-// such bytes can only stand inside a string, where both escapes are legal).
-std::string json_repair(std::string_view json);
-
 // `text` for a table or an error line on a terminal: valid printable UTF-8
 // is kept, every control character (U+0000..U+001F, U+007F..U+009F, so no
 // escape sequence reaches the terminal) and every byte of invalid UTF-8 is
