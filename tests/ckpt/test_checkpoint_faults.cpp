@@ -110,6 +110,51 @@ std::vector<uint8_t> as_newer_format(std::vector<uint8_t> bytes) {
   return bytes;
 }
 
+// The records of a manifest, as a crafted (checksum-valid) writer would
+// rewrite them: shards and tensors edited by `edit`, every other field kept,
+// the checksum recomputed as core/src/ckpt/manifest.cpp computes it.
+struct ShardFields {
+  std::string key;
+  uint64_t size, xxh3;
+};
+struct TensorFields {
+  std::string name;
+  int32_t dtype;
+  std::vector<int64_t> shape;
+  uint32_t shard;
+  uint64_t offset, bytes;
+};
+template <typename Edit>
+std::vector<uint8_t> with_records(const std::vector<uint8_t>& bytes, Edit edit) {
+  namespace fb = frugal::checkpoint;
+  const fb::Manifest* m = fb::GetManifest(bytes.data());
+  std::vector<ShardFields> shards;
+  for (const auto* s : *m->shards()) shards.push_back({s->key()->str(), s->size(), s->xxh3()});
+  std::vector<TensorFields> tensors;
+  for (const auto* t : *m->tensors())
+    tensors.push_back({t->name()->str(), t->dtype(), {t->shape()->begin(), t->shape()->end()}, t->shard(),
+                       t->offset(), t->bytes()});
+  edit(shards, tensors);
+  flatbuffers::FlatBufferBuilder builder;
+  builder.ForceDefaults(true);
+  std::vector<flatbuffers::Offset<fb::Shard>> shard_offsets;
+  for (const auto& s : shards) shard_offsets.push_back(fb::CreateShard(builder, builder.CreateString(s.key), s.size, s.xxh3));
+  std::vector<flatbuffers::Offset<fb::TensorRecord>> tensor_offsets;
+  for (const auto& t : tensors)
+    tensor_offsets.push_back(fb::CreateTensorRecord(builder, builder.CreateString(t.name), t.dtype,
+                                                    builder.CreateVector(t.shape), t.shard, t.offset, t.bytes));
+  const std::vector<uint8_t> metadata(m->metadata()->begin(), m->metadata()->end());
+  const auto root = fb::CreateManifest(builder, m->format_version(), builder.CreateString(m->name()->str()), m->kind(),
+                                       m->step(), m->sequence(), m->created_unix_ns(), m->emergency(),
+                                       builder.CreateString(m->writer()->str()), builder.CreateVector(shard_offsets),
+                                       builder.CreateVector(tensor_offsets), builder.CreateVector(metadata),
+                                       m->metadata_xxh3(), 0);
+  fb::FinishManifestBuffer(builder, root);
+  std::vector<uint8_t> out(builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize());
+  REQUIRE(fb::GetMutableManifest(out.data())->mutate_checksum(XXH3_64bits(out.data(), out.size())));
+  return out;
+}
+
 // Runs a shell command; true when it exited 0.
 bool run_command(const std::string& command) { return std::system(command.c_str()) == 0; }
 
@@ -205,6 +250,53 @@ TEST_CASE("a damaged newest checkpoint is skipped with its reason and recovery r
     write_file(bad / "manifest", as_newer_format(read_file(bad / "manifest")));
     status = FRUGAL_CKPT_NEWER_FORMAT;
     reason = "format version 2 is newer than this reader's 1";
+  }
+
+  SECTION("a flipped bit in the manifest's format version (the checksum was not updated)") {
+    auto bytes = read_file(bad / "manifest");
+    REQUIRE(frugal::checkpoint::GetMutableManifest(bytes.data())->mutate_format_version(3));
+    write_file(bad / "manifest", bytes);
+    status = FRUGAL_CKPT_CORRUPT;  // not NEWER_FORMAT: the checksum is part of every format
+    reason = "manifest checksum mismatch";
+  }
+  // Crafted but checksum-valid manifests whose records cannot all be true.
+  SECTION("a tensor record listed twice") {
+    write_file(bad / "manifest", with_records(read_file(bad / "manifest"), [](auto&, auto& tensors) {
+                 tensors.push_back(tensors.back());
+               }));
+    status = FRUGAL_CKPT_CORRUPT;
+    reason = "manifest lists tensor 'rng/state' twice";
+  }
+  SECTION("two tensors placed over the same bytes") {
+    write_file(bad / "manifest", with_records(read_file(bad / "manifest"), [](auto&, auto& tensors) {
+                 tensors.push_back(tensors.back());
+                 tensors.back().name = "rng/copy";
+               }));
+    status = FRUGAL_CKPT_CORRUPT;
+    reason = "manifest places tensors 'rng/state' and 'rng/copy' over the same bytes of shard 'shard-00002'";
+  }
+  SECTION("a shard listed twice") {
+    write_file(bad / "manifest", with_records(read_file(bad / "manifest"), [](auto& shards, auto&) {
+                 shards[1].key = shards[0].key;
+               }));
+    status = FRUGAL_CKPT_CORRUPT;
+    reason = "manifest lists shard 'shard-00000' twice";
+  }
+  SECTION("a shard whose size disagrees with the tensors placed in it") {
+    write_file(bad / "manifest", with_records(read_file(bad / "manifest"), [](auto&, auto& tensors) {
+                 tensors.pop_back();  // rng/state's 32 bytes are no longer accounted for
+               }));
+    status = FRUGAL_CKPT_CORRUPT;
+    reason = "manifest gives shard 'shard-00002' 300041 bytes but places 300009 bytes of tensors in it";
+  }
+  for (const std::string key : {"../x", "/abs", "", "a//b", ".hidden"}) {
+    SECTION("an invalid shard key '" + key + "'") {
+      write_file(bad / "manifest", with_records(read_file(bad / "manifest"), [&](auto& shards, auto&) {
+                   shards[2].key = key;
+                 }));
+      status = FRUGAL_CKPT_CORRUPT;  // not UNREADABLE: no store will ever read it
+      reason = "manifest lists an invalid shard key '" + key + "'";
+    }
   }
 
   const auto verdict = verify_one(rig.engine.get(), newer);

@@ -3,12 +3,17 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstring>
+#include <set>
+#include <tuple>
 
 #include "checkpoint_manifest_generated.h"
 #include "ckpt/hash.hpp"
+#include "error.hpp"
 #include "frugal/checkpoint.h"
 #include "frugal/managed_tensor.h"
+#include "store.hpp"
 
 namespace frugal::ckpt {
 namespace fb = frugal::checkpoint;
@@ -89,6 +94,50 @@ std::string json_escape(const std::string& text) {
   return out;
 }
 
+// Why the shard and tensor records cannot all be true at once ("" when they
+// can): a checksum proves the bytes are the ones written, not that the
+// writer was sane. A restore must never start on a manifest it cannot
+// finish, so every record is checked here, before any shard is read.
+std::string inconsistent_records(const Manifest& m) {
+  std::set<std::string> keys;
+  for (const auto& shard : m.shards) {
+    // A shard key is joined to the checkpoint's key: it must be one the
+    // store accepts (relative, no "..", no empty component).
+    try {
+      check_store_key(shard.key);
+    } catch (const Error& e) {
+      return fmt::format("manifest lists an invalid shard key '{}': {}", shard.key, e.what());
+    }
+    if (!keys.insert(shard.key).second) return fmt::format("manifest lists shard '{}' twice", shard.key);
+    if (shard.key == "manifest") return "manifest lists a shard named 'manifest'";
+  }
+  std::set<std::string> names;
+  // Per shard: the non-empty placements (offset, end, tensor), to find overlaps.
+  std::vector<std::vector<std::tuple<uint64_t, uint64_t, const std::string*>>> placed(m.shards.size());
+  std::vector<uint64_t> placed_bytes(m.shards.size(), 0);
+  for (const auto& t : m.tensors) {
+    if (!names.insert(t.name).second) return fmt::format("manifest lists tensor '{}' twice", t.name);
+    if (t.bytes > 0) placed[t.shard].emplace_back(t.offset, t.offset + t.bytes, &t.name);
+    placed_bytes[t.shard] += t.bytes;  // <= shard size each (placed inside it), so no overflow
+  }
+  for (size_t i = 0; i < m.shards.size(); ++i) {
+    auto& runs = placed[i];
+    // Stable, by placement only: the message names the tensors in manifest order.
+    std::stable_sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
+      return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b));
+    });
+    for (size_t j = 1; j < runs.size(); ++j)
+      if (std::get<0>(runs[j]) < std::get<1>(runs[j - 1]))
+        return fmt::format("manifest places tensors '{}' and '{}' over the same bytes of shard '{}'",
+                           *std::get<2>(runs[j - 1]), *std::get<2>(runs[j]), m.shards[i].key);
+    // The writer packs whole tensors back to back: a shard holds exactly its tensors' bytes.
+    if (placed_bytes[i] != m.shards[i].size)
+      return fmt::format("manifest gives shard '{}' {} bytes but places {} bytes of tensors in it", m.shards[i].key,
+                         m.shards[i].size, placed_bytes[i]);
+  }
+  return {};
+}
+
 }  // namespace
 
 uint64_t Manifest::shard_bytes() const {
@@ -130,16 +179,13 @@ DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes) {
   if (!fb::ManifestBufferHasIdentifier(bytes.data()))
     return corrupt("manifest does not start with the frugal manifest identifier 'FRCK'");
   flatbuffers::Verifier verifier(bytes.data(), bytes.size());
-  const bool structurally_valid = fb::VerifyManifestBuffer(verifier);
-  const fb::Manifest* m = structurally_valid ? fb::GetManifest(bytes.data()) : nullptr;
-  // A newer writer may have changed the layout: judge the version before the checksum.
-  if (m != nullptr && m->format_version() > kManifestFormatVersion) {
-    out.status = FRUGAL_CKPT_NEWER_FORMAT;
-    out.reason = fmt::format("manifest format version {} is newer than this reader's {} (upgrade frugal to read it)",
-                             m->format_version(), kManifestFormatVersion);
-    return out;
-  }
-  if (m == nullptr) return corrupt("manifest fails the flatbuffers structure check (torn or overwritten)");
+  // Fields are only ever appended, so a newer manifest still passes this
+  // structure check and still carries the checksum: check the checksum
+  // before judging the version, or a bit flip in format_version would read
+  // as "newer format" (kept forever by retention).
+  if (!fb::VerifyManifestBuffer(verifier))
+    return corrupt("manifest fails the flatbuffers structure check (torn or overwritten)");
+  const fb::Manifest* m = fb::GetManifest(bytes.data());
   const uint8_t* field = nullptr;
   {
     // Locate the checksum field's bytes to zero them in a copy.
@@ -151,6 +197,12 @@ DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes) {
   const uint64_t actual = checksum_without_field(bytes, field, bytes.data());
   if (checksums_enforced() && expected != actual)
     return corrupt(fmt::format("manifest checksum mismatch (stored {:016x}, computed {:016x})", expected, actual));
+  if (m->format_version() > kManifestFormatVersion) {
+    out.status = FRUGAL_CKPT_NEWER_FORMAT;
+    out.reason = fmt::format("manifest format version {} is newer than this reader's {} (upgrade frugal to read it)",
+                             m->format_version(), kManifestFormatVersion);
+    return out;
+  }
   if (m->format_version() == 0) return corrupt("manifest format version is 0");
 
   Manifest& r = out.manifest;
@@ -191,6 +243,7 @@ DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes) {
     return corrupt("manifest metadata checksum mismatch");
   if (r.kind != FRUGAL_CKPT_HEARTBEAT && r.kind != FRUGAL_CKPT_FULL)
     return corrupt(fmt::format("manifest has unknown kind {}", r.kind));
+  if (auto problem = inconsistent_records(r); !problem.empty()) return corrupt(std::move(problem));
   out.status = FRUGAL_CKPT_VALID;
   return out;
 }
