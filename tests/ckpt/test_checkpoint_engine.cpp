@@ -241,3 +241,55 @@ TEST_CASE("inspect prints the manifest as JSON") {
   CHECK(text.find("\"key\": \"shard-00000\"") != std::string::npos);
   CHECK(text.find("\"metadata_bytes\": 3") != std::string::npos);
 }
+
+TEST_CASE("a failed restore writes none of its out-params; only OUT_OF_RANGE reports the metadata size") {
+  Rig rig;
+  const auto name = save_and_wait(rig.engine.get(), FRUGAL_CKPT_FULL, 3, std::string(100, 'm'));
+  const uint64_t kUntouched = 0xDEADBEEFu;
+  std::string buffer(200, '\0');
+  // Restores with a sentinel in both out-params and returns the error code;
+  // any failure must leave both sentinels in place.
+  auto failed_restore = [&](const char* which, void* metadata, uint64_t capacity) {
+    uint64_t size = kUntouched;
+    frugal_ckpt_info info{};
+    info.struct_size = sizeof(info);
+    info.step = kUntouched;
+    const auto result = outcome(frugal_ckpt_restore(rig.engine.get(), which, 0, metadata, capacity, &size, &info));
+    INFO(result.message);
+    CHECK(result.code != FRUGAL_OK);
+    CHECK(info.step == kUntouched);
+    if (result.code == FRUGAL_ERR_OUT_OF_RANGE)
+      CHECK(size == 100);
+    else
+      CHECK(size == kUntouched);
+    return result.code;
+  };
+
+  CHECK(failed_restore(nullptr, nullptr, 10) == FRUGAL_ERR_INVALID_ARGUMENT);       // NULL buffer, capacity 10
+  CHECK(failed_restore("not-a-checkpoint", buffer.data(), 200) == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK(failed_restore("full-000000000009-00000099", buffer.data(), 200) == FRUGAL_ERR_NOT_FOUND);
+  CHECK(failed_restore(nullptr, buffer.data(), 10) == FRUGAL_ERR_OUT_OF_RANGE);      // too small: the size is told
+
+  // A tensor saved but not registered, then another shape (the case that wrote the size).
+  host::check(frugal_ckpt_unregister(rig.engine.get(), "rng"));
+  CHECK(failed_restore(nullptr, buffer.data(), 200) == FRUGAL_ERR_FAILED_PRECONDITION);
+  HostTensor other({5});
+  host::check(frugal_ckpt_register(rig.engine.get(), "rng", &other.view, 0));
+  CHECK(failed_restore(name.c_str(), buffer.data(), 200) == FRUGAL_ERR_FAILED_PRECONDITION);
+
+  // An info whose struct_size is not set: refused, and the size stays unwritten too.
+  {
+    uint64_t size = kUntouched;
+    frugal_ckpt_info info{};
+    host::check(frugal_ckpt_unregister(rig.engine.get(), "rng"));
+    host::check(frugal_ckpt_register(rig.engine.get(), "rng", &rig.scalar.view, 0));
+    const auto result = outcome(frugal_ckpt_restore(rig.engine.get(), name.c_str(), 0, buffer.data(), 200, &size, &info));
+    CHECK(result.code == FRUGAL_ERR_INVALID_ARGUMENT);
+    CHECK(size == kUntouched);
+  }
+
+  // A damaged shard: refused by name, and nothing valid left for "newest".
+  std::filesystem::resize_file(rig.dir.path / name / "shard-00000", 8);
+  CHECK(failed_restore(name.c_str(), buffer.data(), 200) == FRUGAL_ERR_DATA_CORRUPTED);
+  CHECK(failed_restore(nullptr, buffer.data(), 200) == FRUGAL_ERR_NOT_FOUND);
+}

@@ -248,7 +248,9 @@ FRUGAL_API void frugal_string_free(char* text);
  *   metadata:      caller buffer for the host metadata, NULL when capacity is 0.
  *   capacity:      bytes at metadata; too small -> FRUGAL_ERR_OUT_OF_RANGE
  *                  with *metadata_size set and nothing restored.
- *   metadata_size: // out, NULL allowed: the metadata's size.
+ *   metadata_size: // out, NULL allowed: the metadata's size. Written on
+ *                  success and with OUT_OF_RANGE only; every other failure
+ *                  leaves it (and info) untouched.
  *   info:          // out, NULL allowed: what was restored.
  */
 FRUGAL_API frugal_error* frugal_ckpt_restore(frugal_ckpt_engine* engine, const char* name, uint32_t kinds,

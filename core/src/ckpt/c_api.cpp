@@ -165,9 +165,17 @@ FRUGAL_API frugal_error* frugal_ckpt_restore(frugal_ckpt_engine* engine, const c
                                              void* metadata, uint64_t capacity, uint64_t* metadata_size,
                                              frugal_ckpt_info* info) {
   return guard("frugal_ckpt_restore", [&] {
-    const auto found =
-        engine_of(engine, "frugal_ckpt_restore").restore(name, kinds, metadata, capacity, metadata_size);
-    write_info(info, found, "frugal_ckpt_restore");
+    // Out-params are written only once nothing can fail any more (ABI rule
+    // 5); the one exception is the size that OUT_OF_RANGE reports.
+    uint64_t size = 0;
+    try {
+      const auto found = engine_of(engine, "frugal_ckpt_restore").restore(name, kinds, metadata, capacity, &size);
+      write_info(info, found, "frugal_ckpt_restore");
+    } catch (const frugal::Error& e) {
+      if (e.code() == FRUGAL_ERR_OUT_OF_RANGE && metadata_size != nullptr) *metadata_size = size;
+      throw;
+    }
+    if (metadata_size != nullptr) *metadata_size = size;
   });
 }
 

@@ -530,10 +530,11 @@ Found Engine::restore(const char* name, uint32_t kinds, void* metadata, uint64_t
   if (found.status != FRUGAL_CKPT_VALID)
     fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {} cannot be restored: {}", found.id.name, found.reason);
   const Manifest& m = found.manifest;
-  if (metadata_size != nullptr) *metadata_size = m.metadata.size();
-  if (m.metadata.size() > capacity)
+  if (m.metadata.size() > capacity) {
+    *metadata_size = m.metadata.size();  // reported with OUT_OF_RANGE: the caller needs it to retry
     fail(FRUGAL_ERR_OUT_OF_RANGE, "checkpoint {} carries {} metadata bytes; the buffer holds {}", m.name,
          m.metadata.size(), capacity);
+  }
 
   std::unique_lock lock(mutex_);  // the reservation keeps the snapshot buffer ours
   ensure_snapshot_locked();
@@ -577,6 +578,7 @@ Found Engine::restore(const char* name, uint32_t kinds, void* metadata, uint64_t
   }
   copier_.finish();
   if (!m.metadata.empty()) std::memcpy(metadata, m.metadata.data(), m.metadata.size());
+  *metadata_size = m.metadata.size();
   return found;
 }
 

@@ -84,6 +84,7 @@ class Engine {
   std::vector<Found> list(bool deep) const;  // newest (highest sequence) first
   Found verify(const std::string& name) const;         // throws NOT_FOUND
   Found latest(uint32_t kinds) const;                  // throws NOT_FOUND with the reasons
+  // *metadata_size (not NULL) is set on success and with OUT_OF_RANGE (buffer too small).
   Found restore(const char* name, uint32_t kinds, void* metadata, uint64_t capacity, uint64_t* metadata_size);
   uint32_t gc();
   std::string inspect_json(const std::string& name) const;
