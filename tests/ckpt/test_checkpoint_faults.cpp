@@ -721,7 +721,9 @@ TEST_CASE("SKIP_IF_BUSY drops a save that arrives while one persists, and the dr
   const auto listed = list_all(engine.get(), true);
   REQUIRE(listed.size() == 1);
   CHECK(std::string(listed[0].name) == first.name);
-  CHECK(std::distance(fs::directory_iterator(dir.path / "store"), fs::directory_iterator()) == 1);
+  // (The other entry is the engine's writer claim.)
+  CHECK(std::distance(fs::directory_iterator(dir.path / "store"), fs::directory_iterator()) == 2);
+  CHECK(fs::is_directory(dir.path / "store" / "writer-claims"));
 
   // When idle, SKIP_IF_BUSY saves normally.
   args.step = 3;
@@ -779,7 +781,8 @@ TEST_CASE("what a killed put leaves behind is reclaimed once its checkpoint is r
   const auto left = disk_usage(root);
   INFO("left under the store root: " << left.files << " files, " << left.bytes << " bytes");
   CHECK_FALSE(fs::exists(killed));
-  CHECK(left.bytes == disk_usage(root / kept).bytes);
+  CHECK(left.bytes == disk_usage(root / kept).bytes + disk_usage(root / "writer-claims").bytes);
+  CHECK(disk_usage(root / "writer-claims").files == 1);  // the superseded claim went too
 }
 
 // ---------------------------------------------------------------------------

@@ -81,9 +81,23 @@ typedef struct frugal_ckpt_engine frugal_ckpt_engine;
  *     keep_full        int >= 1, default 2: valid full checkpoints retained
  *     shard_bytes      int >= 4096, default 268435456: target shard size
  *     prefix           string, default "": key prefix of every checkpoint
- *                      (lets several jobs share one store). One writing
- *                      engine per prefix at a time: the write sequence
- *                      is read from the store when the engine is created.
+ *                      (lets several jobs share one store).
+ * One writing engine per prefix, enforced: the first save claims the prefix
+ * with a new writer generation (the highest claimed + 1, recorded under
+ * "<prefix>writer-claims/" and in every manifest it commits), and an engine
+ * whose prefix a newer generation claimed is fenced for good: its persist
+ * in flight is refused before its commit (its shards removed), and every
+ * later save, commit, frugal_ckpt_gc and retention removal fails with
+ * FRUGAL_ERR_FAILED_PRECONDITION naming both generations. So a restarted
+ * job may start at once while the preempted one is still persisting: the
+ * old job cannot delete or overwrite what the new one commits. Sequences
+ * stay unique across generations (a new writer continues past every
+ * sequence an older one reserved). An engine that never saves (listing,
+ * verifying, restoring, gc from a tool) claims nothing and fences no one.
+ * The store offers no compare-and-swap: a claim made during the old
+ * writer's last check and its commit is seen at its next check; such a
+ * late commit is a valid, older checkpoint and removes nothing.
+ * Creating an engine reads and writes nothing in the store.
  *   out: // out, owned by the caller; release with frugal_ckpt_engine_destroy.
  */
 FRUGAL_API frugal_error* frugal_ckpt_engine_create(frugal_store* store, const frugal_options* options,
@@ -201,7 +215,8 @@ typedef int32_t (*frugal_ckpt_list_fn)(void* user_data, const frugal_ckpt_info* 
 /**
  * Lists every checkpoint under the engine's prefix, newest first: by
  * sequence, the engine-wide write order (a run resumed from an older step
- * writes newer checkpoints with lower steps). Manifests are always checked;
+ * writes newer checkpoints with lower steps); checkpoints sharing a
+ * sequence (written before writers were fenced) are all listed, by name. Manifests are always checked;
  * shard sizes and checksums too with FRUGAL_CKPT_LIST_VERIFY_SHARDS (reads
  * every byte).
  */
@@ -288,8 +303,10 @@ typedef struct frugal_ckpt_emergency_result {
  * most `deadline_seconds` from the call (e.g. 110 of AWS's 120-second
  * notice, 25 of GCP's 30). Reports whether it committed in time; a save
  * that misses the deadline keeps persisting in the background and, if the
- * process survives, still commits. An in-flight persist is waited for
- * first, within the same deadline.
+ * process survives, still commits. A persist that fails before the
+ * deadline returns its error (e.g. FRUGAL_ERR_IO for a full disk,
+ * FRUGAL_ERR_FAILED_PRECONDITION when a newer job claimed the prefix).
+ * An in-flight persist is waited for first, within the same deadline.
  *   result: // out, not NULL.
  */
 FRUGAL_API frugal_error* frugal_ckpt_emergency_save(frugal_ckpt_engine* engine, const frugal_ckpt_save_args* args,

@@ -204,7 +204,10 @@ FRUGAL_API frugal_error* frugal_ckpt_emergency_save(frugal_ckpt_engine* engine, 
       const auto outcome = impl.save(emergency, true, deadline);
       copy_name(full.name, outcome.name);
       const auto persisted = impl.wait_for(outcome.name, deadline);
-      full.committed = persisted && !persisted->error ? 1 : 0;
+      // A persist that failed before the deadline (a full disk, or a newer
+      // job that claimed the prefix) is returned, not just counted.
+      if (persisted && persisted->error) throw *persisted->error;
+      full.committed = persisted ? 1 : 0;
     } catch (const frugal::Error& e) {
       if (e.code() != FRUGAL_ERR_DEADLINE_EXCEEDED) throw;
       full.committed = 0;  // the previous persist ate the whole notice window

@@ -92,15 +92,20 @@ int64_t unix_now_ns() {
 }  // namespace
 
 Engine::Engine(std::shared_ptr<Store> store, const frugal_options* options)
-    : store_(std::move(store)), options_(read_options(options)) {
-  // Continue the write order of whatever this prefix already holds.
+    : store_(std::move(store)), options_(read_options(options)), claim_(*store_, options_.prefix) {
+  // Nothing is written (nor the prefix claimed) until the first save: an
+  // engine that only lists, verifies or restores fences no running job.
+  worker_ = std::thread([this] { worker_loop(); });
+}
+
+uint64_t Engine::highest_sequence() const {
+  uint64_t highest = 0;
   store_->list(options_.prefix, [&](const std::string& key, uint64_t) {
     const std::string rest = key.substr(options_.prefix.size());
-    if (auto id = parse_checkpoint_name(rest.substr(0, rest.find('/'))))
-      next_sequence_ = std::max(next_sequence_, id->sequence + 1);
+    if (auto id = parse_checkpoint_name(rest.substr(0, rest.find('/')))) highest = std::max(highest, id->sequence);
     return true;
   });
-  worker_ = std::thread([this] { worker_loop(); });
+  return highest;
 }
 
 Engine::~Engine() {
@@ -230,6 +235,11 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency,
     wait_idle_locked(lock);
   }
   out.wait_seconds = seconds_since(wait_start);
+  // The first save claims the prefix (continuing its write order past
+  // every sequence an older writer may still use); a fenced engine saves
+  // nothing more.
+  if (!claim_.claimed()) next_sequence_ = claim_.claim([&] { return highest_sequence(); });
+  claim_.refuse_if_fenced("frugal_ckpt_save");
   ensure_snapshot_locked();
 
   Job job;
@@ -241,6 +251,7 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency,
   m.created_unix_ns = unix_now_ns();
   m.emergency = emergency;
   m.writer = "frugal " FRUGAL_VERSION_STRING;
+  m.generation = claim_.generation();
 
   // Snapshot: the only part the training thread waits for.
   const auto snapshot_start = Clock::now();
@@ -349,6 +360,13 @@ uint64_t Engine::persist(Job& job) {
   Manifest& m = job.manifest;
   const std::string base = key_of(m.name);
   try {
+    // Before anything is written: a newer writer that claimed the prefix
+    // may be using this very name, so a refusal here removes nothing.
+    claim_.reserve(m.sequence, "writing it");
+  } catch (const Error& e) {
+    throw Error(e.code(), fmt::format("checkpoint {} was not saved: {}", m.name, e.what()));
+  }
+  try {
     // Two shard writers: while one waits in fsync the other hashes and
     // writes, so neither the disk nor the CPU idles between shards.
     std::atomic<size_t> next{0};
@@ -381,6 +399,7 @@ uint64_t Engine::persist(Job& job) {
     }
     if (first_failure) std::rethrow_exception(first_failure);
     const auto bytes = encode_manifest(m);
+    claim_.check_current("committing it");  // a stale writer's commit is refused (its shards go below)
     store_->put(base + "/manifest", bytes.data(), bytes.size());  // the commit point
     return m.shard_bytes() + bytes.size();
   } catch (const Error& e) {
@@ -470,10 +489,13 @@ Found Engine::examine_once(const CheckpointId& id, bool deep) const {
 }
 
 std::vector<Found> Engine::list(bool verify_shards_too) const {
-  std::map<uint64_t, CheckpointId> by_sequence;
+  // Keyed by name too: two checkpoints sharing a sequence (written by
+  // writers before fencing, or copied in) are both listed.
+  std::map<std::pair<uint64_t, std::string>, CheckpointId> by_sequence;
   store_->list(options_.prefix, [&](const std::string& key, uint64_t) {
     const std::string rest = key.substr(options_.prefix.size());
-    if (auto id = parse_checkpoint_name(rest.substr(0, rest.find('/')))) by_sequence.emplace(id->sequence, *id);
+    if (auto id = parse_checkpoint_name(rest.substr(0, rest.find('/'))))
+      by_sequence.emplace(std::pair(id->sequence, id->name), *id);
     return true;
   });
   std::vector<Found> out;
@@ -612,6 +634,7 @@ uint32_t Engine::gc() {
   // Reserved as a persist would be, so no save commits mid-pass; the pass
   // itself runs unlocked (it takes the lock briefly).
   Reservation reservation(*this);
+  if (claim_.claimed()) claim_.check_current("frugal_ckpt_gc");  // a fenced writer removes nothing
   return retention_pass("");
 }
 
@@ -657,6 +680,10 @@ uint32_t Engine::retention_pass(const std::string& protect) {
       remove = f.id.sequence < newest_valid;
     }
     if (remove) {
+      // A fenced writer removes nothing: the newer one decides what stays.
+      // (An engine that never saved, e.g. a tool's gc, claims nothing and
+      // is not fenced.)
+      if (claim_.claimed()) claim_.check_current(fmt::format("removing checkpoint {}", f.id.name));
       remove_checkpoint(f.id.name);
       ++removed;
     }

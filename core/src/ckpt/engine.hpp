@@ -18,6 +18,7 @@
 #include "ckpt/device_copy.hpp"
 #include "ckpt/manifest.hpp"
 #include "ckpt/names.hpp"
+#include "ckpt/writer_claim.hpp"
 #include "error.hpp"
 #include "frugal/checkpoint.h"
 #include "store.hpp"
@@ -81,7 +82,7 @@ class Engine {
   std::optional<JobOutcome> wait_for(const std::string& name,
                                      std::optional<std::chrono::steady_clock::time_point> deadline);
 
-  std::vector<Found> list(bool deep) const;  // newest (highest sequence) first
+  std::vector<Found> list(bool deep) const;  // newest (highest sequence, then name) first
   Found verify(const std::string& name) const;         // throws NOT_FOUND
   Found latest(uint32_t kinds) const;                  // throws NOT_FOUND with the reasons
   // *metadata_size (not NULL) is set on success and with OUT_OF_RANGE (buffer too small).
@@ -137,8 +138,14 @@ class Engine {
   Found examine(const CheckpointId& id, bool deep) const;
   Found examine_once(const CheckpointId& id, bool deep) const;
 
+  // The highest sequence of any checkpoint (complete or not) under the prefix.
+  uint64_t highest_sequence() const;
+
   std::shared_ptr<Store> store_;
   EngineOptions options_;
+  // Claimed before the first save; used only while busy_ is ours (by save
+  // before it sets busy_, by the worker, by gc), so it needs no lock.
+  WriterClaim claim_;
 
   mutable std::mutex mutex_;  // guards everything below
   std::condition_variable idle_cv_, job_cv_;

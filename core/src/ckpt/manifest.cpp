@@ -158,7 +158,7 @@ std::vector<uint8_t> encode_manifest(const Manifest& m) {
   const auto root = fb::CreateManifest(
       builder, m.format_version, builder.CreateString(m.name), m.kind, m.step, m.sequence, m.created_unix_ns,
       m.emergency, builder.CreateString(m.writer), builder.CreateVector(shards), builder.CreateVector(tensors),
-      builder.CreateVector(m.metadata), xxh3(m.metadata.data(), m.metadata.size()), 0);
+      builder.CreateVector(m.metadata), xxh3(m.metadata.data(), m.metadata.size()), 0, m.generation);
   fb::FinishManifestBuffer(builder, root);
   std::vector<uint8_t> bytes(builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize());
   auto* manifest = fb::GetMutableManifest(bytes.data());
@@ -214,6 +214,7 @@ DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes) {
   r.created_unix_ns = m->created_unix_ns();
   r.emergency = m->emergency();
   r.writer = m->writer() != nullptr ? m->writer()->str() : "";
+  r.generation = m->generation();
   if (m->shards() != nullptr)
     for (const auto* s : *m->shards())
       r.shards.push_back({s->key() != nullptr ? s->key()->str() : "", s->size(), s->xxh3()});
@@ -251,10 +252,11 @@ DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes) {
 std::string manifest_to_json(const Manifest& m) {
   std::string json = fmt::format(
       "{{\n  \"format_version\": {},\n  \"name\": \"{}\",\n  \"kind\": \"{}\",\n  \"step\": {},\n"
-      "  \"sequence\": {},\n  \"created_unix_ns\": {},\n  \"emergency\": {},\n  \"writer\": \"{}\",\n"
+      "  \"sequence\": {},\n  \"generation\": {},\n  \"created_unix_ns\": {},\n  \"emergency\": {},\n"
+      "  \"writer\": \"{}\",\n"
       "  \"metadata_bytes\": {},\n  \"shards\": [",
       m.format_version, json_escape(m.name), m.kind == FRUGAL_CKPT_FULL ? "full" : "heartbeat", m.step, m.sequence,
-      m.created_unix_ns, m.emergency ? "true" : "false", json_escape(m.writer), m.metadata.size());
+      m.generation, m.created_unix_ns, m.emergency ? "true" : "false", json_escape(m.writer), m.metadata.size());
   for (size_t i = 0; i < m.shards.size(); ++i)
     json += fmt::format("{}\n    {{\"key\": \"{}\", \"size\": {}, \"xxh3\": \"{:016x}\"}}", i == 0 ? "" : ",",
                         json_escape(m.shards[i].key), m.shards[i].size, m.shards[i].xxh3);

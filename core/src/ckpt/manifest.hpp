@@ -36,6 +36,7 @@ struct Manifest {
   int64_t created_unix_ns = 0;
   bool emergency = false;
   std::string writer;
+  uint64_t generation = 0;  // writer generation that committed it (0: written before generations)
   std::vector<ShardRecord> shards;
   std::vector<TensorRecord> tensors;
   std::vector<uint8_t> metadata;
