@@ -280,9 +280,10 @@ void register_state(frugal_ckpt_engine* engine, const State& state) {
   }
 }
 
-// Keys of `checkpoint` removed manifest first (it stops existing before
+// Every key under `key_prefix` (a checkpoint, the writer claims) removed,
+// a manifest first (the checkpoint stops existing before
 // its shards go), through the public store API.
-void remove_checkpoint(frugal_store* store, const std::string& key_prefix) {
+void remove_keys_under(frugal_store* store, const std::string& key_prefix) {
   std::vector<std::string> keys;
   auto collect = [](void* user_data, const char* key, uint64_t) -> int32_t {
     static_cast<std::vector<std::string>*>(user_data)->emplace_back(key);
@@ -429,7 +430,10 @@ int cmd_ckpt_bench(const std::vector<std::string>& args) {
   auto cleanup = [&] {
     ::unlink(raw_path.c_str());
     if (!config.keep && session.store)
-      for (const auto& name : created) remove_checkpoint(session.store.get(), key_prefix + name + "/");
+      for (const auto& name : created) remove_keys_under(session.store.get(), key_prefix + name + "/");
+    // The engine's writer claim (frugal/checkpoint.h: "<prefix>writer-claims/"),
+    // which the bench's saves made under its own prefix.
+    if (!config.keep && session.store) remove_keys_under(session.store.get(), key_prefix + "writer-claims/");
     if (!dir_existed && !config.keep) ::rmdir(config.dir.c_str());  // only if we made it and it is empty again
   };
 
