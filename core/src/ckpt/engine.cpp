@@ -8,6 +8,7 @@
 #include <exception>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <future>
 #include <map>
 #include <set>
@@ -98,13 +99,18 @@ Engine::Engine(std::shared_ptr<Store> store, const frugal_options* options)
   worker_ = std::thread([this] { worker_loop(); });
 }
 
+void Engine::for_each_checkpoint_key(const std::function<void(const CheckpointId&)>& fn) const {
+  for (const std::string_view start : kCheckpointNameStarts)
+    store_->list(options_.prefix + std::string(start), [&](const std::string& key, uint64_t) {
+      const std::string rest = key.substr(options_.prefix.size());
+      if (auto id = parse_checkpoint_name(rest.substr(0, rest.find('/')))) fn(*id);
+      return true;
+    });
+}
+
 uint64_t Engine::highest_sequence() const {
   uint64_t highest = 0;
-  store_->list(options_.prefix, [&](const std::string& key, uint64_t) {
-    const std::string rest = key.substr(options_.prefix.size());
-    if (auto id = parse_checkpoint_name(rest.substr(0, rest.find('/')))) highest = std::max(highest, id->sequence);
-    return true;
-  });
+  for_each_checkpoint_key([&](const CheckpointId& id) { highest = std::max(highest, id.sequence); });
   return highest;
 }
 
@@ -492,12 +498,7 @@ std::vector<Found> Engine::list(bool verify_shards_too) const {
   // Keyed by name too: two checkpoints sharing a sequence (written by
   // writers before fencing, or copied in) are both listed.
   std::map<std::pair<uint64_t, std::string>, CheckpointId> by_sequence;
-  store_->list(options_.prefix, [&](const std::string& key, uint64_t) {
-    const std::string rest = key.substr(options_.prefix.size());
-    if (auto id = parse_checkpoint_name(rest.substr(0, rest.find('/'))))
-      by_sequence.emplace(std::pair(id->sequence, id->name), *id);
-    return true;
-  });
+  for_each_checkpoint_key([&](const CheckpointId& id) { by_sequence.emplace(std::pair(id.sequence, id.name), id); });
   std::vector<Found> out;
   for (auto it = by_sequence.rbegin(); it != by_sequence.rend(); ++it) out.push_back(examine(it->second, verify_shards_too));
   return out;

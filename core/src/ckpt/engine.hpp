@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -140,6 +141,9 @@ class Engine {
 
   // The highest sequence of any checkpoint (complete or not) under the prefix.
   uint64_t highest_sequence() const;
+  // Calls fn for each key under the prefix that belongs to a checkpoint
+  // (listing only names that start like one: see kCheckpointNameStarts).
+  void for_each_checkpoint_key(const std::function<void(const CheckpointId&)>& fn) const;
 
   std::shared_ptr<Store> store_;
   EngineOptions options_;

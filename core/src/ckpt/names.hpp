@@ -19,6 +19,12 @@ struct CheckpointId {
 
 std::string format_checkpoint_name(int32_t kind, uint64_t step, uint64_t sequence);
 
+// How every checkpoint name starts, one entry per kind. Listing the store
+// under prefix + each of these (not the whole prefix) keeps a listing to
+// the checkpoints' own keys: a prefix that is a big directory tree (a
+// store root pointed at /usr/share) is not walked.
+inline constexpr std::string_view kCheckpointNameStarts[] = {"hb-", "full-"};
+
 // nullopt for anything that is not a checkpoint name (foreign keys in the store).
 std::optional<CheckpointId> parse_checkpoint_name(std::string_view name);
 
