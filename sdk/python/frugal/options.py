@@ -35,6 +35,7 @@ class Options(Handle):
     """
 
     _what = "options"
+    _copy_hint = "build another with Options(options.to_dict())"
 
     def __init__(self, values=None, **kwargs):
         out = ctypes.c_void_p()

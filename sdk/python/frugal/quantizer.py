@@ -29,7 +29,7 @@ import math
 
 from . import _lib
 from . import _types as t
-from ._handle import Handle
+from ._handle import Handle, NotCopyable
 from ._strategy import create
 from .dtypes import DType, as_dtype
 from ._state import export_blob, import_blob
@@ -82,7 +82,7 @@ def _rows_cols(shape, what):
     return math.prod(shape[:-1]), shape[-1]
 
 
-class QuantizedTensor:
+class QuantizedTensor(NotCopyable):
     """Quantized codes and their scales, as Tensors this object owns (close() releases them).
 
     Attributes: ``codes`` (the input's shape, layout dtype), ``scale_inv``
@@ -90,6 +90,8 @@ class QuantizedTensor:
     element), ``zero_point`` (int8, the grid; None unless the layout has
     one), ``layout``. x ~= codes * scale_inv (per block).
     """
+
+    _copy_hint = "dequantize() it, or copy its tensors' data out (numpy.array(q.codes))"
 
     def __init__(self, layout, codes, scale_inv, scale, amax, zero_point, owned=()):
         self.layout = layout

@@ -20,7 +20,7 @@ import math
 
 from . import _lib
 from . import _types as t
-from ._handle import Handle
+from ._handle import Handle, NotCopyable
 from ._state import export_blob, import_blob
 from ._strategy import create
 from .dtypes import DType
@@ -86,7 +86,7 @@ def _copy_fields(raw, cls):
     return cls(**{field.name: getattr(raw, field.name) for field in dataclasses.fields(cls)})
 
 
-class RoutePlan:
+class RoutePlan(NotCopyable):
     """The tensors one route call writes, allocated by frugal (close() releases them).
 
     Token-choice members (``expert_ids`` [T, k] int32, ``weights`` [T, k]
@@ -96,6 +96,8 @@ class RoutePlan:
     ``token_offsets`` [T+1], ``token_rows`` [R], ``mean_prob`` [E] float32,
     ``losses`` [2] float32 (int64 unless stated).
     """
+
+    _copy_hint = "copy its tensors' data out (numpy.array(plan.expert_offsets))"
 
     def __init__(self, layout, shape):
         tokens, rows, experts, k = shape.tokens, shape.max_rows, layout.experts, layout.top_k

@@ -72,6 +72,7 @@ class Tensor(Handle):
     """An owned frugal_managed_tensor: a tensor view plus what keeps its memory alive."""
 
     _what = "tensor"
+    _copy_hint = "copy its data out (numpy.array(tensor)) or move it through DLPack"
 
     def __init__(self, address):
         super().__init__(address)
