@@ -38,6 +38,13 @@ const ListVerifyShards uint32 = 1 << 0
 // serialises them), except Close, which must not race other calls.
 // Registered memory must not be written while Save or Restore runs.
 type CkptEngine struct {
+	_ noCopy
+	*ckptEngineHandle
+}
+
+// ckptEngineHandle owns the C object; every copy of a
+// CkptEngine shares it (handle.go).
+type ckptEngineHandle struct {
 	ptr        *C.frugal_ckpt_engine
 	registered map[string]*CTensor
 }
@@ -57,7 +64,7 @@ func NewCkptEngine(store *Store, opts *Options) (*CkptEngine, error) {
 	if err := takeError(C.frugal_ckpt_engine_create(store.ptr, copts, &out)); err != nil {
 		return nil, err
 	}
-	return &CkptEngine{ptr: out, registered: map[string]*CTensor{}}, nil
+	return &CkptEngine{ckptEngineHandle: &ckptEngineHandle{ptr: out, registered: map[string]*CTensor{}}}, nil
 }
 
 // withName runs call with name as a C string freed before returning.

@@ -29,6 +29,13 @@ const (
 // goroutines at once (libfrugal serialises calls on one context). Close
 // must not run concurrently with any other call on the same context.
 type Context struct {
+	_ noCopy
+	*contextHandle
+}
+
+// contextHandle owns the C object; every copy of a
+// Context shares it (handle.go).
+type contextHandle struct {
 	ptr *C.frugal_context
 	// logID names the Go log callback in liveLogs (0: none); see
 	// SetLogCallback.
@@ -42,7 +49,7 @@ func NewContext() (*Context, error) {
 	if err := takeError(C.frugal_context_create(&out)); err != nil {
 		return nil, err
 	}
-	return &Context{ptr: out}, nil
+	return &Context{contextHandle: &contextHandle{ptr: out}}, nil
 }
 
 // Close destroys the context. Calling it again does nothing.

@@ -27,6 +27,13 @@ import (
 // nor writes while a checkpoint save or restore runs); Close must not race
 // any other use.
 type CTensor struct {
+	_ noCopy
+	*ctensorHandle
+}
+
+// ctensorHandle owns the C object; every copy of a
+// CTensor shares it (handle.go).
+type ctensorHandle struct {
 	ptr        *C.frugal_managed_tensor
 	tensor     Tensor
 	registered int
@@ -46,7 +53,7 @@ func NewCTensor(dtype DType, shape ...int64) (*CTensor, error) {
 	view := C.frugal_managed_tensor_view(out)
 	t := Tensor{dtype: dtype, shape: append([]int64{}, shape...), data: view.data}
 	t.bytes = int(t.elements()) * dtype.Bits() / 8
-	return &CTensor{ptr: out, tensor: t}, nil
+	return &CTensor{ctensorHandle: &ctensorHandle{ptr: out, tensor: t}}, nil
 }
 
 // Tensor returns a view of the C memory for passing to calls and for

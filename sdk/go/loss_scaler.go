@@ -30,6 +30,13 @@ type LossScalerState struct {
 //
 // Thread safety: none; one goroutine at a time (libfrugal does not lock).
 type LossScaler struct {
+	_ noCopy
+	*lossScalerHandle
+}
+
+// lossScalerHandle owns the C object; every copy of a
+// LossScaler shares it (handle.go).
+type lossScalerHandle struct {
 	ptr *C.frugal_loss_scaler
 }
 
@@ -48,7 +55,7 @@ func NewLossScaler(opts *Options) (*LossScaler, error) {
 	if err := takeError(C.frugal_loss_scaler_create(copts, &out)); err != nil {
 		return nil, err
 	}
-	return &LossScaler{ptr: out}, nil
+	return &LossScaler{lossScalerHandle: &lossScalerHandle{ptr: out}}, nil
 }
 
 // Scale returns the current scale (multiply the loss by it).

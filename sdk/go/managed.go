@@ -41,6 +41,13 @@ const (
 // Thread safety: distinct managed tensors may be used from any goroutines;
 // one must not be closed or exported concurrently with any other use.
 type ManagedTensor struct {
+	_ noCopy
+	*managedTensorHandle
+}
+
+// managedTensorHandle owns the C object; every copy of a
+// ManagedTensor shares it (handle.go).
+type managedTensorHandle struct {
 	ptr *C.frugal_managed_tensor
 }
 
@@ -53,7 +60,7 @@ func NewManagedTensor(dtype DType, shape ...int64) (*ManagedTensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ManagedTensor{ptr: out}, nil
+	return &ManagedTensor{managedTensorHandle: &managedTensorHandle{ptr: out}}, nil
 }
 
 // WrapCMemory makes a managed tensor over C memory the caller owns:
@@ -81,7 +88,7 @@ func WrapCMemory(data unsafe.Pointer, dtype DType, shape []int64, release func()
 		}
 		return nil, err
 	}
-	return &ManagedTensor{ptr: out}, nil
+	return &ManagedTensor{managedTensorHandle: &managedTensorHandle{ptr: out}}, nil
 }
 
 // IntoManaged moves c's memory into a managed tensor, without copying, so
@@ -95,7 +102,7 @@ func (c *CTensor) IntoManaged() (*ManagedTensor, error) {
 		return nil, &Error{Code: CodeFailedPrecondition,
 			Message: "tensor is registered with a checkpoint engine; unregister it first"}
 	}
-	m := &ManagedTensor{ptr: c.ptr}
+	m := &ManagedTensor{managedTensorHandle: &managedTensorHandle{ptr: c.ptr}}
 	c.ptr = nil
 	c.tensor = Tensor{}
 	return m, nil
@@ -119,7 +126,7 @@ func FromDLPackVersioned(capsule unsafe.Pointer) (*ManagedTensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ManagedTensor{ptr: out}, nil
+	return &ManagedTensor{managedTensorHandle: &managedTensorHandle{ptr: out}}, nil
 }
 
 // FromDLPack is FromDLPackVersioned for the legacy DLManagedTensor: no
@@ -130,7 +137,7 @@ func FromDLPack(capsule unsafe.Pointer) (*ManagedTensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ManagedTensor{ptr: out}, nil
+	return &ManagedTensor{managedTensorHandle: &managedTensorHandle{ptr: out}}, nil
 }
 
 // ToDLPackVersioned moves m into a new DLManagedTensorVersioned capsule

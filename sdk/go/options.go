@@ -18,6 +18,13 @@ import "unsafe"
 // Options being written between goroutines. Getters (Get*, Type, Count,
 // Entry) may run concurrently with each other.
 type Options struct {
+	_ noCopy
+	*optionsHandle
+}
+
+// optionsHandle owns the C object; every copy of a
+// Options shares it (handle.go).
+type optionsHandle struct {
 	ptr *C.frugal_options
 }
 
@@ -27,7 +34,7 @@ func NewOptions() (*Options, error) {
 	if err := takeError(C.frugal_options_create(&out)); err != nil {
 		return nil, err
 	}
-	return &Options{ptr: out}, nil
+	return &Options{optionsHandle: &optionsHandle{ptr: out}}, nil
 }
 
 // Close destroys the options. Calling it again does nothing.

@@ -19,6 +19,13 @@ import "C"
 //
 // Thread safety: none; one goroutine at a time.
 type PackStream struct {
+	_ noCopy
+	*packStreamHandle
+}
+
+// packStreamHandle owns the C object; every copy of a
+// PackStream shares it (handle.go).
+type packStreamHandle struct {
 	ptr *C.frugal_pack_stream
 }
 
@@ -37,7 +44,7 @@ func NewPackStream(packer *Packer, opts *Options) (*PackStream, error) {
 	if err := takeError(C.frugal_pack_stream_create(packer.ptr, copts, &out)); err != nil {
 		return nil, err
 	}
-	return &PackStream{ptr: out}, nil
+	return &PackStream{packStreamHandle: &packStreamHandle{ptr: out}}, nil
 }
 
 // Push adds sequence sequenceID (any value: typically its dataset index,

@@ -21,6 +21,13 @@ import (
 // strategy has StrategyThreadSafe (packer_seq's does); Close must not race
 // any other call.
 type Packer struct {
+	_ noCopy
+	*packerHandle
+}
+
+// packerHandle owns the C object; every copy of a
+// Packer shares it (handle.go).
+type packerHandle struct {
 	ptr *C.frugal_packer
 }
 
@@ -37,7 +44,7 @@ func NewPacker(ctx *Context, name string, opts *Options) (*Packer, error) {
 	if err := takeError(C.frugal_packer_create(args.ctx, args.name, args.opts, &out)); err != nil {
 		return nil, err
 	}
-	return &Packer{ptr: out}, nil
+	return &Packer{packerHandle: &packerHandle{ptr: out}}, nil
 }
 
 // Pack assigns sequence i (lengths[i] tokens, each >= 1) to a pack. The

@@ -33,6 +33,13 @@ type PackStats struct {
 // Thread safety: a plan is immutable, so any number of goroutines may read
 // it; Close must not race any other call.
 type PackPlan struct {
+	_ noCopy
+	*packPlanHandle
+}
+
+// packPlanHandle owns the C object; every copy of a
+// PackPlan shares it (handle.go).
+type packPlanHandle struct {
 	ptr         *C.frugal_pack_plan
 	packs       [][]int64
 	unitLengths [][]int64
@@ -42,7 +49,7 @@ type PackPlan struct {
 // newPackPlan takes ownership of plan and copies its view and stats into
 // Go memory; on failure it destroys plan.
 func newPackPlan(plan *C.frugal_pack_plan) (*PackPlan, error) {
-	p := &PackPlan{ptr: plan}
+	p := &PackPlan{packPlanHandle: &packPlanHandle{ptr: plan}}
 	if err := p.copyView(); err != nil {
 		p.Close()
 		return nil, err

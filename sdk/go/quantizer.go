@@ -47,6 +47,13 @@ type QuantLayout struct {
 // Thread safety: calls may run concurrently only when the strategy has
 // StrategyThreadSafe (quant_fp8 has); Close must not race any other call.
 type Quantizer struct {
+	_ noCopy
+	*quantizerHandle
+}
+
+// quantizerHandle owns the C object; every copy of a
+// Quantizer shares it (handle.go).
+type quantizerHandle struct {
 	ptr    *C.frugal_quantizer
 	layout QuantLayout
 }
@@ -66,7 +73,7 @@ func NewQuantizer(ctx *Context, name string, opts *Options) (*Quantizer, error) 
 	if err := takeError(C.frugal_quantizer_create(args.ctx, args.name, args.opts, &out)); err != nil {
 		return nil, err
 	}
-	q := &Quantizer{ptr: out}
+	q := &Quantizer{quantizerHandle: &quantizerHandle{ptr: out}}
 	var l C.frugal_quant_layout
 	l.struct_size = C.sizeof_frugal_quant_layout
 	if err := takeError(C.frugal_quantizer_layout(out, &l)); err != nil {

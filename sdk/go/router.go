@@ -69,6 +69,13 @@ type RouteStats struct {
 // StrategyThreadSafe (router_moe's have); Close must not race any other
 // call.
 type Router struct {
+	_ noCopy
+	*routerHandle
+}
+
+// routerHandle owns the C object; every copy of a
+// Router shares it (handle.go).
+type routerHandle struct {
 	ptr    *C.frugal_router
 	layout RouterLayout
 }
@@ -85,7 +92,7 @@ func NewRouter(ctx *Context, name string, opts *Options) (*Router, error) {
 	if err := takeError(C.frugal_router_create(args.ctx, args.name, args.opts, &out)); err != nil {
 		return nil, err
 	}
-	r := &Router{ptr: out}
+	r := &Router{routerHandle: &routerHandle{ptr: out}}
 	var l C.frugal_router_layout
 	l.struct_size = C.sizeof_frugal_router_layout
 	if err := takeError(C.frugal_router_get_layout(out, &l)); err != nil {

@@ -15,6 +15,13 @@ import "C"
 // strategy has StrategyThreadSafe (see Context.Plugins); otherwise the
 // caller serialises. Close must not race any other call.
 type Schedule struct {
+	_ noCopy
+	*scheduleHandle
+}
+
+// scheduleHandle owns the C object; every copy of a
+// Schedule shares it (handle.go).
+type scheduleHandle struct {
 	ptr *C.frugal_schedule
 }
 
@@ -31,7 +38,7 @@ func NewSchedule(ctx *Context, name string, opts *Options) (*Schedule, error) {
 	if err := takeError(C.frugal_schedule_create(args.ctx, args.name, args.opts, &out)); err != nil {
 		return nil, err
 	}
-	return &Schedule{ptr: out}, nil
+	return &Schedule{scheduleHandle: &scheduleHandle{ptr: out}}, nil
 }
 
 // LR returns the learning rate at step (>= 0; a negative step fails with

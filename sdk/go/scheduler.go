@@ -61,6 +61,13 @@ type Ledger struct {
 // Thread safety: one goroutine at a time (libfrugal does not lock);
 // distinct schedulers are independent.
 type Scheduler struct {
+	_ noCopy
+	*schedulerHandle
+}
+
+// schedulerHandle owns the C object; every copy of a
+// Scheduler shares it (handle.go).
+type schedulerHandle struct {
 	ptr *C.frugal_scheduler
 }
 
@@ -139,7 +146,7 @@ func NewScheduler(ctx *Context, cfg SchedulerConfig) (*Scheduler, error) {
 	if err := takeError(C.frugal_scheduler_create(ctx.ptr, &c, &out)); err != nil {
 		return nil, err
 	}
-	return &Scheduler{ptr: out}, nil
+	return &Scheduler{schedulerHandle: &schedulerHandle{ptr: out}}, nil
 }
 
 // Step books one record and decides. A malformed record is

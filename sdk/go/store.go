@@ -23,6 +23,13 @@ import (
 // one key are serialised by the caller. Close must not race any other
 // call.
 type Store struct {
+	_ noCopy
+	*storeHandle
+}
+
+// storeHandle owns the C object; every copy of a
+// Store shares it (handle.go).
+type storeHandle struct {
 	ptr *C.frugal_store
 }
 
@@ -38,7 +45,7 @@ func OpenStore(ctx *Context, name string, opts *Options) (*Store, error) {
 	if err := takeError(C.frugal_store_open(args.ctx, args.name, args.opts, &out)); err != nil {
 		return nil, err
 	}
-	return &Store{ptr: out}, nil
+	return &Store{storeHandle: &storeHandle{ptr: out}}, nil
 }
 
 // withKey runs call with key as a C string freed before returning.
