@@ -127,9 +127,10 @@ func rowsCols(shape []int64) (int64, int64) {
 type Quantized struct {
 	// Codes has the input's shape and the layout's dtype.
 	Codes Tensor
-	// ScaleInv (x ~= code * scale_inv) holds the scale grid.
+	// ScaleInv (x ~= code * scale_inv) holds the scale grid: float32, or
+	// for MX E8M0 codes e, each the factor 2^(e - 127).
 	ScaleInv Tensor
-	// Scale (code = x * scale), the grid, optional.
+	// Scale (code = x * scale), the grid, optional; always absent for MX.
 	Scale Tensor
 	// Amax is the input's absolute maximum (float32, one element), optional.
 	Amax Tensor
@@ -138,8 +139,8 @@ type Quantized struct {
 }
 
 // NewQuantized allocates, in Go memory, every tensor a quantize of an input
-// of this shape writes: codes, scale_inv, scale and amax, and the zero
-// point when the layout has one.
+// of this shape writes: codes, scale_inv, scale (not for MX) and amax, and
+// the zero point when the layout has one.
 func (q *Quantizer) NewQuantized(shape ...int64) (*Quantized, error) {
 	rows, cols := rowsCols(shape)
 	grid, err := q.ScaleShape(rows, cols)
@@ -147,17 +148,17 @@ func (q *Quantizer) NewQuantized(shape ...int64) (*Quantized, error) {
 		return nil, err
 	}
 	cells := int(grid[0] * grid[1])
-	scales := func() Tensor {
-		if q.layout.ScaleDType == DTypeFloat8E8M0 {
-			return Bytes(DTypeFloat8E8M0, make([]byte, cells), grid[0], grid[1])
-		}
-		return Float32s(make([]float32, cells), grid[0], grid[1])
-	}
 	out := &Quantized{
-		Codes:    Bytes(q.layout.DType, make([]byte, int(rows*cols)), shape...),
-		ScaleInv: scales(),
-		Scale:    scales(),
-		Amax:     Float32s(make([]float32, 1)),
+		Codes: Bytes(q.layout.DType, make([]byte, int(rows*cols)), shape...),
+		Amax:  Float32s(make([]float32, 1)),
+	}
+	if q.layout.ScaleDType == DTypeFloat8E8M0 {
+		// MX: the E8M0 codes in ScaleInv are the only scales; libfrugal
+		// refuses a Scale tensor beside them.
+		out.ScaleInv = Bytes(DTypeFloat8E8M0, make([]byte, cells), grid[0], grid[1])
+	} else {
+		out.ScaleInv = Float32s(make([]float32, cells), grid[0], grid[1])
+		out.Scale = Float32s(make([]float32, cells), grid[0], grid[1])
 	}
 	if q.layout.ZeroPoint {
 		out.ZeroPoint = Int8s(make([]int8, cells), grid[0], grid[1])

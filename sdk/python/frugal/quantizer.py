@@ -86,9 +86,10 @@ class QuantizedTensor(NotCopyable):
     """Quantized codes and their scales, as Tensors this object owns (close() releases them).
 
     Attributes: ``codes`` (the input's shape, layout dtype), ``scale_inv``
-    and ``scale`` (float32, the scale grid), ``amax`` (float32, one
-    element), ``zero_point`` (int8, the grid; None unless the layout has
-    one), ``layout``. x ~= codes * scale_inv (per block).
+    and ``scale`` (float32, the scale grid; for MX, scale_inv holds E8M0
+    codes e, each the factor 2^(e - 127), and scale is None), ``amax``
+    (float32, one element), ``zero_point`` (int8, the grid; None unless the
+    layout has one), ``layout``. x ~= codes * scale_inv (per block).
     """
 
     _copy_hint = "dequantize() it, or copy its tensors' data out (numpy.array(q.codes))"
@@ -234,7 +235,8 @@ class Quantizer(Handle):
 
         ``out`` (codes), ``scale_inv``, ``scale``, ``amax`` and
         ``zero_point`` may be caller tensors written in place; missing ones
-        are allocated by frugal. ``fake`` (optional, written in place)
+        are allocated by frugal. MX layouts have no ``scale`` (ValueError
+        if one is given): scale_inv's E8M0 codes are the scales. ``fake`` (optional, written in place)
         receives dequantize(quantize(x)) in x's dtype. ``freeze_scale`` uses
         the current scale without recording this amax (evaluation).
         """
@@ -246,7 +248,7 @@ class Quantizer(Handle):
             try:
                 codes = outputs.take(out, "out", source.shape, self.layout.dtype)
                 inv = outputs.take(scale_inv, "scale_inv", grid, self.layout.scale_dtype)
-                fwd = outputs.take(scale, "scale", grid, self.layout.scale_dtype)
+                fwd = self._scale_output(outputs, scale, grid)
                 peak = outputs.take(amax, "amax", (1,), DType.FLOAT32)
                 zero = (outputs.take(zero_point, "zero_point", grid, DType.INT8)
                         if self.layout.has_zero_point else None)
@@ -264,6 +266,18 @@ class Quantizer(Handle):
                 outputs.close_all()
                 raise
         return result
+
+    def _scale_output(self, outputs, scale, grid):
+        """The scale tensor of a quantize call; None for MX, whose E8M0 codes in scale_inv are the only scales.
+
+        The C API refuses a quant->scale beside E8M0 scale_inv codes.
+        """
+        if self.layout.scale_dtype == DType.FLOAT32:
+            return outputs.take(scale, "scale", grid, DType.FLOAT32)
+        if scale is not None:
+            raise ValueError(f"scale: {self.layout.scaling_mode.name.lower()} scaling has no scale tensor "
+                             f"(scale_inv alone holds the {self.layout.scale_dtype.name.lower()} scales)")
+        return None
 
     def dequantize(self, quantized, out=None, dtype=DType.FLOAT32):
         """Dequantizes a QuantizedTensor into ``out`` (written in place) or a new frugal Tensor of ``dtype``.
