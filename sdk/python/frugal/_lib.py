@@ -1,12 +1,17 @@
 """Finds, loads and checks libfrugal, once per process.
 
-Search order (the first that exists wins):
+Search order (the first that loads wins):
   1. the FRUGAL_LIB environment variable: a path to libfrugal.so[.1];
-  2. the repository's default build, ``build/lib/libfrugal.so.1`` two
-     directories above this package (sdk/python/frugal -> repository root),
-     so tests and samples run from a checkout with no setup;
-  3. an installed library: ``ctypes.util.find_library("frugal")``, then the
-     plain SONAME ``libfrugal.so.1`` through the dynamic loader's path.
+  2. only when this package is imported from a frugal source tree
+     (sdk/python/frugal beside abi/include): that tree's default build,
+     ``build/lib/libfrugal.so.1``, so tests and samples run from a checkout
+     with no setup and never pick up an older installed library;
+  3. an installed library: the SONAME ``libfrugal.so.1`` through the
+     dynamic loader (LD_LIBRARY_PATH, the ldconfig cache, /lib, /usr/lib),
+     then ``ctypes.util.find_library("frugal")``;
+  4. the standard directories the loader finds only once ``ldconfig`` ran
+     (a fresh ``cmake --install`` to /usr/local): /usr/local/lib/<multiarch>,
+     /usr/local/lib64, /usr/local/lib, /usr/lib/<multiarch>, /usr/lib64.
 
 libfrugal finds its built-in plugins relative to its own file
 (<libdir>/frugal/v1/plugins), so loading it by absolute path is enough for
@@ -24,6 +29,7 @@ the first load is serialised by a lock.
 import ctypes
 import ctypes.util
 import os
+import sys
 import threading
 
 from ._prototypes import GIL_HELD, SIGNATURES
@@ -53,10 +59,23 @@ _lock = threading.Lock()
 _loaded = None
 
 
-def _repository_candidate():
+def source_tree_library():
+    """The source tree's build/lib/libfrugal.so.1 when this package is imported from a frugal checkout, else None."""
     package_dir = os.path.dirname(os.path.abspath(__file__))
     repo_root = os.path.dirname(os.path.dirname(os.path.dirname(package_dir)))
+    if not os.path.isfile(os.path.join(repo_root, "abi", "include", "frugal", "frugal.h")):
+        return None
     return os.path.join(repo_root, "build", "lib", _SONAME)
+
+
+def _standard_dirs():
+    multiarch = getattr(sys.implementation, "_multiarch", None)
+    for prefix in ("/usr/local", "/usr"):
+        if multiarch:
+            yield os.path.join(prefix, "lib", multiarch)
+        yield os.path.join(prefix, "lib64")
+        if prefix == "/usr/local":
+            yield os.path.join(prefix, "lib")
 
 
 def _candidates():
@@ -64,11 +83,34 @@ def _candidates():
     env_path = os.environ.get("FRUGAL_LIB")
     if env_path:
         yield "FRUGAL_LIB", env_path
-    yield "repository build", _repository_candidate()
-    found = ctypes.util.find_library("frugal")
-    if found:
-        yield "installed (find_library)", found
+    in_tree = source_tree_library()
+    if in_tree is not None:
+        yield "source tree build", in_tree
     yield "dynamic loader", _SONAME
+    found = ctypes.util.find_library("frugal")
+    if found and found != _SONAME:
+        yield "installed (find_library)", found
+    for directory in _standard_dirs():
+        yield "standard directory", os.path.join(directory, _SONAME)
+
+
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+
+def _file_of(cdll, fallback):
+    """The file the loader mapped for ``cdll`` (dladdr), so a library found by name reports its path."""
+    try:
+        dladdr = ctypes.CDLL(None).dladdr
+    except (OSError, AttributeError):
+        return fallback
+    dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(_DlInfo)]
+    info = _DlInfo()
+    address = ctypes.cast(cdll.frugal_abi_version, ctypes.c_void_p).value
+    if not dladdr(address, ctypes.byref(info)) or not info.dli_fname:
+        return fallback
+    return os.fsdecode(info.dli_fname)
 
 
 def _apply_prototypes(cdll, pydll):
@@ -108,9 +150,10 @@ def _load():
             raise LibraryError(
                 f"{candidate} speaks frugal ABI {major}.{minor}; this package needs major {ABI_MAJOR}"
             )
-        return _Loaded(candidate, cdll, pydll)
+        return _Loaded(_file_of(cdll, candidate), cdll, pydll)
     raise LibraryError(
-        "libfrugal not found; build it (scripts/build.sh build) or set FRUGAL_LIB to its path. Tried: "
+        "libfrugal not found; install it, build it (scripts/build.sh build) or set FRUGAL_LIB to its path. "
+        "Tried: "
         + "; ".join(tried)
     )
 
@@ -131,5 +174,5 @@ def lib():
 
 
 def library_path():
-    """The path or name libfrugal was loaded from."""
+    """The file libfrugal was loaded from (its path as the loader found it)."""
     return loaded().path

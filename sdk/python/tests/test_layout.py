@@ -1,8 +1,10 @@
 """The ctypes structs match the C headers: sizes and offsets from a C probe built at test time.
 
 The probe is generated from frugal._types.C_STRUCTS (every struct and field
-the package mirrors), compiled against abi/include with the system C
-compiler (CC, default cc), and run. Skipped when no compiler is found.
+the package mirrors), compiled with the system C compiler (CC, default cc)
+against FRUGAL_INCLUDE_DIR when set (the installed headers, for an installed
+package), else the source tree's abi/include, and run. Skipped when no
+compiler is found.
 """
 
 import ctypes
@@ -16,7 +18,8 @@ from support import frugal  # noqa: F401  (puts the package on sys.path)
 
 from frugal import _types
 
-INCLUDE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "abi", "include")
+INCLUDE_DIR = os.environ.get("FRUGAL_INCLUDE_DIR") or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "abi", "include")
 COMPILER = os.environ.get("CC", "cc")
 
 
@@ -31,6 +34,8 @@ def probe_source():
 
 
 @unittest.skipIf(shutil.which(COMPILER) is None, f"no C compiler ({COMPILER}) to build the layout probe")
+@unittest.skipUnless(os.path.isfile(os.path.join(INCLUDE_DIR, "frugal", "frugal.h")),
+                     f"no frugal headers in {INCLUDE_DIR}: set FRUGAL_INCLUDE_DIR")
 class LayoutTest(unittest.TestCase):
     def test_every_size_and_offset_matches_the_headers(self):
         workdir = tempfile.mkdtemp(prefix="frugal-layout-probe-")
