@@ -1,6 +1,7 @@
 #include "algorithms/histogram_packing.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -21,6 +22,20 @@ struct Group {
   std::size_t strategy;  // index into strategies
 };
 
+// A strategy (the lengths one pack holds, in placement order) is stored as
+// its predecessor plus `repeat` copies of `len`: extending a group's
+// strategy by one sequence then costs O(1), not a copy of the whole
+// multiset. Copies made SPFHP quadratic in max_len (one length-1 sequence
+// per step into the one open pack: strategies of 1, 2, ..., max_len items).
+struct Strategy {
+  static constexpr std::size_t kRoot = static_cast<std::size_t>(-1);
+  std::size_t parent = kRoot;  // index into strategies, or kRoot
+  int64_t len = 0;
+  int64_t repeat = 0;
+  int64_t size = 0;    // sequences in all, parents included
+  int64_t tokens = 0;  // their total length
+};
+
 class HistogramPacker {
  public:
   HistogramPacker(const PackLimits& limits, Fit fit)
@@ -36,7 +51,7 @@ class HistogramPacker {
       if (r == OccupancySet::npos) {
         const int64_t repeat = std::min({max_len_ / len, limit_, remaining});
         const int64_t count = remaining / repeat;
-        strategies_.emplace_back(static_cast<std::size_t>(repeat), len);
+        add_strategy(Strategy::kRoot, len, repeat);
         add_group(strategies_.size() - 1, count, max_len_ - repeat * len);
         remaining -= count * repeat;
         continue;
@@ -44,14 +59,10 @@ class HistogramPacker {
       auto& b = bucket_[r];
       const std::size_t gid = b.back();
       const int64_t residual = static_cast<int64_t>(r);
-      const auto& base = strategies_[groups_[gid].strategy];
+      const std::size_t base = groups_[gid].strategy;
       int64_t repeat = 1;
-      if (fit_ == Fit::best) {
-        repeat = std::min({residual / len, limit_ - static_cast<int64_t>(base.size()), remaining});
-      }
+      if (fit_ == Fit::best) repeat = std::min({residual / len, limit_ - strategies_[base].size, remaining});
       const int64_t count = std::min(groups_[gid].count, remaining / repeat);
-      std::vector<int64_t> next(base);
-      next.insert(next.end(), static_cast<std::size_t>(repeat), len);
       if (groups_[gid].count > count) {
         groups_[gid].count -= count;
       } else {
@@ -60,7 +71,7 @@ class HistogramPacker {
         if (b.empty()) open_.erase(r);
       }
       remaining -= count * repeat;
-      strategies_.push_back(std::move(next));
+      add_strategy(base, len, repeat);
       add_group(strategies_.size() - 1, count, residual - repeat * len);
     }
   }
@@ -96,17 +107,37 @@ class HistogramPacker {
     int64_t* offsets = r.offsets.data();
     int64_t* tokens = r.tokens.data();
     int64_t written = 0;
+    std::vector<int64_t> pack;  // one strategy's lengths, at most max_len of them
     for (const auto& g : groups_) {
-      const auto& s = strategies_[g.strategy];
-      int64_t total = 0;
-      for (const int64_t len : s) total += len;
+      if (g.count == 0) continue;
+      const Strategy& s = strategies_[g.strategy];
+      spell_out(g.strategy, pack);
       for (int64_t c = 0; c < g.count; ++c) {
-        for (const int64_t len : s) *items++ = static_cast<int64_t>(order[next[static_cast<std::size_t>(len)]++]);
-        written += static_cast<int64_t>(s.size());
+        for (const int64_t len : pack) *items++ = static_cast<int64_t>(order[next[static_cast<std::size_t>(len)]++]);
+        written += s.size;
         *++offsets = written;
-        *tokens++ = total;
+        *tokens++ = s.tokens;
       }
     }
+  }
+
+  // The lengths of strategy `id` in placement order (root first).
+  void spell_out(std::size_t id, std::vector<int64_t>& out) const {
+    out.resize(static_cast<std::size_t>(strategies_[id].size));
+    auto end = out.end();
+    for (std::size_t at = id; at != Strategy::kRoot; at = strategies_[at].parent) {
+      const Strategy& s = strategies_[at];
+      end = std::fill_n(std::make_reverse_iterator(end), s.repeat, s.len).base();
+    }
+  }
+
+  void add_strategy(std::size_t parent, int64_t len, int64_t repeat) {
+    Strategy s{parent, len, repeat, repeat, repeat * len};
+    if (parent != Strategy::kRoot) {
+      s.size += strategies_[parent].size;
+      s.tokens += strategies_[parent].tokens;
+    }
+    strategies_.push_back(s);
   }
 
   std::size_t find(int64_t len) const {
@@ -117,7 +148,7 @@ class HistogramPacker {
 
   void add_group(std::size_t strategy, int64_t count, int64_t residual) {
     groups_.push_back(Group{count, strategy});
-    const bool closed = residual == 0 || static_cast<int64_t>(strategies_[strategy].size()) >= limit_;
+    const bool closed = residual == 0 || strategies_[strategy].size >= limit_;
     if (closed) return;
     bucket_[static_cast<std::size_t>(residual)].push_back(groups_.size() - 1);
     open_.insert(static_cast<std::size_t>(residual));
@@ -126,7 +157,7 @@ class HistogramPacker {
   int64_t max_len_;
   int64_t limit_;
   Fit fit_;
-  std::vector<std::vector<int64_t>> strategies_;
+  std::vector<Strategy> strategies_;
   std::vector<Group> groups_;
   std::vector<std::vector<std::size_t>> bucket_;  // by residual: open group ids
   OccupancySet open_;

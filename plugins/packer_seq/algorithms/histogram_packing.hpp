@@ -16,9 +16,12 @@
 // sequential worst fit would do). Packs that reach max_per_pack sequences or
 // residual 0 are closed. Ties between groups of one residual: last touched.
 // Sequence indices are then handed out per length in ascending index order,
-// packs in group creation order. Time O(n + max_len + G * (max_len / 4096 +
-// depth)), G groups created (bounded by the distinct lengths squared, in
-// practice a few per distinct length); memory O(n + max_len).
+// packs in group creation order. Time O(n + max_len + G * max_len / 4096),
+// G groups created (each places at least one sequence, so G <= n; in
+// practice a few per distinct length); memory O(n + max_len): a group's
+// strategy is its predecessor's plus one length, stored as a link, never
+// copied (a copy per group made it O(max_len^2) for one pack filled by
+// single short sequences).
 #pragma once
 
 #include <cstdint>
