@@ -3,6 +3,7 @@
 // problem, nothing crashes, and the packer (or the host) keeps working.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -162,6 +163,61 @@ TEST_CASE("histogram packing refuses empty histograms, negative counts and bad l
   host::PackPlanPtr owned(plan);
   check_coverage(units_of(owned.get()), {4, 8, 8}, config);
   expect_still_works(packer.get(), config);
+}
+
+TEST_CASE("input that expands past the memory budget is refused before allocating, naming it and the limit") {
+  auto context = packer_context();
+  frugal_pack_plan* plan = nullptr;
+  {
+    // 2^40 sequences of one token: 140 TiB to pack.
+    const PackerConfig config{64, 0, "spfhp", nullptr};
+    auto packer = make_seq_packer(context.get(), config);
+    const int64_t lengths[] = {3, 1};
+    const int64_t counts[] = {0, int64_t{1} << 40};  // the issue's histogram line, after an empty bin
+    expect_error(frugal_packer_pack_histogram(packer.get(), lengths, counts, 2, &plan), FRUGAL_ERR_OUT_OF_MEMORY,
+                 {"bin 1", "length 1", "count 1099511627776", "1099511627776 units", "GiB", "over the limit of",
+                  "bytes per unit"});
+    CHECK(plan == nullptr);
+    expect_still_works(packer.get(), config);
+  }
+  {
+    // One sequence split into 7.8e9 pieces of one token, at once and streamed.
+    const PackerConfig config{1, 0, "ffd", "split"};
+    auto packer = make_seq_packer(context.get(), config);
+    const std::vector<int64_t> lengths{1, 7777777771};
+    expect_error(frugal_packer_pack(packer.get(), lengths.data(), lengths.size(), &plan), FRUGAL_ERR_OUT_OF_MEMORY,
+                 {"sequence 1", "length 7777777771", "7777777772 units", "over the limit of"});
+    CHECK(plan == nullptr);
+    frugal_pack_stream* raw = nullptr;
+    host::check(frugal_pack_stream_create(packer.get(), nullptr, &raw));
+    host::PackStreamPtr stream(raw);
+    host::check(frugal_pack_stream_push(stream.get(), 0, 1));
+    expect_error(frugal_pack_stream_push(stream.get(), 1, 7777777771), FRUGAL_ERR_OUT_OF_MEMORY,
+                 {"sequence 1", "7777777771 pieces", "7777777772 units", "over the limit of"});
+    size_t held = 0;
+    host::check(frugal_pack_stream_pending(stream.get(), &held, nullptr));
+    CHECK(held == 1);
+  }
+}
+
+TEST_CASE("input whose tokens overflow int64 is refused, naming where the total overflowed") {
+  auto context = packer_context();
+  const PackerConfig config{8, 0, "ffd", "truncate"};
+  auto packer = make_seq_packer(context.get(), config);
+  frugal_pack_plan* plan = nullptr;
+  const int64_t huge = INT64_MAX / 2 + 1;
+  const std::vector<int64_t> lengths{5, huge, huge};
+  expect_error(frugal_packer_pack(packer.get(), lengths.data(), lengths.size(), &plan), FRUGAL_ERR_OUT_OF_RANGE,
+               {"sequence 2", "tokens (int64)"});
+  const int64_t bins[] = {huge};
+  const int64_t counts[] = {2};
+  expect_error(frugal_packer_pack_histogram(packer.get(), bins, counts, 1, &plan), FRUGAL_ERR_OUT_OF_RANGE,
+               {"bin 0", "count 2", "tokens (int64)"});
+  CHECK(plan == nullptr);
+  // Below the overflow the same lengths pack, their cut tokens counted.
+  const std::vector<int64_t> fine{5, huge};
+  auto ok = pack(packer.get(), fine);
+  CHECK(stats_of(ok.get()).truncated_tokens == huge - 8);
 }
 
 TEST_CASE("per-pack calls refuse a pack index out of range, naming the index and the pack count") {

@@ -118,6 +118,14 @@ FRUGAL_API frugal_error* frugal_pack_stream_push(frugal_pack_stream* stream, int
   return frugal::guard(kFn, [&] {
     frugal::require_non_null(stream, kFn, "stream");
     const std::size_t before = stream->held.size();
+    // One long sequence split into pieces may be more units than memory
+    // holds (a length of 7.8e9 at max_len 1); counted before adding.
+    if (length >= 1) {
+      const uint64_t pieces = frugal::pack::units_of(length, stream->core->limits());
+      if (pieces > 1)
+        frugal::pack::check_units(before + stream->ready.units() + pieces, frugal::pack::unit_budget(), kFn,
+                                  fmt::format("sequence {} (length {}, {} pieces)", sequence_id, length, pieces));
+    }
     stream->held.add(sequence_id, length);
     stream->rounds.resize(stream->held.size(), 0);
     try {

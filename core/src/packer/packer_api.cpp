@@ -1,6 +1,8 @@
 // frugal_packer_*: packer objects and batch packing.
 #include <algorithm>
+#include <limits>
 #include <memory>
+#include <new>
 #include <span>
 #include <string>
 
@@ -25,16 +27,56 @@ std::unique_ptr<frugal_pack_plan> pack_units(const PackerCore& core, const UnitT
 
 namespace {
 
+// Adds `count` sequences of `length` tokens to the running totals: units
+// against the budget, tokens (the plan's real plus cut tokens) against
+// int64. `where` names them for the error.
+struct InputTotals {
+  const Limits& limits;
+  UnitBudget budget = unit_budget();
+  uint64_t units = 0;
+  int64_t tokens = 0;
+
+  template <typename Where>
+  void add(int64_t length, uint64_t count, const char* function, Where&& where) {
+    const uint64_t pieces = units_of(length, limits);
+    uint64_t more = 0;
+    if (__builtin_mul_overflow(pieces, count, &more) || __builtin_add_overflow(units, more, &units))
+      units = std::numeric_limits<uint64_t>::max();
+    if (units > budget.max_units) check_units(units, budget, function, where());
+    int64_t t = 0;
+    if (__builtin_mul_overflow(length, static_cast<int64_t>(count), &t) || __builtin_add_overflow(tokens, t, &tokens))
+      fail(FRUGAL_ERR_OUT_OF_RANGE, "{}: {} brings the input over {} tokens (int64)", function, where(),
+           std::numeric_limits<int64_t>::max());
+  }
+};
+
 // True when every length is already a unit: in [1, max_len]. Throws for a
-// length < 1, naming the first one.
-bool all_whole_units(std::span<const int64_t> lengths, int64_t max_len) {
+// length < 1, naming the first one, and for input whose units or tokens
+// exceed the limits, before anything is allocated.
+bool all_whole_units(std::span<const int64_t> lengths, const Limits& limits) {
   bool whole = true;
+  InputTotals totals{limits};
   for (std::size_t i = 0; i < lengths.size(); ++i) {
     if (lengths[i] < 1)
       fail(FRUGAL_ERR_INVALID_ARGUMENT, "sequence {} has length {}; lengths must be >= 1", i, lengths[i]);
-    whole = whole && lengths[i] <= max_len;
+    whole = whole && lengths[i] <= limits.max_len;
+    totals.add(lengths[i], 1, "frugal_packer_pack",
+               [&] { return fmt::format("sequence {} (length {})", i, lengths[i]); });
   }
   return whole;
+}
+
+// Runs a pack call's body; an allocation failure the budget did not
+// foresee becomes OUT_OF_MEMORY naming the call and its size (the ABI
+// guard alone can only say "out of memory").
+template <typename Body>
+void naming_out_of_memory(const char* function, uint64_t sequences, Body&& body) {
+  try {
+    body();
+  } catch (const std::bad_alloc&) {
+    fail(FRUGAL_ERR_OUT_OF_MEMORY, "{}: out of memory packing {} sequences ({} bytes per unit at the peak)", function,
+         sequences, kPeakBytesPerUnit);
+  }
 }
 
 }  // namespace
@@ -43,7 +85,7 @@ bool all_whole_units(std::span<const int64_t> lengths, int64_t max_len) {
 // reads the caller's array and its assignment becomes the plan's sequence
 // ids as is. Only unit lengths are gathered in pack order.
 std::unique_ptr<frugal_pack_plan> pack_lengths(const PackerCore& core, std::span<const int64_t> lengths) {
-  if (!all_whole_units(lengths, core.limits().max_len)) {
+  if (!all_whole_units(lengths, core.limits())) {
     UnitTable units(core.limits());
     units.reserve(lengths.size());
     for (std::size_t i = 0; i < lengths.size(); ++i) units.add(static_cast<int64_t>(i), lengths[i]);
@@ -89,7 +131,9 @@ FRUGAL_API frugal_error* frugal_packer_pack(frugal_packer* packer, const int64_t
     frugal::require_non_null(out, kFn, "out");
     if (count == 0) frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: empty input: no sequences to pack", kFn);
     frugal::require_non_null(lengths, kFn, "lengths");
-    *out = frugal::pack::pack_lengths(*packer->core, std::span<const int64_t>(lengths, count)).release();
+    frugal::pack::naming_out_of_memory(kFn, count, [&] {
+      *out = frugal::pack::pack_lengths(*packer->core, std::span<const int64_t>(lengths, count)).release();
+    });
   });
 }
 
@@ -102,23 +146,31 @@ FRUGAL_API frugal_error* frugal_packer_pack_histogram(frugal_packer* packer, con
     if (bins == 0) frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: empty histogram: no bins", kFn);
     frugal::require_non_null(lengths, kFn, "lengths");
     frugal::require_non_null(counts, kFn, "counts");
+    // The plan lists every unit, so the histogram is expanded: its units
+    // are counted against the memory budget first.
     uint64_t total = 0;
+    frugal::pack::InputTotals totals{packer->core->limits()};
     for (size_t b = 0; b < bins; ++b) {
       if (counts[b] < 0)
         frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: bin {} (length {}) has a negative count {}", kFn, b,
                      lengths[b], counts[b]);
-      if (lengths[b] < 1 && counts[b] > 0)
+      if (counts[b] == 0) continue;
+      if (lengths[b] < 1)
         frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: bin {} has length {}; lengths must be >= 1", kFn, b,
                      lengths[b]);
       total += static_cast<uint64_t>(counts[b]);
-      if (total > (uint64_t{1} << 40))
-        frugal::fail(FRUGAL_ERR_OUT_OF_RANGE, "{}: the histogram holds more than 2^40 sequences", kFn);
+      if (total > frugal::pack::kMaxUnits)
+        frugal::fail(FRUGAL_ERR_OUT_OF_RANGE, "{}: the histogram holds more than 2^40 sequences (at bin {})", kFn, b);
+      totals.add(lengths[b], static_cast<uint64_t>(counts[b]), kFn,
+                 [&] { return fmt::format("bin {} (length {}, count {})", b, lengths[b], counts[b]); });
     }
     if (total == 0) frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: empty histogram: every count is 0", kFn);
-    frugal::pack::I64Vec expanded(static_cast<size_t>(total));
-    auto cursor = expanded.begin();
-    for (size_t b = 0; b < bins; ++b) cursor = std::fill_n(cursor, counts[b], lengths[b]);
-    *out = frugal::pack::pack_lengths(*packer->core, expanded).release();
+    frugal::pack::naming_out_of_memory(kFn, total, [&] {
+      frugal::pack::I64Vec expanded(static_cast<size_t>(total));
+      auto cursor = expanded.begin();
+      for (size_t b = 0; b < bins; ++b) cursor = std::fill_n(cursor, counts[b], lengths[b]);
+      *out = frugal::pack::pack_lengths(*packer->core, expanded).release();
+    });
   });
 }
 

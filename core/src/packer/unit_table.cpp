@@ -38,10 +38,15 @@ void UnitTable::add(int64_t id, int64_t length, const char* what) {
     case Overlong::truncate:
       push(id, 0, max_len, length - max_len, false);
       return;
-    case Overlong::split:
-      for (int64_t offset = 0; offset < length; offset += max_len)
-        push(id, offset, std::min(max_len, length - offset), 0, offset == 0);
+    case Overlong::split: {
+      // Counted, not stepped: offset + max_len could overflow near INT64_MAX.
+      const auto pieces = static_cast<int64_t>(units_of(length, limits_));
+      for (int64_t k = 0; k < pieces; ++k) {
+        const int64_t offset = k * max_len;
+        push(id, offset, std::min(max_len, length - offset), 0, k == 0);
+      }
       return;
+    }
   }
 }
 
