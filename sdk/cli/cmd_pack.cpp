@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <limits>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -108,17 +109,17 @@ void write_assignments(const std::string& path, const frugal_pack_plan* plan, bo
   if (!ok) throw InputError(fmt::format("cannot write '{}' (disk full?)", path));
 }
 
-// Pushes every length through a stream, then flushes: one plan with all packs.
-frugal_pack_plan* stream_all(frugal_packer* packer, const std::vector<int64_t>& lengths, int64_t window,
-                             int64_t max_rounds) {
+// Pushes every sequence through a stream (push_all(push) calls push(id,
+// length) for each), then flushes: one plan with all packs.
+template <typename PushAll>
+frugal_pack_plan* stream_all(frugal_packer* packer, int64_t window, int64_t max_rounds, PushAll&& push_all) {
   auto options = host::make_options();
   host::check(frugal_options_set_int(options.get(), "window", window));
   if (max_rounds > 0) host::check(frugal_options_set_int(options.get(), "max_rounds", max_rounds));
   frugal_pack_stream* raw = nullptr;
   host::check(frugal_pack_stream_create(packer, options.get(), &raw));
   const host::PackStreamPtr stream(raw);
-  for (std::size_t i = 0; i < lengths.size(); ++i)
-    host::check(frugal_pack_stream_push(stream.get(), static_cast<int64_t>(i), lengths[i]));
+  push_all([&](int64_t id, int64_t length) { host::check(frugal_pack_stream_push(stream.get(), id, length)); });
   host::check(frugal_pack_stream_flush(stream.get()));
   frugal_pack_plan* plan = nullptr;
   host::check(frugal_pack_stream_pop(stream.get(), &plan));
@@ -134,6 +135,7 @@ int cmd_pack(const std::vector<std::string>& args) {
   int64_t seed = 0;
   int64_t window = 0;  // 0: pack everything at once
   int64_t max_rounds = 0;  // 0: the stream's default
+  Overlong overlong = Overlong::error;
   try {
     if (!args.empty() && (args[0] == "help" || args[0] == "--help")) {
       std::fputs(kUsage, stdout);
@@ -155,8 +157,15 @@ int cmd_pack(const std::vector<std::string>& args) {
       if (window == 0) throw UsageError("--max-rounds needs --window");
       max_rounds = parse_int_flag("--max-rounds", *v, 1, INT64_MAX);
     }
-    if (auto v = parsed.value("--overlong"); v && *v != "error" && *v != "truncate" && *v != "split")
-      throw UsageError(fmt::format("--overlong must be error, truncate or split, got '{}'", *v));
+    if (auto v = parsed.value("--overlong")) {
+      if (*v == "split") {
+        overlong = Overlong::split;
+      } else if (*v == "truncate") {
+        overlong = Overlong::truncate;
+      } else if (*v != "error") {
+        throw UsageError(fmt::format("--overlong must be error, truncate or split, got '{}'", *v));
+      }
+    }
   } catch (const UsageError& e) {
     std::fprintf(stderr, "frugal pack: %s\n\n%s", e.what(), kUsage);
     return kExitUsage;
@@ -181,27 +190,35 @@ int cmd_pack(const std::vector<std::string>& args) {
       return kExitUsage;
     }
 
+    // Every input line is checked against these before it is stored.
+    const InputLimits limits = memory_limits(max_len, overlong);
     frugal_pack_plan* raw = nullptr;
     Summary summary;
     summary.max_per_pack = max_per_pack;
     if (window > 0) {
-      std::vector<int64_t> lengths;
-      if (auto path = parsed.value("--lengths")) {
-        lengths = read_lengths_file(*path);
-      } else {
-        const Histogram h = read_histogram_file(*parsed.value("--histogram"));
-        for (std::size_t b = 0; b < h.lengths.size(); ++b) lengths.insert(lengths.end(), static_cast<std::size_t>(h.counts[b]), h.lengths[b]);
-      }
       const auto t0 = std::chrono::steady_clock::now();
-      raw = stream_all(packer.get(), lengths, window, max_rounds);
+      if (auto path = parsed.value("--lengths")) {
+        const std::vector<int64_t> lengths = read_lengths_file(*path, limits);
+        raw = stream_all(packer.get(), window, max_rounds, [&](auto&& push) {
+          for (std::size_t i = 0; i < lengths.size(); ++i) push(static_cast<int64_t>(i), lengths[i]);
+        });
+      } else {
+        // Sequences come straight from the bins: the histogram is never expanded here.
+        const Histogram h = read_histogram_file(*parsed.value("--histogram"), limits);
+        raw = stream_all(packer.get(), window, max_rounds, [&](auto&& push) {
+          int64_t id = 0;
+          for (std::size_t b = 0; b < h.lengths.size(); ++b)
+            for (int64_t c = 0; c < h.counts[b]; ++c) push(id++, h.lengths[b]);
+        });
+      }
       summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     } else if (auto path = parsed.value("--lengths")) {
-      const std::vector<int64_t> lengths = read_lengths_file(*path);
+      const std::vector<int64_t> lengths = read_lengths_file(*path, limits);
       const auto t0 = std::chrono::steady_clock::now();
       host::check(frugal_packer_pack(packer.get(), lengths.data(), lengths.size(), &raw));
       summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     } else {
-      const Histogram h = read_histogram_file(*parsed.value("--histogram"));
+      const Histogram h = read_histogram_file(*parsed.value("--histogram"), limits);
       const auto t0 = std::chrono::steady_clock::now();
       host::check(frugal_packer_pack_histogram(packer.get(), h.lengths.data(), h.counts.data(), h.lengths.size(), &raw));
       summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -218,6 +235,11 @@ int cmd_pack(const std::vector<std::string>& args) {
     return kExitOk;
   } catch (const InputError& e) {
     std::fprintf(stderr, "frugal pack: %s\n", e.what());
+    return kExitProblem;
+  } catch (const std::bad_alloc&) {
+    // An allocation the limits did not foresee (other processes took the
+    // memory meanwhile): an error, not an abort.
+    std::fputs("frugal pack: out of memory (the input was within the memory available when it was read)\n", stderr);
     return kExitProblem;
   }
 }

@@ -116,7 +116,8 @@ class PackCliTest(unittest.TestCase):
         refused = run("--lengths", path, "--max-len", 512)
         self.assertEqual(refused.returncode, 1)
         first = next(i for i, x in enumerate(self.lengths) if x > 512)
-        self.assertIn(f"sequence {first} has length {self.lengths[first]} > max_len 512", refused.stderr)
+        # Refused while reading, at its line (sequence i is on line i + 1).
+        self.assertIn(f"long.txt:{first + 1}: length {self.lengths[first]} > --max-len 512", refused.stderr)
         cut = self.pack_json("--lengths", path, "--max-len", 512, "--overlong", "truncate")
         self.assertEqual(cut["truncated_sequences"], len(over))
         self.assertEqual(cut["truncated_tokens"], sum(x - 512 for x in over))
@@ -189,6 +190,57 @@ class PackCliTest(unittest.TestCase):
         missing = run("--lengths", os.path.join(self._tmp.name, "absent.txt"), "--max-len", 64)
         self.assertEqual(missing.returncode, 1)
         self.assertIn("cannot open", missing.stderr)
+
+    def test_input_that_expands_past_memory_is_refused_naming_the_line(self):
+        # A few bytes must not become terabytes: refused at the line, before
+        # anything is allocated, with the count, the units and the limit.
+        hist = self.write("huge.hist", "# 2^40 sequences of one token\n1 1099511627776\n")
+        for extra in ([], ["--window", 16]):
+            with self.subTest(extra=extra):
+                result = run("--histogram", hist, "--max-len", 8, *extra)
+                self.assertEqual(result.returncode, 1, result.stderr)
+                for part in ("huge.hist:2:", "length 1, count 1099511627776", "1099511627776 units",
+                             "GiB", "over the limit of", "bytes per unit"):
+                    self.assertIn(part, result.stderr)
+        split = self.write("split.txt", "5\n7777777771\n")
+        for extra in ([], ["--window", 16]):
+            with self.subTest(extra=extra):
+                result = run("--lengths", split, "--max-len", 1, "--overlong", "split", *extra)
+                self.assertEqual(result.returncode, 1, result.stderr)
+                for part in ("split.txt:2:", "length 7777777771, count 1 (7777777771 units each)",
+                             "7777777776 units", "over the limit of"):
+                    self.assertIn(part, result.stderr)
+
+    def test_hostile_input_files_are_refused_or_cost_nothing(self):
+        long_line = self.write("long.txt", "12\n" + "7" * 5000 + "\n")
+        no_newline = os.path.join(self._tmp.name, "zeros.txt")
+        with open(no_newline, "wb") as f:
+            f.write(b"\0" * 100000)
+        control = os.path.join(self._tmp.name, "control.txt")
+        with open(control, "wb") as f:
+            f.write(b"12\n\x1b[31mred\n")
+        cases = [
+            (["--lengths", long_line], "long.txt:2: line longer than 4096 characters"),
+            (["--lengths", no_newline], "zeros.txt:1: line longer than 4096 characters"),
+            (["--lengths", control], "control.txt:2: expected an integer length, got '\\x1b[31mred'"),
+            (["--lengths", self.write("big.txt", "99999999999999999999\n")], "big.txt:1: length out of range (int64)"),
+            (["--lengths", self.write("over.txt", "3\n65\n")], "over.txt:2: length 65 > --max-len 64"),
+            (["--lengths", self.write("sum.txt", "9223372036854775807\n1\n"), "--overlong", "truncate"],
+             "sum.txt:2: the lengths add up to more than 9223372036854775807 tokens"),
+            (["--histogram", self.write("hsum.txt", "4611686018427387904 2\n"), "--overlong", "truncate"],
+             "hsum.txt:1: the lengths add up to more than"),
+            (["--lengths", self._tmp.name], "cannot read"),
+        ]
+        for args, message in cases:
+            with self.subTest(args=args):
+                result = run(*args, "--max-len", 64)
+                self.assertEqual(result.returncode, 1, result.stderr)
+                self.assertIn(message, result.stderr)
+                self.assertNotIn("\x1b", result.stderr)
+        # Lines of count 0 hold no sequence and are not stored; the rest packs.
+        zeros = self.write("zeros.hist", "5 0\n" * 20000 + "3 2\n")
+        out = self.pack_json("--histogram", zeros, "--max-len", 8, "--window", 4)
+        self.assertEqual((out["sequences"], out["real_tokens"], out["packs"]), (2, 6, 1))
 
     def test_bad_flags_are_usage_errors(self):
         cases = [
