@@ -81,6 +81,13 @@ FRUGAL_API frugal_error* frugal_packer_create(frugal_context* context, const cha
  *            length must be >= 1 (FRUGAL_ERR_INVALID_ARGUMENT names the
  *            first bad one); count == 0 is FRUGAL_ERR_INVALID_ARGUMENT.
  *   out:     // out, not NULL; owned by the caller.
+ * Before anything is allocated the units (a sequence split under overlong
+ * = "split" is ceil(length / max_len) of them) are counted against
+ * min(2^40, available memory / 128 bytes per unit), available memory being
+ * MemAvailable in /proc/meminfo (else the free pages): over it is
+ * FRUGAL_ERR_OUT_OF_MEMORY naming the sequence that crossed it and the
+ * limit. Lengths summing past INT64_MAX are FRUGAL_ERR_OUT_OF_RANGE. An
+ * allocation that fails anyway is FRUGAL_ERR_OUT_OF_MEMORY, never a crash.
  */
 FRUGAL_API frugal_error* frugal_packer_pack(frugal_packer* packer, const int64_t* lengths, size_t count,
                                             frugal_pack_plan** out);
@@ -92,6 +99,9 @@ FRUGAL_API frugal_error* frugal_packer_pack(frugal_packer* packer, const int64_t
  * length may appear in several bins.
  *   lengths, counts: not NULL, `bins` entries each; read during the call.
  *   out: // out, not NULL; owned by the caller.
+ * The plan lists every unit, so memory grows with the counts' sum: the
+ * same budget as frugal_packer_pack is checked bin by bin first (the
+ * error names the bin, its length and count), and at most 2^40 sequences.
  */
 FRUGAL_API frugal_error* frugal_packer_pack_histogram(frugal_packer* packer, const int64_t* lengths,
                                                       const int64_t* counts, size_t bins, frugal_pack_plan** out);
@@ -295,8 +305,9 @@ FRUGAL_API frugal_error* frugal_pack_stream_create(frugal_packer* packer, const 
  * Adds sequence `sequence_id` (any value the caller chooses, e.g. its
  * dataset index; gather needs it to index the caller's arrays) of `length`
  * tokens. The overlong policy applies (a split sequence adds several
- * units). Packs when the window fills; a packing error is returned here
- * and leaves the window as it was.
+ * units, checked against frugal_packer_pack's memory budget together with
+ * the units held and ready). Packs when the window fills; a packing error
+ * is returned here and leaves the window as it was.
  */
 FRUGAL_API frugal_error* frugal_pack_stream_push(frugal_pack_stream* stream, int64_t sequence_id, int64_t length);
 

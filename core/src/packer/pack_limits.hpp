@@ -35,7 +35,8 @@ uint64_t units_of(int64_t length, const Limits& limits) noexcept;
 // Heap bytes packing holds per unit at its peak, rounded up: a copy of the
 // lengths (8), the unit table of split/truncated input (33), the checked
 // assignment (24), the plugin's result and scratch (about 48), with the
-// plan built from the assignment's arrays.
+// plan built from the assignment's arrays. Measured at 10M units: 28-37
+// bytes for whole sequences, 105 for split ones.
 inline constexpr uint64_t kPeakBytesPerUnit = 128;
 // At most this many units in one pack call, whatever the memory.
 inline constexpr uint64_t kMaxUnits = uint64_t{1} << 40;
