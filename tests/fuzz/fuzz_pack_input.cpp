@@ -9,12 +9,8 @@
 // crash here), and for accepted input every pack call succeeds and its
 // plan holds exactly the input's sequences and tokens.
 //
-// Build (clang, libfrugal and packer_seq already built in build/):
-//   clang++-14 -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined \
-//     -Isdk/cli -Iabi/include -Isdk/include tests/fuzz/fuzz_pack_input.cpp \
-//     sdk/cli/pack_input.cpp -Lbuild/lib -lfrugal -lfmt -Wl,-rpath,$PWD/build/lib \
-//     -o build/fuzz_pack_input
-//   build/fuzz_pack_input -max_total_time=60 tests/fuzz/corpus/pack_input
+// Built and run by scripts/fuzz.sh (docs/fuzzing.md), seeds in
+// tests/fuzz/corpus/fuzz_pack_input/.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
