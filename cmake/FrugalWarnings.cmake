@@ -5,10 +5,12 @@ function(frugal_target_warnings target)
     $<$<COMPILE_LANGUAGE:C>:-Wall -Wextra -Wpedantic>)
   if(FRUGAL_WERROR)
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:C,CXX>:-Werror>)
-    # GCC 12 at -O3 reports false -Wrestrict warnings inside libstdc++'s
-    # std::string operator+ (GCC bug 105329): keep them visible, not fatal.
+    # GCC 12 at -O3 (Release) reports false -Wrestrict and
+    # -Wstringop-overflow warnings inside libstdc++'s std::string operator+
+    # (GCC bug 105329 and its relatives): keep them visible, not fatal.
     if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
-      target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wno-error=restrict>)
+      target_compile_options(${target} PRIVATE
+        $<$<COMPILE_LANGUAGE:CXX>:-Wno-error=restrict -Wno-error=stringop-overflow>)
     endif()
   endif()
 endfunction()
