@@ -8,10 +8,12 @@ set -eu
 # (numpy and torch are what the Python binding shares tensors with).
 # clang-14, libclang-rt-14-dev (libFuzzer and Clang's sanitizer runtimes),
 # llvm-14 (llvm-symbolizer, for readable reports): the fuzzers (scripts/fuzz.sh).
+# python3-venv, python3-setuptools: the Python package installed with pip into
+# a venv, offline (sdk/python/tests/install_venv.sh).
 packages="cmake make g++ pkg-config binutils python3 \
 libboost-dev libfmt-dev libflatbuffers-dev flatbuffers-compiler libxxhash-dev catch2 \
 abigail-tools dpkg-dev cargo golang-go python3-numpy python3-torch \
-clang-14 libclang-rt-14-dev llvm-14"
+clang-14 libclang-rt-14-dev llvm-14 python3-venv python3-setuptools"
 
 missing=""
 for p in $packages; do

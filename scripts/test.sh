@@ -28,6 +28,9 @@ sdk/rust/tests/layout_detects_moves.sh
 (cd samples/go_tour && go vet . && go run .)
 (cd sdk/python && "$python" -m unittest discover -s tests)
 "$python" samples/python_tour/tour.py
+# The Python package as a user installs it: cmake --install into a temporary
+# prefix, pip into a fresh venv (offline), its tests run from outside the tree.
+sdk/python/tests/install_venv.sh build
 
 if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== build + tests (ASan + UBSan) =="
