@@ -11,11 +11,10 @@ install(EXPORT frugalTargets NAMESPACE frugal:: DESTINATION "${FRUGAL_CMAKE_INST
 configure_package_config_file(cmake/frugalConfig.cmake.in "${PROJECT_BINARY_DIR}/frugalConfig.cmake"
   INSTALL_DESTINATION "${FRUGAL_CMAKE_INSTALL_DIR}"
   PATH_VARS FRUGAL_PLUGIN_INSTALL_DIR)
-# The version callers ask for is the ABI's (see frugalConfig.cmake.in):
-# SameMajorVersion is exactly the ABI's promise.
-write_basic_package_version_file("${PROJECT_BINARY_DIR}/frugalConfigVersion.cmake"
-  VERSION "${FRUGAL_ABI_MAJOR}.${FRUGAL_ABI_MINOR}"
-  COMPATIBILITY SameMajorVersion)
+# Callers ask for an ABI version (1.0) or an SDK release (0.1, the
+# packages' version): the version file accepts both, SameMajorVersion in
+# each scheme (cmake/frugalConfigVersion.cmake.in says how it tells them apart).
+configure_file(cmake/frugalConfigVersion.cmake.in "${PROJECT_BINARY_DIR}/frugalConfigVersion.cmake" @ONLY)
 install(FILES
   "${PROJECT_BINARY_DIR}/frugalConfig.cmake"
   "${PROJECT_BINARY_DIR}/frugalConfigVersion.cmake"

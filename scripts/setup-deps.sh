@@ -4,6 +4,7 @@
 set -eu
 
 # abigail-tools: abidw and abidiff for the ABI gate (scripts/abi-check.py).
+# dpkg-dev, lintian: the .deb packages (dependencies, checks in tests/install).
 # cargo, golang-go, python3-numpy, python3-torch: the language bindings' tests
 # (numpy and torch are what the Python binding shares tensors with).
 # clang-14, libclang-rt-14-dev (libFuzzer and Clang's sanitizer runtimes),
@@ -12,7 +13,7 @@ set -eu
 # a venv, offline (sdk/python/tests/install_venv.sh).
 packages="cmake make g++ pkg-config binutils python3 \
 libboost-dev libfmt-dev libflatbuffers-dev flatbuffers-compiler libxxhash-dev catch2 \
-abigail-tools dpkg-dev cargo golang-go python3-numpy python3-torch \
+abigail-tools dpkg-dev lintian cargo golang-go python3-numpy python3-torch \
 clang-14 libclang-rt-14-dev llvm-14 python3-venv python3-setuptools"
 
 missing=""
