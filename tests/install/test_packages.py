@@ -112,9 +112,12 @@ class DebianPackages(unittest.TestCase):
 
     def setUp(self):
         ok(self, self.cpack)
+
+    def test_packages_made(self):
         self.assertEqual(sorted(self.debs), sorted(PACKAGES), os.listdir(self.out))
 
     def test_lintian_reports_no_errors(self):
+        self.assertTrue(self.debs, os.listdir(self.out))
         result = run(["lintian", "--no-cfg", "--display-info", "--fail-on", "none"] + sorted(self.debs.values()),
                      timeout=240)
         ok(self, result)
