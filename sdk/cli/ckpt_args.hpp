@@ -11,13 +11,9 @@
 #include <string>
 #include <vector>
 
-namespace frugal::cli {
+#include "cli_errors.hpp"
 
-// Bad command line: the caller prints it and exits with kExitUsage.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace frugal::cli {
 
 struct ParsedArgs {
   std::vector<std::string> positional;

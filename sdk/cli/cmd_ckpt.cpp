@@ -78,17 +78,6 @@ std::string usage_text(const Subcommand* sub) {
   return text + kUsageTail;
 }
 
-// A problem the command found before it could do its work (exit 1), with
-// the error code name reported under --json.
-class Problem : public std::runtime_error {
- public:
-  Problem(std::string code, const std::string& message) : std::runtime_error(message), code_(std::move(code)) {}
-  const std::string& code() const { return code_; }
-
- private:
-  std::string code_;
-};
-
 std::vector<std::string> with_common(std::vector<std::string> flags) {
   flags.emplace_back("--prefix");
   return flags;
@@ -412,27 +401,10 @@ int ckpt_gc(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-// Prints an error as one line on stderr (with a pointer to --help for bad
-// usage) and, under --json, as {"command", "error": {"code", "message"},
-// "exit_code"} on stdout, so a script reading stdout always gets JSON.
-int report_error(const std::string& command, const std::string& code, const std::string& message, int exit_code,
-                 bool json) {
-  if (json)
-    fmt::print("{{\"command\": {}, \"error\": {{\"code\": {}, \"message\": {}}}, \"exit_code\": {}}}\n",
-               json_string(command), json_string(code), json_string(message), exit_code);
-  if (exit_code == kExitUsage)
-    fmt::print(stderr, "frugal {}: {} (see 'frugal {} --help')\n", command, terminal_text(message), command);
-  else
-    fmt::print(stderr, "frugal {}: {} ({})\n", command, terminal_text(message), code);
-  return exit_code;
-}
-
-bool is_help(const std::string& arg) { return arg == "--help" || arg == "-h"; }
-
 }  // namespace
 
 int cmd_ckpt(const std::vector<std::string>& args) {
-  const bool json = std::find(args.begin(), args.end(), "--json") != args.end();
+  const bool json = has_word(args, "--json");
   if (args.empty()) return report_error("ckpt", "USAGE", "needs a subcommand (ls, latest, verify, inspect, gc, bench)", kExitUsage, json);
   if (args[0] == "help" || is_help(args[0])) {
     // `frugal ckpt help SUB` is `frugal ckpt SUB --help`.
@@ -446,26 +418,18 @@ int cmd_ckpt(const std::vector<std::string>& args) {
   if (known == nullptr)
     return report_error("ckpt", "USAGE", fmt::format("unknown subcommand '{}'", sub), kExitUsage, json);
   const std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (std::any_of(rest.begin(), rest.end(), is_help)) {
+  if (wants_help(rest)) {
     std::fputs(usage_text(known).c_str(), stdout);
     return kExitOk;
   }
-  try {
+  return run_reporting_errors(command, json, [&] {
     if (sub == "ls") return ckpt_ls(rest);
     if (sub == "latest") return ckpt_latest(rest);
     if (sub == "verify") return ckpt_verify(rest);
     if (sub == "inspect") return ckpt_inspect(rest);
     if (sub == "gc") return ckpt_gc(rest);
     return cmd_ckpt_bench(rest);
-  } catch (const UsageError& e) {
-    return report_error(command, "USAGE", e.what(), kExitUsage, json);
-  } catch (const Problem& e) {
-    return report_error(command, e.code(), e.what(), kExitProblem, json);
-  } catch (const host::Exception& e) {
-    return report_error(command, frugal_error_code_name(e.code()), e.what(), kExitProblem, json);
-  } catch (const std::exception& e) {
-    return report_error(command, "INTERNAL", e.what(), kExitProblem, json);
-  }
+  });
 }
 
 }  // namespace frugal::cli
