@@ -5,8 +5,10 @@ seed; and every kind of bad file (exit 1, naming the file) and bad flag
 import json
 import os
 import pathlib
+import pty
 import subprocess
 import tempfile
+import time
 import unittest
 import xml.etree.ElementTree as ET
 
@@ -16,10 +18,21 @@ EXAMPLE_PLANS = ["A_16gpu_spot", "B_8gpu_warmup_reserved", "reserved", "spot", "
                  "spot_heartbeats", "autoscaling"]
 
 
-def run(*args):
+def run(*args, timeout=120):
     env = {k: v for k, v in os.environ.items() if k != "FRUGAL_PLUGIN_PATH"}
     return subprocess.run([CLI, "simulate"] + [str(a) for a in args], capture_output=True, text=True, env=env,
-                          timeout=120)
+                          timeout=timeout)
+
+
+def job_text(tokens, tokens_per_gpu_s, extra=""):
+    """A one-node job on reserved capacity with `tokens` of work."""
+    return ('{"name": "j", "gpus_per_node": 8, "work": {"tokens": %s}, "throughput": {"tokens_per_gpu_s": %s}, '
+            '"checkpoint": {"full_s": 300, "heartbeat_s": 30}, "prices": {"spot": 10, "reserved": 30}, %s'
+            '"plans": [{"name": "r", "resource": "reserved"}]}' % (tokens, tokens_per_gpu_s, extra))
+
+
+# About 3 million one-second telemetry records: a second or more of work.
+LONG_JOB = job_text("2.4e10", 1000, '"telemetry_interval_s": 1, ')
 
 
 def sample(name):
@@ -121,7 +134,7 @@ class SimulateCliTest(unittest.TestCase):
             "nan.json": ("--job", good_job.replace('"restart_s": 900', '"restart_s": NaN'),
                          f"nan.json:{line_of(restart)}:16: unexpected character 'N'"),
             "negative.json": ("--job", good_job.replace('"spot": 13.5', '"spot": -13.5'),
-                              f"negative.json:{line_of(prices)}:22: prices.spot must be >= 0, got -13.5"),
+                              f"negative.json:{line_of(prices)}:22: prices.spot must be in [0, 1000000000], got -13.5"),
             "policy.json": ("--job", good_job.replace('"telemetry_interval_s": 1800',
                                                       '"telemetry_interval_s": 1800, "plans": [{"name": "p", "policies": ["spot_fase"]}]'),
                             "unknown policy 'spot_fase'"),
@@ -146,6 +159,62 @@ class SimulateCliTest(unittest.TestCase):
         missing = run("--job", os.path.join(self.dir, "nope.json"))
         self.assertEqual(missing.returncode, 1)
         self.assertIn("nope.json", missing.stderr)
+
+    def test_a_job_that_would_never_end_is_refused_with_its_numbers(self):
+        # Every field inside its range: 1e18 tokens at 1e-9 tokens/s per GPU.
+        path = self.write("endless.json", job_text("1e18", "1e-9"))
+        result = run("--job", path, "--runs", 1, timeout=60)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn(f"{path}: plan 'r': one run would simulate about 3.47e+22 events", result.stderr)
+        self.assertIn("throughput.tokens_per_gpu_s", result.stderr)
+        self.assertIn("telemetry_interval_s 3600", result.stderr)
+        self.assertIn("more than the limit of 1e+07 per run", result.stderr)
+        self.assertEqual(result.stdout, "")
+
+    def test_huge_throughput_is_refused_naming_the_field(self):
+        cases = {
+            "fast.json": (job_text("1e9", "1e300"),
+                          "throughput.tokens_per_gpu_s must be in [1e-09, 1000000000000], got 1e+300"),
+            "hours.json": (job_text("1", "1e12").replace('"tokens": 1', '"gpu_hours": 1e9'),
+                           "work.gpu_hours 1000000000 x 3600 x throughput.tokens_per_gpu_s 1000000000000 is 3.6e+24 tokens"),
+        }
+        for name, (text, message) in cases.items():
+            with self.subTest(file=name):
+                result = run("--job", self.write(name, text), "--runs", 1, timeout=60)
+                self.assertEqual(result.returncode, 1, result.stderr)
+                self.assertIn(message, result.stderr)
+                self.assertNotIn("-9223372036854775808", result.stderr)
+
+    def test_progress_bar_on_a_terminal_only_and_at_most_ten_redraws_a_second(self):
+        path = self.write("long.json", LONG_JOB)
+        piped = run("--job", path, "--runs", 1, "--threads", 1)
+        self.assertEqual(piped.returncode, 0, piped.stderr)
+        self.assertEqual(piped.stderr, "")  # never in pipes, however long the run
+        master, slave = pty.openpty()
+        env = {k: v for k, v in os.environ.items() if k != "FRUGAL_PLUGIN_PATH"}
+        started = time.monotonic()
+        process = subprocess.Popen([CLI, "simulate", "--job", path, "--runs", "1", "--threads", "1"],
+                                   stdout=subprocess.PIPE, stderr=slave, env=env)
+        os.close(slave)
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the terminal closed: the process ended
+                break
+            if not chunk:
+                break
+            drawn += chunk
+        stdout, _ = process.communicate(timeout=120)
+        elapsed = time.monotonic() - started
+        os.close(master)
+        self.assertEqual(process.returncode, 0)
+        self.assertIn(b"job 'j': 1 run per plan", stdout)  # the report is on stdout, without the bar
+        self.assertNotIn(b"simulating", stdout)
+        self.assertIn(b"simulating [", drawn)
+        self.assertIn(b"0/1 runs", drawn)
+        self.assertIn(b"events", drawn)
+        self.assertLessEqual(drawn.count(b"\r"), 10 * elapsed + 4)
 
     def test_bad_flags_exit_2(self):
         cases = [["--runs", "0"], ["--runs", "many"], ["--seed", "-1"], ["--bogus"], ["--trace-format", "xml"],

@@ -83,7 +83,7 @@ TEST_CASE("job: plans from the file, options typed, standard plans only on reque
 TEST_CASE("job: every bad field is refused with its place and what is wrong") {
   const std::pair<std::string, std::string> cases[] = {
       {std::string(kMinimal).replace(std::string(kMinimal).find("\"spot\": 10"), 10, "\"spot\": -1"),
-       "job.json:3:22: prices.spot must be >= 0, got -1"},
+       "job.json:3:22: prices.spot must be in [0, 1000000000], got -1"},
       {with(R"("telemetry_interval_s": NaN)"), "job.json:1:26: unexpected character 'N', expected a value"},
       {with(R"("nodes": 0)"), "job.json:1:11: nodes must be in [1, 100000], got 0"},
       {with(R"("nodes": 1.5)"), "nodes must be an integer, got 1.5"},

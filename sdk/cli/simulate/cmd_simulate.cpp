@@ -17,6 +17,7 @@
 
 #include "../ckpt_args.hpp"
 #include "../commands.hpp"
+#include "event_budget.hpp"
 #include "input_error.hpp"
 #include "job_reader.hpp"
 #include "progress_bar.hpp"
@@ -144,15 +145,19 @@ int cmd_simulate(const std::vector<std::string>& args) {
     std::optional<simulate::Trace> trace;
     if (flags.trace) trace = simulate::read_trace_file(*flags.trace, flags.format, flags.selection);
 
-    std::atomic<uint64_t> done{0};
+    std::atomic<uint64_t> done{0}, events{0};
     simulate::MonteCarloOptions options;
     options.runs = flags.runs;
     options.seed = flags.seed;
     options.threads = flags.threads;
     options.progress = &done;
+    options.events = &events;
+    double expected_events = 0.0;
+    for (const auto& plan : job.plans)
+      expected_events += simulate::estimate_run_events(job, plan, trace ? &*trace : nullptr).total() * static_cast<double>(flags.runs);
     simulate::Simulation sim;
     {
-      const simulate::ProgressBar bar(done, flags.runs * job.plans.size());
+      const simulate::ProgressBar bar(done, flags.runs * job.plans.size(), events, expected_events);
       sim = simulate::simulate(context.get(), job, trace ? &*trace : nullptr, options);
     }
     const std::string text = flags.json ? simulate::format_json(sim.report) : simulate::format_table(sim.report);

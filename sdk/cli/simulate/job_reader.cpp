@@ -15,7 +15,16 @@
 namespace frugal::simulate {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+// The largest documented values of fields whose products the engine
+// forms: keeping each finite keeps every product finite (a GPU at 1e12
+// tokens/s on 1e5 nodes of 1024 GPUs is 1e20 tokens/s; prices times
+// nodes times seconds stay far below the double range).
+constexpr double kMaxWorkTokens = 1e18;
+constexpr double kMaxTokensPerGpuS = 1e12;
+constexpr double kMaxPrice = 1e9;
+// A telemetry record counts processed tokens in an int64_t: a plan's
+// tokens (the work plus its padding) must fit with room to spare.
+constexpr double kMaxPlanTokens = 4611686018427387904.0;  // 2^62
 
 bool known_name(const std::vector<std::string>& names, const std::string& name) {
   if (names.empty()) return true;
@@ -105,6 +114,11 @@ PlanSpec read_plan(const JsonValue& item, const std::string& path, const Job& jo
   plan.resource = read_resource(fields, "resource", FRUGAL_RESOURCE_SPOT);
   plan.nodes = static_cast<uint32_t>(fields.integer("nodes", 1, 100000, job.nodes));
   plan.padding_fraction = fields.number("padding_fraction", 0.0, 0.99, 0.0);
+  if (!(plan_tokens(job, plan) <= kMaxPlanTokens))
+    fields.fail(*fields.get("padding_fraction"),
+                fmt::format("{}.padding_fraction {} makes the plan process {:.3g} tokens (the work / (1 - padding_fraction)), "
+                            "more than the {:.3g} a telemetry record can count",
+                            path, plan.padding_fraction, plan_tokens(job, plan), kMaxPlanTokens));
   plan.schedule = fields.string("schedule", "");
   if (!plan.schedule.empty() && !known_name(known.schedules, plan.schedule))
     fields.fail(*fields.get("schedule"),
@@ -125,15 +139,20 @@ PlanSpec read_plan(const JsonValue& item, const std::string& path, const Job& jo
 void read_work(JsonFields& top, Job& job) {
   JsonFields work(*top.object("work", false), "work", job.source);
   JsonFields throughput(*top.object("throughput", false), "throughput", job.source);
-  job.tokens_per_gpu_s = throughput.number("tokens_per_gpu_s", 1e-9, kInf);
+  job.tokens_per_gpu_s = throughput.number("tokens_per_gpu_s", 1e-9, kMaxTokensPerGpuS);
   job.scaling_efficiency = throughput.number("scaling_efficiency", 0.01, 1.0, 1.0);
   throughput.finish();
   if (work.has("tokens") == work.has("gpu_hours"))
     work.fail(*top.get("work"), "work needs exactly one of \"tokens\" or \"gpu_hours\"");
   if (work.has("tokens"))
-    job.work_tokens = work.number("tokens", 1.0, 1e18);
+    job.work_tokens = work.number("tokens", 1.0, kMaxWorkTokens);
   else
     job.work_tokens = work.number("gpu_hours", 1e-6, 1e9) * 3600.0 * job.tokens_per_gpu_s;
+  if (!(job.work_tokens <= kMaxWorkTokens))
+    work.fail(*work.get("gpu_hours"),
+              fmt::format("work.gpu_hours {} x 3600 x throughput.tokens_per_gpu_s {} is {:.3g} tokens, more than work.tokens "
+                          "allows ({:g})",
+                          work.get("gpu_hours")->number, job.tokens_per_gpu_s, job.work_tokens, kMaxWorkTokens));
   work.finish();
 }
 
@@ -174,8 +193,8 @@ void read_costs(JsonFields& top, Job& job) {
   job.restart_s = top.number("restart_s", 0.0, 1e7, job.restart_s);
 
   JsonFields prices(*top.object("prices", false), "prices", job.source);
-  job.spot_price = prices.number("spot", 0.0, kInf);
-  job.reserved_price = prices.number("reserved", 0.0, kInf);
+  job.spot_price = prices.number("spot", 0.0, kMaxPrice);
+  job.reserved_price = prices.number("reserved", 0.0, kMaxPrice);
   prices.finish();
 
   if (const JsonValue* object = top.object("preemption", true)) {

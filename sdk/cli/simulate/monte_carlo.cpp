@@ -22,7 +22,10 @@ std::vector<std::vector<RunResult>> run_monte_carlo(const Job& job, const Trace*
   threads = static_cast<unsigned>(std::min<uint64_t>(threads, std::max<uint64_t>(1, tasks)));
 
   std::vector<RunSetup> setups;
-  for (const auto& plan : job.plans) setups.push_back(make_run_setup(job, plan, trace));
+  for (const auto& plan : job.plans) {
+    setups.push_back(make_run_setup(job, plan, trace));
+    setups.back().events = options.events;
+  }
   // Every worker gets its own sources (a scheduler is single-threaded).
   std::vector<std::vector<std::unique_ptr<DecisionSource>>> sources(threads);
   for (auto& worker : sources)

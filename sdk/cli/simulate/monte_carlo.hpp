@@ -27,6 +27,7 @@ struct MonteCarloOptions {
   uint64_t seed = 1;
   unsigned threads = 0;                      // 0: std::thread::hardware_concurrency()
   std::atomic<uint64_t>* progress = nullptr; // counts finished runs (all plans), when set
+  std::atomic<uint64_t>* events = nullptr;   // counts simulated events (records), when set
   bool check_books = true;                   // check_conservation on every run
 };
 

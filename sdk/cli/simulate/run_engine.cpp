@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "event_budget.hpp"
 #include "loss_model.hpp"
 #include "random.hpp"
 
@@ -18,6 +19,9 @@ constexpr double kSecondsPerHour = 3600.0;
 // Records at one instant before the engine calls the decisions a loop
 // (a policy that asks for zero-cost checkpoints forever, say).
 constexpr int kMaxRecordsAtOneTime = 100;
+// Records counted locally before they are added to RunSetup::events: one
+// shared atomic per record would be contended by every worker.
+constexpr uint64_t kEventBatch = 1024;
 
 // Independent random streams of a run, so that e.g. loss noise does not
 // shift the preemption times of the same seed.
@@ -46,6 +50,7 @@ class Run {
     start_on_capacity();
     while (!ended_) step();
     finish_books();
+    flush_events();
     return result_;
   }
 
@@ -109,6 +114,15 @@ class Run {
     if (result_.records == 0) result_.loss_first = t.loss;
     result_.loss_last = t.loss;
     ++result_.records;
+    // check_event_budget refused the jobs whose numbers call for more; this
+    // catches what no estimate foresees (decisions due every millisecond,
+    // a storm of preemptions), so that no run goes on for ever.
+    if (static_cast<double>(result_.records) > setup_.max_events)
+      throw std::runtime_error(fmt::format("plan '{}': a run went past the limit of {:.0e} simulated events at {:.6g} s of "
+                                           "job clock (last reason: {})",
+                                           setup_.plan->name, setup_.max_events, t_,
+                                           decision_ != nullptr ? decision_->reason : ""));
+    if (++unflushed_events_ == kEventBatch) flush_events();
     same_time_records_ = interval > 0.0 || result_.records == 1 ? 0 : same_time_records_ + 1;
     if (same_time_records_ > kMaxRecordsAtOneTime)
       throw std::runtime_error(fmt::format("plan '{}': the decisions do not let time advance at {} s (last reason: {})",
@@ -118,6 +132,11 @@ class Run {
     interval_dollars_ = 0.0;
     t_rec_ = t_;
     if (timeline_ != nullptr) timeline_->push_back({t_, result_.dollars, t.loss, resource_, nodes_, flags});
+  }
+
+  void flush_events() {
+    if (setup_.events != nullptr) setup_.events->fetch_add(unflushed_events_, std::memory_order_relaxed);
+    unflushed_events_ = 0;
   }
 
   // ---- capacity ------------------------------------------------------------
@@ -188,6 +207,14 @@ class Run {
   void step() {
     if (decision_->stop != FRUGAL_STOP_NONE) {
       result_.stop_reason = decision_->stop;
+      ended_ = true;
+      return;
+    }
+    // Checked here and not only while training: a job preempted during
+    // every checkpoint and restart never trains, and would never be cut.
+    // Every step follows a record, so nothing is left unreported.
+    if (t_ >= setup_.max_wall_s) {
+      result_.cut = true;
       ended_ = true;
       return;
     }
@@ -296,6 +323,7 @@ class Run {
   bool notice_sent_ = false;
   bool ended_ = false;
   int same_time_records_ = 0;
+  uint64_t unflushed_events_ = 0;
 };
 
 std::string compare(const char* what, double ledger, double engine, double tolerance) {

@@ -17,11 +17,13 @@
 // FRUGAL_TELEMETRY_RESTARTED record covering all of it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "decision_source.hpp"
+#include "event_budget.hpp"
 #include "job.hpp"
 #include "trace.hpp"
 
@@ -34,6 +36,11 @@ struct RunSetup {
   const Trace* trace = nullptr;  // nullptr: Monte-Carlo preemptions and the job's prices
   double target_tokens = 0.0;    // processed tokens that finish the work
   double max_wall_s = 0.0;       // a run still going then is cut
+  // Counts the runs' records (events), for a progress display; nullable.
+  // Added in batches during a run and exactly by its end.
+  std::atomic<uint64_t>* events = nullptr;
+  // A run with more records than this fails (kMaxEventsPerRun; tests lower it).
+  double max_events = kMaxEventsPerRun;
 };
 RunSetup make_run_setup(const Job& job, const PlanSpec& plan, const Trace* trace);
 
@@ -69,7 +76,8 @@ struct TimelinePoint {
 // Runs once. `seed` drives preemptions, capacity waits and loss noise (in
 // separate streams). `timeline`, when not null, receives a point per
 // record. Throws host::Exception when the source fails and
-// std::runtime_error when decisions never let time advance.
+// std::runtime_error when decisions never let time advance or the run
+// passes kMaxEventsPerRun records (event_budget.hpp).
 RunResult simulate_run(const RunSetup& setup, DecisionSource& source, uint64_t seed,
                        std::vector<TimelinePoint>* timeline = nullptr);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "event_budget.hpp"
 #include "input_error.hpp"
 
 namespace frugal::simulate {
@@ -59,6 +60,7 @@ std::string describe_trace(const Trace& trace) {
 }
 
 Simulation simulate(frugal_context* context, const Job& job, const Trace* trace, const MonteCarloOptions& options) {
+  check_event_budget(job, trace, options.runs);  // before anything runs: a refused job costs nothing
   const auto configs = plan_configs(context, job);
   Simulation sim;
   sim.results = run_monte_carlo(job, trace, scheduler_factory(context, configs), options);

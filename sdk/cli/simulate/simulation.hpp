@@ -37,7 +37,8 @@ struct Simulation {
   Report report;
 };
 
-// Runs every plan of `job` `options.runs` times against `trace` (nullable).
+// Runs every plan of `job` `options.runs` times against `trace` (nullable),
+// after check_event_budget (InputError for a job too big to simulate).
 Simulation simulate(frugal_context* context, const Job& job, const Trace* trace, const MonteCarloOptions& options);
 
 // "trace.json (skypilot, 144 gaps of 600 s)": for the reports.

@@ -34,6 +34,8 @@ class Trace {
   double period_s() const { return period_s_; }
   bool has_availability() const { return has_availability_; }
   bool has_prices() const { return has_prices_; }
+  // Changes between available and unavailable within one period (cyclic).
+  size_t availability_changes() const { return available_runs_.size() + unavailable_runs_.size(); }
 
   bool available_at(double t) const;
   // The first time >= t at which spot is unavailable (t itself when it is);
