@@ -3,6 +3,8 @@
 // or element, and what is wrong.
 #include <catch2/catch.hpp>
 
+#include "input_limits.hpp"
+#include "loss_model.hpp"
 #include "sim_fixture.hpp"
 #include "trace_readers.hpp"
 
@@ -57,9 +59,9 @@ TEST_CASE("skypilot: malformed traces are refused with the place and the reason"
       {R"({"metadata": [], "data": [0]})", "trace:1:14: wrong JSON shape: \"metadata\" must be an object, got an array"},
       {R"({"metadata": {"gap_seconds": 600}, "data": {"0": 1}})", "trace:1:44: wrong JSON shape: \"data\" must be an array, got an object"},
       {R"({"metadata": {}, "data": [0]})", "metadata.gap_seconds is missing"},
-      {R"({"metadata": {"gap_seconds": 0}, "data": [0]})", "trace:1:30: metadata.gap_seconds must be a number > 0, got 0"},
-      {R"({"metadata": {"gap_seconds": -5}, "data": [0]})", "metadata.gap_seconds must be a number > 0, got -5"},
-      {R"({"metadata": {"gap_seconds": "600"}, "data": [0]})", "metadata.gap_seconds must be a number > 0, got a string"},
+      {R"({"metadata": {"gap_seconds": 0}, "data": [0]})", "trace:1:30: metadata.gap_seconds must be a number > 0 and <= 1e+09, got 0"},
+      {R"({"metadata": {"gap_seconds": -5}, "data": [0]})", "metadata.gap_seconds must be a number > 0 and <= 1e+09, got -5"},
+      {R"({"metadata": {"gap_seconds": "600"}, "data": [0]})", "metadata.gap_seconds must be a number > 0 and <= 1e+09, got a string"},
       {R"({"metadata": {"gap_seconds": 600}, "data": []})", "trace:1:44: empty trace: \"data\" has no gaps"},
       {R"({"metadata": {"gap_seconds": 600}, "data": [0, 2]})", "trace:1:48: data[1] must be 0, 1, true or false, got 2"},
       {R"({"metadata": {"gap_seconds": 600}, "data": [0, "1"]})", "data[1] must be 0, 1, true or false, got a string"},
@@ -204,4 +206,28 @@ TEST_CASE("trace files: read from disk, unreadable files named") {
              Catch::StartsWith("cannot read '/nonexistent/trace.json': "));
   CHECK(frugal::simulate::trace_format_from_name("csv") == TraceFormat::kSimpleCsv);
   CHECK_FALSE(frugal::simulate::trace_format_from_name("xml"));
+}
+
+TEST_CASE("input limits: values that would make a trace's period or costs infinite are refused") {
+  CHECK_THAT(refusal(R"({"metadata": {"gap_seconds": 1e308}, "data": [0, 1, 0]})"),
+             Catch::Contains("trace:1:30: metadata.gap_seconds must be a number > 0 and <= 1e+09, got 1e+308"));
+  CHECK_THAT(refusal("time_s,available\n0,1\n1e300,0\n"),
+             Catch::Contains("trace:3: time_s 1e+300 is more than the limit of 1e+12 s from the start"));
+  CHECK_THAT(refusal("0,1,5\n60,1,1e300\n"), Catch::Contains("trace:2: price 1e+300 is more than the limit of 1e+09"));
+  CHECK_THAT(refusal("us-east-1a,p4d,Linux,1e300,2024-03-01T00:00:00Z\n", TraceFormat::kAws),
+             Catch::Contains("trace:1: price 1e+300 is more than the limit of 1e+09"));
+  frugal::simulate::LossSpec spec;
+  CHECK_THAT(input_error_of([&] { frugal::simulate::read_loss_log("0,10\n100,1e300\n", "loss.csv", spec); }),
+             Catch::Contains("loss.csv:2: loss 1e+300 is outside [-1e+09, 1e+09]"));
+}
+
+TEST_CASE("input limits: an endless file and a document of millions of tiny values are refused, not held") {
+  // /dev/zero never ends: the old reader grew its string until memory ran out.
+  CHECK_THAT(input_error_of([] { read_trace_file("/dev/zero", TraceFormat::kAuto, {}); }),
+             Catch::Contains("cannot read '/dev/zero': larger than the limit of 64 MiB"));
+  // 8 MiB of "0," would be 4 million parsed values (about 100 bytes each).
+  std::string many = "{\"metadata\": {\"gap_seconds\": 60}, \"data\": [";
+  for (size_t i = 0; i < frugal::simulate::kMaxJsonValues; ++i) many += "0,";
+  many += "0]}";
+  CHECK_THAT(refusal(many), Catch::Contains("more than 4194304 values in one document"));
 }

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "input_error.hpp"
+#include "input_limits.hpp"
 #include "json_fields.hpp"
 #include "loss_model.hpp"
 #include "text_input.hpp"
@@ -18,10 +19,10 @@ namespace {
 // The largest documented values of fields whose products the engine
 // forms: keeping each finite keeps every product finite (a GPU at 1e12
 // tokens/s on 1e5 nodes of 1024 GPUs is 1e20 tokens/s; prices times
-// nodes times seconds stay far below the double range).
+// nodes times seconds stay far below the double range; kMaxPrice is in
+// input_limits.hpp, shared with the traces).
 constexpr double kMaxWorkTokens = 1e18;
 constexpr double kMaxTokensPerGpuS = 1e12;
-constexpr double kMaxPrice = 1e9;
 // A telemetry record counts processed tokens in an int64_t: a plan's
 // tokens (the work plus its padding) must fit with room to spare.
 constexpr double kMaxPlanTokens = 4611686018427387904.0;  // 2^62

@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "input_error.hpp"
+#include "input_limits.hpp"
 
 namespace frugal::simulate {
 namespace {
@@ -87,6 +88,7 @@ class Parser {
 
   JsonValue value(int depth) {
     if (depth > kMaxDepth) fail(fmt::format("nesting deeper than {} levels", kMaxDepth));
+    if (++values_ > kMaxJsonValues) fail(fmt::format("more than {} values in one document", kMaxJsonValues));
     JsonValue v;
     v.line = line_;
     v.column = column_;
@@ -302,6 +304,7 @@ class Parser {
   std::string_view text_;
   std::string_view source_;
   size_t pos_ = 0;
+  size_t values_ = 0;  // read so far, against kMaxJsonValues
   uint32_t line_ = 1;
   uint32_t column_ = 1;
 };

@@ -41,7 +41,8 @@ struct JsonValue {
 const char* json_kind_name(JsonValue::Kind kind);
 
 // Parses a whole document. `source` names it in errors ("job.json"), which
-// read "source:line:column: what is wrong" (InputError).
+// read "source:line:column: what is wrong" (InputError); a document of more
+// than kMaxJsonValues values (input_limits.hpp) is refused.
 JsonValue parse_json(std::string_view text, std::string_view source);
 
 }  // namespace frugal::simulate

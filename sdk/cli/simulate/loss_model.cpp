@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "input_error.hpp"
+#include "input_limits.hpp"
 #include "text_input.hpp"
 
 namespace frugal::simulate {
@@ -44,6 +45,8 @@ void read_loss_log(std::string_view text, const std::string& source, LossSpec& s
       throw InputError(fmt::format("{}: step going backwards: {} after {}", where, *step, spec.log_steps.back()));
     const auto loss = parse_finite(fields[1]);
     if (!loss) throw InputError(fmt::format("{}: loss is not a finite number: '{}'", where, fields[1]));
+    if (std::abs(*loss) > kMaxLoss)
+      throw InputError(fmt::format("{}: loss {} is outside [-{:g}, {:g}]", where, *loss, kMaxLoss, kMaxLoss));
     spec.log_steps.push_back(*step);
     spec.log_losses.push_back(*loss);
   }

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "input_error.hpp"
+#include "input_limits.hpp"
 
 namespace frugal::simulate {
 namespace {
@@ -59,7 +60,14 @@ std::string read_text_file(const std::string& path) {
   std::string text;
   char buffer[65536];
   size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0) text.append(buffer, n);
+  while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0) {
+    if (text.size() + n > kMaxInputBytes) {
+      std::fclose(file);
+      throw InputError(fmt::format("cannot read '{}': larger than the limit of {} MiB for a job, trace or loss log",
+                                   path, kMaxInputBytes >> 20));
+    }
+    text.append(buffer, n);
+  }
   const bool failed = std::ferror(file) != 0;
   std::fclose(file);
   if (failed) throw InputError(fmt::format("cannot read '{}': read error", path));

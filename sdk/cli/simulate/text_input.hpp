@@ -11,7 +11,8 @@
 
 namespace frugal::simulate {
 
-// The file's bytes; InputError "cannot read 'path': reason" otherwise.
+// The file's bytes; InputError "cannot read 'path': reason" otherwise,
+// also past kMaxInputBytes (input_limits.hpp).
 std::string read_text_file(const std::string& path);
 
 struct TextLine {

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "input_error.hpp"
+#include "input_limits.hpp"
 #include "json_value.hpp"
 #include "text_input.hpp"
 #include "trace_readers.hpp"
@@ -81,6 +82,7 @@ Trace build_price_trace(std::vector<PriceRow> rows, const std::string& source, c
 
 void check_price(double price, const std::string& where) {
   if (price < 0.0) throw InputError(fmt::format("{}: negative price {}", where, price));
+  if (price > kMaxPrice) throw InputError(fmt::format("{}: price {} is more than the limit of {:g}", where, price, kMaxPrice));
 }
 
 // ---- JSON ------------------------------------------------------------------

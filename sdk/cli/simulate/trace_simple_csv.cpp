@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "input_error.hpp"
+#include "input_limits.hpp"
 #include "text_input.hpp"
 #include "trace_readers.hpp"
 
@@ -48,6 +49,8 @@ Trace read_simple_csv_trace(std::string_view text, const std::string& source) {
     if (!time) throw InputError(fmt::format("{}: time_s is not a number: '{}'", where, fields[0]));
     if (segments.empty() && *time != 0.0)
       throw InputError(fmt::format("{}: the first row must be at time_s 0 (the job's start), got {}", where, *time));
+    if (*time > kMaxTraceSeconds)
+      throw InputError(fmt::format("{}: time_s {} is more than the limit of {:g} s from the start", where, *time, kMaxTraceSeconds));
     if (!segments.empty() && *time <= segments.back().start_s)
       throw InputError(fmt::format("{}: time going backwards: {} after {}", where, *time, segments.back().start_s));
     TraceSegment segment{*time, parse_available(fields[1], where), 0.0};
@@ -55,6 +58,7 @@ Trace read_simple_csv_trace(std::string_view text, const std::string& source) {
       const auto price = parse_finite(fields[2]);
       if (!price) throw InputError(fmt::format("{}: spot_price is not a number: '{}'", where, fields[2]));
       if (*price < 0.0) throw InputError(fmt::format("{}: negative price {}", where, *price));
+      if (*price > kMaxPrice) throw InputError(fmt::format("{}: price {} is more than the limit of {:g}", where, *price, kMaxPrice));
       segment.spot_price = *price;
     }
     ever_available = ever_available || segment.available;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "input_error.hpp"
+#include "input_limits.hpp"
 #include "json_value.hpp"
 #include "trace_readers.hpp"
 
@@ -38,8 +39,8 @@ Trace read_skypilot_trace(const JsonValue& root, const std::string& source) {
     fail_at(source, *data, fmt::format("wrong JSON shape: \"data\" must be an array, got {}", json_kind_name(data->kind)));
   const JsonValue* gap = metadata->find("gap_seconds");
   if (gap == nullptr) fail_at(source, *metadata, "metadata.gap_seconds is missing");
-  if (!gap->is_number() || !(gap->number > 0.0) || !std::isfinite(gap->number))
-    fail_at(source, *gap, fmt::format("metadata.gap_seconds must be a number > 0, got {}",
+  if (!gap->is_number() || !(gap->number > 0.0) || !(gap->number <= kMaxGapSeconds))
+    fail_at(source, *gap, fmt::format("metadata.gap_seconds must be a number > 0 and <= {:g}, got {}", kMaxGapSeconds,
                                       gap->is_number() ? fmt::format("{}", gap->number) : json_kind_name(gap->kind)));
   if (data->items.empty()) fail_at(source, *data, "empty trace: \"data\" has no gaps");
 
