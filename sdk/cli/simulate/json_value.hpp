@@ -26,6 +26,16 @@ struct JsonValue {
   uint32_t line = 0;
   uint32_t column = 0;
 
+  // Out of line (json_value.cpp): defined here, they would instantiate
+  // the members' vector of pair<string, JsonValue> while JsonValue is still
+  // incomplete, which clang refuses (C++20's constexpr std::vector).
+  JsonValue();
+  ~JsonValue();
+  JsonValue(const JsonValue&);
+  JsonValue(JsonValue&&) noexcept;
+  JsonValue& operator=(const JsonValue&);
+  JsonValue& operator=(JsonValue&&) noexcept;
+
   bool is_null() const { return kind == Kind::kNull; }
   bool is_bool() const { return kind == Kind::kBool; }
   bool is_number() const { return kind == Kind::kNumber; }
