@@ -240,3 +240,42 @@ TEST_CASE("stateless recipes export nothing and accept only an empty state") {
     expect_error(frugal_quantizer_import_state(q.get(), &byte, 1), FRUGAL_ERR_INVALID_ARGUMENT, {recipe, "no state"});
   }
 }
+
+TEST_CASE("loss scaler state: a restored skipped_steps at its maximum stays there (no signed overflow)") {
+  // The state passes every import check (scale in range, counters >= 0);
+  // the next overflowing step used to increment INT64_MAX (undefined; in
+  // practice it wrapped to INT64_MIN, a count the next import refuses).
+  auto scaler = host::make_loss_scaler(nullptr);
+  const int64_t most = std::numeric_limits<int64_t>::max();
+  const frugal_loss_scaler_state saved{sizeof(frugal_loss_scaler_state), 1024.0, 0, most};
+  host::check(frugal_loss_scaler_set_state(scaler.get(), &saved));
+  host::check(frugal_loss_scaler_update(scaler.get(), 1, nullptr));
+  frugal_loss_scaler_state now{};
+  now.struct_size = sizeof(now);
+  host::check(frugal_loss_scaler_get_state(scaler.get(), &now));
+  CHECK(now.skipped_steps == most);
+  CHECK(now.scale == 512.0);
+  host::check(frugal_loss_scaler_set_state(scaler.get(), &now));  // what it exports, it imports
+}
+
+TEST_CASE("loss scaler state: a refused field is named with its value and nothing changes") {
+  auto scaler = host::make_loss_scaler(nullptr);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const struct {
+    frugal_loss_scaler_state state;
+    const char* message;
+  } cases[] = {
+      {{sizeof(frugal_loss_scaler_state), nan, 0, 0}, "restored scale nan must be in [1, 16777216]"},
+      {{sizeof(frugal_loss_scaler_state), 0.5, 0, 0}, "restored scale 0.5 must be in [1, 16777216]"},
+      {{sizeof(frugal_loss_scaler_state), 4.0, 2000, 0}, "restored clean_steps 2000 must be in [0, 2000)"},
+      {{sizeof(frugal_loss_scaler_state), 4.0, -1, 0}, "restored clean_steps -1 must be in [0, 2000)"},
+      {{sizeof(frugal_loss_scaler_state), 4.0, 0, -5}, "restored skipped_steps -5 must be >= 0"},
+  };
+  for (const auto& c : cases) {
+    const auto result = outcome(frugal_loss_scaler_set_state(scaler.get(), &c.state));
+    INFO(result.message);
+    CHECK(result.code == FRUGAL_ERR_INVALID_ARGUMENT);
+    CHECK(result.message.find(c.message) != std::string::npos);
+    CHECK(frugal_loss_scaler_scale(scaler.get()) == 65536.0);
+  }
+}

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -10,6 +12,13 @@ namespace {
 
 void require(bool ok, const char* what) {
   if (!ok) throw std::invalid_argument(std::string("LossScaler: ") + what);
+}
+
+// Round-trip text of a double, NaN and infinities included, for messages.
+std::string number_text(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
 }
 
 }  // namespace
@@ -31,7 +40,8 @@ bool LossScaler::update(bool found_inf) noexcept {
   if (found_inf) {
     state_.scale = std::max(state_.scale * config_.backoff_factor, config_.min_scale);
     state_.clean_steps = 0;
-    ++state_.skipped_steps;
+    // Saturates: a restored count may already be at the maximum.
+    if (state_.skipped_steps < std::numeric_limits<int64_t>::max()) ++state_.skipped_steps;
     return false;
   }
   if (++state_.clean_steps >= config_.growth_interval) {
@@ -42,11 +52,18 @@ bool LossScaler::update(bool found_inf) noexcept {
 }
 
 void LossScaler::restore(const LossScalerState& state) {
+  // Every field is checked before any is taken (all or nothing); NaN fails
+  // the scale's check.
   require(state.scale >= config_.min_scale && state.scale <= config_.max_scale,
-          "restored scale must be in [min_scale, max_scale]");
+          ("restored scale " + number_text(state.scale) + " must be in [" + number_text(config_.min_scale) + ", " +
+           number_text(config_.max_scale) + "] (min_scale, max_scale)")
+              .c_str());
   require(state.clean_steps >= 0 && state.clean_steps < config_.growth_interval,
-          "restored clean_steps must be in [0, growth_interval)");
-  require(state.skipped_steps >= 0, "restored skipped_steps must be >= 0");
+          ("restored clean_steps " + std::to_string(state.clean_steps) + " must be in [0, " +
+           std::to_string(config_.growth_interval) + ") (growth_interval)")
+              .c_str());
+  require(state.skipped_steps >= 0,
+          ("restored skipped_steps " + std::to_string(state.skipped_steps) + " must be >= 0").c_str());
   state_ = state;
 }
 

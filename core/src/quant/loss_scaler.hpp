@@ -28,7 +28,7 @@ struct LossScalerConfig {
 struct LossScalerState {
   double scale = 1.0;
   int64_t clean_steps = 0;   // since the last growth or overflow
-  int64_t skipped_steps = 0; // total update(true) calls
+  int64_t skipped_steps = 0; // total update(true) calls (saturating at INT64_MAX)
 };
 
 class LossScaler {
