@@ -6,15 +6,8 @@
 // any other exception, a crash, a sanitizer report, a hang or unbounded
 // memory is a finding.
 //
-// Built by hand (from the repository root; the lead wires it into CMake):
-//   S=sdk/cli/simulate; clang++-14 -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined \
-//     -fno-sanitize-recover=undefined -Iabi/include -Isdk/include -I$S tests/fuzz/fuzz_simulate_trace.cpp \
-//     $S/json_value.cpp $S/json_fields.cpp $S/text_input.cpp $S/trace.cpp $S/trace_readers.cpp \
-//     $S/trace_skypilot.cpp $S/trace_aws.cpp $S/trace_simple_csv.cpp $S/job.cpp $S/job_reader.cpp \
-//     $S/option_values.cpp $S/standard_plans.cpp $S/plan_defaults.cpp $S/loss_model.cpp \
-//     $S/event_budget.cpp -lfmt -o fuzz_simulate_trace
-//   ./fuzz_simulate_trace -max_total_time=60 -rss_limit_mb=2048 -max_len=65536 NEW_DIR tests/fuzz/corpus/simulate_trace
-//   (new inputs go to NEW_DIR, an empty directory; the committed corpus is only read)
+// Built and run by scripts/fuzz.sh (docs/fuzzing.md), seeds in
+// tests/fuzz/corpus/fuzz_simulate_trace/.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
