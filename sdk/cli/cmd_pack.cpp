@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ckpt_args.hpp"
+#include "cli_errors.hpp"
 #include "commands.hpp"
 #include "frugal/sdk/host.hpp"
 #include "json_writer.hpp"
@@ -136,11 +137,12 @@ int cmd_pack(const std::vector<std::string>& args) {
   int64_t window = 0;  // 0: pack everything at once
   int64_t max_rounds = 0;  // 0: the stream's default
   Overlong overlong = Overlong::error;
+  const bool json = has_word(args, "--json");
+  if ((!args.empty() && args[0] == "help") || wants_help(args)) {
+    std::fputs(kUsage, stdout);
+    return kExitOk;
+  }
   try {
-    if (!args.empty() && (args[0] == "help" || args[0] == "--help")) {
-      std::fputs(kUsage, stdout);
-      return kExitOk;
-    }
     parsed = parse_args(args,
                         {"--lengths", "--histogram", "--max-len", "--strategy", "--algo", "--max-per-pack", "--overlong", "--seed",
                          "--assignments", "--window", "--max-rounds"},
@@ -167,8 +169,7 @@ int cmd_pack(const std::vector<std::string>& args) {
       }
     }
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "frugal pack: %s\n\n%s", e.what(), kUsage);
-    return kExitUsage;
+    return report_error("pack", "USAGE", e.what(), kExitUsage, json);
   }
 
   try {
@@ -186,8 +187,7 @@ int cmd_pack(const std::vector<std::string>& args) {
       packer = host::make_packer(context.get(), strategy.c_str(), options.get());
     } catch (const host::Exception& e) {
       if (e.code() != FRUGAL_ERR_INVALID_ARGUMENT && e.code() != FRUGAL_ERR_NOT_FOUND) throw;
-      std::fprintf(stderr, "frugal pack: %s\n", e.what());
-      return kExitUsage;
+      return report_error("pack", "USAGE", e.what(), kExitUsage, json);
     }
 
     // Every input line is checked against these before it is stored.
@@ -234,13 +234,15 @@ int cmd_pack(const std::vector<std::string>& args) {
     }
     return kExitOk;
   } catch (const InputError& e) {
-    std::fprintf(stderr, "frugal pack: %s\n", e.what());
-    return kExitProblem;
+    return report_error("pack", "INVALID_ARGUMENT", e.what(), kExitProblem, json);
+  } catch (const host::Exception& e) {
+    return report_error("pack", frugal_error_code_name(e.code()), e.what(), kExitProblem, json);
   } catch (const std::bad_alloc&) {
     // An allocation the limits did not foresee (other processes took the
     // memory meanwhile): an error, not an abort.
-    std::fputs("frugal pack: out of memory (the input was within the memory available when it was read)\n", stderr);
-    return kExitProblem;
+    return report_error("pack", "OUT_OF_MEMORY",
+                        "out of memory (the input was within the memory available when it was read)", kExitProblem,
+                        json);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_errors.hpp"
 #include "commands.hpp"
 #include "frugal/sdk/host.hpp"
 #include "json_writer.hpp"
@@ -93,18 +94,26 @@ void print_table(const Listing& listing) {
 
 void silent_log(void*, int32_t, const char*, const char*) {}
 
+constexpr const char* kPluginsUsage =
+    "usage: frugal plugins [--json]\n"
+    "\n"
+    "Every plugin found (FRUGAL_PLUGIN_PATH, then the built-in and system plugin\n"
+    "directories), its strategies, and every file that failed to load with the reason.\n"
+    "  --json   the same as a JSON object on stdout\n"
+    "exit codes: 0 every file loaded, 1 some file failed to load (listed), 2 bad usage\n";
+
 }  // namespace
 
 int cmd_plugins(const std::vector<std::string>& args) {
-  bool json = false;
-  for (const auto& arg : args) {
-    if (arg == "--json") {
-      json = true;
-    } else {
-      fmt::print(stderr, "frugal plugins: unknown argument '{}' (accepted: --json)\n", arg);
-      return kExitUsage;
-    }
+  const bool json = has_word(args, "--json");
+  if (wants_help(args)) {
+    std::fputs(kPluginsUsage, stdout);
+    return kExitOk;
   }
+  for (const auto& arg : args)
+    if (arg != "--json")
+      return report_error("plugins", "USAGE", fmt::format("unknown argument '{}' (accepted: --json)", arg), kExitUsage,
+                          json);
   auto context = host::make_context();
   // Failures are reported in the listing itself; no duplicate log lines.
   host::check(frugal_context_set_log_callback(context.get(), &silent_log, nullptr, FRUGAL_LOG_OFF));

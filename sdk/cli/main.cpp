@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_errors.hpp"
 #include "commands.hpp"
 #include "frugal/sdk/host.hpp"
 
@@ -46,22 +47,20 @@ int main(int argc, char** argv) {
   }
   const std::string command = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
-  try {
+  if (command == "help" || frugal::cli::is_help(command)) {
+    print_usage(stdout);
+    return frugal::cli::kExitOk;
+  }
+  // Each command reports its own errors; this catches what escapes one
+  // (a failed allocation, a bug) so that it is one line, never an abort.
+  return frugal::cli::run_reporting_errors(command, frugal::cli::has_word(args, "--json"), [&] {
     if (command == "version" || command == "--version") return frugal::cli::cmd_version(args);
     if (command == "plugins") return frugal::cli::cmd_plugins(args);
     if (command == "ckpt") return frugal::cli::cmd_ckpt(args);
     if (command == "pack") return frugal::cli::cmd_pack(args);
     if (command == "simulate") return frugal::cli::cmd_simulate(args);
     if (command == "demo") return frugal::cli::cmd_demo(args);
-    if (command == "help" || command == "--help" || command == "-h") {
-      print_usage(stdout);
-      return frugal::cli::kExitOk;
-    }
-  } catch (const frugal::host::Exception& e) {
-    std::fprintf(stderr, "frugal %s: %s (%s)\n", command.c_str(), e.what(), frugal_error_code_name(e.code()));
-    return frugal::cli::kExitProblem;
-  }
-  std::fprintf(stderr, "frugal: unknown command '%s'\n\n", command.c_str());
-  print_usage(stderr);
-  return frugal::cli::kExitUsage;
+    std::fprintf(stderr, "frugal: unknown command '%s' (see 'frugal --help')\n", command.c_str());
+    return frugal::cli::kExitUsage;
+  });
 }

@@ -71,6 +71,45 @@ class CliTest(unittest.TestCase):
         self.assertEqual(bad.returncode, 2)
         self.assertIn("unknown argument '--yaml'", bad.stderr)
 
+    # Every command and subcommand: `--help` prints its usage on stdout and
+    # exits 0; bad usage is one line on stderr pointing to that --help,
+    # exit 2; under --json the error is also a JSON object on stdout.
+    COMMANDS = [["version"], ["plugins"], ["pack"], ["simulate"], ["ckpt"], ["ckpt", "ls"], ["ckpt", "latest"],
+                ["ckpt", "verify"], ["ckpt", "inspect"], ["ckpt", "gc"], ["ckpt", "bench"]]
+
+    def test_every_command_prints_its_usage_on_help(self):
+        for command in self.COMMANDS:
+            for flag in ("--help", "-h"):
+                with self.subTest(command=command, flag=flag):
+                    result = run(command + [flag])
+                    self.assertEqual(result.returncode, 0, result.stderr)
+                    self.assertIn("usage: frugal " + command[0], result.stdout)
+                    self.assertEqual(result.stderr, "")
+
+    def test_bad_usage_is_one_line_pointing_to_help_and_json_under_json(self):
+        for command in self.COMMANDS:
+            if command == ["ckpt"]:
+                continue  # `frugal ckpt --bogus` is an unknown subcommand, checked below
+            with self.subTest(command=command):
+                result = run(command + ["--bogus-flag"])
+                self.assertEqual(result.returncode, 2, result.stderr)
+                lines = result.stderr.splitlines()
+                self.assertEqual(len(lines), 1, result.stderr)
+                self.assertIn("--bogus-flag", lines[0])
+                self.assertIn("(see 'frugal %s --help')" % " ".join(command), lines[0])
+                with_json = run(command + ["--bogus-flag", "--json"])
+                self.assertEqual(with_json.returncode, 2)
+                error = json.loads(with_json.stdout)
+                self.assertEqual(error["error"]["code"], "USAGE")
+                self.assertEqual(error["exit_code"], 2)
+                self.assertIn("--bogus-flag", error["error"]["message"])
+        for args in (["ckpt", "nope"], ["nope"]):
+            with self.subTest(args=args):
+                result = run(args)
+                self.assertEqual(result.returncode, 2)
+                self.assertEqual(len(result.stderr.splitlines()), 1, result.stderr)
+                self.assertIn("--help'", result.stderr)
+
     def test_install_tree_finds_its_builtin_plugins_without_environment(self):
         with tempfile.TemporaryDirectory() as prefix:
             install = subprocess.run(["cmake", "--install", BUILD_DIR, "--prefix", prefix],

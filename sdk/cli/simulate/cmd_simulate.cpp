@@ -17,6 +17,7 @@
 
 #include "../ckpt_args.hpp"
 #include "../commands.hpp"
+#include "frugal/sdk/host.hpp"
 #include "event_budget.hpp"
 #include "input_error.hpp"
 #include "job_reader.hpp"
@@ -121,7 +122,8 @@ void write_file(const std::string& path, const std::string& text) {
 }  // namespace
 
 int cmd_simulate(const std::vector<std::string>& args) {
-  if (!args.empty() && (args[0] == "help" || args[0] == "--help")) {
+  const bool json = has_word(args, "--json");
+  if ((!args.empty() && args[0] == "help") || wants_help(args)) {
     std::fputs(kUsage, stdout);
     return kExitOk;
   }
@@ -129,8 +131,7 @@ int cmd_simulate(const std::vector<std::string>& args) {
   try {
     flags = parse_flags(args);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "frugal simulate: %s\n\n%s", e.what(), kUsage);
-    return kExitUsage;
+    return report_error("simulate", "USAGE", e.what(), kExitUsage, json);
   }
   try {
     auto context = simulate::open_plugin_context();
@@ -139,8 +140,7 @@ int cmd_simulate(const std::vector<std::string>& args) {
     try {
       select_plans(job, flags.plans);
     } catch (const UsageError& e) {
-      std::fprintf(stderr, "frugal simulate: %s\n", e.what());
-      return kExitUsage;
+      return report_error("simulate", "USAGE", e.what(), kExitUsage, json);
     }
     std::optional<simulate::Trace> trace;
     if (flags.trace) trace = simulate::read_trace_file(*flags.trace, flags.format, flags.selection);
@@ -165,13 +165,15 @@ int cmd_simulate(const std::vector<std::string>& args) {
     if (flags.plot) write_file(*flags.plot, simulate::format_svg(sim.report));
     return kExitOk;
   } catch (const simulate::InputError& e) {
-    std::fprintf(stderr, "frugal simulate: %s\n", e.what());
-    return kExitProblem;
+    return report_error("simulate", "INVALID_ARGUMENT", e.what(), kExitProblem, json);
+  } catch (const host::Exception& e) {
+    // A scheduler or policy error during the runs.
+    return report_error("simulate", frugal_error_code_name(e.code()), e.what(), kExitProblem, json);
+  } catch (const std::bad_alloc&) {
+    return report_error("simulate", "OUT_OF_MEMORY", "out of memory", kExitProblem, json);
   } catch (const std::runtime_error& e) {
-    // host::Exception (a scheduler or policy error during the runs) and
-    // an engine that cannot make progress: the inputs ran but failed.
-    std::fprintf(stderr, "frugal simulate: %s\n", e.what());
-    return kExitProblem;
+    // An engine that cannot make progress: the inputs ran but failed.
+    return report_error("simulate", "FAILED_PRECONDITION", e.what(), kExitProblem, json);
   }
 }
 
