@@ -15,6 +15,7 @@
 #include <set>
 #include <utility>
 
+#include "elf_check.hpp"
 #include "error.hpp"
 #include "frugal/error.h"
 #include "frugal/options.h"
@@ -147,6 +148,10 @@ std::shared_ptr<LoadedPlugin> LoadedPlugin::load(const std::filesystem::path& pa
 
 void LoadedPlugin::open_and_initialise(const std::filesystem::path& path) {
   path_ = path.string();
+  // dlopen trusts the file's headers; a truncated file would be mapped
+  // past its end and fault on first touch, so it is refused here first.
+  if (const std::string problem = elf_file_problem(path); !problem.empty())
+    fail(FRUGAL_ERR_PLUGIN_INVALID, "cannot load '{}' as a shared library: {}", path_, problem);
   try {
     library_.load(path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
   } catch (const std::exception& e) {

@@ -3,12 +3,19 @@
 // bad files and missing directories are recorded, never fatal.
 #include <catch2/catch.hpp>
 
+#include <elf.h>
+#include <link.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
-#include <unistd.h>
+#include <vector>
 
 #include "test_helpers.hpp"
 
@@ -57,7 +64,94 @@ std::vector<std::pair<std::string, int>> failures_of(frugal_context* context) {
   return out;
 }
 
+std::vector<char> file_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const fs::path& path, const std::vector<char>& bytes, size_t length) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(length));
+  REQUIRE(out);
+}
+
+// A cut point of a real plugin file and the reason its truncated copy must give.
+struct Cut {
+  const char* label;
+  size_t length;
+  const char* reason;
+};
+
+// Cut points taken from the plugin's own headers, so each one lands where it
+// means the same whatever the toolchain: inside the ELF header, just after
+// it, just after the program headers, inside the last PT_LOAD segment (the
+// SIGBUS that dlopen used to take), half the file, and one byte short (only
+// the section header table is cut: dlopen itself would not notice).
+std::vector<Cut> cut_points(const std::vector<char>& image) {
+  ElfW(Ehdr) header;
+  REQUIRE(image.size() > sizeof(header));
+  std::memcpy(&header, image.data(), sizeof(header));
+  size_t last_load_offset = 0, last_load_size = 0;
+  for (size_t i = 0; i < header.e_phnum; ++i) {
+    ElfW(Phdr) segment;
+    std::memcpy(&segment, image.data() + header.e_phoff + i * sizeof(segment), sizeof(segment));
+    if (segment.p_type == PT_LOAD && segment.p_filesz > 0) {
+      last_load_offset = segment.p_offset;
+      last_load_size = segment.p_filesz;
+    }
+  }
+  REQUIRE(last_load_size > 1);
+  const size_t end_of_program_headers = header.e_phoff + header.e_phnum * sizeof(ElfW(Phdr));
+  return {
+      {"1_byte", 1, "shorter than an ELF header"},
+      {"elf_header", sizeof(header), "program header table"},
+      {"program_headers", end_of_program_headers, "PT_LOAD"},
+      {"mid_segment", last_load_offset + last_load_size / 2, "PT_LOAD"},
+      {"half", image.size() / 2, "past the end of the"},
+      {"size_minus_1", image.size() - 1, "section header table"},
+  };
+}
+
 }  // namespace
+
+TEST_CASE("truncated copies of a plugin are refused before dlopen, naming the file and the cut") {
+  TempDir dir;
+  const auto image = file_bytes(test::plugin_path("alpha"));
+  fs::copy_file(test::plugin_path("alpha"), dir.path / "alpha.so");
+  fs::copy_file(test::plugin_path("newer_minor"), dir.path / "newer_minor.so");
+  const auto cuts = cut_points(image);
+  for (const auto& cut : cuts) write_bytes(dir.path / (std::string("cut_") + cut.label + ".so"), image, cut.length);
+
+  test::CapturingContext c;
+  host::check(frugal_context_add_plugin_dir(c.context.get(), dir.path.c_str()));
+  size_t loaded = 0;
+  REQUIRE(frugal_context_discover_plugins(c.context.get(), FRUGAL_DISCOVER_NO_ENV | FRUGAL_DISCOVER_NO_BUILTIN,
+                                          &loaded) == nullptr);
+  // The host survived; the good plugins around the broken copies loaded.
+  CHECK(loaded == 2);
+  REQUIRE(frugal_context_plugin_count(c.context.get()) == 2);
+  CHECK(plugin_name_at(c.context.get(), 0) == "alpha");
+  CHECK(plugin_name_at(c.context.get(), 1) == "newer");
+  CHECK(test::lr_of(c.context.get(), "linear", 8) == Approx(4.0));
+
+  const auto failures = failures_of(c.context.get());
+  REQUIRE(failures.size() == cuts.size());
+  // Failures come in file-name order: cut_1_byte, cut_elf_header, cut_half, ...
+  std::vector<Cut> sorted = cuts;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Cut& a, const Cut& b) { return std::string(a.label) < std::string(b.label); });
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    const std::string file = (dir.path / (std::string("cut_") + sorted[i].label + ".so")).string();
+    INFO(sorted[i].label << ": " << failures[i].first);
+    CHECK(failures[i].second == FRUGAL_ERR_PLUGIN_INVALID);
+    CHECK(failures[i].first.find(file) != std::string::npos);
+    CHECK(failures[i].first.find(sorted[i].reason) != std::string::npos);
+    if (sorted[i].length > sizeof(ElfW(Ehdr)))
+      CHECK(failures[i].first.find(std::to_string(sorted[i].length) + "-byte file") != std::string::npos);
+    CHECK_FALSE(test::is_mapped(std::string("cut_") + sorted[i].label + ".so"));
+  }
+}
 
 TEST_CASE("discovery scans FRUGAL_PLUGIN_PATH, then the built-in dir, then host dirs, and survives bad files") {
   TempDir env_dir, host_dir;

@@ -139,7 +139,9 @@ FRUGAL_API frugal_error* frugal_context_discover_plugins(frugal_context* context
  * Loads one plugin file; `path` (not NULL) may be relative to the current
  * directory. Errors name the file and the reason: cannot be opened
  * (FRUGAL_ERR_NOT_FOUND); another ABI major or an undersized descriptor or
- * vtable (FRUGAL_ERR_ABI_MISMATCH); not a shared library, no entry symbol,
+ * vtable (FRUGAL_ERR_ABI_MISMATCH); not a shared library of this host's
+ * kind (the file is checked against its own ELF headers before dlopen, so
+ * one cut short by a partial copy is refused, not mapped), no entry symbol,
  * entry threw, malformed descriptor such as missing names, NULL vtables or
  * a strategy declared twice (FRUGAL_ERR_PLUGIN_INVALID); the entry's own
  * error (its code kept); plugin name already loaded from another file
