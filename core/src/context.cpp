@@ -42,6 +42,7 @@ void register_plugin(frugal_context* context, std::shared_ptr<LoadedPlugin> plug
 
 // Loads one file; returns false when it was already loaded. Caller holds the lock.
 bool load_locked(frugal_context* context, const std::filesystem::path& requested) {
+  check_plugin_file(requested);
   std::error_code ec;
   const auto canonical = std::filesystem::canonical(requested, ec);
   if (ec) fail(FRUGAL_ERR_NOT_FOUND, "plugin file '{}' cannot be opened: {}", requested.string(), ec.message());

@@ -1,16 +1,32 @@
 #include "plugin_dirs.hpp"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <system_error>
 
+#include "error.hpp"
 #include "frugal/context.h"
 
 namespace frugal {
+namespace {
+
+const char* file_type_name(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "a special file";
+}
+
+}  // namespace
 
 std::filesystem::path builtin_plugin_dir() {
   Dl_info info{};
@@ -47,14 +63,28 @@ std::vector<std::filesystem::path> plugin_files_in(const std::filesystem::path& 
   std::vector<std::filesystem::path> files;
   std::error_code ec;
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const auto& path = it->path();
-    if (path.extension() != ".so") continue;
-    std::error_code status_ec;
-    if (!std::filesystem::is_regular_file(path, status_ec)) continue;  // follows symlinks
-    files.push_back(path);
+    if (it->path().extension() == ".so") files.push_back(it->path());
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+void check_plugin_file(const std::filesystem::path& path) {
+  struct stat link_status {}, status {};
+  if (::lstat(path.c_str(), &link_status) != 0)
+    fail(FRUGAL_ERR_NOT_FOUND, "plugin file '{}' cannot be opened: {}", path.string(), std::strerror(errno));
+  if (::stat(path.c_str(), &status) != 0) {
+    const int error = errno;
+    std::error_code ec;
+    const auto target = S_ISLNK(link_status.st_mode) ? std::filesystem::read_symlink(path, ec) : std::filesystem::path();
+    if (S_ISLNK(link_status.st_mode) && !ec)
+      fail(FRUGAL_ERR_NOT_FOUND, "plugin file '{}' is a dangling symbolic link to '{}': {}", path.string(),
+           target.string(), std::strerror(error));
+    fail(FRUGAL_ERR_NOT_FOUND, "plugin file '{}' cannot be opened: {}", path.string(), std::strerror(error));
+  }
+  if (!S_ISREG(status.st_mode))
+    fail(FRUGAL_ERR_PLUGIN_INVALID, "plugin file '{}' is {}, not a regular file{}", path.string(),
+         file_type_name(status.st_mode), S_ISLNK(link_status.st_mode) ? " (through a symbolic link)" : "");
 }
 
 }  // namespace frugal

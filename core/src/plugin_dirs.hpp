@@ -22,7 +22,15 @@ std::vector<PluginDir> plugin_search_dirs(uint32_t flags, const std::vector<std:
 // library's own path (same layout in the build tree and the install tree).
 std::filesystem::path builtin_plugin_dir();
 
-// The "*.so" regular files (or links to them) directly in `dir`, sorted by name.
+// Every entry named "*.so" directly in `dir`, sorted by name, whatever its
+// type: one that is not a regular file (or a link to one) is a load failure
+// check_plugin_file reports, not something to skip silently.
 std::vector<std::filesystem::path> plugin_files_in(const std::filesystem::path& dir);
+
+// Throws frugal::Error naming `path` unless it is a regular file or a link
+// to one: NOT_FOUND for a missing file or a dangling link (naming its
+// target), PLUGIN_INVALID for a directory, FIFO, socket or device. Only
+// stats: a FIFO is never opened (opening it for reading would block).
+void check_plugin_file(const std::filesystem::path& path);
 
 }  // namespace frugal

@@ -153,6 +153,41 @@ TEST_CASE("truncated copies of a plugin are refused before dlopen, naming the fi
   }
 }
 
+TEST_CASE("a dangling link, a FIFO and a directory named *.so are load failures with the reason, never opened") {
+  TempDir dir;
+  fs::copy_file(test::plugin_path("alpha"), dir.path / "alpha.so");
+  fs::create_symlink(dir.path / "gone.so", dir.path / "dangling.so");
+  REQUIRE(mkfifo((dir.path / "fifo.so").c_str(), 0600) == 0);  // opened for reading, it would block forever
+  fs::create_directory(dir.path / "directory.so");
+
+  test::CapturingContext c;
+  host::check(frugal_context_add_plugin_dir(c.context.get(), dir.path.c_str()));
+  size_t loaded = 0;
+  REQUIRE(frugal_context_discover_plugins(c.context.get(), FRUGAL_DISCOVER_NO_ENV | FRUGAL_DISCOVER_NO_BUILTIN,
+                                          &loaded) == nullptr);
+  CHECK(loaded == 1);
+  CHECK(plugin_name_at(c.context.get(), 0) == "alpha");
+
+  const auto failures = failures_of(c.context.get());
+  REQUIRE(failures.size() == 3);  // in file-name order
+  CHECK(failures[0].second == FRUGAL_ERR_NOT_FOUND);
+  CHECK(failures[0].first.find((dir.path / "dangling.so").string()) != std::string::npos);
+  CHECK(failures[0].first.find("dangling symbolic link") != std::string::npos);
+  CHECK(failures[0].first.find((dir.path / "gone.so").string()) != std::string::npos);
+  CHECK(failures[1].second == FRUGAL_ERR_PLUGIN_INVALID);
+  CHECK(failures[1].first.find((dir.path / "directory.so").string()) != std::string::npos);
+  CHECK(failures[1].first.find("is a directory, not a regular file") != std::string::npos);
+  CHECK(failures[2].second == FRUGAL_ERR_PLUGIN_INVALID);
+  CHECK(failures[2].first.find((dir.path / "fifo.so").string()) != std::string::npos);
+  CHECK(failures[2].first.find("is a FIFO, not a regular file") != std::string::npos);
+  CHECK(c.logged("fifo.so"));
+
+  // Loading the FIFO by name is refused the same way, without blocking.
+  const auto direct = test::outcome(frugal_context_load_plugin(c.context.get(), (dir.path / "fifo.so").c_str()));
+  CHECK(direct.code == FRUGAL_ERR_PLUGIN_INVALID);
+  CHECK(direct.message.find("is a FIFO") != std::string::npos);
+}
+
 TEST_CASE("discovery scans FRUGAL_PLUGIN_PATH, then the built-in dir, then host dirs, and survives bad files") {
   TempDir env_dir, host_dir;
   fs::copy_file(test::plugin_path("alpha"), env_dir.path / "alpha.so");

@@ -119,7 +119,9 @@ FRUGAL_API frugal_error* frugal_context_add_plugin_dir(frugal_context* context, 
 
 /**
  * Loads every "*.so" regular file or link to one (sorted by name within
- * each directory) from, in order: the directories of FRUGAL_PLUGIN_PATH
+ * each directory; an entry named "*.so" that is none, such as a dangling
+ * link, a directory or a FIFO, is recorded as a load failure saying so and
+ * never opened) from, in order: the directories of FRUGAL_PLUGIN_PATH
  * (':'-separated, empty entries ignored), the built-in plugin directory
  * (<dir of libfrugal>/frugal/v1/plugins for ABI major 1, in the build tree
  * and the install tree alike), then the host's directories. A missing
