@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -26,6 +27,18 @@ const char* file_type_name(mode_t mode) {
   return "a special file";
 }
 
+// A ':'-separated list of directories; empty entries are ignored.
+std::vector<std::filesystem::path> split_search_path(std::string_view list) {
+  std::vector<std::filesystem::path> dirs;
+  while (!list.empty()) {
+    const size_t colon = list.find(':');
+    if (const std::string_view entry = list.substr(0, colon); !entry.empty()) dirs.emplace_back(entry);
+    if (colon == std::string_view::npos) break;
+    list.remove_prefix(colon + 1);
+  }
+  return dirs;
+}
+
 }  // namespace
 
 std::filesystem::path builtin_plugin_dir() {
@@ -38,25 +51,51 @@ std::filesystem::path builtin_plugin_dir() {
   return library.parent_path() / "frugal" / ("v" + std::to_string(FRUGAL_ABI_VERSION_MAJOR)) / "plugins";
 }
 
+std::vector<std::filesystem::path> system_plugin_dirs() {
+  // Set, even to "", it replaces the list below: tests point it at scratch
+  // directories (the real ones need root to populate).
+  if (const char* override_dirs = std::getenv("FRUGAL_SYSTEM_PLUGIN_DIRS"); override_dirs != nullptr)
+    return split_search_path(override_dirs);
+  const std::string tail = "frugal/v" + std::to_string(FRUGAL_ABI_VERSION_MAJOR) + "/plugins";
+  std::vector<std::filesystem::path> dirs;
+  // /usr/local before the distribution's, as for executables: what the
+  // administrator installed (cmake --install's default prefix) comes first.
+  for (const std::string prefix : {"/usr/local", "/usr"}) {
+#ifdef FRUGAL_MULTIARCH
+    dirs.push_back(prefix + "/lib/" FRUGAL_MULTIARCH "/" + tail);
+#endif
+    if constexpr (sizeof(void*) == 8) dirs.push_back(prefix + "/lib64/" + tail);
+    dirs.push_back(prefix + "/lib/" + tail);
+  }
+  return dirs;
+}
+
 std::vector<PluginDir> plugin_search_dirs(uint32_t flags, const std::vector<std::string>& host_dirs) {
   std::vector<PluginDir> dirs;
   if ((flags & FRUGAL_DISCOVER_NO_ENV) == 0) {
-    if (const char* env = std::getenv("FRUGAL_PLUGIN_PATH"); env != nullptr) {
-      std::string_view rest(env);
-      while (!rest.empty()) {
-        const size_t colon = rest.find(':');
-        const std::string_view entry = rest.substr(0, colon);
-        if (!entry.empty()) dirs.push_back({std::filesystem::path(entry), "FRUGAL_PLUGIN_PATH", true});
-        if (colon == std::string_view::npos) break;
-        rest.remove_prefix(colon + 1);
-      }
-    }
+    if (const char* env = std::getenv("FRUGAL_PLUGIN_PATH"); env != nullptr)
+      for (auto& dir : split_search_path(env)) dirs.push_back({std::move(dir), "FRUGAL_PLUGIN_PATH", true});
   }
   if ((flags & FRUGAL_DISCOVER_NO_BUILTIN) == 0) {
     if (auto builtin = builtin_plugin_dir(); !builtin.empty()) dirs.push_back({builtin, "built-in", false});
   }
   for (const auto& dir : host_dirs) dirs.push_back({std::filesystem::path(dir), "host", true});
-  return dirs;
+  if ((flags & FRUGAL_DISCOVER_NO_BUILTIN) == 0) {
+    for (auto& dir : system_plugin_dirs()) dirs.push_back({std::move(dir), "system", false});
+  }
+
+  // Each directory once, at its first place: the built-in directory of a
+  // packaged libfrugal is also a system directory, and a directory listed
+  // twice would record its bad files twice.
+  std::set<std::filesystem::path> seen;
+  std::vector<PluginDir> unique;
+  for (auto& dir : dirs) {
+    std::error_code ec;
+    auto key = std::filesystem::canonical(dir.path, ec);
+    if (ec) key = std::filesystem::absolute(dir.path, ec).lexically_normal();
+    if (seen.insert(key).second) unique.push_back(std::move(dir));
+  }
+  return unique;
 }
 
 std::vector<std::filesystem::path> plugin_files_in(const std::filesystem::path& dir) {

@@ -10,13 +10,21 @@ namespace frugal {
 
 struct PluginDir {
   std::filesystem::path path;
-  const char* origin;     // "FRUGAL_PLUGIN_PATH", "built-in", "host"
-  bool must_exist;        // a missing built-in dir is normal; a missing configured one is an error
+  const char* origin;     // "FRUGAL_PLUGIN_PATH", "built-in", "host", "system"
+  bool must_exist;        // a missing built-in or system dir is normal; a missing configured one is an error
 };
 
 // FRUGAL_PLUGIN_PATH entries, then the built-in dir, then the host's dirs,
-// filtered by FRUGAL_DISCOVER_* flags.
+// then the system dirs, filtered by FRUGAL_DISCOVER_* flags (NO_BUILTIN
+// skips the system dirs too), each directory once (by canonical path).
 std::vector<PluginDir> plugin_search_dirs(uint32_t flags, const std::vector<std::string>& host_dirs);
+
+// The system-wide plugin directories, where `cmake --install` and
+// distribution packages put plugins (as GStreamer and ALSA look in theirs):
+// for ABI major 1, /usr/local/lib/<multiarch>/frugal/v1/plugins,
+// /usr/local/lib64/..., /usr/local/lib/..., then the same under /usr.
+// FRUGAL_SYSTEM_PLUGIN_DIRS (':'-separated), when set, replaces the list.
+std::vector<std::filesystem::path> system_plugin_dirs();
 
 // <directory of libfrugal>/frugal/v<ABI major>/plugins, found through the loaded
 // library's own path (same layout in the build tree and the install tree).

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,28 @@ struct TempDir {
     std::error_code ec;
     fs::remove_all(path, ec);
   }
+};
+
+// Sets an environment variable for one scope, restoring what was there.
+struct ScopedEnv {
+  std::string name;
+  std::optional<std::string> previous;
+  ScopedEnv(std::string variable, const std::string& value) : name(std::move(variable)) {
+    if (const char* old = std::getenv(name.c_str())) previous = old;
+    REQUIRE(setenv(name.c_str(), value.c_str(), 1) == 0);
+  }
+  ~ScopedEnv() {
+    if (previous) setenv(name.c_str(), previous->c_str(), 1);
+    else unsetenv(name.c_str());
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+};
+
+// No system plugin directories: what this machine has installed there must
+// not change the counts and orders these tests check.
+struct NoSystemDirs : ScopedEnv {
+  NoSystemDirs() : ScopedEnv("FRUGAL_SYSTEM_PLUGIN_DIRS", "") {}
 };
 
 std::string plugin_name_at(frugal_context* context, size_t index) {
@@ -188,6 +211,50 @@ TEST_CASE("a dangling link, a FIFO and a directory named *.so are load failures 
   CHECK(direct.message.find("is a FIFO") != std::string::npos);
 }
 
+TEST_CASE("system plugin dirs come after the host's, each directory once, missing ones skipped silently") {
+  TempDir env_dir, host_dir, system_a, system_b, links;
+  fs::copy_file(test::plugin_path("alpha"), env_dir.path / "alpha.so");
+  fs::copy_file(test::plugin_path("newer_minor"), host_dir.path / "newer_minor.so");
+  fs::copy_file(test::plugin_path("older_minor"), system_a.path / "older_minor.so");
+  std::ofstream(system_a.path / "garbage.so") << "not a shared library";
+  std::ofstream(system_b.path / "text.so") << "not a shared library either";
+  fs::create_directory_symlink(system_a.path, links.path / "system_a_again");
+  // system_a three times (once through a link), the built-in dir again, a missing dir.
+  const std::string system_list = system_a.path.string() + ":" + FRUGAL_BUILTIN_PLUGIN_DIR + "::" +
+                                  system_b.path.string() + ":" + (links.path / "system_a_again").string() + ":" +
+                                  (links.path / "missing").string() + ":" + system_a.path.string() + "/";
+  ScopedEnv system("FRUGAL_SYSTEM_PLUGIN_DIRS", system_list);
+  ScopedEnv env("FRUGAL_PLUGIN_PATH", env_dir.path.string());
+
+  test::CapturingContext c;
+  auto* ctx = c.context.get();
+  host::check(frugal_context_add_plugin_dir(ctx, host_dir.path.c_str()));
+  const size_t builtins = builtin_plugin_count();
+  size_t loaded = 0;
+  REQUIRE(frugal_context_discover_plugins(ctx, 0, &loaded) == nullptr);
+  CHECK(loaded == builtins + 3);
+  REQUIRE(frugal_context_plugin_count(ctx) == builtins + 3);
+  CHECK(plugin_name_at(ctx, 0) == "alpha");                 // FRUGAL_PLUGIN_PATH
+  CHECK(plugin_name_at(ctx, 1) == "packer_seq");            // built-in
+  CHECK(plugin_name_at(ctx, builtins + 1) == "newer");      // host
+  CHECK(plugin_name_at(ctx, builtins + 2) == "older");      // system
+
+  // system_a was scanned once, before system_b: its bad file is one failure,
+  // not three; the missing system dir and the built-in dir again add none.
+  const auto failures = failures_of(ctx);
+  REQUIRE(failures.size() == 2);
+  CHECK(failures[0].second == FRUGAL_ERR_PLUGIN_INVALID);
+  CHECK(failures[0].first.find((system_a.path / "garbage.so").string()) != std::string::npos);
+  CHECK(failures[1].first.find((system_b.path / "text.so").string()) != std::string::npos);
+
+  // FRUGAL_DISCOVER_NO_BUILTIN skips the system dirs with the built-in one.
+  auto hermetic = host::make_context();
+  host::check(frugal_context_add_plugin_dir(hermetic.get(), host_dir.path.c_str()));
+  REQUIRE(frugal_context_discover_plugins(hermetic.get(), FRUGAL_DISCOVER_NO_BUILTIN, &loaded) == nullptr);
+  CHECK(loaded == 2);
+  CHECK(frugal_context_load_failure_count(hermetic.get()) == 0);
+}
+
 TEST_CASE("discovery scans FRUGAL_PLUGIN_PATH, then the built-in dir, then host dirs, and survives bad files") {
   TempDir env_dir, host_dir;
   fs::copy_file(test::plugin_path("alpha"), env_dir.path / "alpha.so");
@@ -196,6 +263,7 @@ TEST_CASE("discovery scans FRUGAL_PLUGIN_PATH, then the built-in dir, then host 
   fs::copy_file(test::plugin_path("newer_minor"), host_dir.path / "newer_minor.so");
   const std::string missing = (env_dir.path / "missing").string();
   REQUIRE(setenv("FRUGAL_PLUGIN_PATH", (env_dir.path.string() + "::" + missing).c_str(), 1) == 0);
+  NoSystemDirs no_system_dirs;
 
   test::CapturingContext c;
   auto* ctx = c.context.get();
@@ -240,6 +308,7 @@ TEST_CASE("discovery scans FRUGAL_PLUGIN_PATH, then the built-in dir, then host 
 
 TEST_CASE("the built-in plugin dir is found next to libfrugal without any environment") {
   unsetenv("FRUGAL_PLUGIN_PATH");
+  NoSystemDirs no_system_dirs;
   auto context = host::make_context();
   size_t loaded = 0;
   REQUIRE(frugal_context_discover_plugins(context.get(), 0, &loaded) == nullptr);
@@ -255,6 +324,7 @@ TEST_CASE("discovery flags skip the environment and the built-in dir") {
   TempDir env_dir;
   fs::copy_file(test::plugin_path("alpha"), env_dir.path / "alpha.so");
   REQUIRE(setenv("FRUGAL_PLUGIN_PATH", env_dir.path.c_str(), 1) == 0);
+  NoSystemDirs no_system_dirs;
   {
     auto context = host::make_context();
     size_t loaded = 99;

@@ -106,12 +106,17 @@ FRUGAL_API frugal_error* frugal_context_set_log_callback(frugal_context* context
 
 /** Discovery flag: do not read the FRUGAL_PLUGIN_PATH environment variable. */
 #define FRUGAL_DISCOVER_NO_ENV ((uint32_t)1 << 0)
-/** Discovery flag: skip the built-in plugin directory. */
+/**
+ * Discovery flag: skip the built-in plugin directory and the system plugin
+ * directories (those of an installation rather than of the host or the
+ * user): with FRUGAL_DISCOVER_NO_ENV, only the host's directories are read.
+ */
 #define FRUGAL_DISCOVER_NO_BUILTIN ((uint32_t)1 << 1)
 
 /**
  * Adds a directory to the host's search list, scanned by discovery after
- * the environment and the built-in directory. `path` (not NULL, not empty:
+ * the environment and the built-in directory and before the system
+ * directories (see frugal_context_discover_plugins). `path` (not NULL, not empty:
  * FRUGAL_ERR_INVALID_ARGUMENT) is copied. A directory that does not exist
  * is recorded as a load failure at discovery, not reported here.
  */
@@ -121,16 +126,31 @@ FRUGAL_API frugal_error* frugal_context_add_plugin_dir(frugal_context* context, 
  * Loads every "*.so" regular file or link to one (sorted by name within
  * each directory; an entry named "*.so" that is none, such as a dangling
  * link, a directory or a FIFO, is recorded as a load failure saying so and
- * never opened) from, in order: the directories of FRUGAL_PLUGIN_PATH
- * (':'-separated, empty entries ignored), the built-in plugin directory
- * (<dir of libfrugal>/frugal/v1/plugins for ABI major 1, in the build tree
- * and the install tree alike), then the host's directories. A missing
- * built-in directory is skipped silently; a missing FRUGAL_PLUGIN_PATH or
- * host directory is recorded as a load failure. A file already loaded
- * (same canonical path, or same file through a hard link) is skipped. A
- * file that fails is recorded as a load failure (see
- * frugal_context_load_failure) and logged as a warning; it never stops
- * discovery and never fails this call.
+ * never opened) from, in order:
+ *   1. the directories of FRUGAL_PLUGIN_PATH (':'-separated, empty entries
+ *      ignored; skipped with FRUGAL_DISCOVER_NO_ENV);
+ *   2. the built-in plugin directory, <dir of libfrugal>/frugal/v1/plugins
+ *      for ABI major 1, in the build tree and the install tree alike;
+ *   3. the host's directories (frugal_context_add_plugin_dir), in the order
+ *      added;
+ *   4. the system plugin directories, where `cmake --install` (default
+ *      prefix /usr/local) and distribution packages put plugins:
+ *      /usr/local/lib/<multiarch>/frugal/v1/plugins,
+ *      /usr/local/lib64/frugal/v1/plugins (64-bit hosts),
+ *      /usr/local/lib/frugal/v1/plugins, then the same three under /usr
+ *      (<multiarch> is the distribution's triplet, e.g. x86_64-linux-gnu,
+ *      where it has one). FRUGAL_SYSTEM_PLUGIN_DIRS (':'-separated), when
+ *      set, even to "", replaces this list: it exists for tests and
+ *      relocated trees, not as a second FRUGAL_PLUGIN_PATH.
+ * Steps 2 and 4 are skipped with FRUGAL_DISCOVER_NO_BUILTIN. Each directory
+ * is scanned once, at its first place in this order (the same canonical
+ * path twice, e.g. a packaged libfrugal's built-in directory that is also
+ * a system one, counts once). A missing built-in or system directory is
+ * skipped silently; a missing FRUGAL_PLUGIN_PATH or host directory is
+ * recorded as a load failure. A file already loaded (same canonical path,
+ * or same file through a hard link) is skipped. A file that fails is
+ * recorded as a load failure (see frugal_context_load_failure) and logged
+ * as a warning; it never stops discovery and never fails this call.
  *   flags:  FRUGAL_DISCOVER_* bits; other bits are ignored (pass 0).
  *   loaded: // out, NULL allowed: number of plugins newly loaded.
  * Fails only for a NULL context or when out of memory.
