@@ -172,6 +172,13 @@ FRUGAL_API frugal_error* frugal_context_discover_plugins(frugal_context* context
  * loaded (same canonical path, or same file through a hard link) succeeds
  * and does nothing.
  *
+ * A plugin runs in the host's process, unsandboxed: one that crashes,
+ * calls exit or hangs in its static constructors, its entry point, a
+ * create slot or on_unload takes the host down (or blocks this call, or
+ * frugal_context_destroy, forever); only what it returns is contained.
+ * Load only plugins that passed frugal-conformance (docs/conformance.md),
+ * or run untrusted ones in a process of their own.
+ *
  * Duplicate strategies across plugins: the first loaded (kind, name) wins
  * the short name; the later one is logged as shadowed and stays reachable
  * as "plugin_name/strategy_name".
