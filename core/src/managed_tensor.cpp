@@ -1,9 +1,14 @@
 // Owning tensors and zero-copy DLPack exchange (versioned and legacy).
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "dtype.hpp"
 #include "error.hpp"
@@ -34,20 +39,51 @@ bool is_known_device(int32_t type) {
   return type == FRUGAL_DEVICE_CPU || type == FRUGAL_DEVICE_CUDA || type == FRUGAL_DEVICE_CUDA_PINNED;
 }
 
-// Checks ndim/shape/extents and the element count; returns the count.
+// "[2, 3, 4]": shapes and strides named in errors.
+std::string dims_text(int32_t ndim, const int64_t* values) {
+  return fmt::format("[{}]", fmt::join(values, values + ndim, ", "));
+}
+
+// Checks ndim/shape/extents and the element count; returns the count. The
+// extents' product with zero extents counted as 1 must fit int64 too, even
+// for a tensor with no element: compact strides are that product
+// (row_major_strides), and code sizing a tensor's rows from its inner
+// extents computes it. PyTorch and NumPy refuse such shapes the same way.
 int64_t checked_numel(int32_t ndim, const int64_t* shape, const char* what) {
   if (ndim < 0 || ndim > FRUGAL_TENSOR_MAX_NDIM)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: ndim {} is outside 0..{}", what, ndim, FRUGAL_TENSOR_MAX_NDIM);
   if (ndim > 0 && shape == nullptr) fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: shape is NULL but ndim is {}", what, ndim);
-  int64_t numel = 1;
+  int64_t numel = 1, nonzero_product = 1;
   for (int32_t i = 0; i < ndim; ++i) {
     if (shape[i] < 0) fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: shape[{}] is negative ({})", what, i, shape[i]);
     if (__builtin_mul_overflow(numel, shape[i], &numel))
-      fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: element count overflows int64", what);
+      fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: element count of shape {} overflows int64", what,
+           dims_text(ndim, shape));
+    if (__builtin_mul_overflow(nonzero_product, shape[i] > 0 ? shape[i] : 1, &nonzero_product))
+      fail(FRUGAL_ERR_INVALID_ARGUMENT,
+           "{}: shape {} has no element, but its row-major strides (zero extents counted as 1) overflow int64",
+           what, dims_text(ndim, shape));
   }
   return numel;
 }
 
+// Checks that every element's offset, sum(strides[i] * index[i]), fits
+// int64 for a tensor with elements (`strides` not NULL): consumers compute
+// it. Negative strides are allowed (DLPack has them).
+void check_strides(int32_t ndim, const int64_t* shape, const int64_t* strides, int64_t numel, const char* what) {
+  if (numel == 0 || strides == nullptr) return;  // no element: the strides address nothing
+  int64_t reach = 0;
+  for (int32_t i = 0; i < ndim; ++i) {
+    int64_t step = 0;
+    if (strides[i] == INT64_MIN || __builtin_mul_overflow(strides[i] < 0 ? -strides[i] : strides[i],
+                                                          shape[i] - 1, &step) ||
+        __builtin_add_overflow(reach, step, &reach))
+      fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: strides {} for shape {} put elements past int64 offsets", what,
+           dims_text(ndim, strides), dims_text(ndim, shape));
+  }
+}
+
+// Compact row-major strides; checked_numel has made sure they fit.
 std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape) {
   std::vector<int64_t> strides(shape.size());
   int64_t stride = 1;
@@ -87,7 +123,7 @@ void validate_view(const frugal_tensor* tensor) {
   if (find_dtype(t.dtype) == nullptr) fail(FRUGAL_ERR_INVALID_ARGUMENT, "tensor: unknown dtype {}", t.dtype);
   if (!is_known_device(t.device.type))
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "tensor: unknown device type {}", t.device.type);
-  checked_numel(t.ndim, t.shape, "tensor");
+  check_strides(t.ndim, t.shape, t.strides, checked_numel(t.ndim, t.shape, "tensor"), "tensor");
 }
 
 // Maps a DLPack tensor to a managed tensor whose release calls `release`.
@@ -99,7 +135,7 @@ std::unique_ptr<frugal_managed_tensor> import_dl_tensor(const frugal_dlpack_tens
   if (!is_known_device(dl.device.device_type))
     fail(FRUGAL_ERR_UNSUPPORTED, "DLPack import: device type {} is not CPU (1), CUDA (2) or CUDA host (3)",
          dl.device.device_type);
-  checked_numel(dl.ndim, dl.shape, "DLPack import");
+  check_strides(dl.ndim, dl.shape, dl.strides, checked_numel(dl.ndim, dl.shape, "DLPack import"), "DLPack import");
   return make_managed(dl.data, dl.byte_offset, *dtype, frugal_device{dl.device.device_type, dl.device.device_id},
                       dl.ndim, dl.shape, dl.strides);
 }

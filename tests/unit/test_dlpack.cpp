@@ -151,6 +151,33 @@ TEST_CASE("NULL strides mean compact row-major") {
   CHECK(g_deleted == 1);
 }
 
+TEST_CASE("NULL strides with a zero extent next to huge ones: refused naming the shape, released once") {
+  g_deleted = 0;
+  auto* capsule = foreign_versioned(1, kFloat32, true, 0);
+  auto* foreign = static_cast<ForeignVersioned*>(capsule->manager_ctx);
+  foreign->shape = {0, int64_t{1} << 62, 4};  // compact strides would need 2^64
+  capsule->dl_tensor.shape = foreign->shape.data();
+  frugal_managed_tensor* imported = nullptr;
+  frugal_error* error = frugal_managed_tensor_from_dlpack_versioned(capsule, &imported);
+  REQUIRE(error != nullptr);
+  CHECK(frugal_error_code(error) == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK(std::string(frugal_error_message(error)).find("DLPack import: shape [0, 4611686018427387904, 4]") !=
+        std::string::npos);
+  frugal_error_destroy(error);
+  CHECK(imported == nullptr);
+  CHECK(g_deleted == 1);
+
+  // Explicit strides whose element offsets overflow: refused the same way.
+  capsule = foreign_versioned(1, kFloat32, false, 0);
+  foreign = static_cast<ForeignVersioned*>(capsule->manager_ctx);
+  foreign->strides = {INT64_MAX, 4, 1};  // element [1][0][0] alone is at INT64_MAX
+  CHECK(frugal_error_code(error = frugal_managed_tensor_from_dlpack_versioned(capsule, &imported)) ==
+        FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK(std::string(frugal_error_message(error)).find("strides") != std::string::npos);
+  frugal_error_destroy(error);
+  CHECK(g_deleted == 2);
+}
+
 TEST_CASE("refused imports still release the capsule exactly once") {
   struct Case {
     uint32_t major;

@@ -14,6 +14,19 @@ int outcome_code(frugal_error* error) {
   frugal_error_destroy(error);
   return code;
 }
+
+// A CPU view of `data` with the given shape and strides (not copied).
+frugal_tensor cpu_view(void* data, int32_t dtype, int32_t ndim, int64_t* shape, int64_t* strides) {
+  frugal_tensor view{};
+  view.struct_size = sizeof(view);
+  view.data = data;
+  view.dtype = dtype;
+  view.ndim = ndim;
+  view.device = {FRUGAL_DEVICE_CPU, 0};
+  view.shape = shape;
+  view.strides = strides;
+  return view;
+}
 }  // namespace
 
 TEST_CASE("dtype sizes and names") {
@@ -57,14 +70,7 @@ TEST_CASE("wrap copies shape and strides and runs release exactly once") {
   float data[6] = {1, 2, 3, 4, 5, 6};
   int64_t shape[] = {2, 3};
   int64_t strides[] = {1, 2};  // column-major view
-  frugal_tensor view{};
-  view.struct_size = sizeof(view);
-  view.data = data;
-  view.dtype = FRUGAL_DTYPE_FLOAT32;
-  view.ndim = 2;
-  view.device = {FRUGAL_DEVICE_CPU, 0};
-  view.shape = shape;
-  view.strides = strides;
+  const frugal_tensor view = cpu_view(data, FRUGAL_DTYPE_FLOAT32, 2, shape, strides);
   int released = 0;
   frugal_managed_tensor* raw = nullptr;
   REQUIRE(frugal_managed_tensor_wrap(&view, [](void* count) { ++*static_cast<int*>(count); }, &released, &raw) ==
@@ -115,4 +121,51 @@ TEST_CASE("malformed views are rejected with the field named") {
   frugal_managed_tensor* out = nullptr;
   CHECK(outcome_code(frugal_managed_tensor_alloc(55, 0, nullptr, &out)) == FRUGAL_ERR_INVALID_ARGUMENT);
   CHECK(out == nullptr);
+}
+
+TEST_CASE("a zero extent next to huge ones: strides that would overflow are refused naming the shape") {
+  // Row-major strides count a zero extent as 1 (as PyTorch and NumPy do), so
+  // {0, 2^62, 4} needs a stride of 2^64: signed overflow before the check.
+  const int64_t huge[] = {0, int64_t{1} << 62, 4};
+  frugal_managed_tensor* out = nullptr;
+  frugal_error* error = frugal_managed_tensor_alloc(FRUGAL_DTYPE_FLOAT32, 3, huge, &out);
+  REQUIRE(error != nullptr);
+  const std::string message = frugal_error_message(error);
+  INFO(message);
+  CHECK(frugal_error_code(error) == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK(message.find("frugal_managed_tensor_alloc") != std::string::npos);
+  CHECK(message.find("[0, 4611686018427387904, 4]") != std::string::npos);
+  CHECK(message.find("overflow int64") != std::string::npos);
+  frugal_error_destroy(error);
+  CHECK(out == nullptr);
+
+  // The largest shape of this form whose strides fit is still a valid empty tensor.
+  const int64_t fits[] = {0, int64_t{1} << 60, 4};
+  REQUIRE(frugal_managed_tensor_alloc(FRUGAL_DTYPE_FLOAT32, 3, fits, &out) == nullptr);
+  host::ManagedTensorPtr empty(out);
+  const frugal_tensor* view = frugal_managed_tensor_view(empty.get());
+  CHECK(view->strides[0] == int64_t{1} << 62);
+  CHECK(view->strides[1] == 4);
+  CHECK(view->strides[2] == 1);
+  CHECK(view->data == nullptr);
+  CHECK(frugal_tensor_validate(view) == nullptr);
+}
+
+TEST_CASE("views whose strides reach past int64 element offsets are refused") {
+  float data[4] = {};
+  int64_t shape[] = {2, 2};
+  int64_t strides[] = {INT64_MAX, 1};  // element [1][1] sits at INT64_MAX + 1
+  const frugal_tensor view = cpu_view(data, FRUGAL_DTYPE_FLOAT32, 2, shape, strides);
+  frugal_error* error = frugal_tensor_validate(&view);
+  REQUIRE(error != nullptr);
+  CHECK(frugal_error_code(error) == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK(std::string(frugal_error_message(error)).find("strides [9223372036854775807, 1]") != std::string::npos);
+  frugal_error_destroy(error);
+  strides[0] = INT64_MIN;  // |INT64_MIN| itself overflows
+  CHECK(outcome_code(frugal_tensor_validate(&view)) == FRUGAL_ERR_INVALID_ARGUMENT);
+  strides[0] = -2;  // negative strides are fine (DLPack allows them)
+  CHECK(frugal_tensor_validate(&view) == nullptr);
+  shape[0] = 0;  // no element: the strides address nothing
+  strides[0] = INT64_MAX;
+  CHECK(frugal_tensor_validate(&view) == nullptr);
 }

@@ -38,8 +38,12 @@ FRUGAL_API const char* frugal_dtype_name(int32_t dtype);
  * Checks that a view (not NULL) is well formed: struct_size >=
  * FRUGAL_TENSOR_MIN_SIZE (else FRUGAL_ERR_ABI_MISMATCH), known dtype and
  * device type, 0 <= ndim <= FRUGAL_TENSOR_MAX_NDIM, shape non-NULL when
- * ndim > 0, extents >= 0, element count fits int64. data, byte_offset,
- * strides, quant and ext are not checked. Returns NULL, or an error
+ * ndim > 0, extents >= 0, element count fits int64, and so does the
+ * product of the extents with zeros counted as 1 (the compact strides,
+ * even of a tensor with no element); when strides is not NULL and the
+ * tensor has elements, every element's offset sum(|strides[i]| *
+ * (shape[i] - 1)) fits int64. data, byte_offset, quant and ext are not
+ * checked. Returns NULL, or an error
  * (FRUGAL_ERR_INVALID_ARGUMENT unless noted) naming the field. Reads the
  * view during the call only.
  */
@@ -65,8 +69,10 @@ typedef void (*frugal_release_fn)(void* user_data);
 
 /**
  * Allocates a zero-filled, compact row-major CPU tensor (64-byte aligned;
- * data is NULL when it has no elements). Unknown dtype, bad ndim or shape,
- * or a byte size overflowing int64 is FRUGAL_ERR_INVALID_ARGUMENT.
+ * data is NULL when it has no elements). Unknown dtype, bad ndim or shape
+ * (as frugal_tensor_validate checks it: e.g. {0, 2^62, 4}, whose compact
+ * strides overflow int64, is refused naming the shape), or a byte size
+ * overflowing int64 is FRUGAL_ERR_INVALID_ARGUMENT.
  *   shape: ndim extents, copied; may be NULL when ndim == 0.
  *   out:   // out, not NULL; owned by the caller.
  */
@@ -115,7 +121,8 @@ FRUGAL_API void frugal_managed_tensor_destroy(frugal_managed_tensor* tensor);
  * (NULL strides become compact row-major). Rejected with
  * FRUGAL_ERR_UNSUPPORTED: another DLPack major, lanes != 1, a type
  * code/bits pair frugal has no dtype for, a device other than CPU, CUDA or
- * CUDA host; with FRUGAL_ERR_INVALID_ARGUMENT: a bad ndim or shape. A
+ * CUDA host; with FRUGAL_ERR_INVALID_ARGUMENT: a bad ndim, shape or
+ * strides, as frugal_tensor_validate checks them. A
  * READ_ONLY flag is kept in the managed tensor and carried on export;
  * other flags are ignored.
  *   out: // out, not NULL (else src is still released); owned by the caller.
