@@ -45,10 +45,25 @@ def run(command):
         raise CheckError(f"{command[0]} not found; install Debian's abigail-tools (scripts/setup-deps.sh)") from missing
 
 
+def has_debug_info(library):
+    """True unless readelf shows that `library` has no DWARF (.debug_info) to read types from."""
+    try:
+        sections = subprocess.run(["readelf", "-S", "-W", str(library)], capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        return True  # cannot tell: let abidw judge
+    return sections.returncode != 0 or ".debug_info" in sections.stdout
+
+
 def abidw(library, headers_dir, out_file):
     """Write the ABI of `library` as abidw XML to `out_file`."""
     if not Path(library).is_file():
         raise CheckError(f"no such library: {library}")
+    # Without DWARF abidw still succeeds, with no types: every struct would
+    # read as removed. Say what is missing instead.
+    if not has_debug_info(library):
+        raise CheckError(f"{library} has no debug info (.debug_info): abidw reads the ABI's types from DWARF, so "
+                         "build it with -g (libfrugal and the gate's probes get -g in every build type) and do not "
+                         "strip it before the check")
     result = run(["abidw", *ABIDW_OPTIONS, "--headers-dir", str(headers_dir), "--out-file", str(out_file),
                   str(library)])
     if result.returncode != 0:

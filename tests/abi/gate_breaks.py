@@ -177,8 +177,10 @@ def judge(name, must_pass, words, returncode, output):
 
 def xml_cases(check_script, library, workdir):
     built = workdir / "built.abi"
-    subprocess.run([sys.executable, str(check_script), "--update", str(library), str(built)], check=True,
-                   capture_output=True)
+    update = subprocess.run([sys.executable, str(check_script), "--update", str(library), str(built)],
+                            capture_output=True, text=True, check=False)
+    if update.returncode != 0:
+        raise SystemExit(f"gate_breaks: cannot read the ABI of {library}:\n{update.stdout}{update.stderr}")
     results = []
     for name, side, edit, must_pass, words in XML_CASES:
         tree = ElementTree.parse(built)
