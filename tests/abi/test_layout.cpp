@@ -60,7 +60,7 @@ TEST_CASE("the pinned LP64 layout") {
       {"frugal_strategy_desc.", 48}, {"frugal_plugin_desc.", 88},   {"frugal_schedule_vtable.", 32},
       {"frugal_plugin_info.", 72},  {"frugal_strategy_info.", 48},  {"frugal_load_failure_info.", 32},
       {"frugal_store_vtable.", 64}, {"frugal_ckpt_save_args.", 40}, {"frugal_ckpt_save_result.", 104},
-      {"frugal_ckpt_persist_result.", 88}, {"frugal_ckpt_info.", 376}, {"frugal_ckpt_emergency_result.", 88},
+      {"frugal_ckpt_persist_result.", 88}, {"frugal_ckpt_info.", 448}, {"frugal_ckpt_emergency_result.", 88},
       {"frugal_quant_layout.", 32}, {"frugal_quant_zero_point_ext.", 32}, {"frugal_quantize_args.", 56},
       {"frugal_dequantize_args.", 32}, {"frugal_quant_gemm_args.", 48}, {"frugal_quantizer_vtable.", 72},
       {"frugal_loss_scaler_state.", 32}, {"frugal_router_layout.", 40}, {"frugal_route_plan.", 104},

@@ -60,6 +60,7 @@ std::vector<frugal_ckpt_info> list_all(frugal_ckpt_engine* engine, bool deep);
 // parent test that checks what each SIGKILL left behind.
 // ---------------------------------------------------------------------------
 #include <cstring>
+#include <optional>
 
 namespace frugal::test::crash {
 
@@ -131,19 +132,27 @@ class State {
 
   // "" when every tensor a checkpoint of `kind` holds equals fill(step) bit
   // for bit and every other tensor is still poisoned (restore must leave
-  // absent tensors alone); otherwise what differs.
-  std::string mismatch(uint64_t step, int32_t kind, bool expect_rest_poisoned) const {
+  // absent tensors alone), except that with `full_step` the tensors a
+  // heartbeat leaves out equal fill(*full_step) (the full checkpoint that
+  // supplied them); otherwise what differs.
+  std::string mismatch(uint64_t step, int32_t kind, bool expect_rest_poisoned,
+                       std::optional<uint64_t> full_step = std::nullopt) const {
     std::vector<uint64_t> expected;
     for (size_t i = 0; i < tensors_.size(); ++i) {
       const Tensor& t = tensors_[i];
+      uint64_t expected_step = step;
       if (!in_kind(t, kind)) {
-        if (expect_rest_poisoned && !is_poisoned(t)) return std::string(t.name) + " was written by the restore";
-        continue;
+        if (full_step) {
+          expected_step = *full_step;
+        } else {
+          if (expect_rest_poisoned && !is_poisoned(t)) return std::string(t.name) + " was written by the restore";
+          continue;
+        }
       }
       expected.assign(t.words.size(), 0);
-      generate(step, i, expected.data());
+      generate(expected_step, i, expected.data());
       if (std::memcmp(expected.data(), t.words.data(), t.bytes) != 0)
-        return std::string(t.name) + " differs from the state of step " + std::to_string(step);
+        return std::string(t.name) + " differs from the state of step " + std::to_string(expected_step);
     }
     return {};
   }

@@ -52,7 +52,15 @@ uint64_t resume(frugal_ckpt_engine* engine, State& state) {
   if (metadata != frugal::test::crash::step_metadata(info.step))
     throw std::runtime_error("restored " + std::string(info.name) + " carries the metadata of another step: '" +
                              metadata.substr(0, metadata.find('\n')) + "'");
-  if (const auto why = state.mismatch(info.step, info.kind, true); !why.empty())
+  // A heartbeat's full-only state comes from the full checkpoint it names.
+  std::optional<uint64_t> full_step;
+  if (info.kind == FRUGAL_CKPT_HEARTBEAT && info.full_source[0] != '\0') {
+    frugal_ckpt_info source{};
+    source.struct_size = sizeof(source);
+    frugal::host::check(frugal_ckpt_verify(engine, info.full_source, &source));
+    full_step = source.step;
+  }
+  if (const auto why = state.mismatch(info.step, info.kind, true, full_step); !why.empty())
     throw std::runtime_error("restored " + std::string(info.name) + ": " + why);
   say("resumed " + std::to_string(info.step));
   return info.step + 1;

@@ -2,9 +2,11 @@
 // trips, kinds, ordering, retention, restore guards, emergency saves.
 #include <catch2/catch.hpp>
 
+#include <cstddef>
 #include <csignal>
 #include <signal.h>  // sigaction (POSIX)
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 #include "../unit/test_helpers.hpp"
@@ -43,6 +45,20 @@ frugal_ckpt_info restore(frugal_ckpt_engine* engine, const char* name, uint32_t 
   return info;
 }
 
+// The names frugal_ckpt_restore_report gives for the last restore, checking
+// that the list ends where not_restored_count says.
+std::vector<std::string> not_restored(frugal_ckpt_engine* engine, const frugal_ckpt_info& info) {
+  std::vector<std::string> names;
+  char name[FRUGAL_CKPT_TENSOR_NAME_CAPACITY];
+  for (uint32_t i = 0; i < info.not_restored_count; ++i) {
+    host::check(frugal_ckpt_restore_report(engine, i, name, sizeof(name)));
+    names.emplace_back(name);
+  }
+  CHECK(outcome(frugal_ckpt_restore_report(engine, info.not_restored_count, name, sizeof(name))).code ==
+        FRUGAL_ERR_OUT_OF_RANGE);
+  return names;
+}
+
 }  // namespace
 
 TEST_CASE("a full checkpoint restores every registered byte and the host metadata") {
@@ -64,6 +80,8 @@ TEST_CASE("a full checkpoint restores every registered byte and the host metadat
   CHECK(info.kind == FRUGAL_CKPT_FULL);
   CHECK(info.step == 1200);
   CHECK(info.tensor_count == 3);
+  CHECK(std::string(info.full_source) == name);  // a full checkpoint supplies its own full-only state
+  CHECK(info.not_restored_count == 0);
   CHECK(info.bytes == (64 * 33 + 2 * 64 * 33 + 1) * 4 + metadata.size());
   CHECK(metadata == "cursor=77;seed=9");
   CHECK(rig.weights.data == saved_weights);
@@ -83,7 +101,133 @@ TEST_CASE("a heartbeat carries only the tensors registered for heartbeats") {
   const auto info = restore(rig.engine.get(), nullptr, FRUGAL_CKPT_HEARTBEAT, nullptr);
   CHECK(info.tensor_count == 2);
   CHECK(rig.weights.data == saved_weights);
-  CHECK(rig.optimizer.data == optimizer_now);  // full-only state untouched
+  CHECK(rig.optimizer.data == optimizer_now);  // no full checkpoint to take it from: untouched...
+  CHECK(std::string(info.full_source).empty());
+  CHECK(info.not_restored_count == 1);  // ...and reported by name
+  CHECK(not_restored(rig.engine.get(), info) == std::vector<std::string>{"optim/state"});
+  char tiny[4];
+  CHECK(outcome(frugal_ckpt_restore_report(rig.engine.get(), 0, tiny, sizeof(tiny))).code == FRUGAL_ERR_OUT_OF_RANGE);
+}
+
+TEST_CASE("a heartbeat restores full-only state from the newest full checkpoint written before it") {
+  Rig rig;
+  rig.weights.fill(1);
+  rig.optimizer.fill(2);
+  const auto saved_optimizer = rig.optimizer.data;
+  const auto full = save_and_wait(rig.engine.get(), FRUGAL_CKPT_FULL, 100, "full");
+  rig.weights.fill(3);
+  rig.optimizer.fill(4);  // never saved: heartbeats leave it out
+  const auto saved_weights = rig.weights.data;
+  const auto heartbeat = save_and_wait(rig.engine.get(), FRUGAL_CKPT_HEARTBEAT, 110, "heartbeat");
+
+  for (const char* which : {static_cast<const char*>(nullptr), heartbeat.c_str()}) {
+    INFO((which == nullptr ? "newest" : which));
+    rig.weights.fill(5);
+    rig.optimizer.fill(6);
+    std::string metadata;
+    const auto info = restore(rig.engine.get(), which, FRUGAL_CKPT_ALL_KINDS, &metadata);
+    CHECK(std::string(info.name) == heartbeat);
+    CHECK(metadata == "heartbeat");
+    CHECK(rig.weights.data == saved_weights);
+    CHECK(rig.optimizer.data == saved_optimizer);  // byte-exact, from the full checkpoint
+    CHECK(std::string(info.full_source) == full);
+    CHECK(info.not_restored_count == 0);
+    CHECK(not_restored(rig.engine.get(), info).empty());
+  }
+}
+
+TEST_CASE("a full checkpoint written after the heartbeat never supplies its full-only state") {
+  Rig rig;
+  rig.optimizer.fill(1);
+  const auto early = save_and_wait(rig.engine.get(), FRUGAL_CKPT_HEARTBEAT, 10);  // no full before it
+  rig.optimizer.fill(2);
+  const auto saved_optimizer = rig.optimizer.data;
+  const auto full = save_and_wait(rig.engine.get(), FRUGAL_CKPT_FULL, 20);
+  const auto heartbeat = save_and_wait(rig.engine.get(), FRUGAL_CKPT_HEARTBEAT, 30);
+  rig.optimizer.fill(3);
+  save_and_wait(rig.engine.get(), FRUGAL_CKPT_FULL, 40);  // newer than both heartbeats
+
+  rig.optimizer.fill(4);
+  auto info = restore(rig.engine.get(), heartbeat.c_str(), 0, nullptr);
+  CHECK(std::string(info.full_source) == full);
+  CHECK(rig.optimizer.data == saved_optimizer);
+
+  rig.optimizer.fill(4);
+  const auto untouched = rig.optimizer.data;
+  info = restore(rig.engine.get(), early.c_str(), 0, nullptr);
+  CHECK(std::string(info.full_source).empty());
+  CHECK(rig.optimizer.data == untouched);
+  CHECK(not_restored(rig.engine.get(), info) == std::vector<std::string>{"optim/state"});
+}
+
+TEST_CASE("a corrupt full checkpoint is skipped for an older valid one, and a mismatch is reported") {
+  Rig rig;
+  rig.optimizer.fill(1);
+  const auto saved_optimizer = rig.optimizer.data;
+  const auto older = save_and_wait(rig.engine.get(), FRUGAL_CKPT_FULL, 10);
+  rig.optimizer.fill(2);
+  const auto newer = save_and_wait(rig.engine.get(), FRUGAL_CKPT_FULL, 20);
+  rig.weights.fill(3);
+  const auto saved_weights = rig.weights.data;
+  const auto heartbeat = save_and_wait(rig.engine.get(), FRUGAL_CKPT_HEARTBEAT, 30);
+  std::filesystem::resize_file(rig.dir.path / newer / "shard-00000", 8);
+
+  rig.optimizer.fill(4);
+  auto info = restore(rig.engine.get(), nullptr, 0, nullptr);
+  CHECK(std::string(info.name) == heartbeat);
+  CHECK(std::string(info.full_source) == older);
+  CHECK(rig.optimizer.data == saved_optimizer);
+
+  SECTION("the supplying full checkpoint holds another shape") {
+    auto other_engine = make_engine(rig.store.get());
+    HostTensor weights({64, 33}), optimizer({7}), scalar({});
+    host::check(frugal_ckpt_register(other_engine.get(), "model/weights", &weights.view, 0));
+    host::check(frugal_ckpt_register(other_engine.get(), "optim/state", &optimizer.view, FRUGAL_CKPT_FULL));
+    host::check(frugal_ckpt_register(other_engine.get(), "rng", &scalar.view, 0));
+    optimizer.fill(5);
+    const auto untouched = optimizer.data;
+    info = restore(other_engine.get(), nullptr, 0, nullptr);
+    CHECK(std::string(info.name) == heartbeat);  // the heartbeat itself is still restored
+    CHECK(weights.data == saved_weights);
+    CHECK(optimizer.data == untouched);
+    CHECK(std::string(info.full_source).empty());
+    CHECK(not_restored(other_engine.get(), info) == std::vector<std::string>{"optim/state"});
+  }
+  SECTION("no full checkpoint verifies") {
+    std::filesystem::resize_file(rig.dir.path / older / "shard-00000", 8);
+    rig.optimizer.fill(5);
+    const auto untouched = rig.optimizer.data;
+    rig.weights.fill(6);
+    info = restore(rig.engine.get(), nullptr, 0, nullptr);
+    CHECK(std::string(info.name) == heartbeat);
+    CHECK(rig.weights.data == saved_weights);
+    CHECK(rig.optimizer.data == untouched);
+    CHECK(std::string(info.full_source).empty());
+    CHECK(not_restored(rig.engine.get(), info) == std::vector<std::string>{"optim/state"});
+  }
+}
+
+TEST_CASE("a host with the 1.0 frugal_ckpt_info sees nothing written past its struct_size") {
+  Rig rig;
+  const auto full = save_and_wait(rig.engine.get(), FRUGAL_CKPT_FULL, 1);
+  const auto heartbeat = save_and_wait(rig.engine.get(), FRUGAL_CKPT_HEARTBEAT, 2);
+  constexpr size_t kSize10 = offsetof(frugal_ckpt_info, full_source);  // sizeof in ABI 1.0
+  STATIC_REQUIRE(kSize10 == 376);
+  unsigned char raw[sizeof(frugal_ckpt_info) + 16];
+  std::memset(raw, 0xCC, sizeof(raw));
+  const size_t struct_size = kSize10;
+  std::memcpy(raw, &struct_size, sizeof(struct_size));
+  host::check(frugal_ckpt_restore(rig.engine.get(), nullptr, 0, nullptr, 0, nullptr,
+                                  reinterpret_cast<frugal_ckpt_info*>(raw)));
+  frugal_ckpt_info seen{};
+  std::memcpy(&seen, raw, kSize10);
+  CHECK(std::string(seen.name) == heartbeat);
+  CHECK(seen.struct_size == kSize10);
+  for (size_t i = kSize10; i < sizeof(raw); ++i) {
+    INFO("byte " << i);
+    REQUIRE(raw[i] == 0xCC);
+  }
+  (void)full;
 }
 
 TEST_CASE("newest means last written, latest filters by kind, and a new engine continues the order") {

@@ -65,6 +65,8 @@ enum frugal_ckpt_status_values {
 #define FRUGAL_CKPT_NAME_CAPACITY 64
 /** Capacity of the reason text in frugal_ckpt_info, including the NUL. */
 #define FRUGAL_CKPT_REASON_CAPACITY 256
+/** Longest registered tensor name including the NUL (Since ABI 1.1; names were 1..255 bytes in 1.0 too). */
+#define FRUGAL_CKPT_TENSOR_NAME_CAPACITY 256
 
 /* ======================================================================== */
 /* Engine lifetime                                                          */
@@ -201,6 +203,14 @@ typedef struct frugal_ckpt_info {
   uint32_t tensor_count;                    /**< Tensors in it. */
   int32_t emergency;                        /**< 1 for an emergency (preemption) heartbeat. */
   char reason[FRUGAL_CKPT_REASON_CAPACITY]; /**< Why it is not VALID ("" when it is). */
+  /* Since ABI 1.1: written only by frugal_ckpt_restore (zero elsewhere), and
+     only when the caller's struct_size reaches them. */
+  char full_source[FRUGAL_CKPT_NAME_CAPACITY]; /**< Since ABI 1.1. The full checkpoint the full-only tensors were
+                                                    restored from: `name` itself for a full checkpoint, the older
+                                                    full one for a heartbeat, "" when none supplied state. */
+  uint32_t not_restored_count;              /**< Since ABI 1.1. Registered tensors the restore did not write (names:
+                                                 frugal_ckpt_restore_report); 0 = every registered byte restored. */
+  uint32_t reserved;                        /**< Since ABI 1.1. Always 0. */
 } frugal_ckpt_info;
 
 /** Verification depth for listing. */
@@ -253,24 +263,59 @@ FRUGAL_API void frugal_string_free(char* text);
 
 /**
  * Restores a checkpoint into the registered tensors. `name` NULL means the
- * newest that verifies among `kinds` (as frugal_ckpt_latest). Every shard
- * is read and verified before any registered tensor is written, so a bad
- * checkpoint never leaves state half-restored. Each tensor in the
- * checkpoint must be registered with the same dtype and shape
- * (FRUGAL_ERR_FAILED_PRECONDITION names the first that is not); registered
- * tensors absent from it (e.g. full-only state in a heartbeat) are left
- * untouched.
- *   metadata:      caller buffer for the host metadata, NULL when capacity is 0.
+ * newest that verifies among `kinds` (as frugal_ckpt_latest). Each tensor in
+ * the checkpoint must be registered with the same dtype and shape
+ * (FRUGAL_ERR_FAILED_PRECONDITION names the first that is not).
+ *
+ * Full-only tensors (registered with kinds = FRUGAL_CKPT_FULL, e.g.
+ * optimizer moments) are not in a heartbeat. Restoring a heartbeat
+ * restores them from the newest full checkpoint under the same prefix that
+ * was written before it (lower sequence) and fully verifies; invalid ones
+ * are skipped, a full checkpoint written after the heartbeat is never
+ * used. A full-only tensor is left untouched when no such full checkpoint
+ * exists or it does not hold the tensor with the registered dtype and
+ * shape; the heartbeat is still restored. Registered tensors that neither
+ * supplied (e.g. registered after the save) are left untouched too. Every
+ * tensor left untouched is counted in info->not_restored_count, named by
+ * frugal_ckpt_restore_report and logged as a warning: a host resuming
+ * training should check not_restored_count == 0 (or that the tensors it
+ * names may start fresh). info->full_source names the full checkpoint used.
+ *
+ * All or nothing: every shard the restore reads (the checkpoint's, and
+ * those of the full checkpoint that hold what it supplies) is read and
+ * verified before any registered tensor is written, so a bad checkpoint
+ * never leaves state half-restored. A heartbeat restore may hold the
+ * supplying full checkpoint's shards in a temporary host buffer beside the
+ * snapshot buffer for the duration of the call.
+ *   metadata:      caller buffer for the host metadata (the heartbeat's when
+ *                  a heartbeat is restored), NULL when capacity is 0.
  *   capacity:      bytes at metadata; too small -> FRUGAL_ERR_OUT_OF_RANGE
  *                  with *metadata_size set and nothing restored.
  *   metadata_size: // out, NULL allowed: the metadata's size. Written on
  *                  success and with OUT_OF_RANGE only; every other failure
  *                  leaves it (and info) untouched.
- *   info:          // out, NULL allowed: what was restored.
+ *   info:          // out, NULL allowed: what was restored; the ABI 1.1
+ *                  fields are written when info->struct_size holds them.
  */
 FRUGAL_API frugal_error* frugal_ckpt_restore(frugal_ckpt_engine* engine, const char* name, uint32_t kinds,
                                              void* metadata, uint64_t capacity, uint64_t* metadata_size,
                                              frugal_ckpt_info* info);
+
+/**
+ * Since ABI 1.1. Names the registered tensors that the last successful
+ * frugal_ckpt_restore on this engine did not write (see its doc), in
+ * registration order: index 0 .. info->not_restored_count - 1. The list
+ * stays until the next successful restore; before any, it is empty.
+ *   index:    FRUGAL_ERR_OUT_OF_RANGE when index >= not_restored_count.
+ *   name:     // out, caller buffer for the NUL-terminated tensor name;
+ *             FRUGAL_CKPT_TENSOR_NAME_CAPACITY bytes always suffice.
+ *   capacity: bytes at name; too small for the name and its NUL ->
+ *             FRUGAL_ERR_OUT_OF_RANGE, name untouched.
+ * Thread-safe like every engine function; a restore on another thread
+ * meanwhile replaces the list.
+ */
+FRUGAL_API frugal_error* frugal_ckpt_restore_report(frugal_ckpt_engine* engine, uint32_t index, char* name,
+                                                    size_t capacity);
 
 /**
  * Applies retention now (it also runs after every persist): keeps the
@@ -350,7 +395,9 @@ FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, kind) == 72, ckpt_info_kind);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, step) == 80, ckpt_info_step);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, tensor_count) == 112, ckpt_info_tensor_count);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, reason) == 120, ckpt_info_reason);
-FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ckpt_info) == 376, ckpt_info_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, full_source) == 376, ckpt_info_full_source);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, not_restored_count) == 440, ckpt_info_not_restored_count);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ckpt_info) == 448, ckpt_info_size);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_emergency_result, committed) == 72, ckpt_emergency_committed);
 FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ckpt_emergency_result) == 88, ckpt_emergency_size);
 #endif

@@ -169,13 +169,35 @@ FRUGAL_API frugal_error* frugal_ckpt_restore(frugal_ckpt_engine* engine, const c
     // 5); the one exception is the size that OUT_OF_RANGE reports.
     uint64_t size = 0;
     try {
-      const auto found = engine_of(engine, "frugal_ckpt_restore").restore(name, kinds, metadata, capacity, &size);
-      write_info(info, found, "frugal_ckpt_restore");
+      const auto outcome =
+          engine_of(engine, "frugal_ckpt_restore").restore(name, kinds, metadata, capacity, &size);
+      if (info != nullptr) {
+        frugal_ckpt_info full = to_info(outcome.found);
+        copy_name(full.full_source, outcome.full_source);
+        full.not_restored_count = static_cast<uint32_t>(outcome.not_restored.size());
+        frugal::write_sized(info, full, "frugal_ckpt_restore");  // the 1.1 fields only within struct_size
+      }
     } catch (const frugal::Error& e) {
       if (e.code() == FRUGAL_ERR_OUT_OF_RANGE && metadata_size != nullptr) *metadata_size = size;
       throw;
     }
     if (metadata_size != nullptr) *metadata_size = size;
+  });
+}
+
+FRUGAL_API frugal_error* frugal_ckpt_restore_report(frugal_ckpt_engine* engine, uint32_t index, char* name,
+                                                    size_t capacity) {
+  return guard("frugal_ckpt_restore_report", [&] {
+    require_non_null(name, "frugal_ckpt_restore_report", "name");
+    const auto report = engine_of(engine, "frugal_ckpt_restore_report").restore_report();
+    if (index >= report.size())
+      frugal::fail(FRUGAL_ERR_OUT_OF_RANGE, "frugal_ckpt_restore_report: index {} is past the {} tensors not restored",
+                   index, report.size());
+    const std::string& tensor = report[index];
+    if (tensor.size() + 1 > capacity)
+      frugal::fail(FRUGAL_ERR_OUT_OF_RANGE, "frugal_ckpt_restore_report: tensor name '{}' needs {} bytes; capacity is {}",
+                   tensor, tensor.size() + 1, capacity);
+    std::memcpy(name, tensor.c_str(), tensor.size() + 1);
   });
 }
 

@@ -543,13 +543,47 @@ Found Engine::latest(uint32_t kinds) const {
        skipped.empty() ? "" : "; skipped: ", skipped);
 }
 
-Found Engine::restore(const char* name, uint32_t kinds, void* metadata, uint64_t capacity, uint64_t* metadata_size) {
+std::optional<Found> Engine::newest_full_before(const CheckpointId& heartbeat, std::string& skipped) const {
+  for (const auto& candidate : list(false)) {  // newest first
+    if (candidate.id.kind != FRUGAL_CKPT_FULL || candidate.id.sequence >= heartbeat.sequence) continue;
+    Found found = candidate.status == FRUGAL_CKPT_VALID ? examine(candidate.id, true) : candidate;
+    if (found.status == FRUGAL_CKPT_VALID) return found;
+    skipped += fmt::format("{}{} ({})", skipped.empty() ? "" : "; ", found.id.name, found.reason);
+  }
+  return std::nullopt;
+}
+
+std::vector<uint64_t> Engine::read_verified_shards(const Manifest& m, const std::vector<bool>& wanted,
+                                                   uint8_t* dst) const {
+  // Each shard is read once into `dst` and its checksum taken over the very
+  // bytes that will be scattered, so what is written is what verified.
+  std::vector<uint64_t> begin(m.shards.size(), 0);
+  uint64_t offset = 0;
+  for (size_t i = 0; i < m.shards.size(); ++i) {
+    if (!wanted[i]) continue;
+    const auto& shard = m.shards[i];
+    begin[i] = offset;
+    const std::string key = key_of(m.name) + "/" + shard.key;
+    if (store_->size(key) != shard.size)
+      fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' changed size since it was verified", m.name, shard.key);
+    store_->read(key, 0, dst + offset, shard.size);
+    if (checksums_enforced() && xxh3(dst + offset, static_cast<size_t>(shard.size)) != shard.xxh3)
+      fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' fails its checksum", m.name, shard.key);
+    offset += shard.size;
+  }
+  return begin;
+}
+
+RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata, uint64_t capacity,
+                               uint64_t* metadata_size) {
   if (capacity > 0 && metadata == nullptr)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "frugal_ckpt_restore: metadata is NULL but capacity is {}", capacity);
   // Reserve the engine first (as gc does): no persist, and so no retention,
   // can remove the checkpoint between choosing it and reading it.
   Reservation reservation(*this);
-  Found found = name != nullptr ? verify(name) : latest(kinds);
+  RestoreOutcome out;
+  out.found = name != nullptr ? verify(name) : latest(kinds);
+  const Found& found = out.found;
   if (found.status != FRUGAL_CKPT_VALID)
     fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {} cannot be restored: {}", found.id.name, found.reason);
   const Manifest& m = found.manifest;
@@ -557,6 +591,24 @@ Found Engine::restore(const char* name, uint32_t kinds, void* metadata, uint64_t
     *metadata_size = m.metadata.size();  // reported with OUT_OF_RANGE: the caller needs it to retry
     fail(FRUGAL_ERR_OUT_OF_RANGE, "checkpoint {} carries {} metadata bytes; the buffer holds {}", m.name,
          m.metadata.size(), capacity);
+  }
+  auto held = [&](const std::string& tensor) {
+    return std::any_of(m.tensors.begin(), m.tensors.end(), [&](const auto& r) { return r.name == tensor; });
+  };
+  auto full_only = [](const Registered& t) { return (t.kinds & FRUGAL_CKPT_HEARTBEAT) == 0; };
+
+  // A heartbeat leaves full-only state out: that comes from the newest
+  // valid full checkpoint written before it (verified shard by shard like
+  // the heartbeat itself), found before the lock is taken since it reads.
+  std::optional<Found> source;
+  std::string skipped;
+  if (m.kind == FRUGAL_CKPT_HEARTBEAT) {
+    bool wanted = false;
+    {
+      std::lock_guard guard(mutex_);
+      for (const auto& t : tensors_) wanted = wanted || (full_only(t) && !held(t.name));
+    }
+    if (wanted) source = newest_full_before(found.id, skipped);
   }
 
   std::unique_lock lock(mutex_);  // the reservation keeps the snapshot buffer ours
@@ -577,32 +629,85 @@ Found Engine::restore(const char* name, uint32_t kinds, void* metadata, uint64_t
   if (m.shard_bytes() > snapshot_.size())
     fail(FRUGAL_ERR_FAILED_PRECONDITION, "checkpoint {} holds {} bytes, more than the {} registered", m.name,
          m.shard_bytes(), snapshot_.size());
-  // Read and verify every shard into the snapshot buffer, then scatter: a
-  // checkpoint that fails here has not changed a single registered byte.
-  std::vector<uint64_t> shard_begin;
-  uint64_t offset = 0;
-  for (const auto& shard : m.shards) {
-    shard_begin.push_back(offset);
-    const std::string key = key_of(m.name) + "/" + shard.key;
-    if (store_->size(key) != shard.size)
-      fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' changed size since it was verified", m.name, shard.key);
-    store_->read(key, 0, snapshot_.data() + offset, shard.size);
-    if (checksums_enforced() && xxh3(snapshot_.data() + offset, static_cast<size_t>(shard.size)) != shard.xxh3)
-      fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' fails its checksum", m.name, shard.key);
-    offset += shard.size;
+
+  // Every registered tensor the checkpoint does not hold: a full-only one
+  // is taken from `source` when it holds it as registered; the rest stay
+  // untouched and are reported (out.not_restored, and a warning).
+  std::vector<std::pair<const TensorRecord*, const Registered*>> supplement;
+  std::vector<std::string> why;
+  for (const auto& t : tensors_) {
+    if (held(t.name)) continue;
+    std::string reason;
+    if (m.kind != FRUGAL_CKPT_HEARTBEAT || !full_only(t)) {
+      reason = fmt::format("not in {}", m.name);
+    } else if (!source) {
+      reason = fmt::format("full-only, and no valid full checkpoint precedes {}{}{}", m.name,
+                           skipped.empty() ? "" : "; skipped: ", skipped);
+    } else {
+      const auto& records = source->manifest.tensors;
+      auto r = std::find_if(records.begin(), records.end(), [&](const auto& rec) { return rec.name == t.name; });
+      if (r == records.end())
+        reason = fmt::format("not in {}", source->id.name);
+      else if (r->dtype != t.view.dtype || r->shape != t.shape)
+        reason = fmt::format("{} holds it as {} [{}], registered as {} [{}]", source->id.name,
+                             frugal_dtype_name(r->dtype), fmt::join(r->shape, ", "), frugal_dtype_name(t.view.dtype),
+                             fmt::join(t.shape, ", "));
+      else
+        supplement.emplace_back(&*r, &t);
+    }
+    if (!reason.empty()) {
+      out.not_restored.push_back(t.name);
+      why.push_back(fmt::format("'{}' ({})", t.name, reason));
+    }
   }
+
+  // Read and verify every shard (the heartbeat's, then the shards of the
+  // full checkpoint that hold what it supplies) before the first registered
+  // byte is written: a checkpoint that fails here has changed nothing.
+  const auto shard_begin = read_verified_shards(m, std::vector<bool>(m.shards.size(), true), snapshot_.data());
+  std::vector<bool> source_wanted(source ? source->manifest.shards.size() : 0, false);
+  uint64_t source_bytes = 0;
+  for (const auto& [record, target] : supplement)
+    if (!source_wanted[record->shard]) {
+      source_wanted[record->shard] = true;
+      source_bytes += source->manifest.shards[record->shard].size;
+    }
+  // Behind the heartbeat in the snapshot buffer when it fits; otherwise a
+  // buffer of its own for the duration of this call.
+  HostBuffer overflow;
+  uint8_t* source_data = snapshot_.data() + m.shard_bytes();
+  if (m.shard_bytes() + source_bytes > snapshot_.size()) {
+    overflow = HostBuffer(static_cast<size_t>(source_bytes), snapshot_.pinned());
+    source_data = overflow.data();
+  }
+  std::vector<uint64_t> source_begin;
+  if (!supplement.empty()) source_begin = read_verified_shards(source->manifest, source_wanted, source_data);
+
   DiscardCopiesOnThrow discard_on_throw(copier_);
-  for (size_t i = 0; i < m.tensors.size(); ++i) {
-    const auto& record = m.tensors[i];
-    auto* dst = static_cast<uint8_t*>(targets[i]->view.data) + targets[i]->view.byte_offset;
+  auto scatter = [&](const TensorRecord& record, const Registered& target, const uint8_t* shard) {
+    auto* dst = static_cast<uint8_t*>(target.view.data) + target.view.byte_offset;
     if (record.bytes > 0)
-      copier_.from_host(dst, snapshot_.data() + shard_begin[record.shard] + record.offset,
-                        static_cast<size_t>(record.bytes), targets[i]->view.device);
-  }
+      copier_.from_host(dst, shard + record.offset, static_cast<size_t>(record.bytes), target.view.device);
+  };
+  for (size_t i = 0; i < m.tensors.size(); ++i)
+    scatter(m.tensors[i], *targets[i], snapshot_.data() + shard_begin[m.tensors[i].shard]);
+  for (const auto& [record, target] : supplement) scatter(*record, *target, source_data + source_begin[record->shard]);
   copier_.finish();
   if (!m.metadata.empty()) std::memcpy(metadata, m.metadata.data(), m.metadata.size());
   *metadata_size = m.metadata.size();
-  return found;
+
+  if (m.kind == FRUGAL_CKPT_FULL)
+    out.full_source = m.name;
+  else if (!supplement.empty())
+    out.full_source = source->id.name;
+  if (!why.empty())
+    store_->log(FRUGAL_LOG_WARN, fmt::format("restored {}{}; registered tensors left as they were: {}", m.name,
+                                             out.full_source.empty() || out.full_source == m.name
+                                                 ? std::string()
+                                                 : " with full-only state from " + out.full_source,
+                                             fmt::join(why, "; ")));
+  restore_report_ = out.not_restored;
+  return out;
 }
 
 void Engine::remove_checkpoint(const std::string& checkpoint) const {

@@ -50,6 +50,14 @@ struct SaveOutcome {
   double snapshot_seconds = 0;
 };
 
+// What a restore wrote: the checkpoint, where its full-only state came from
+// and which registered tensors it left as they were.
+struct RestoreOutcome {
+  Found found;
+  std::string full_source;                // "" when no full checkpoint supplied state
+  std::vector<std::string> not_restored;  // registered tensors not written, in registration order
+};
+
 struct PersistOutcome {
   std::string name;
   uint64_t bytes = 0;
@@ -87,7 +95,15 @@ class Engine {
   Found verify(const std::string& name) const;         // throws NOT_FOUND
   Found latest(uint32_t kinds) const;                  // throws NOT_FOUND with the reasons
   // *metadata_size (not NULL) is set on success and with OUT_OF_RANGE (buffer too small).
-  Found restore(const char* name, uint32_t kinds, void* metadata, uint64_t capacity, uint64_t* metadata_size);
+  // A heartbeat's full-only tensors come from the newest valid full
+  // checkpoint written before it (see frugal_ckpt_restore).
+  RestoreOutcome restore(const char* name, uint32_t kinds, void* metadata, uint64_t capacity,
+                         uint64_t* metadata_size);
+  // The registered tensors the last successful restore did not write.
+  std::vector<std::string> restore_report() const {
+    std::lock_guard lock(mutex_);
+    return restore_report_;
+  }
   uint32_t gc();
   std::string inspect_json(const std::string& name) const;
 
@@ -138,6 +154,13 @@ class Engine {
   void remove_checkpoint(const std::string& checkpoint) const;
   Found examine(const CheckpointId& id, bool deep) const;
   Found examine_once(const CheckpointId& id, bool deep) const;
+  // The newest fully verified full checkpoint older (in write order) than
+  // `heartbeat`; what it skipped, and why, is appended to `skipped`.
+  std::optional<Found> newest_full_before(const CheckpointId& heartbeat, std::string& skipped) const;
+  // Reads the shards of `m` marked in `wanted` back to back into `dst`,
+  // checking each one's size and checksum (DATA_CORRUPTED otherwise);
+  // returns where each shard begins in `dst`.
+  std::vector<uint64_t> read_verified_shards(const Manifest& m, const std::vector<bool>& wanted, uint8_t* dst) const;
 
   // The highest sequence of any checkpoint (complete or not) under the prefix.
   uint64_t highest_sequence() const;
@@ -167,6 +190,7 @@ class Engine {
   std::optional<Error> last_error_;  // unreported persist failure
   std::deque<JobOutcome> outcomes_;      // recent persist outcomes (bounded), for SAVE_WAIT and emergencies
   std::set<std::string> verified_;      // checkpoints whose shards verified (or that we wrote)
+  std::vector<std::string> restore_report_;  // tensors the last successful restore did not write
   std::thread worker_;
 };
 
