@@ -160,6 +160,7 @@ SIGNATURES = {
         _ERR,
         [_H, c_char_p, c_uint32, c_void_p, c_uint64, POINTER(c_uint64), POINTER(t.CkptInfo)],
     ),
+    "frugal_ckpt_restore_report": (_ERR, [_H, c_uint32, c_char_p, c_size_t]),
     "frugal_ckpt_gc": (_ERR, [_H, POINTER(c_uint32)]),
     "frugal_ckpt_emergency_save": (
         _ERR,

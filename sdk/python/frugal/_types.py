@@ -32,6 +32,8 @@ from ctypes import (
 CKPT_NAME_CAPACITY = 64
 #: Capacity of frugal_ckpt_info.reason including the NUL (FRUGAL_CKPT_REASON_CAPACITY).
 CKPT_REASON_CAPACITY = 256
+#: Longest registered tensor name including the NUL (FRUGAL_CKPT_TENSOR_NAME_CAPACITY).
+CKPT_TENSOR_NAME_CAPACITY = 256
 #: Largest ndim of a frugal tensor (FRUGAL_TENSOR_MAX_NDIM).
 TENSOR_MAX_NDIM = 32
 
@@ -575,6 +577,10 @@ class CkptInfo(Structure):
         ("tensor_count", c_uint32),
         ("emergency", c_int32),
         ("reason", c_char * CKPT_REASON_CAPACITY),
+        # Since ABI 1.1 (written by frugal_ckpt_restore).
+        ("full_source", c_char * CKPT_NAME_CAPACITY),
+        ("not_restored_count", c_uint32),
+        ("reserved", c_uint32),
     ]
 
 

@@ -86,6 +86,13 @@ class CheckpointInfo:
     tensor_count: int
     emergency: bool
     reason: str
+    #: Set by restore() only: the full checkpoint the full-only tensors came
+    #: from (the restored one itself when it is full), "" when none did.
+    full_source: str = ""
+    #: Set by restore() only: the registered tensors it left as they were
+    #: (a heartbeat's full-only state with no valid full checkpoint before
+    #: it, or one saved with another shape). Empty: every tensor restored.
+    not_restored: tuple = ()
 
     @classmethod
     def _from_c(cls, raw):
@@ -100,6 +107,7 @@ class CheckpointInfo:
             tensor_count=raw.tensor_count,
             emergency=bool(raw.emergency),
             reason=_text(raw.reason),
+            full_source=_text(raw.full_source),
         )
 
 
@@ -231,8 +239,11 @@ class CheckpointEngine(Handle):
     def restore(self, name=None, kinds=CKPT_ALL_KINDS):
         """Restores checkpoint ``name`` (newest valid of ``kinds`` when None) into the registered tensors.
 
-        Returns (CheckpointInfo, metadata bytes). Every shard is verified
-        before any tensor is written.
+        Returns (CheckpointInfo, metadata bytes). A heartbeat's full-only
+        tensors are restored from the newest valid full checkpoint written
+        before it (``info.full_source``); the tensors left as they were are
+        ``info.not_restored`` (check it is empty before resuming training).
+        Every shard is verified before any tensor is written.
         """
         lib = _lib.lib()
         key = encode(name, "name") if name is not None else None
@@ -250,7 +261,13 @@ class CheckpointEngine(Handle):
                     capacity = size.value
                     continue
                 raise
-            return CheckpointInfo._from_c(info), buffer.raw[: size.value]
+            names = []
+            name = ctypes.create_string_buffer(t.CKPT_TENSOR_NAME_CAPACITY)
+            for index in range(info.not_restored_count):
+                check(lib.frugal_ckpt_restore_report(self.address, index, name, len(name)))
+                names.append(_text(name.value))
+            restored = dataclasses.replace(CheckpointInfo._from_c(info), not_restored=tuple(names))
+            return restored, buffer.raw[: size.value]
 
     def gc(self):
         """Applies retention now; returns how many checkpoints were removed."""

@@ -115,6 +115,31 @@ class CheckpointTest(unittest.TestCase):
         np.testing.assert_array_equal(weights, want_weights)
         np.testing.assert_array_equal(cursor, want_cursor)
 
+    def test_heartbeat_restore_takes_full_only_state_from_the_full_before_it(self):
+        weights = np.zeros(64, dtype=np.float32)
+        moments = np.arange(32, dtype=np.float64)
+        with frugal.Store(context(), "fs", root=self.root) as store, frugal.CheckpointEngine(store) as engine:
+            engine.register("weights", weights)
+            engine.register("optim/moments", moments, kinds=frugal.CheckpointKind.FULL)
+            early = engine.save(step=1, kind=frugal.CheckpointKind.HEARTBEAT, wait=True)  # no full before it
+            full = engine.save(step=2, kind=frugal.CheckpointKind.FULL, wait=True)
+            want_moments = moments.copy()
+            weights += 3
+            want_weights = weights.copy()
+            moments += 1  # heartbeats leave it out
+            heartbeat = engine.save(step=3, kind=frugal.CheckpointKind.HEARTBEAT, wait=True)
+            weights[:] = 0
+            moments[:] = -1
+            info, _ = engine.restore()
+            self.assertEqual((info.name, info.full_source, info.not_restored), (heartbeat.name, full.name, ()))
+            np.testing.assert_array_equal(weights, want_weights)
+            np.testing.assert_array_equal(moments, want_moments)
+
+            moments[:] = -1
+            info, _ = engine.restore(early.name)
+            self.assertEqual((info.full_source, info.not_restored), ("", ("optim/moments",)))
+            np.testing.assert_array_equal(moments, np.full(32, -1.0))
+
     def test_large_metadata_is_returned_whole(self):
         blob = bytes(range(256)) * 64  # larger than the first restore buffer
         state = np.ones(16, dtype=np.float64)
