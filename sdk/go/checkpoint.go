@@ -232,7 +232,10 @@ const restoreMetadataGuess = 4096
 // `kinds`) back into the registered tensors and returns what was restored
 // and its metadata bytes. Every shard is verified before any tensor is
 // written; a tensor in the checkpoint must be registered with the same
-// dtype and shape (else CodeFailedPrecondition naming it).
+// dtype and shape (else CodeFailedPrecondition naming it). A heartbeat's
+// full-only tensors come from the newest valid full checkpoint written
+// before it (info.FullSource); info.NotRestored names the registered
+// tensors left as they were: check it is empty before resuming training.
 func (e *CkptEngine) Restore(name string, kinds CkptKind) (CkptInfo, []byte, error) {
 	if e.ptr == nil {
 		return CkptInfo{}, nil, closedError("checkpoint engine")
@@ -259,8 +262,26 @@ func (e *CkptEngine) Restore(name string, kinds CkptKind) (CkptInfo, []byte, err
 		if err != nil {
 			return CkptInfo{}, nil, err
 		}
-		return ckptInfoFromC(&info), buf[:int(size):int(size)], nil
+		restored := ckptInfoFromC(&info)
+		if restored.NotRestored, err = e.restoreReport(uint32(info.not_restored_count)); err != nil {
+			return CkptInfo{}, nil, err
+		}
+		return restored, buf[:int(size):int(size)], nil
 	}
+}
+
+// restoreReport reads the names of the count tensors the last restore did
+// not write (frugal_ckpt_restore_report); nil when count is 0.
+func (e *CkptEngine) restoreReport(count uint32) ([]string, error) {
+	var names []string
+	var name [C.FRUGAL_CKPT_TENSOR_NAME_CAPACITY]C.char
+	for i := uint32(0); i < count; i++ {
+		if err := takeError(C.frugal_ckpt_restore_report(e.ptr, C.uint32_t(i), &name[0], C.size_t(len(name)))); err != nil {
+			return nil, err
+		}
+		names = append(names, C.GoString(&name[0]))
+	}
+	return names, nil
 }
 
 // GC applies retention now and returns how many checkpoints it removed.

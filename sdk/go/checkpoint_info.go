@@ -45,6 +45,15 @@ type CkptInfo struct {
 	Emergency   bool
 	// Reason says why the checkpoint is not valid ("" when it is).
 	Reason string
+	// FullSource (set by Restore only) names the full checkpoint the
+	// full-only tensors were restored from: the restored one itself when it
+	// is full, the newest valid full one written before a restored
+	// heartbeat, "" when none supplied state.
+	FullSource string
+	// NotRestored (set by Restore only) names the registered tensors the
+	// restore left as they were (e.g. a heartbeat's full-only state with no
+	// valid full checkpoint before it); empty when every tensor was restored.
+	NotRestored []string
 }
 
 func ckptInfoFromC(c *C.frugal_ckpt_info) CkptInfo {
@@ -58,6 +67,7 @@ func ckptInfoFromC(c *C.frugal_ckpt_info) CkptInfo {
 		TensorCount: uint32(c.tensor_count),
 		Emergency:   c.emergency != 0,
 		Reason:      C.GoString(&c.reason[0]),
+		FullSource:  C.GoString(&c.full_source[0]),
 	}
 	if c.created_unix_ns != 0 {
 		info.Created = time.Unix(0, int64(c.created_unix_ns))

@@ -100,6 +100,45 @@ func TestCheckpointSaveRestoresBytesAndMetadata(t *testing.T) {
 	}
 }
 
+func TestHeartbeatRestoreTakesFullOnlyStateFromTheFullBeforeIt(t *testing.T) {
+	store := newTestStore(t)
+	e, err := NewCkptEngine(store, nil)
+	must(t, err)
+	defer e.Close()
+	weights := newTestCTensor(t, DTypeFloat32, 16)
+	moments := newTestCTensor(t, DTypeInt64, 4)
+	must(t, e.Register("weights", weights, 0))
+	must(t, e.Register("optim/moments", moments, CkptFull))
+	early, err := e.Save(CkptHeartbeat, 1, nil, SaveWait) // no full checkpoint before it
+	must(t, err)
+	copy(moments.Tensor().Int64s(), []int64{1, 2, 3, 4})
+	full, err := e.Save(CkptFull, 2, nil, SaveWait)
+	must(t, err)
+	copy(moments.Tensor().Int64s(), []int64{5, 6, 7, 8}) // heartbeats leave it out
+	beat, err := e.Save(CkptHeartbeat, 3, nil, SaveWait)
+	must(t, err)
+
+	copy(moments.Tensor().Int64s(), []int64{0, 0, 0, 0})
+	info, _, err := e.Restore("", CkptAllKinds)
+	must(t, err)
+	if info.Name != beat.Name || info.FullSource != full.Name || len(info.NotRestored) != 0 {
+		t.Fatalf("restored %+v; want %s with full-only state from %s", info, beat.Name, full.Name)
+	}
+	if got := moments.Tensor().Int64s(); got[0] != 1 || got[3] != 4 {
+		t.Fatalf("full-only tensor %v, want the full checkpoint's [1 2 3 4]", got)
+	}
+
+	copy(moments.Tensor().Int64s(), []int64{0, 0, 0, 0})
+	info, _, err = e.Restore(early.Name, 0)
+	must(t, err)
+	if info.FullSource != "" || len(info.NotRestored) != 1 || info.NotRestored[0] != "optim/moments" {
+		t.Fatalf("restored %+v; want optim/moments reported as not restored", info)
+	}
+	if got := moments.Tensor().Int64s(); got[0] != 0 {
+		t.Fatalf("full-only tensor %v was written", got)
+	}
+}
+
 func TestRestoreLargeMetadataGrowsItsBuffer(t *testing.T) {
 	e, err := NewCkptEngine(newTestStore(t), nil)
 	must(t, err)
