@@ -374,6 +374,9 @@ int main(void) {
   OFF(frugal_ckpt_info, tensor_count);
   OFF(frugal_ckpt_info, emergency);
   OFF(frugal_ckpt_info, reason);
+  OFF(frugal_ckpt_info, full_source);
+  OFF(frugal_ckpt_info, not_restored_count);
+  OFF(frugal_ckpt_info, reserved);
 
   SIZE(frugal_ckpt_emergency_result);
   OFF(frugal_ckpt_emergency_result, struct_size);
@@ -495,6 +498,7 @@ int main(void) {
   CONST(FRUGAL_CKPT_LIST_VERIFY_SHARDS);
   CONST(FRUGAL_CKPT_NAME_CAPACITY);
   CONST(FRUGAL_CKPT_REASON_CAPACITY);
+  CONST(FRUGAL_CKPT_TENSOR_NAME_CAPACITY);
   CONST(FRUGAL_CHECKPOINT_NONE);
   CONST(FRUGAL_CHECKPOINT_HEARTBEAT);
   CONST(FRUGAL_CHECKPOINT_FULL);

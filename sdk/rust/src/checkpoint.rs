@@ -103,6 +103,14 @@ pub struct Restored {
     pub info: CkptInfo,
     /// The host metadata saved with it.
     pub metadata: Vec<u8>,
+    /// The full checkpoint the full-only tensors were restored from: the
+    /// restored one itself when it is full, the newest valid full one
+    /// written before a restored heartbeat, "" when none supplied state.
+    pub full_source: String,
+    /// The registered tensors the restore left as they were (e.g. a
+    /// heartbeat's full-only state with no valid full checkpoint before
+    /// it); empty when every tensor was restored.
+    pub not_restored: Vec<String>,
 }
 
 /// Copies a fixed-size C name field, up to its NUL.
@@ -315,7 +323,9 @@ impl<'buf> CkptEngine<'buf> {
     /// that verifies) into the registered tensors, and returns what was
     /// restored with its metadata. Every shard is verified before any
     /// tensor is written, so a bad checkpoint leaves the tensors as they
-    /// were.
+    /// were. A heartbeat's full-only tensors come from the newest valid full
+    /// checkpoint written before it (`full_source`); check `not_restored`
+    /// is empty before resuming training.
     pub fn restore(&mut self, name: Option<&str>, kinds: u32) -> Result<Restored> {
         let c_name = match name {
             Some(n) => Some(to_c_string("checkpoint name", n)?),
@@ -343,7 +353,9 @@ impl<'buf> CkptEngine<'buf> {
             match check(raw) {
                 Ok(()) => {
                     metadata.truncate(size as usize);
-                    return Ok(Restored { info: info_of(&info), metadata });
+                    let not_restored = self.restore_report(info.not_restored_count)?;
+                    let full_source = fixed_str(&info.full_source);
+                    return Ok(Restored { info: info_of(&info), metadata, full_source, not_restored });
                 }
                 // Nothing was restored: retry once with the size the core reported.
                 Err(e) if e.code() == ErrorCode::OutOfRange && size as usize > metadata.len() => {
@@ -352,6 +364,18 @@ impl<'buf> CkptEngine<'buf> {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// The names of the `count` tensors the last restore did not write.
+    fn restore_report(&self, count: u32) -> Result<Vec<String>> {
+        let mut names = Vec::new();
+        let mut name = [0 as c_char; sys::FRUGAL_CKPT_TENSOR_NAME_CAPACITY];
+        for index in 0..count {
+            // SAFETY: live engine; `name` holds its length in bytes.
+            check(unsafe { sys::frugal_ckpt_restore_report(self.raw.as_ptr(), index, name.as_mut_ptr(), name.len()) })?;
+            names.push(fixed_str(&name));
+        }
+        Ok(names)
     }
 
     /// Applies retention now; returns how many checkpoints were removed.

@@ -86,6 +86,36 @@ fn save_then_restore_brings_back_every_byte_and_the_metadata() {
 }
 
 #[test]
+fn a_heartbeat_restore_takes_full_only_state_from_the_full_before_it() {
+    let context = common::context();
+    let dir = TempDir::new("ckpt-full-only");
+    let store = fs_store(&context, &dir);
+    let mut weights = vec![0f32; 8];
+    let mut moments = vec![0i64; 4];
+    let mut engine = CkptEngine::new(&store, None).unwrap();
+    engine.register("weights", TensorMut::new(&mut weights, &[8]).unwrap(), 0).unwrap();
+    engine.register("optim/moments", TensorMut::new(&mut moments, &[4]).unwrap(), sys::FRUGAL_CKPT_FULL as u32).unwrap();
+    let early = engine.save(CkptKind::Heartbeat, 1, b"", sys::FRUGAL_CKPT_SAVE_WAIT).unwrap(); // no full before it
+    engine.tensor_mut::<i64>("optim/moments").unwrap().copy_from_slice(&[1, 2, 3, 4]);
+    let full = engine.save(CkptKind::Full, 2, b"", sys::FRUGAL_CKPT_SAVE_WAIT).unwrap();
+    engine.tensor_mut::<i64>("optim/moments").unwrap().copy_from_slice(&[5, 6, 7, 8]); // heartbeats leave it out
+    let beat = engine.save(CkptKind::Heartbeat, 3, b"", sys::FRUGAL_CKPT_SAVE_WAIT).unwrap();
+
+    engine.tensor_mut::<i64>("optim/moments").unwrap().fill(0);
+    let restored = engine.restore(None, sys::FRUGAL_CKPT_ALL_KINDS).unwrap();
+    assert_eq!(restored.info.name, beat.name);
+    assert_eq!(restored.full_source, full.name);
+    assert!(restored.not_restored.is_empty());
+    assert_eq!(engine.tensor::<i64>("optim/moments").unwrap(), &[1, 2, 3, 4]);
+
+    engine.tensor_mut::<i64>("optim/moments").unwrap().fill(0);
+    let restored = engine.restore(Some(&early.name), 0).unwrap();
+    assert_eq!(restored.full_source, "");
+    assert_eq!(restored.not_restored, vec!["optim/moments".to_string()]);
+    assert_eq!(engine.tensor::<i64>("optim/moments").unwrap(), &[0, 0, 0, 0]);
+}
+
+#[test]
 fn a_corrupt_shard_is_refused_and_leaves_the_tensors_alone() {
     let context = common::context();
     let dir = TempDir::new("corrupt");

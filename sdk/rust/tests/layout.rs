@@ -121,7 +121,8 @@ fn rust_facts() -> BTreeMap<String, i64> {
     });
     rust_layout!(f, frugal_ckpt_persist_result { struct_size, name, bytes, persist_seconds });
     rust_layout!(f, frugal_ckpt_info {
-        struct_size, name, kind, status, step, sequence, created_unix_ns, bytes, tensor_count, emergency, reason
+        struct_size, name, kind, status, step, sequence, created_unix_ns, bytes, tensor_count, emergency, reason,
+        full_source, not_restored_count, reserved
     });
     rust_layout!(f, frugal_ckpt_emergency_result { struct_size, name, committed, reserved, seconds });
     rust_layout!(f, frugal_loss_scaler_state { struct_size, scale, clean_steps, skipped_steps });
@@ -157,7 +158,7 @@ fn rust_facts() -> BTreeMap<String, i64> {
         FRUGAL_STORE_KEY_MAX, FRUGAL_CKPT_HEARTBEAT, FRUGAL_CKPT_FULL, FRUGAL_CKPT_ALL_KINDS, FRUGAL_CKPT_VALID,
         FRUGAL_CKPT_INCOMPLETE, FRUGAL_CKPT_CORRUPT, FRUGAL_CKPT_NEWER_FORMAT, FRUGAL_CKPT_UNREADABLE,
         FRUGAL_CKPT_SAVE_WAIT, FRUGAL_CKPT_SAVE_SKIP_IF_BUSY, FRUGAL_CKPT_LIST_VERIFY_SHARDS,
-        FRUGAL_CKPT_NAME_CAPACITY, FRUGAL_CKPT_REASON_CAPACITY, FRUGAL_CHECKPOINT_NONE, FRUGAL_CHECKPOINT_HEARTBEAT,
+        FRUGAL_CKPT_NAME_CAPACITY, FRUGAL_CKPT_REASON_CAPACITY, FRUGAL_CKPT_TENSOR_NAME_CAPACITY, FRUGAL_CHECKPOINT_NONE, FRUGAL_CHECKPOINT_HEARTBEAT,
         FRUGAL_CHECKPOINT_FULL, FRUGAL_RESOURCE_UNSPECIFIED, FRUGAL_RESOURCE_SPOT, FRUGAL_RESOURCE_RESERVED,
         FRUGAL_STOP_NONE, FRUGAL_STOP_PLATEAU, FRUGAL_STOP_TARGET, FRUGAL_STOP_BUDGET, FRUGAL_STOP_POLICY,
     );

@@ -34,6 +34,8 @@ pub const FRUGAL_CKPT_LIST_VERIFY_SHARDS: u32 = 1 << 0;
 pub const FRUGAL_CKPT_NAME_CAPACITY: usize = 64;
 /// Capacity of frugal_ckpt_info.reason including the NUL.
 pub const FRUGAL_CKPT_REASON_CAPACITY: usize = 256;
+/// Longest registered tensor name including the NUL (since ABI 1.1).
+pub const FRUGAL_CKPT_TENSOR_NAME_CAPACITY: usize = 256;
 
 /// What to save; caller-owned, read during the call (metadata copied).
 #[repr(C)]
@@ -85,6 +87,13 @@ pub struct frugal_ckpt_info {
     pub tensor_count: u32,
     pub emergency: i32,
     pub reason: [c_char; FRUGAL_CKPT_REASON_CAPACITY],
+    /// Since ABI 1.1 (written by frugal_ckpt_restore): the full checkpoint
+    /// the full-only tensors came from, "" if none.
+    pub full_source: [c_char; FRUGAL_CKPT_NAME_CAPACITY],
+    /// Since ABI 1.1: registered tensors the restore did not write.
+    pub not_restored_count: u32,
+    /// Since ABI 1.1: always 0.
+    pub reserved: u32,
 }
 
 /// Outcome of an emergency save; caller-allocated with struct_size set.
@@ -166,6 +175,15 @@ extern "C" {
         capacity: u64,
         metadata_size: *mut u64,
         info: *mut frugal_ckpt_info,
+    ) -> *mut frugal_error;
+    /// Since ABI 1.1: name `index` (< not_restored_count) of the tensors the
+    /// last successful restore did not write; OUT_OF_RANGE past the end or
+    /// when `capacity` cannot hold the name and its NUL.
+    pub fn frugal_ckpt_restore_report(
+        engine: *mut frugal_ckpt_engine,
+        index: u32,
+        name: *mut c_char,
+        capacity: usize,
     ) -> *mut frugal_error;
     /// `removed` may be NULL.
     pub fn frugal_ckpt_gc(engine: *mut frugal_ckpt_engine, removed: *mut u32) -> *mut frugal_error;
