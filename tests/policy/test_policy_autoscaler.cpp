@@ -116,3 +116,20 @@ TEST_CASE("scaling clamps to [min_nodes, max_nodes] and moves at least one node"
   CHECK(fast[60].target_nodes == 2);     // round(2.5) = 3, at least -1
   CHECK(fast.back().target_nodes == 2);  // already at the minimum
 }
+
+TEST_CASE("extreme but legal values: a job clock of 1e300 s") {
+  // Window ends at 1e300 + k x 600 all round to 1e300: once an endless loop.
+  PlateauAutoscaler p{config()};
+  for (int i = 0; i < 5; ++i) CHECK(ask(p, record(1e300, i, 2.0, 4)).target_nodes == 4);
+}
+
+TEST_CASE("extreme but legal values: a huge scale_factor") {
+  // target x 1e300 once reached llround out of int64's range (on x86 the
+  // minimum, clamped to min_nodes, then +1); it scales to max_nodes.
+  AutoscalerConfig c = config();
+  c.scale_factor = 1e300;
+  PlateauAutoscaler up{c};
+  const auto plateau = run(up, 0, 1260, 4, [](double) { return 2.0; });
+  CHECK(plateau[20].target_nodes == 16);
+  CHECK(plateau[20].reason == "loss improved 0.0% over the last 10.0 min (plateau, below 5.0%): 4 -> 16 nodes");
+}

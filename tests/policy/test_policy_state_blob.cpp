@@ -188,7 +188,7 @@ TEST_CASE("loaded fields are checked after the checksum: non-finite or out-of-or
     window.load(r);
   });
   CHECK(code == FRUGAL_ERR_DATA_CORRUPTED);
-  CHECK_THAT(message, Catch::Contains("time order"));
+  CHECK_THAT(message, Catch::Contains("field 'sample time' is 5; it must be a finite number >= 10"));
   CHECK(window.size() == 0);  // unchanged
 
   StateWriter w2("ALGO", 1);

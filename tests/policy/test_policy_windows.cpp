@@ -117,3 +117,31 @@ TEST_CASE("min_delta: absolute needs best - value > delta; relative needs > delt
   negative2.observe(-2.0, 0);
   CHECK(negative2.observe(-3.1, 1));
 }
+
+TEST_CASE("extreme but legal times: no comparison, bounded work, the windows restart at the sample") {
+  // Window ends so far from 0 that origin + k x window_s rounds to the
+  // origin: once looped for ever looking for the sample's window.
+  WindowImprovement far(3600.0);
+  far.restart(1e300);
+  for (int i = 0; i < 5; ++i) CHECK_FALSE(far.add(1e300, 2.0));
+  CHECK(far.origin() == 1e300);
+  CHECK(far.window_index() == 0);
+  // More windows since the origin than an index can count exactly: the
+  // quotient (1e19) was cast to int64, out of its range.
+  WindowImprovement tiny(1e-9);
+  tiny.restart(0.0);
+  CHECK_FALSE(tiny.add(0.5e-9, 2.0));
+  CHECK_FALSE(tiny.add(1e10, 2.0));
+  CHECK(tiny.origin() == 1e10);
+  CHECK(tiny.window_index() == 0);
+  // Ordinary windows after a restart still compare.
+  WindowImprovement w(100.0);
+  w.restart(0.0);
+  CHECK_FALSE(w.add(1e20, 3.0));  // 1e18 windows: past kMaxIndex
+  CHECK(w.origin() == 1e20);
+  WindowImprovement after(100.0);
+  after.restart(5e15);
+  for (double t = 0; t < 300; t += 10) (void)after.add(5e15 + t, t < 100 ? 4.0 : 2.0);
+  CHECK(after.window_index() == 2);
+  CHECK(after.improvement() == Approx(0.5));
+}

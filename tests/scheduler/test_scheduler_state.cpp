@@ -5,7 +5,11 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <limits>
 #include <string>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "scheduler_harness.hpp"
 
@@ -194,4 +198,90 @@ TEST_CASE("importing a saved state revives a failed scheduler") {
   REQUIRE(s.import_state(saved).code == 0);
   // Record counting resumed from 2 saved records: the retry is record 3 and fails again, as scripted.
   CHECK(s.try_step(nth(2)).code == FRUGAL_ERR_CANCELLED);
+}
+
+namespace {
+
+// One field of the scheduler's blob after the names, in the order written.
+struct BlobField {
+  const char* name;  // as the error names it
+  int bytes;         // 1 (a flag) or 8
+  std::vector<std::pair<uint64_t, std::string>> bad;  // the bits written, the value as the error writes it
+};
+
+uint64_t bits(double v) { return std::bit_cast<uint64_t>(v); }
+uint64_t bits(int64_t v) { return static_cast<uint64_t>(v); }
+
+// `blob` with the field at `offset` overwritten and the XXH3-64 recomputed.
+std::vector<std::byte> patched(std::vector<std::byte> blob, size_t offset, int bytes, uint64_t value) {
+  for (int i = 0; i < bytes; ++i) blob[offset + size_t(i)] = std::byte(uint8_t(value >> (8 * i)));
+  const size_t body = blob.size() - 8;
+  const uint64_t sum = XXH3_64bits(blob.data(), body);
+  for (int i = 0; i < 8; ++i) blob[body + size_t(i)] = std::byte(uint8_t(sum >> (8 * i)));
+  return blob;
+}
+
+}  // namespace
+
+TEST_CASE("a checksum-valid blob with a field out of range, NaN or infinite is refused by name, changing nothing") {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const std::pair<uint64_t, std::string> nan{bits(kNaN), "nan"}, inf{bits(kInf), "inf"}, minus_inf{bits(-kInf), "-inf"},
+      negative{bits(-1.0), "-1"}, flag{7, "7"}, below_zero{bits(int64_t{-1}), "-1"},
+      huge_count{bits(std::numeric_limits<int64_t>::max()), "9223372036854775807"};
+  const std::vector<std::pair<uint64_t, std::string>> money{nan, inf, minus_inf, negative}, loss{nan, inf, minus_inf},
+      count{below_zero, huge_count};
+  const std::vector<BlobField> fields{
+      {"previous record", 1, {flag}},
+      {"previous wall time", 8, money},
+      {"previous step", 8, {below_zero}},
+      {"previous tokens", 8, {below_zero}},
+      {"notice flag", 1, {flag}},
+      {"ledger.dollars", 8, money},
+      {"ledger.spot_dollars", 8, money},
+      {"ledger.reserved_dollars", 8, money},
+      {"ledger.productive_dollars", 8, money},
+      {"ledger.stall_dollars", 8, money},
+      {"ledger.lost_dollars", 8, money},
+      {"ledger.gpu_hours", 8, money},
+      {"ledger.wall_s", 8, money},
+      {"ledger.productive_s", 8, money},
+      {"ledger.stall_s", 8, money},
+      {"ledger.lost_s", 8, money},
+      {"ledger.restarts", 8, count},
+      {"ledger.checkpoints_full", 8, count},
+      {"ledger.checkpoints_heartbeat", 8, count},
+      {"ledger.has_loss", 1, {flag}},
+      {"ledger.loss_first", 8, loss},
+      {"ledger.loss_ema", 8, loss},
+      {"ledger.loss_best", 8, loss},
+  };
+  const SchedulerSpec spec{"", {}, {{"probe_policy", {}}}};
+  SchedulerHarness source(spec);
+  for (int i = 0; i < 5; ++i) step(source, nth(i));
+  const std::vector<std::byte> good = source.export_state();
+  SchedulerHarness target(spec);
+  SchedulerHarness twin(spec);
+  for (int i = 0; i < 3; ++i) step(target, nth(i)), step(twin, nth(i));
+  const std::vector<std::byte> before = target.export_state();
+  twin.export_state();  // an export is a checkpoint for the ledger: keep the two alike
+
+  // "FRSC", the format, an empty schedule name, one policy name.
+  size_t offset = 4 + 4 + 4 + 4 + 4 + std::string("probe_policy").size();
+  for (const BlobField& f : fields) {
+    for (const auto& [value, text] : f.bad) {
+      const std::string want = std::string("scheduler state: ") + f.name + " is " + text;
+      INFO(want);
+      const test::Outcome r = target.import_state(patched(good, offset, f.bytes, value));
+      CHECK(r.code == FRUGAL_ERR_DATA_CORRUPTED);
+      CHECK(r.message.find(want) != std::string::npos);
+    }
+    offset += size_t(f.bytes);
+  }
+  // None of it changed anything (a second export at the same point writes the same bytes).
+  CHECK(target.export_state() == before);
+  for (int i = 3; i < 12; ++i) check_same(step(target, nth(i)), step(twin, nth(i)));
+  // The layout walked above is the real one: the good blob with a good value rewritten imports.
+  REQUIRE(target.import_state(patched(good, offset - 8, 8, bits(2.5))).code == 0);
+  CHECK(target.ledger().loss_best == 2.5);
 }

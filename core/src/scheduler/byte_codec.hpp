@@ -4,6 +4,7 @@
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -11,6 +12,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "error.hpp"
 
@@ -39,9 +42,16 @@ class ByteWriter {
 };
 
 // Reads what ByteWriter wrote; running past the end is DATA_CORRUPTED
-// naming the field being read.
+// naming the field being read. The checksum only says the bytes are the
+// ones written, not that a scheduler wrote them: the range-checked reads
+// (flag, finite, at_least, i64_in, counter) refuse a crafted value naming
+// the field and the value before it reaches arithmetic.
 class ByteReader {
  public:
+  // The largest counter(): incrementing it never overflows, and it
+  // converts to double exactly.
+  static constexpr int64_t kMaxCounter = int64_t{1} << 53;
+
   explicit ByteReader(std::span<const std::byte> data) : data_(data) {}
 
   uint8_t u8(const char* what) { return static_cast<uint8_t>(get(1, what)); }
@@ -49,6 +59,28 @@ class ByteReader {
   uint64_t u64(const char* what) { return get(8, what); }
   int64_t i64(const char* what) { return static_cast<int64_t>(get(8, what)); }
   double f64(const char* what) { return std::bit_cast<double>(get(8, what)); }
+  bool flag(const char* what) {
+    const uint8_t v = u8(what);
+    if (v > 1) out_of_range(what, v, "0 or 1");
+    return v != 0;
+  }
+  double finite(const char* what) {
+    const double v = f64(what);
+    if (!std::isfinite(v)) out_of_range(what, v, "a finite number");
+    return v;
+  }
+  double at_least(const char* what, double lo) {
+    const double v = finite(what);
+    if (!(v >= lo)) out_of_range(what, v, fmt::format("a finite number >= {}", lo));
+    return v;
+  }
+  int64_t i64_in(const char* what, int64_t lo, int64_t hi) {
+    const int64_t v = i64(what);
+    if (v < lo || v > hi) out_of_range(what, v, fmt::format("in [{}, {}]", lo, hi));
+    return v;
+  }
+  // A count of records or events: in [0, kMaxCounter].
+  int64_t counter(const char* what) { return i64_in(what, 0, kMaxCounter); }
   std::string str(const char* what) {
     const uint32_t n = u32(what);
     const auto bytes = raw(n, what);
@@ -63,6 +95,10 @@ class ByteReader {
   [[nodiscard]] size_t remaining() const noexcept { return data_.size() - offset_; }
 
  private:
+  template <class T>
+  [[noreturn]] static void out_of_range(const char* what, T value, std::string_view rule) {
+    fail(FRUGAL_ERR_DATA_CORRUPTED, "scheduler state: {} is {}; it must be {}", what, value, rule);
+  }
   void need(size_t n, const char* what) const {
     if (data_.size() - offset_ < n)
       fail(FRUGAL_ERR_DATA_CORRUPTED, "scheduler state is truncated: {} needs {} bytes at offset {}, {} left", what,

@@ -94,25 +94,27 @@ void CostLedger::save(ByteWriter& out) const {
 }
 
 void CostLedger::load(ByteReader& in) {
+  // Money and time only accumulate: each is finite and >= 0; the counts
+  // are counters. The losses are finite (telemetry losses are).
   CostLedger l(gpus_per_node_);
-  l.dollars_ = in.f64("ledger.dollars");
-  l.spot_dollars_ = in.f64("ledger.spot_dollars");
-  l.reserved_dollars_ = in.f64("ledger.reserved_dollars");
-  l.kept_dollars_ = in.f64("ledger.productive_dollars");
-  l.stall_dollars_ = in.f64("ledger.stall_dollars");
-  l.lost_dollars_ = in.f64("ledger.lost_dollars");
-  l.gpu_hours_ = in.f64("ledger.gpu_hours");
-  l.wall_s_ = in.f64("ledger.wall_s");
-  l.kept_s_ = in.f64("ledger.productive_s");
-  l.stall_s_ = in.f64("ledger.stall_s");
-  l.lost_s_ = in.f64("ledger.lost_s");
-  l.restarts_ = in.i64("ledger.restarts");
-  l.checkpoints_full_ = in.i64("ledger.checkpoints_full");
-  l.checkpoints_heartbeat_ = in.i64("ledger.checkpoints_heartbeat");
-  l.has_loss_ = in.u8("ledger.has_loss") != 0;
-  l.loss_first_ = in.f64("ledger.loss_first");
-  l.loss_ema_ = in.f64("ledger.loss_ema");
-  l.loss_best_ = in.f64("ledger.loss_best");
+  l.dollars_ = in.at_least("ledger.dollars", 0.0);
+  l.spot_dollars_ = in.at_least("ledger.spot_dollars", 0.0);
+  l.reserved_dollars_ = in.at_least("ledger.reserved_dollars", 0.0);
+  l.kept_dollars_ = in.at_least("ledger.productive_dollars", 0.0);
+  l.stall_dollars_ = in.at_least("ledger.stall_dollars", 0.0);
+  l.lost_dollars_ = in.at_least("ledger.lost_dollars", 0.0);
+  l.gpu_hours_ = in.at_least("ledger.gpu_hours", 0.0);
+  l.wall_s_ = in.at_least("ledger.wall_s", 0.0);
+  l.kept_s_ = in.at_least("ledger.productive_s", 0.0);
+  l.stall_s_ = in.at_least("ledger.stall_s", 0.0);
+  l.lost_s_ = in.at_least("ledger.lost_s", 0.0);
+  l.restarts_ = in.counter("ledger.restarts");
+  l.checkpoints_full_ = in.counter("ledger.checkpoints_full");
+  l.checkpoints_heartbeat_ = in.counter("ledger.checkpoints_heartbeat");
+  l.has_loss_ = in.flag("ledger.has_loss");
+  l.loss_first_ = in.finite("ledger.loss_first");
+  l.loss_ema_ = in.finite("ledger.loss_ema");
+  l.loss_best_ = in.finite("ledger.loss_best");
   *this = l;
 }
 

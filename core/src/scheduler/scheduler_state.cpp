@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <cstring>
+#include <limits>
 
 #include "ckpt/hash.hpp"
 #include "error.hpp"
@@ -89,12 +90,15 @@ void SchedulerCore::import_state(std::span<const std::byte> blob) {
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "the state was saved with policies {}; this scheduler has {}", join_names(names),
          join_names(mine));
 
+  // Every field is checked as telemetry is (finite, in range) before
+  // anything changes: later records are compared and booked against them.
+  constexpr int64_t kMaxInt = std::numeric_limits<int64_t>::max();
   PreviousRecord previous;
-  previous.present = in.u8("previous record") != 0;
-  previous.wall_s = in.f64("previous wall time");
-  previous.step = in.i64("previous step");
-  previous.tokens = in.i64("previous tokens");
-  const bool notice_active = in.u8("notice flag") != 0;
+  previous.present = in.flag("previous record");
+  previous.wall_s = in.at_least("previous wall time", 0.0);
+  previous.step = in.i64_in("previous step", 0, kMaxInt);
+  previous.tokens = in.i64_in("previous tokens", 0, kMaxInt);
+  const bool notice_active = in.flag("notice flag");
   CostLedger ledger = ledger_;
   ledger.load(in);
   std::vector<std::span<const std::byte>> policy_blobs;

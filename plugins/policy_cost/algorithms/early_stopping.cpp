@@ -1,6 +1,7 @@
 #include "algorithms/early_stopping.hpp"
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace frugal::policy {
@@ -33,11 +34,11 @@ void EarlyStopping::save(sdk::StateWriter& out) const { out.flag(has_best_).f64(
 
 void EarlyStopping::load(sdk::StateReader& in) {
   const bool has_best = in.flag("has best");
-  const double best = in.f64("best");
-  const int64_t best_step = in.i64("best step");
-  const int64_t stale = in.i64("evaluations since the best");
-  if (!std::isfinite(best)) in.corrupted("best value is not finite");
-  if (best_step < 0 || stale < 0 || (!has_best && stale != 0)) in.corrupted("early-stopping counters out of range");
+  const double best = in.finite("best");
+  const int64_t best_step = in.i64_in("best step", 0, std::numeric_limits<int64_t>::max());
+  // Before the first evaluation nothing can be stale.
+  const int64_t stale =
+      has_best ? in.counter("evaluations since the best") : in.i64_in("evaluations since the best", 0, 0);
   has_best_ = has_best;
   best_ = best;
   best_step_ = best_step;

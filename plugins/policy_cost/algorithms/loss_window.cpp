@@ -63,10 +63,9 @@ void LossWindow::load(sdk::StateReader& in) {
   const auto n = static_cast<std::size_t>(in.count("loss samples", capacity(), 16));
   std::vector<double> times(capacity()), losses(capacity());
   for (std::size_t i = 0; i < n; ++i) {
-    times[i] = in.f64("sample time");
-    losses[i] = in.f64("sample loss");
-    if (!std::isfinite(times[i]) || !std::isfinite(losses[i])) in.corrupted("a loss sample is not finite");
-    if (i > 0 && times[i] < times[i - 1]) in.corrupted("loss samples are not in time order");
+    // Job-clock times (>= 0), in order; finite losses.
+    times[i] = in.at_least("sample time", i > 0 ? times[i - 1] : 0.0);
+    losses[i] = in.finite("sample loss");
   }
   time_ = std::move(times);
   loss_ = std::move(losses);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "frugal/sdk/state_blob.hpp"
 
@@ -16,6 +17,10 @@ namespace frugal::policy {
 
 class WindowImprovement {
  public:
+  // The most windows counted from one origin: indices stay exact as
+  // doubles and far from int64 overflow.
+  static constexpr int64_t kMaxIndex = sdk::StateReader::kMaxCounter;
+
   // window_s finite and > 0.
   explicit WindowImprovement(double window_s);
 
@@ -27,6 +32,10 @@ class WindowImprovement {
   // valid: the two windows just before the sample's own are complete and
   // hold samples. A window left empty (records further apart than
   // window_s) makes the next comparison wait for two filled windows again.
+  // When the sample's window cannot be counted exactly (more than
+  // kMaxIndex windows since the origin, or times so large that window ends
+  // round together), the windows restart at the sample: no comparison, but
+  // bounded work and no overflow, whatever the times.
   bool add(double time_s, double loss) noexcept;
 
   // 0 when the previous mean is 0 (no scale to compare against).
@@ -46,6 +55,12 @@ class WindowImprovement {
   friend bool operator==(const WindowImprovement&, const WindowImprovement&) = default;
 
  private:
+  // The index of the window holding time_s (>= end_), or nothing when it
+  // cannot be counted exactly (see add()).
+  [[nodiscard]] std::optional<int64_t> window_of(double time_s) const noexcept;
+  // Closes the open window and opens window k (> index_); true when the
+  // two windows before k both hold samples.
+  bool open(int64_t k) noexcept;
   [[nodiscard]] double end_of(int64_t index) const noexcept {
     return origin_ + static_cast<double>(index + 1) * window_s_;
   }

@@ -22,12 +22,9 @@ CheckpointCostModel::CheckpointCostModel(double prior_cost_s, double prior_mtbf_
 void CheckpointCostModel::save(sdk::StateWriter& out) const { out.f64(cost_s_).f64(clock_s_).i64(restarts_); }
 
 void CheckpointCostModel::load(sdk::StateReader& in) {
-  const double cost = in.f64("checkpoint_cost_s");
-  const double clock = in.f64("clock_s");
-  const int64_t restarts = in.i64("restarts");
-  if (!(std::isfinite(cost) && cost > 0.0)) in.corrupted("checkpoint cost is not a finite number > 0");
-  if (!(std::isfinite(clock) && clock >= 0.0)) in.corrupted("job clock is not a finite number >= 0");
-  if (restarts < 0) in.corrupted("restart count is negative");
+  const double cost = in.above("checkpoint_cost_s", 0.0);
+  const double clock = in.at_least("clock_s", 0.0);
+  const int64_t restarts = in.counter("restarts");
   cost_s_ = cost;
   clock_s_ = clock;
   restarts_ = restarts;

@@ -49,9 +49,13 @@ void PlateauAutoscaler::judge(double now, double r) {
               fixed(last_change_s_ + config_.cooldown_s, 0) + " s";
     return;
   }
+  // Clamped as a double first: a large scale_factor must not reach
+  // llround out of int64's range.
   const double scaled = plateau ? static_cast<double>(target_) * config_.scale_factor
                                 : static_cast<double>(target_) / config_.scale_factor;
-  int64_t next = std::clamp<int64_t>(std::llround(scaled), config_.min_nodes, config_.max_nodes);
+  const double bounded = std::clamp(scaled, static_cast<double>(config_.min_nodes),
+                                    static_cast<double>(config_.max_nodes));
+  int64_t next = std::llround(bounded);
   next = plateau ? std::max(next, target_ + 1) : std::min(next, target_ - 1);
   reason_ = measured + rule + ": " + std::to_string(target_) + " -> " + std::to_string(next) + " nodes";
   target_ = next;
@@ -67,13 +71,12 @@ void PlateauAutoscaler::save_fields(sdk::StateWriter& out) const {
 
 void PlateauAutoscaler::load_fields(sdk::StateReader& in) {
   started_ = in.flag("started");
-  target_ = in.i64("target nodes");
+  // No target before the first record; then one in [min_nodes, max_nodes].
+  target_ = started_ ? in.i64_in("target nodes", config_.min_nodes, config_.max_nodes)
+                     : in.i64_in("target nodes", 0, 0);
   has_change_ = in.flag("has change");
-  last_change_s_ = in.f64("last change time");
+  last_change_s_ = in.at_least("last change time", 0.0);
   windows_.load(in);
-  if (started_ && (target_ < config_.min_nodes || target_ > config_.max_nodes))
-    in.corrupted("target " + std::to_string(target_) + " nodes lies outside [min_nodes, max_nodes]");
-  if (!std::isfinite(last_change_s_)) in.corrupted("last change time is not finite");
 }
 
 }  // namespace frugal::policy::plugin

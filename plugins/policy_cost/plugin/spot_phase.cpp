@@ -130,27 +130,23 @@ void SpotPhase::save_fields(sdk::StateWriter& out) const {
 
 void SpotPhase::load_fields(sdk::StateReader& in) {
   const uint8_t phase = in.u8("phase");
-  if (phase > static_cast<uint8_t>(Phase::spike)) in.corrupted("phase " + std::to_string(phase) + " is unknown");
+  if (phase > static_cast<uint8_t>(Phase::spike))
+    in.corrupted("field 'phase' is " + std::to_string(phase) + ", not a known phase");
   phase_ = static_cast<Phase>(phase);
   window_.load(in);
   has_sample_ = in.flag("has sample");
-  last_sample_s_ = in.f64("last sample time");
-  passes_ = in.i64("passing tests");
-  fresh_samples_ = in.i64("samples since the last test");
-  tests_run_ = in.i64("tests run");
-  last_z_ = in.f64("last z");
-  last_noise_ = in.f64("last noise");
+  last_sample_s_ = in.at_least("last sample time", 0.0);  // times are job-clock times
+  passes_ = in.counter("passing tests");
+  fresh_samples_ = in.i64_in("samples since the last test", 0, config_.window - 1);
+  tests_run_ = in.counter("tests run");
+  last_z_ = in.finite("last z");
+  last_noise_ = in.at_least("last noise", 0.0);
   const auto restarts = in.count("restarts", static_cast<uint64_t>(config_.max_preemptions), 8);
   restarts_.clear();
-  for (uint64_t i = 0; i < restarts; ++i) restarts_.push_back(in.f64("restart time"));
+  for (uint64_t i = 0; i < restarts; ++i)
+    restarts_.push_back(in.at_least("restart time", i > 0 ? restarts_.back() : 0.0));  // in order
   has_spike_ = in.flag("has spike");
-  last_spike_s_ = in.f64("last spike time");
-  const auto finite = [](double v) { return std::isfinite(v); };
-  const bool times_ok = finite(last_sample_s_) && finite(last_spike_s_) &&
-                        std::all_of(restarts_.begin(), restarts_.end(), finite) &&
-                        std::is_sorted(restarts_.begin(), restarts_.end());
-  if (!times_ok || passes_ < 0 || tests_run_ < 0 || fresh_samples_ < 0 || fresh_samples_ >= config_.window)
-    in.corrupted("spot_phase fields out of range");
+  last_spike_s_ = in.at_least("last spike time", 0.0);
 }
 
 }  // namespace frugal::policy::plugin

@@ -26,10 +26,18 @@
 // INVALID_ARGUMENT saying so), the CRC (DATA_CORRUPTED), then each field as
 // it is read (DATA_CORRUPTED naming the field) and finally that nothing is
 // left over. Every message starts with the reader's `what`.
+//
+// A valid checksum only says the bytes are the ones written, not that a
+// writer made them: read every double with finite() / at_least() /
+// above() and every integer with i64_in() / counter(), so a crafted blob
+// is refused naming the field and its value before a NaN, an infinity or
+// an out-of-range count reaches arithmetic that assumes otherwise.
 #pragma once
 
 #include <array>
 #include <bit>
+#include <charconv>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -122,6 +130,38 @@ class StateReader {
   uint64_t u64(const char* field) { return take(field, 8); }
   int64_t i64(const char* field) { return static_cast<int64_t>(take(field, 8)); }
   double f64(const char* field) { return std::bit_cast<double>(take(field, 8)); }
+  // The largest counter(): incrementing it never overflows, and it
+  // converts to double exactly.
+  static constexpr int64_t kMaxCounter = int64_t{1} << 53;
+
+  // A double that must be finite.
+  double finite(const char* field) {
+    const double v = f64(field);
+    if (!std::isfinite(v)) out_of_range(field, number(v), "a finite number");
+    return v;
+  }
+  // A finite double >= lo.
+  double at_least(const char* field, double lo) {
+    const double v = finite(field);
+    if (!(v >= lo)) out_of_range(field, number(v), "a finite number >= " + number(lo));
+    return v;
+  }
+  // A finite double > lo.
+  double above(const char* field, double lo) {
+    const double v = finite(field);
+    if (!(v > lo)) out_of_range(field, number(v), "a finite number > " + number(lo));
+    return v;
+  }
+  // An integer in [lo, hi].
+  int64_t i64_in(const char* field, int64_t lo, int64_t hi) {
+    const int64_t v = i64(field);
+    if (v < lo || v > hi)
+      out_of_range(field, std::to_string(v), "in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return v;
+  }
+  // A count of records or events: in [0, kMaxCounter].
+  int64_t counter(const char* field) { return i64_in(field, 0, kMaxCounter); }
+
   bool flag(const char* field) {
     const uint8_t v = u8(field);
     if (v > 1) corrupted("field '" + std::string(field) + "' is " + std::to_string(v) + ", not a flag (0 or 1)");
@@ -175,6 +215,17 @@ class StateReader {
     const uint64_t v = get(at_, n);
     at_ += size;
     return v;
+  }
+
+  [[noreturn]] void out_of_range(const char* field, const std::string& value, const std::string& rule) const {
+    corrupted("field '" + std::string(field) + "' is " + value + "; it must be " + rule);
+  }
+
+  // The shortest text that reads back as v ("1e+300", "nan", "-inf").
+  static std::string number(double v) {
+    std::array<char, 32> buf{};
+    const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+    return std::string(buf.data(), r.ptr);
   }
 
   static std::string printable(const std::string& s) {
