@@ -48,8 +48,8 @@ void exercise(const Config& config, std::span<const std::byte> blob) {
   const double times[] = {0.0, 1.0, 1e6, 1e15, 1e300, 1.7e308};
   int64_t step = 0;
   for (const double t : times) {
-    for (uint32_t flags : {0u, unsigned{FRUGAL_TELEMETRY_EVAL_LOSS},
-                           unsigned{FRUGAL_TELEMETRY_RESTARTED}}) {
+    for (uint32_t flags : {0u, unsigned{FRUGAL_TELEMETRY_EVAL_LOSS}, unsigned{FRUGAL_TELEMETRY_RESTARTED},
+                           unsigned{FRUGAL_TELEMETRY_NO_LOSS}}) {
       frugal_decision d{};
       d.struct_size = sizeof(d);
       ++step;

@@ -133,3 +133,22 @@ TEST_CASE("extreme but legal values: a huge scale_factor") {
   CHECK(plateau[20].target_nodes == 16);
   CHECK(plateau[20].reason == "loss improved 0.0% over the last 10.0 min (plateau, below 5.0%): 4 -> 16 nodes");
 }
+
+TEST_CASE("records flagged FRUGAL_TELEMETRY_NO_LOSS add no sample to the windows") {
+  // A plateau at 2.0; in the second window every other record has no loss
+  // (0 as the scheduler passes it). Counted, they would halve the mean: a
+  // 50% "improvement", fast progress, fewer nodes.
+  PlateauAutoscaler p{config()};
+  std::vector<Answer> answers;
+  for (double t = 0; t < 1260; t += 30) {
+    frugal_telemetry r = record(t, static_cast<int64_t>(t), 2.0, 4);
+    if (t >= 600 && static_cast<int>(t) % 60 == 30) {
+      r.flags = FRUGAL_TELEMETRY_NO_LOSS;
+      r.loss = 0.0;
+    }
+    answers.push_back(ask(p, r));
+  }
+  CHECK(answers[39].target_nodes == 4);
+  CHECK(answers[40].target_nodes == 8);  // t = 1200: the plateau, scaled up
+  CHECK(answers[40].reason == "loss improved 0.0% over the last 10.0 min (plateau, below 5.0%): 4 -> 8 nodes");
+}

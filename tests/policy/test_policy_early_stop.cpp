@@ -100,3 +100,20 @@ TEST_CASE("metric eval ignores records without an evaluation") {
   for (int step = 1; step < 1000; ++step) REQUIRE(ask(p, record(step, step, 1.0 + step)).stop == FRUGAL_STOP_NONE);
   CHECK_FALSE(p.tracker().has_best());
 }
+
+TEST_CASE("metric train skips records flagged FRUGAL_TELEMETRY_NO_LOSS") {
+  EarlyStopConfig c;
+  c.metric = Metric::train;
+  c.patience = 2;
+  EarlyStop p{c};
+  for (int step = 1; step <= 10; ++step) {
+    frugal_telemetry r = record(step, step, 0.0);  // the loss as the scheduler passes it: 0
+    r.flags = FRUGAL_TELEMETRY_NO_LOSS;
+    REQUIRE(ask(p, r).stop == FRUGAL_STOP_NONE);
+  }
+  CHECK_FALSE(p.tracker().has_best());
+  CHECK(p.tracker().stale() == 0);
+  (void)ask(p, record(11, 11, 4.0));
+  CHECK(p.tracker().best() == 4.0);
+  CHECK(p.tracker().best_step() == 11);
+}

@@ -356,3 +356,25 @@ TEST_CASE("a scheduler restored mid-run from its exported state decides exactly 
     CHECK(restored.export_state() == original.export_state());
   }
 }
+
+TEST_CASE("scheduler + early_stop (train): steps without a loss yet are no observations") {
+  // A host without a loss for the first steps once had to send a
+  // placeholder; 0 was a best nothing could beat, and patience 3 stopped
+  // at step 3. Flagged FRUGAL_TELEMETRY_NO_LOSS, any value (NaN too) is ignored.
+  Scheduler s({{"early_stop", {{"metric", "train"}, {"patience", "3"}}}});
+  for (int64_t step = 0; step < 5; ++step) {
+    frugal_telemetry r = record(10.0 * static_cast<double>(step + 1), step, step % 2 == 0 ? 0.0 : std::nan(""));
+    r.flags = FRUGAL_TELEMETRY_NO_LOSS;
+    REQUIRE(s.step(r).stop == FRUGAL_STOP_NONE);
+  }
+  double loss = 3.0;
+  for (int64_t step = 5; step < 30; ++step, loss *= 0.99)
+    REQUIRE(s.step(record(10.0 * static_cast<double>(step + 1), step, loss)).stop == FRUGAL_STOP_NONE);
+  // Patience still counts real records: three without improvement stop.
+  for (int64_t step = 30; step < 32; ++step)
+    CHECK(s.step(record(10.0 * static_cast<double>(step + 1), step, 5.0)).stop == FRUGAL_STOP_NONE);
+  const Answer stop = s.step(record(330, 32, 5.0));
+  CHECK(stop.stop == FRUGAL_STOP_PLATEAU);
+  CHECK(stop.reason ==
+        "early_stop: train loss did not improve by more than 0.0000 in 3 records: best 2.3570 at step 29");
+}

@@ -210,3 +210,23 @@ TEST_CASE("sample_interval_s: samples only that often, and asks for the next sam
   CHECK(answers[295].resource == kReserved);
   CHECK(answers[295].next_due_s == 0.0);
 }
+
+TEST_CASE("records flagged FRUGAL_TELEMETRY_NO_LOSS are no samples") {
+  // The clean descent above, with a record without a loss (0 as the
+  // scheduler passes it) after each: the same three passing tests, after
+  // the same 60 samples.
+  SpotPhase policy{SpotPhaseConfig{}};
+  std::vector<Answer> answers;
+  for (int i = 0; i < 200; ++i) {
+    const double t = 60.0 * i;
+    answers.push_back(ask(policy, record(t, 10 * i, 5.0 - 1e-4 * t)));
+    frugal_telemetry none = record(t + 30, 10 * i + 5, 0.0);
+    none.flags = FRUGAL_TELEMETRY_NO_LOSS;
+    answers.push_back(ask(policy, none));
+  }
+  for (int i = 0; i < 118; ++i) REQUIRE(answers[size_t(i)].resource == kSpot);
+  CHECK(answers[118].resource == kReserved);  // the 60th sample
+  CHECK(answers[118].reason ==
+        "loss descends steadily (trend z -6.13, noise 0.00, 3 passing tests in a row): reserved from now on");
+  CHECK(policy.tests_run() == 3);
+}

@@ -5,6 +5,7 @@
 
 #include "test_seed.hpp"
 
+#include <limits>
 #include <random>
 
 #include "scheduler_harness.hpp"
@@ -73,6 +74,29 @@ TEST_CASE("a fresh ledger is all zeros and the per-loss price waits for an impro
   host::check(frugal_scheduler_ledger(s.get(), &small));
   CHECK(small.dollars == Approx(20));
   CHECK(small.gpu_hours == -1);
+}
+
+TEST_CASE("records without a loss (FRUGAL_TELEMETRY_NO_LOSS) are booked, but are no loss observation") {
+  SchedulerHarness s(SchedulerSpec{"", {}, {{"probe_policy", {}}}});
+  for (int i = 1; i <= 3; ++i) {
+    frugal_telemetry t = record(3600.0 * i, i, std::numeric_limits<double>::quiet_NaN());
+    t.flags = FRUGAL_TELEMETRY_NO_LOSS;
+    s.step(t);
+  }
+  frugal_cost_ledger l = s.ledger();
+  CHECK(l.dollars == Approx(30));
+  CHECK(l.loss_first == 0);
+  CHECK(l.loss_best == 0);
+  s.step(record(4 * 3600.0, 4, 3.0));
+  s.step(record(5 * 3600.0, 5, 2.0));
+  l = s.ledger();
+  CHECK(l.loss_first == 3.0);
+  CHECK(l.loss_best == Approx(2.9));  // the EMA seeded with the first real loss
+  CHECK(l.dollars_per_loss == Approx(50 / 0.1));
+  // Without the flag a NaN loss is still refused.
+  const test::Outcome nan = s.try_step(record(6 * 3600.0, 6, std::numeric_limits<double>::quiet_NaN()));
+  CHECK(nan.code == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK(nan.message.find("telemetry.loss is nan at step 6") != std::string::npos);
 }
 
 TEST_CASE("random runs conserve money and time against an independent sum") {

@@ -110,7 +110,7 @@ typedef struct frugal_cost_ledger {
   int64_t checkpoints_full;
   /** Heartbeat checkpoints reported done. */
   int64_t checkpoints_heartbeat;
-  /** The first record's training loss (0 before any record). */
+  /** The first training loss reported (0 before any; records flagged FRUGAL_TELEMETRY_NO_LOSS do not count). */
   double loss_first;
   /** The lowest smoothed training loss so far (EMA, alpha 0.1, seeded with the first loss). */
   double loss_best;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "scheduler/telemetry_check.hpp"
+
 namespace frugal::scheduling {
 namespace {
 
@@ -40,6 +42,7 @@ void CostLedger::book(const frugal_telemetry& t, double start_s) {
     }
   }
 
+  if (!has_loss(t)) return;  // no loss observed at this step
   if (!has_loss_) {
     has_loss_ = true;
     loss_first_ = loss_ema_ = loss_best_ = t.loss;

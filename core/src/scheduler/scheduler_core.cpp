@@ -67,11 +67,12 @@ frugal_decision SchedulerCore::step(const frugal_telemetry& t) {
   const double lr = schedule_lr(t.step);
 
   proposals_.clear();
+  const frugal_telemetry seen = as_policies_see(t);
   try {
     for (PolicySlot& policy : policies_) {
       Proposal p{&policy.name, frugal_decision{}};
       p.decision.struct_size = sizeof(frugal_decision);
-      policy.instance->call(&frugal_policy_vtable::decide, &t, &p.decision);
+      policy.instance->call(&frugal_policy_vtable::decide, &seen, &p.decision);
       check_proposal(p);
       proposals_.push_back(p);
     }

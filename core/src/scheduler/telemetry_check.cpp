@@ -8,7 +8,7 @@
 namespace frugal::scheduling {
 namespace {
 
-constexpr uint32_t kKnownFlags = FRUGAL_TELEMETRY_EVAL_LOSS | FRUGAL_TELEMETRY_RESTARTED;
+constexpr uint32_t kKnownFlags = FRUGAL_TELEMETRY_EVAL_LOSS | FRUGAL_TELEMETRY_RESTARTED | FRUGAL_TELEMETRY_NO_LOSS;
 
 // A small slack for checkpoint stalls measured with a different clock
 // than the interval: 1 ms or one part in a million.
@@ -41,7 +41,7 @@ void check_telemetry(const frugal_telemetry& t, const PreviousRecord& previous) 
   if (t.step < 0) fail(FRUGAL_ERR_INVALID_ARGUMENT, "telemetry.step is {}; it must be >= 0", t.step);
   if (t.tokens < 0) fail(FRUGAL_ERR_INVALID_ARGUMENT, "telemetry.tokens is {} at step {}; it must be >= 0", t.tokens, t.step);
   if (t.nodes < 1) fail(FRUGAL_ERR_INVALID_ARGUMENT, "telemetry.nodes is 0 at step {}; at least one node ran", t.step);
-  require_finite(t.loss, "loss", t.step);
+  if (has_loss(t)) require_finite(t.loss, "loss", t.step);
   if ((t.flags & FRUGAL_TELEMETRY_EVAL_LOSS) != 0) require_finite(t.eval_loss, "eval_loss", t.step);
   require_non_negative(t.wall_time_s, "wall_time_s", t.step);
   require_non_negative(t.price_per_node_hour, "price_per_node_hour", t.step);

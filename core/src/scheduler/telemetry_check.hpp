@@ -26,6 +26,16 @@ inline constexpr size_t kTelemetryMinSize = offsetof(frugal_telemetry, resource)
 // too-small struct_size is an error.
 frugal_telemetry read_telemetry(const frugal_telemetry* raw);
 
+// Whether the record carries a training loss (FRUGAL_TELEMETRY_NO_LOSS unset).
+inline bool has_loss(const frugal_telemetry& t) noexcept { return (t.flags & FRUGAL_TELEMETRY_NO_LOSS) == 0; }
+
+// The record as policies see it: without a loss, the loss reads 0, so a
+// policy never sees a value the host did not mean (a NaN placeholder).
+inline frugal_telemetry as_policies_see(frugal_telemetry t) noexcept {
+  if (!has_loss(t)) t.loss = 0.0;
+  return t;
+}
+
 // Throws FRUGAL_ERR_INVALID_ARGUMENT naming the field, its value and the
 // rule ("telemetry.wall_time_s went back from 3600 s to 3599 s").
 void check_telemetry(const frugal_telemetry& t, const PreviousRecord& previous);

@@ -1,5 +1,6 @@
 #include "plugin/early_stop.hpp"
 
+#include "plugin/telemetry_flags.hpp"
 #include "plugin/text.hpp"
 
 namespace frugal::policy::plugin {
@@ -10,7 +11,7 @@ EarlyStop::EarlyStop(const EarlyStopConfig& config)
 void EarlyStop::decide(const frugal_telemetry& t, frugal_decision& proposal) {
   if (!stopped_) {
     if (config_.metric == Metric::train) {
-      tracker_.observe(t.loss, t.step);
+      if (has_training_loss(t)) tracker_.observe(t.loss, t.step);
     } else if ((t.flags & FRUGAL_TELEMETRY_EVAL_LOSS) != 0) {
       tracker_.observe(t.eval_loss, t.step);
     }

@@ -3,8 +3,9 @@
 //
 // metric eval watches telemetry.eval_loss on records flagged
 // FRUGAL_TELEMETRY_EVAL_LOSS; metric train watches the training loss of
-// every record. Improvement means best - value > min_delta (mode absolute)
-// or > min_delta x |best| (mode relative). Once the count reaches patience
+// every record that has one (not flagged FRUGAL_TELEMETRY_NO_LOSS).
+// Improvement means best - value > min_delta (mode absolute) or
+// > min_delta x |best| (mode relative). Once the count reaches patience
 // and the step is at least min_step, proposes stop = FRUGAL_STOP_PLATEAU,
 // and keeps proposing it on every later record. No opinion before that.
 #pragma once

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "plugin/telemetry_flags.hpp"
 #include "plugin/text.hpp"
 
 namespace frugal::policy::plugin {
@@ -19,7 +20,7 @@ void PlateauAutoscaler::decide(const frugal_telemetry& t, frugal_decision& propo
     reason_ = std::to_string(target_) + " nodes; the loss trend is judged after two " + duration(config_.window_s) +
               " windows";
   }
-  if (windows_.add(now, t.loss)) judge(now, windows_.improvement());
+  if (has_training_loss(t) && windows_.add(now, t.loss)) judge(now, windows_.improvement());
   proposal.target_nodes = static_cast<uint32_t>(target_);
   proposal.reason = reason_.c_str();
   proposal.next_due_s = windows_.window_end();

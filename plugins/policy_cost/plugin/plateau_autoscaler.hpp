@@ -2,7 +2,8 @@
 // falls fast.
 //
 // The training loss is averaged over consecutive windows of window_s
-// seconds (algorithms/window_improvement.hpp). Each time a record closes a
+// seconds (algorithms/window_improvement.hpp); records flagged
+// FRUGAL_TELEMETRY_NO_LOSS add no sample. Each time a record closes a
 // window and the two windows before it both hold samples, the relative
 // improvement r = (previous mean - last mean) / |previous mean| decides:
 //   r < plateau_improvement: scale up to round(target x scale_factor)

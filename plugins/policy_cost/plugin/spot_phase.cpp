@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "algorithms/trend_test.hpp"
+#include "plugin/telemetry_flags.hpp"
 #include "plugin/text.hpp"
 
 namespace frugal::policy::plugin {
@@ -30,7 +31,8 @@ void SpotPhase::decide(const frugal_telemetry& t, frugal_decision& proposal) {
     if (restarts_.size() == static_cast<std::size_t>(config_.max_preemptions)) restarts_.erase(restarts_.begin());
     restarts_.push_back(now);
   }
-  if (phase_ != Phase::steady && (!has_sample_ || now - last_sample_s_ >= config_.sample_interval_s))
+  if (phase_ != Phase::steady && has_training_loss(t) &&
+      (!has_sample_ || now - last_sample_s_ >= config_.sample_interval_s))
     take_sample(now, t.loss);
   const bool spike = spike_seen(t);
 

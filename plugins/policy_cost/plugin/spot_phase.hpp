@@ -8,7 +8,7 @@
 //   SPIKE  --no spike for cooldown_s--> WARMUP;  SPIKE --passing tests as above--> STEADY
 //
 // Loss samples (job time, training loss) are taken every record, or every
-// sample_interval_s; the last `window` of them form the trend test
+// sample_interval_s (records flagged FRUGAL_TELEMETRY_NO_LOSS are no samples); the last `window` of them form the trend test
 // (algorithms/trend_test.hpp), run once every `window` new samples and never
 // after STEADY. The windows tested are disjoint on purpose: tests on
 // windows that share window - 1 samples are nearly the same test, so "three
