@@ -104,7 +104,9 @@ TEST_CASE("a due checkpoint is proposed again on every record until it is report
   const Answer after = ask(policy, done);
   CHECK(after.checkpoint == FRUGAL_CHECKPOINT_NONE);
   CHECK(after.reason.empty());
-  CHECK(after.next_due_s == 3720 + 3600);
+  // The full holds the state of the record that first asked (3600): the
+  // next one is due at the next multiple, not an interval after the report.
+  CHECK(after.next_due_s == 7200);
 }
 
 TEST_CASE("no timer configured: never a checkpoint, next_due_s 0") {
@@ -115,7 +117,7 @@ TEST_CASE("no timer configured: never a checkpoint, next_due_s 0") {
   }
 }
 
-TEST_CASE("a restart restarts the timers: the job resumed from a checkpoint") {
+TEST_CASE("a restart restarts the heartbeat timer, not the full count: a multiple passed without a full is due") {
   CadenceConfig c;
   c.heartbeat_interval_s = 600;
   c.full_interval_steps = 1000;
@@ -126,10 +128,10 @@ TEST_CASE("a restart restarts the timers: the job resumed from a checkpoint") {
   const Answer a = ask(policy, restarted);
   CHECK(a.checkpoint == FRUGAL_CHECKPOINT_NONE);
   CHECK(a.next_due_s == 1160);
-  CHECK(ask(policy, record(1100, 1650, 2.0)).checkpoint == FRUGAL_CHECKPOINT_NONE);  // 950 steps since the restart
-  const Answer full = ask(policy, record(1150, 1700, 2.0));
+  // Step 1000 passed with no full since step 0: overdue, due at once.
+  const Answer full = ask(policy, record(1100, 1650, 2.0));
   CHECK(full.checkpoint == FRUGAL_CHECKPOINT_FULL);
-  CHECK(full.reason == "full-checkpoint interval of 1000 steps reached since step 700");
+  CHECK(full.reason == "full-checkpoint interval of 1000 steps reached since step 0");
 }
 
 TEST_CASE("Young/Daly: 117 min for a measured 300 s checkpoint and a measured 24 h MTBF") {
@@ -236,4 +238,106 @@ TEST_CASE("a full reported with no stall does not move the measured cost") {
   r.checkpoint_stall_s = 160;
   (void)ask(policy, r);
   CHECK(policy.cost_model().cost_s() == Approx(90.0));
+}
+
+namespace {
+
+std::vector<double> full_times(const ObedientHost& host) {
+  std::vector<double> out;
+  for (const Taken& t : host.proposals)
+    if (t.kind == FRUGAL_CHECKPOINT_FULL) out.push_back(t.time_s);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("full checkpoints by steps fall on multiples of the interval, though reported a record late") {
+  CadenceConfig c;
+  c.full_interval_steps = 10;
+  CheckpointCadence every_step = cadence(c);
+  ObedientHost one;  // a record a minute, one step each: step = time / 60
+  one.steps_per_record = 1;
+  one.run(every_step, 35 * 60);
+  CHECK(full_times(one) == std::vector<double>{600, 1200, 1800});  // steps 10, 20, 30 (once 10, 21, 32)
+
+  // Seven steps a record: the first record at or past each multiple.
+  CheckpointCadence sevens = cadence(c);
+  ObedientHost seven;
+  seven.steps_per_record = 7;
+  seven.run(sevens, 10 * 60);
+  CHECK(full_times(seven) == std::vector<double>{120, 180, 300, 360, 480, 540, 600});  // steps 14 21 35 42 56 63 70
+}
+
+TEST_CASE("full checkpoints survive restarts more frequent than the interval") {
+  // Preempted every 8 steps, resuming from the heartbeat of the last
+  // record: the count once restarted each time, and no full was ever taken.
+  CadenceConfig c;
+  c.full_interval_steps = 10;
+  CheckpointCadence policy = cadence(c);
+  ObedientHost host;
+  host.steps_per_record = 1;
+  host.restarts = {480, 960, 1440, 1920, 2400};  // steps 8, 16, 24, 32, 40
+  host.run(policy, 45 * 60);
+  CHECK(full_times(host) == std::vector<double>{600, 1200, 1800, 2400});  // steps 10, 20, 30, 40
+
+  // Seconds: fulls on multiples of full_interval_s of the job clock, restarts or not.
+  CadenceConfig s;
+  s.full_interval_s = 600;
+  CheckpointCadence timed = cadence(s);
+  ObedientHost clock_host;
+  clock_host.restarts = {480, 960, 1440, 1920};
+  clock_host.run(timed, 2000);
+  CHECK(full_times(clock_host) == std::vector<double>{600, 1200, 1800});  // once 600, then never again
+}
+
+TEST_CASE("after restoring a heartbeat at step 15 the next full is at step 20; an asked full resumed from counts") {
+  CadenceConfig c;
+  c.full_interval_steps = 10;
+  CheckpointCadence policy = cadence(c);
+  for (int64_t s = 1; s <= 9; ++s) REQUIRE(ask(policy, record(double(s), s, 2.0)).checkpoint == 0);
+  CHECK(ask(policy, record(10, 10, 2.0)).checkpoint == FRUGAL_CHECKPOINT_FULL);
+  frugal_telemetry done = record(11, 11, 2.0);
+  done.checkpoint_done = FRUGAL_CHECKPOINT_FULL;
+  CHECK(ask(policy, done).checkpoint == 0);
+  for (int64_t s = 12; s <= 17; ++s) REQUIRE(ask(policy, record(double(s), s, 2.0)).checkpoint == 0);
+  // Through an exported state too: the blob carries the count.
+  CheckpointCadence restored = cadence(c);
+  restored.import_state(policy.export_state());
+  frugal_telemetry restart = record(30, 15, 2.0);  // resumed from a heartbeat at step 15
+  restart.flags = FRUGAL_TELEMETRY_RESTARTED;
+  CHECK(ask(restored, restart).checkpoint == 0);
+  for (int64_t s = 16; s <= 19; ++s) REQUIRE(ask(restored, record(15.0 + double(s), s, 2.0)).checkpoint == 0);
+  const Answer at_20 = ask(restored, record(35, 20, 2.0));
+  CHECK(at_20.checkpoint == FRUGAL_CHECKPOINT_FULL);  // once 25
+  CHECK(at_20.reason == "full-checkpoint interval of 10 steps reached since step 10");
+
+  // The job dies while that full is written and resumes from it: it counts.
+  frugal_telemetry from_full = record(50, 20, 2.0);
+  from_full.flags = FRUGAL_TELEMETRY_RESTARTED;
+  CHECK(ask(restored, from_full).checkpoint == 0);
+  for (int64_t s = 21; s <= 29; ++s) REQUIRE(ask(restored, record(30.0 + double(s), s, 2.0)).checkpoint == 0);
+  CHECK(ask(restored, record(60, 30, 2.0)).checkpoint == FRUGAL_CHECKPOINT_FULL);
+}
+
+TEST_CASE("an overdue full is taken at the next opportunity, once") {
+  CadenceConfig c;
+  c.full_interval_steps = 10;
+  CheckpointCadence policy = cadence(c);
+  CHECK(ask(policy, record(1, 5, 2.0)).checkpoint == 0);
+  // Records skip from step 5 to 25: multiples 10 and 20 passed; one full covers them.
+  CHECK(ask(policy, record(2, 25, 2.0)).checkpoint == FRUGAL_CHECKPOINT_FULL);
+  frugal_telemetry done = record(3, 26, 2.0);
+  done.checkpoint_done = FRUGAL_CHECKPOINT_FULL;
+  CHECK(ask(policy, done).checkpoint == 0);
+  CHECK(ask(policy, record(4, 29, 2.0)).checkpoint == 0);
+  CHECK(ask(policy, record(5, 30, 2.0)).checkpoint == FRUGAL_CHECKPOINT_FULL);
+
+  // Restored past a multiple without a full: due on the restart record itself.
+  CheckpointCadence fresh = cadence(c);
+  CHECK(ask(fresh, record(1, 5, 2.0)).checkpoint == 0);
+  frugal_telemetry restart = record(100, 23, 2.0);
+  restart.flags = FRUGAL_TELEMETRY_RESTARTED;
+  const Answer a = ask(fresh, restart);
+  CHECK(a.checkpoint == FRUGAL_CHECKPOINT_FULL);
+  CHECK(a.reason == "full-checkpoint interval of 10 steps reached since step 0");
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "algorithms/window_improvement.hpp"
@@ -60,7 +61,7 @@ struct Field {
 // reason, the fields), with field `replaced` holding `with` instead.
 std::vector<std::byte> craft(const char* magic, uint32_t options_crc, const std::vector<Field>& fields,
                              std::size_t replaced = SIZE_MAX, Value with = {}) {
-  StateWriter w(magic, kStateVersion);
+  StateWriter w(magic, std::string_view(magic) == "PCCK" ? 2 : kStateVersion);  // checkpoint_cadence: version 2
   w.u32(options_crc).text("");
   for (std::size_t i = 0; i < fields.size(); ++i) {
     const Value& v = i == replaced ? with : fields[i].good;
@@ -198,7 +199,13 @@ TEST_CASE("checkpoint_cadence: every out-of-range state field is refused by name
                                            {"restarts", I(1), kNotCounter},
                                            {"last full time", F(500), kNotTime},
                                            {"last full step", I(50), {I(-1), I(-kMaxInt)}},
+                                           {"young/daly start", F(500), kNotTime},
                                            {"last checkpoint time", F(600), kNotTime},
+                                           {"previous step", I(60), {I(-1), I(-kMaxInt)}},
+                                           {"previous time", F(610), kNotTime},
+                                           {"asked for a full", B(1), kNotFlag},
+                                           {"asked full step", I(55), {I(-1), I(-kMaxInt)}},
+                                           {"asked full time", F(605), kNotTime},
                                            {"in notice", B(0), kNotFlag},
                                            {"reason rule", B(0), {B(6), B(255)}},
                                            {"reason start", I(0), {}},

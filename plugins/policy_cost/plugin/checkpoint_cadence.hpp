@@ -1,14 +1,27 @@
 // checkpoint_cadence: when to checkpoint, and how heavily.
 //
-// FULL when a full checkpoint is due (full_interval_steps steps or
-// full_interval_s seconds since the last completed full, or the Young/Daly
-// interval since it), else HEARTBEAT when heartbeat_interval_s passed since
-// the last completed checkpoint of either kind, else nothing. A due
-// checkpoint is proposed on every record until telemetry reports it done
-// (checkpoint_done), so a host that could not take it at once is told
-// again. Timers count from job-clock 0 and step 0, and restart at a
-// completed checkpoint (a full restarts both) and at a restart
-// (FRUGAL_TELEMETRY_RESTARTED: the job resumed from a checkpoint).
+// FULL when a full checkpoint is due, else HEARTBEAT when
+// heartbeat_interval_s passed since the last completed checkpoint of either
+// kind (or since a restart: the job resumed from a checkpoint), else
+// nothing. A due checkpoint is proposed on every record until telemetry
+// reports it done (checkpoint_done), so a host that could not take it at
+// once is told again.
+//
+// Full checkpoints by steps and by seconds fall on multiples of the
+// interval: one is due on the first record whose step (job-clock time)
+// lies in a later multiple of full_interval_steps (full_interval_s) than
+// the state the last full holds. A reported checkpoint holds the state of
+// the record that asked for it (this policy's first proposal), else of the
+// record before the report: it began after that record's decision. So a
+// host that reports a step late does not push the next full later (10,
+// 20, 30, not 10, 21, 32), and a multiple passed without a full (skipped,
+// or restored past) is overdue and due at once. A restart keeps the last
+// full (the job resumed from some checkpoint, not necessarily a full):
+// after restoring a heartbeat at step 15 the next full is at step 20; a
+// restart at the step of a full this policy asked for resumed from that
+// full. The Young/Daly interval counts from the last completed full or the
+// last restart, as in Daly's model (M, learnt from the restarts, shortens
+// the interval when preemptions come often).
 //
 // On the first record of a preemption notice (counted as the scheduler
 // counts them: not on a restart record): FULL when the measured cost of a
@@ -47,20 +60,28 @@ class CheckpointCadence : public StatefulPolicy<CheckpointCadence> {
   enum class Rule : uint8_t { none = 0, steps = 1, seconds = 2, young_daly = 3, heartbeat = 4, notice = 5 };
 
   [[nodiscard]] uint32_t due(const frugal_telemetry& t);
+  void observe_checkpoints(const frugal_telemetry& t, bool restarted);
   template <class Make>
   void explain(Rule rule, int64_t since, Make&& make);
   [[nodiscard]] double next_due(double now, uint32_t action) const;
   friend class StatefulPolicy<CheckpointCadence>;
-  [[nodiscard]] StateFrame frame() const noexcept { return {"PCCK", "checkpoint_cadence state", options_crc_}; }
+  // Version 2: the fields that keep fulls on multiples across restarts.
+  [[nodiscard]] StateFrame frame() const noexcept { return {"PCCK", "checkpoint_cadence state", options_crc_, 2}; }
   void save_fields(sdk::StateWriter& out) const;
   void load_fields(sdk::StateReader& in);
 
   CadenceConfig config_;
   uint32_t options_crc_;
   CheckpointCostModel model_;
-  double last_full_s_ = 0.0;
-  int64_t last_full_step_ = 0;
-  double last_checkpoint_s_ = 0.0;  // either kind
+  double last_full_s_ = 0.0;     // the job time the last full holds
+  int64_t last_full_step_ = 0;   // the step it holds
+  double young_daly_since_s_ = 0.0;  // the last full's report, or the last restart
+  double last_checkpoint_s_ = 0.0;  // either kind, or the last restart
+  int64_t previous_step_ = 0;       // of the previous record (step 0 before the first)
+  double previous_s_ = 0.0;
+  bool asked_full_ = false;  // a full this policy proposed is not reported done yet
+  int64_t asked_full_step_ = 0;  // the record that first proposed it
+  double asked_full_s_ = 0.0;
   bool in_notice_ = false;          // the previous record carried a notice
   Rule reason_rule_ = Rule::none;
   int64_t reason_since_ = 0;  // the step, or the bits of the time, the rule counts from

@@ -8,13 +8,13 @@ constexpr std::size_t kMaxReason = 4096;
 }  // namespace
 
 sdk::StateWriter begin_state(const StateFrame& frame, const std::string& reason) {
-  sdk::StateWriter w(frame.magic, kStateVersion);
+  sdk::StateWriter w(frame.magic, frame.version);
   w.u32(frame.options_crc).text(reason);
   return w;
 }
 
 sdk::StateReader open_state(std::span<const std::byte> blob, const StateFrame& frame, std::string& reason) {
-  sdk::StateReader r(blob, frame.magic, kStateVersion, frame.what);
+  sdk::StateReader r(blob, frame.magic, frame.version, frame.what);
   if (r.u32("options fingerprint") != frame.options_crc)
     r.mismatched("the blob was exported by an instance with other options");
   reason = r.text("reason", kMaxReason);

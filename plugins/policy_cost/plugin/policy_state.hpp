@@ -1,5 +1,5 @@
 // The state blob every policy_cost strategy exports (sdk/state_blob.hpp):
-// the strategy's magic, format version 1, the fingerprint of the options
+// the strategy's magic, its format version, the fingerprint of the options
 // the instance was created with, and the reason its last proposal points
 // at; the strategy's own fields follow. The reason travels because a
 // restored instance must answer later records byte for byte like the
@@ -25,6 +25,7 @@ struct StateFrame {
   const char* magic;     // 4 characters
   const char* what;      // "<strategy> state", for messages
   uint32_t options_crc;  // fingerprint() of the instance's options
+  uint32_t version = kStateVersion;  // the strategy's format version
 };
 
 // A writer with the frame written; append the fields, then finish().
