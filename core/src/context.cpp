@@ -78,6 +78,22 @@ const frugal_context::Owner* find_owner(const frugal_context* context, int32_t k
   return it == context->owners.end() ? nullptr : &it->second;
 }
 
+// Plugin `index` of a context (its mutex held), or OUT_OF_RANGE.
+const LoadedPlugin& plugin_at(const frugal_context* context, size_t index) {
+  if (index >= context->plugins.size())
+    fail(FRUGAL_ERR_OUT_OF_RANGE, "plugin index {} out of range ({} loaded)", index, context->plugins.size());
+  return *context->plugins[index];
+}
+
+// Strategy `index` of a loaded plugin, or OUT_OF_RANGE.
+const StrategyRecord& strategy_at(const LoadedPlugin& plugin, size_t index) {
+  if (index >= plugin.strategies().size())
+    fail(FRUGAL_ERR_OUT_OF_RANGE, "strategy index {} out of range (plugin '{}' has {})", index, plugin.name(),
+         plugin.strategies().size());
+  return plugin.strategies()[index];
+}
+
+
 }  // namespace
 
 ResolvedStrategy resolve_strategy(const frugal_context* context, int32_t kind, const char* name) {
@@ -221,14 +237,8 @@ FRUGAL_API frugal_error* frugal_context_strategy_info(const frugal_context* cont
   return guard("frugal_context_strategy_info", [&] {
     require_non_null(context, "frugal_context_strategy_info", "context");
     std::lock_guard lock(context->mutex);
-    if (plugin_index >= context->plugins.size())
-      frugal::fail(FRUGAL_ERR_OUT_OF_RANGE, "plugin index {} out of range ({} loaded)", plugin_index,
-                   context->plugins.size());
-    const auto& p = *context->plugins[plugin_index];
-    if (strategy_index >= p.strategies().size())
-      frugal::fail(FRUGAL_ERR_OUT_OF_RANGE, "strategy index {} out of range (plugin '{}' has {})", strategy_index,
-                   p.name(), p.strategies().size());
-    const auto& s = p.strategies()[strategy_index];
+    const auto& p = frugal::plugin_at(context, plugin_index);
+    const auto& s = frugal::strategy_at(p, strategy_index);
     const auto* owner = frugal::find_owner(context, s.kind, s.name);
     frugal_strategy_info full{};
     full.kind = s.kind;
@@ -237,7 +247,34 @@ FRUGAL_API frugal_error* frugal_context_strategy_info(const frugal_context* cont
     full.summary = s.summary.c_str();
     full.plugin_name = p.name().c_str();
     full.shadowed = owner != nullptr && owner->plugin_index != plugin_index ? 1 : 0;
+    full.option_count = s.options ? s.options->size() : 0;
     frugal::write_sized(info, full, "frugal_context_strategy_info");
+  });
+}
+
+FRUGAL_API frugal_error* frugal_context_strategy_option(const frugal_context* context, size_t plugin_index,
+                                                        size_t strategy_index, size_t option_index,
+                                                        frugal_option_info* info) {
+  return guard("frugal_context_strategy_option", [&] {
+    require_non_null(context, "frugal_context_strategy_option", "context");
+    std::lock_guard lock(context->mutex);
+    const auto& p = frugal::plugin_at(context, plugin_index);
+    const auto& s = frugal::strategy_at(p, strategy_index);
+    const size_t count = s.options ? s.options->size() : 0;
+    if (option_index >= count)
+      frugal::fail(FRUGAL_ERR_OUT_OF_RANGE, "option index {} out of range ({} strategy '{}' declares {})",
+                   option_index, frugal_strategy_kind_name(s.kind), s.name, count);
+    const auto& d = (*s.options)[option_index];
+    frugal_option_info full{};
+    full.name = d.name.c_str();
+    full.type = d.type;
+    full.flags = d.flags;
+    full.default_value = d.default_value ? d.default_value->c_str() : nullptr;
+    full.min = d.flags & FRUGAL_OPTION_DECL_HAS_MIN ? d.min : 0.0;
+    full.max = d.flags & FRUGAL_OPTION_DECL_HAS_MAX ? d.max : 0.0;
+    full.choices = d.choices ? d.choices->c_str() : nullptr;
+    full.doc = d.doc.c_str();
+    frugal::write_sized(info, full, "frugal_context_strategy_option");
   });
 }
 
@@ -281,6 +318,7 @@ FRUGAL_API frugal_error* frugal_context_find_strategy(const frugal_context* cont
     full.summary = resolved.record->summary.c_str();
     full.plugin_name = resolved.plugin->name().c_str();
     full.shadowed = is_owner ? 0 : 1;
+    full.option_count = resolved.record->options ? resolved.record->options->size() : 0;
     frugal::write_sized(info, full, "frugal_context_find_strategy");
   });
 }

@@ -285,6 +285,8 @@ void LoadedPlugin::adopt_strategy(size_t index, const frugal_strategy_desc* raw)
       fail(FRUGAL_ERR_PLUGIN_INVALID, "plugin '{}': {} strategy '{}' leaves the required vtable slot '{}' NULL",
            path_, spec->name, record.name, slot.name);
   }
+  record.options =
+      read_option_decls(desc.ext, fmt::format("plugin '{}': {} strategy '{}'", path_, spec->name, record.name));
   strategies_.push_back(std::move(record));
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,7 @@
 
 #include "frugal/plugin.h"
 #include "log_sink.hpp"
+#include "option_decls.hpp"
 
 namespace frugal {
 
@@ -26,6 +28,8 @@ struct StrategyRecord {
   std::string name;
   std::string summary;
   std::vector<uint64_t> vtable_words;  // uint64_t storage keeps pointer alignment
+  // Declared options (ABI 1.1); nullopt when the strategy declares none.
+  std::optional<std::vector<OptionDecl>> options;
 
   template <typename Vtable>
   const Vtable& vtable() const {

@@ -15,16 +15,6 @@ namespace {
 
 constexpr size_t kMaxNameLength = 128;
 
-const char* type_name(int32_t type) {
-  switch (type) {
-    case FRUGAL_OPTION_INT: return "int";
-    case FRUGAL_OPTION_DOUBLE: return "double";
-    case FRUGAL_OPTION_BOOL: return "bool";
-    case FRUGAL_OPTION_STRING: return "string";
-    default: return "unknown";
-  }
-}
-
 void check_name(const char* name) {
   require_non_null(name, "frugal_options", "name");
   const size_t length = std::strlen(name);
@@ -71,7 +61,7 @@ const frugal_options::Entry* find(const frugal_options* options, const char* nam
 }
 
 [[noreturn]] void type_mismatch(const frugal_options::Entry& e, const char* wanted) {
-  fail(FRUGAL_ERR_INVALID_ARGUMENT, "option '{}' has type {}; expected {}", e.name, type_name(e.type), wanted);
+  fail(FRUGAL_ERR_INVALID_ARGUMENT, "option '{}' has type {}; expected {}", e.name, option_type_name(e.type), wanted);
 }
 
 bool parse_int(const char* text, int64_t* out) {
@@ -89,6 +79,17 @@ bool parse_double(const char* text, double* out) {
 }
 
 }  // namespace
+
+const char* option_type_name(int32_t type) {
+  switch (type) {
+    case FRUGAL_OPTION_INT: return "int";
+    case FRUGAL_OPTION_DOUBLE: return "double";
+    case FRUGAL_OPTION_BOOL: return "bool";
+    case FRUGAL_OPTION_STRING: return "string";
+    default: return "unknown";
+  }
+}
+
 }  // namespace frugal
 
 using frugal::guard;

@@ -21,6 +21,9 @@ struct frugal_options {
 };
 
 namespace frugal {
+// "int", "double", "bool", "string" or "unknown".
+const char* option_type_name(int32_t type);
+
 // Implementation of frugal_host_api.options_check_known.
 frugal_error* options_check_known(const frugal_options* options, const char* const* known, size_t count,
                                   const char* owner) noexcept;

@@ -2,6 +2,7 @@
 #include "frugal/sdk/plugin_declaration.hpp"
 #include "frugal/sdk/schedule_adapter.hpp"
 #include "lr_schedules.hpp"
+#include "option_decls.hpp"
 
 namespace {
 
@@ -12,22 +13,22 @@ using frugal::sdk::schedule_strategy;
 constexpr uint32_t kFlags = FRUGAL_STRATEGY_THREAD_SAFE | FRUGAL_STRATEGY_DETERMINISTIC;
 
 constexpr frugal_strategy_desc kStrategies[] = {
-    schedule_strategy<Constant>("constant", "fixed learning rate (option: lr)", kFlags),
+    schedule_strategy<Constant>("constant", "fixed learning rate (option: lr)", kFlags, &kConstantOptions.header),
     schedule_strategy<LinearWarmup>("linear_warmup", "linear warm-up to lr, then constant (options: lr, warmup_steps)",
-                                    kFlags),
+                                    kFlags, &kLinearWarmupOptions.header),
     schedule_strategy<WarmupCosine>(
         "cosine", "linear warm-up then cosine decay to min_lr (options: lr, min_lr, warmup_steps, total_steps)",
-        kFlags),
+        kFlags, &kCosineOptions.header),
     schedule_strategy<WarmRestarts>(
         "sgdr",
         "warm restarts: cycles of cosine or linear decay, optionally growing and decaying "
         "(options: lr, min_lr, warmup_steps, cycle_steps, cycle_mult, restart_decay, shape)",
-        kFlags),
+        kFlags, &kSgdrOptions.header),
     schedule_strategy<WarmupStableDecay>(
         "wsd",
         "warm-up, stable peak, decay over the last steps "
         "(options: lr, min_lr, warmup_steps, total_steps, decay_steps | decay_fraction, decay_shape)",
-        kFlags),
+        kFlags, &kWsdOptions.header),
 };
 
 constexpr frugal_plugin_desc kPlugin = frugal::sdk::declare_plugin<kStrategies>({

@@ -58,7 +58,8 @@ TEST_CASE("the pinned LP64 layout") {
       {"frugal_dlpack_dtype.", 4},  {"frugal_dlpack_tensor.", 48},  {"frugal_dlpack_managed_tensor.", 64},
       {"frugal_dlpack_managed_tensor_versioned.", 80},             {"frugal_host_api.", 112},
       {"frugal_strategy_desc.", 48}, {"frugal_plugin_desc.", 88},   {"frugal_schedule_vtable.", 32},
-      {"frugal_plugin_info.", 72},  {"frugal_strategy_info.", 48},  {"frugal_load_failure_info.", 32},
+      {"frugal_plugin_info.", 72},  {"frugal_strategy_info.", 56},  {"frugal_option_info.", 64}, {"frugal_option_decl.", 64},
+      {"frugal_strategy_options_ext.", 40},  {"frugal_load_failure_info.", 32},
       {"frugal_store_vtable.", 64}, {"frugal_ckpt_save_args.", 40}, {"frugal_ckpt_save_result.", 104},
       {"frugal_ckpt_persist_result.", 88}, {"frugal_ckpt_info.", 448}, {"frugal_ckpt_emergency_result.", 88},
       {"frugal_quant_layout.", 32}, {"frugal_quant_zero_point_ext.", 32}, {"frugal_quantize_args.", 56},
@@ -83,7 +84,8 @@ TEST_CASE("the pinned LP64 layout") {
                            "frugal_router_layout", "frugal_route_plan", "frugal_route_args",
                            "frugal_route_move_args", "frugal_router_update_args", "frugal_router_vtable",
                            "frugal_route_shape", "frugal_route_stats", "frugal_telemetry", "frugal_decision",
-                           "frugal_policy_vtable", "frugal_scheduler_config", "frugal_cost_ledger"}) {
+                           "frugal_policy_vtable", "frugal_scheduler_config", "frugal_cost_ledger",
+                           "frugal_option_info", "frugal_option_decl"}) {
     INFO(type);
     CHECK(layout.at(std::string(type) + ".struct_size") == 0);
   }

@@ -222,7 +222,30 @@ typedef struct frugal_strategy_info {
   const char* plugin_name;     /**< The plugin providing it. */
   int32_t shadowed;            /**< 1 when another plugin owns the short name (reach this one as plugin/name). */
   int32_t reserved;            /**< Always 0. */
+  /**
+   * Since ABI 1.1: options the strategy declares (frugal_strategy_options_ext),
+   * read with frugal_context_strategy_option; 0 when it declares none.
+   */
+  size_t option_count;
 } frugal_strategy_info;
+
+/**
+ * One option a strategy declares (frugal_option_decl, frugal/plugin.h).
+ * Since ABI 1.1. Caller-allocated; the caller sets struct_size and frugal
+ * writes only the fields that fit. Strings are NUL-terminated, owned by
+ * the context and valid until it is destroyed.
+ */
+typedef struct frugal_option_info {
+  size_t struct_size;          /**< Set by the caller: sizeof(frugal_option_info). */
+  const char* name;            /**< Option name. */
+  int32_t type;                /**< frugal_option_type_values. */
+  uint32_t flags;              /**< FRUGAL_OPTION_DECL_* bits as declared. */
+  const char* default_value;   /**< The default as frugal_options_set_parsed text, NULL when none. */
+  double min;                  /**< Inclusive lower bound when flags has FRUGAL_OPTION_DECL_HAS_MIN, else 0. */
+  double max;                  /**< Inclusive upper bound when flags has FRUGAL_OPTION_DECL_HAS_MAX, else 0. */
+  const char* choices;         /**< Allowed STRING values separated by '|', NULL for any. */
+  const char* doc;             /**< One line of documentation, never NULL. */
+} frugal_option_info;
 
 /**
  * Describes a file that failed to load. Caller-allocated; the caller sets
@@ -245,7 +268,12 @@ FRUGAL_LAYOUT_ASSERT(offsetof(frugal_plugin_info, strategy_count) == 64, plugin_
 FRUGAL_LAYOUT_ASSERT(sizeof(frugal_plugin_info) == 72, plugin_info_size);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_strategy_info, name) == 16, strategy_info_name);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_strategy_info, shadowed) == 40, strategy_info_shadowed);
-FRUGAL_LAYOUT_ASSERT(sizeof(frugal_strategy_info) == 48, strategy_info_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_strategy_info, option_count) == 48, strategy_info_option_count);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_strategy_info) == 56, strategy_info_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_option_info, type) == 16, option_info_type);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_option_info, min) == 32, option_info_min);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_option_info, doc) == 56, option_info_doc);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_option_info) == 64, option_info_size);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_load_failure_info, message) == 16, failure_info_message);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_load_failure_info, code) == 24, failure_info_code);
 FRUGAL_LAYOUT_ASSERT(sizeof(frugal_load_failure_info) == 32, failure_info_size);
@@ -273,6 +301,18 @@ FRUGAL_API frugal_error* frugal_context_plugin_info(const frugal_context* contex
  */
 FRUGAL_API frugal_error* frugal_context_strategy_info(const frugal_context* context, size_t plugin_index,
                                                       size_t strategy_index, frugal_strategy_info* info);
+
+/**
+ * Describes option `option_index` (declaration order, 0..option_count-1 of
+ * the strategy's frugal_strategy_info) of strategy `strategy_index` of
+ * plugin `plugin_index`. Since ABI 1.1. FRUGAL_ERR_OUT_OF_RANGE when any
+ * index is too large (always for a strategy that declares no options).
+ *   info: // out, caller-owned, not NULL; struct_size set by the caller (at
+ *         least sizeof(size_t) + sizeof(void*)).
+ */
+FRUGAL_API frugal_error* frugal_context_strategy_option(const frugal_context* context, size_t plugin_index,
+                                                        size_t strategy_index, size_t option_index,
+                                                        frugal_option_info* info);
 
 /**
  * Number of recorded load failures. They accumulate over discoveries and

@@ -82,10 +82,12 @@ struct PackerAdapter {
   static constexpr frugal_packer_vtable vtable{sizeof(frugal_packer_vtable), &create, &destroy, &pack};
 };
 
+// ext: the descriptor's extension chain, e.g. options_ext<kOptions>() (option_decl.hpp).
 template <typename Impl>
-constexpr frugal_strategy_desc packer_strategy(const char* name, const char* summary, uint32_t flags) {
+constexpr frugal_strategy_desc packer_strategy(const char* name, const char* summary, uint32_t flags,
+                                               const frugal_ext_header* ext = nullptr) {
   return frugal_strategy_desc{sizeof(frugal_strategy_desc), FRUGAL_KIND_PACKER, flags, name, summary,
-                              &PackerAdapter<Impl>::vtable, nullptr};
+                              &PackerAdapter<Impl>::vtable, ext};
 }
 
 }  // namespace frugal::sdk

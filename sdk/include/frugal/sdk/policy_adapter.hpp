@@ -62,10 +62,12 @@ struct PolicyAdapter : InstanceSlots<Impl> {
                                                &Base::export_state, &Base::import_state};
 };
 
+// ext: the descriptor's extension chain, e.g. options_ext<kOptions>() (option_decl.hpp).
 template <typename Impl>
-constexpr frugal_strategy_desc policy_strategy(const char* name, const char* summary, uint32_t flags) {
+constexpr frugal_strategy_desc policy_strategy(const char* name, const char* summary, uint32_t flags,
+                                               const frugal_ext_header* ext = nullptr) {
   return frugal_strategy_desc{sizeof(frugal_strategy_desc), FRUGAL_KIND_POLICY, flags, name, summary,
-                              &PolicyAdapter<Impl>::vtable, nullptr};
+                              &PolicyAdapter<Impl>::vtable, ext};
 }
 
 }  // namespace frugal::sdk

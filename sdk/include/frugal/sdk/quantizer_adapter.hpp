@@ -74,10 +74,12 @@ struct QuantizerAdapter : InstanceSlots<Impl> {
                                                   kHasGemm ? &gemm : nullptr};
 };
 
+// ext: the descriptor's extension chain, e.g. options_ext<kOptions>() (option_decl.hpp).
 template <typename Impl>
-constexpr frugal_strategy_desc quantizer_strategy(const char* name, const char* summary, uint32_t flags) {
+constexpr frugal_strategy_desc quantizer_strategy(const char* name, const char* summary, uint32_t flags,
+                                                  const frugal_ext_header* ext = nullptr) {
   return frugal_strategy_desc{sizeof(frugal_strategy_desc), FRUGAL_KIND_QUANTIZER, flags, name, summary,
-                              &QuantizerAdapter<Impl>::vtable, nullptr};
+                              &QuantizerAdapter<Impl>::vtable, ext};
 }
 
 }  // namespace frugal::sdk

@@ -85,10 +85,12 @@ struct RouterAdapter : InstanceSlots<Impl> {
                                                &Base::import_state};
 };
 
+// ext: the descriptor's extension chain, e.g. options_ext<kOptions>() (option_decl.hpp).
 template <typename Impl>
-constexpr frugal_strategy_desc router_strategy(const char* name, const char* summary, uint32_t flags) {
+constexpr frugal_strategy_desc router_strategy(const char* name, const char* summary, uint32_t flags,
+                                               const frugal_ext_header* ext = nullptr) {
   return frugal_strategy_desc{sizeof(frugal_strategy_desc), FRUGAL_KIND_ROUTER, flags, name, summary,
-                              &RouterAdapter<Impl>::vtable, nullptr};
+                              &RouterAdapter<Impl>::vtable, ext};
 }
 
 }  // namespace frugal::sdk

@@ -40,10 +40,12 @@ struct ScheduleAdapter {
   static constexpr frugal_schedule_vtable vtable{sizeof(frugal_schedule_vtable), &create, &destroy, &lr};
 };
 
+// ext: the descriptor's extension chain, e.g. options_ext<kOptions>() (option_decl.hpp).
 template <typename Impl>
-constexpr frugal_strategy_desc schedule_strategy(const char* name, const char* summary, uint32_t flags) {
+constexpr frugal_strategy_desc schedule_strategy(const char* name, const char* summary, uint32_t flags,
+                                                 const frugal_ext_header* ext = nullptr) {
   return frugal_strategy_desc{sizeof(frugal_strategy_desc), FRUGAL_KIND_SCHEDULE, flags, name, summary,
-                              &ScheduleAdapter<Impl>::vtable, nullptr};
+                              &ScheduleAdapter<Impl>::vtable, ext};
 }
 
 }  // namespace frugal::sdk

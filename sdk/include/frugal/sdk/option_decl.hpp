@@ -1,0 +1,98 @@
+// frugal/sdk/option_decl.hpp — declare a strategy's options next to it
+// (frugal_strategy_options_ext, ABI 1.1), so the core checks names, types,
+// ranges and choices before create, and tools can list them.
+//
+//   constexpr frugal_option_decl kStepDecayOptions[] = {
+//       frugal::sdk::double_option("lr", "peak learning rate, > 0").required(),
+//       frugal::sdk::int_option("every", "steps between decays").default_value("1000").range(1, 1e9),
+//       frugal::sdk::string_option("shape", "decay shape").default_value("step").choices("step|smooth"),
+//   };
+//   constexpr frugal_strategy_desc kStrategies[] = {
+//       frugal::sdk::schedule_strategy<StepDecay>("step_decay", "...", kFlags,
+//                                                 frugal::sdk::options_ext<kStepDecayOptions>()),
+//   };
+//
+// Declarations must say what create accepts: a default create uses when
+// the option is absent, inclusive bounds the code enforces, the exact
+// choices. The conformance kit checks that they agree with the code.
+// Header-only; depends on the ABI headers and the standard library only.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <iterator>
+
+#include "frugal/plugin.h"
+
+namespace frugal::sdk {
+
+// A frugal_option_decl built step by step in constant expressions.
+struct OptionDeclBuilder {
+  frugal_option_decl decl;
+
+  constexpr OptionDeclBuilder default_value(const char* text) const { return with([&](auto& d) { d.default_value = text; }); }
+  constexpr OptionDeclBuilder required() const { return with([](auto& d) { d.flags |= FRUGAL_OPTION_DECL_REQUIRED; }); }
+  constexpr OptionDeclBuilder min(double lo) const {
+    return with([&](auto& d) { d.min = lo; d.flags |= FRUGAL_OPTION_DECL_HAS_MIN; });
+  }
+  constexpr OptionDeclBuilder max(double hi) const {
+    return with([&](auto& d) { d.max = hi; d.flags |= FRUGAL_OPTION_DECL_HAS_MAX; });
+  }
+  constexpr OptionDeclBuilder range(double lo, double hi) const { return min(lo).max(hi); }
+  // '|'-separated allowed values of a string option.
+  constexpr OptionDeclBuilder choices(const char* values) const { return with([&](auto& d) { d.choices = values; }); }
+  // A string naming a directory the strategy may create (a store's root).
+  constexpr OptionDeclBuilder directory() const { return with([](auto& d) { d.flags |= FRUGAL_OPTION_DECL_DIRECTORY; }); }
+
+  constexpr operator frugal_option_decl() const { return decl; }  // NOLINT: meant to convert in arrays
+
+ private:
+  template <typename Edit>
+  constexpr OptionDeclBuilder with(Edit edit) const {
+    OptionDeclBuilder copy = *this;
+    edit(copy.decl);
+    return copy;
+  }
+};
+
+constexpr OptionDeclBuilder option_of_type(int32_t type, const char* name, const char* doc) {
+  return OptionDeclBuilder{frugal_option_decl{sizeof(frugal_option_decl), name, type, 0, nullptr, 0.0, 0.0, nullptr, doc}};
+}
+constexpr OptionDeclBuilder int_option(const char* name, const char* doc) {
+  return option_of_type(FRUGAL_OPTION_INT, name, doc);
+}
+constexpr OptionDeclBuilder double_option(const char* name, const char* doc) {
+  return option_of_type(FRUGAL_OPTION_DOUBLE, name, doc);
+}
+constexpr OptionDeclBuilder bool_option(const char* name, const char* doc) {
+  return option_of_type(FRUGAL_OPTION_BOOL, name, doc);
+}
+constexpr OptionDeclBuilder string_option(const char* name, const char* doc) {
+  return option_of_type(FRUGAL_OPTION_STRING, name, doc);
+}
+
+// The static extension declaring the options of the constexpr array Decls
+// (C array or std::array of frugal_option_decl); valid for the plugin's life.
+template <const auto& Decls>
+struct DeclaredOptions {
+  static constexpr std::size_t count = std::size(Decls);
+  static constexpr std::array<const frugal_option_decl*, count> pointers = [] {
+    std::array<const frugal_option_decl*, count> out{};
+    for (std::size_t i = 0; i < count; ++i) out[i] = &Decls[i];
+    return out;
+  }();
+  static constexpr frugal_strategy_options_ext ext{
+      {sizeof(frugal_strategy_options_ext), FRUGAL_EXT_STRATEGY_OPTIONS, 0, nullptr}, count, pointers.data()};
+};
+
+// The chain to pass as a *_strategy(...) descriptor's `ext`.
+template <const auto& Decls>
+constexpr const frugal_ext_header* options_ext() {
+  return &DeclaredOptions<Decls>::ext.header;
+}
+
+// A strategy that takes no option at all: every option is refused by the core.
+inline constexpr frugal_strategy_options_ext kNoOptions{
+    {sizeof(frugal_strategy_options_ext), FRUGAL_EXT_STRATEGY_OPTIONS, 0, nullptr}, 0, nullptr};
+
+}  // namespace frugal::sdk
