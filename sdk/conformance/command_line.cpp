@@ -80,12 +80,19 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv, std::string
 }
 
 frugal_options* make_options(const std::vector<OptionArg>& options, const std::string& strategy,
-                             const std::string& tmpdir) {
+                             const std::string& tmpdir, const std::vector<RequiredOption>& required) {
   frugal_options* out = nullptr;
   if (frugal_error* e = frugal_options_create(&out)) {
     const std::string message = frugal_error_message(e);
     frugal_error_destroy(e);
     throw std::runtime_error(message);
+  }
+  for (const RequiredOption& r : required) {
+    if (r.value_text.empty()) continue;
+    std::string value = r.value_text;
+    for (auto at = value.find("{tmpdir}"); at != std::string::npos; at = value.find("{tmpdir}"))
+      value.replace(at, 8, tmpdir);
+    frugal_error_destroy(frugal_options_set_parsed(out, r.name.c_str(), value.c_str()));
   }
   for (const OptionArg& o : options) {
     if (o.strategy != "*" && o.strategy != strategy) continue;

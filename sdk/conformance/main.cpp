@@ -24,7 +24,26 @@ struct StrategyRef {
   uint32_t flags;
   std::string name;
   std::string plugin;
+  std::vector<fc::RequiredOption> required;
 };
+
+// The value the kit gives a declared required option ("" when it cannot).
+std::string built_value(const frugal_option_info& o) {
+  auto number = [&](double v) {
+    char text[64];
+    if (o.type == FRUGAL_OPTION_INT) std::snprintf(text, sizeof text, "%lld", static_cast<long long>(v));
+    else std::snprintf(text, sizeof text, "%.17g", v);
+    return std::string(text);
+  };
+  if (o.default_value != nullptr) return o.default_value;
+  if (o.flags & FRUGAL_OPTION_DECL_HAS_MIN) return number(o.min);
+  if (o.flags & FRUGAL_OPTION_DECL_HAS_MAX) return number(o.max);
+  if (o.choices != nullptr) return std::string(o.choices).substr(0, std::string(o.choices).find('|'));
+  if (o.flags & FRUGAL_OPTION_DECL_DIRECTORY) return std::string("{tmpdir}/") + o.name;
+  if (o.type == FRUGAL_OPTION_BOOL) return "false";
+  if (o.type == FRUGAL_OPTION_INT || o.type == FRUGAL_OPTION_DOUBLE) return "1";
+  return "";
+}
 
 // A context with only `path` loaded, or NULL with `error` set to the
 // loader's refusal.
@@ -60,7 +79,17 @@ std::vector<StrategyRef> strategies(frugal_context* ctx) {
       frugal_error_destroy(e);
       continue;
     }
-    out.push_back({info.kind, info.flags, info.name, info.plugin_name});
+    StrategyRef ref{info.kind, info.flags, info.name, info.plugin_name, {}};
+    for (size_t j = 0; j < info.option_count; ++j) {
+      frugal_option_info option{};
+      option.struct_size = sizeof option;
+      if (frugal_error* e = frugal_context_strategy_option(ctx, 0, i, j, &option)) {
+        frugal_error_destroy(e);
+        continue;
+      }
+      if (option.flags & FRUGAL_OPTION_DECL_REQUIRED) ref.required.push_back({option.name, built_value(option)});
+    }
+    out.push_back(std::move(ref));
   }
   return out;
 }
@@ -104,6 +133,7 @@ int main(int argc, char** argv) {
         subject.kind = s.kind;
         subject.flags = s.flags;
         subject.option_args = &cl->options;
+        subject.required = s.required;
         subject.tmpdir = tmp.string();
         std::string load_error;
         subject.context = load(path, load_error);

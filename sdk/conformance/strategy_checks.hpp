@@ -27,6 +27,7 @@ struct Subject {
   int32_t kind = 0;
   uint32_t flags = 0;
   const std::vector<OptionArg>* option_args = nullptr;
+  std::vector<RequiredOption> required;  // declared required options, with the values the kit builds
   std::string tmpdir;  // fresh per strategy
   const frugal_host_api* host = nullptr;
   const void* vtable = nullptr;  // the kind's vtable, loaded directly
