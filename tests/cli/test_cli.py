@@ -24,7 +24,7 @@ class CliTest(unittest.TestCase):
         result = run(["version"])
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertRegex(result.stdout, r"^frugal \d+\.\d+\.\d+\n")
-        self.assertIn("ABI 1.0 (headers of this tool: 1.0)", result.stdout)
+        self.assertIn("ABI 1.1 (headers of this tool: 1.1)", result.stdout)
         self.assertRegex(result.stdout, r"CUDA: built (with|without) CUDA")
 
     def test_plugins_json_lists_the_builtin_schedules(self):
@@ -35,7 +35,7 @@ class CliTest(unittest.TestCase):
         by_name = {p["name"]: p for p in listing["plugins"]}
         lr = by_name["schedule_lr"]
         self.assertTrue(os.path.isfile(lr["path"]))
-        self.assertEqual(lr["abi"], "1.0")
+        self.assertEqual(lr["abi"], "1.1")
         self.assertEqual([s["name"] for s in lr["strategies"]], ["constant", "linear_warmup", "cosine", "sgdr", "wsd"])
         self.assertTrue(all(s["kind"] == "schedule" and s["thread_safe"] for s in lr["strategies"]))
 
@@ -54,7 +54,7 @@ class CliTest(unittest.TestCase):
             failures = {os.path.basename(f["path"]): f for f in listing["failures"]}
             self.assertEqual(set(failures), {"major2_desc.so", "notes.so"})
             self.assertEqual(failures["major2_desc.so"]["code"], "ABI_MISMATCH")
-            self.assertIn("ABI 2.0", failures["major2_desc.so"]["error"])
+            self.assertIn("built for frugal ABI 2.", failures["major2_desc.so"]["error"])
             self.assertEqual(failures["notes.so"]["code"], "PLUGIN_INVALID")
             shadowed = [s for p in listing["plugins"] for s in p["strategies"] if s["shadowed"]]
             self.assertEqual([(s["name"]) for s in shadowed], ["cosine"])

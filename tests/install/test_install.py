@@ -99,9 +99,9 @@ class InstallTree(unittest.TestCase):
         for header in ("frugal/frugal.h", "frugal/plugin.h", "frugal/version.h", "frugal/sdk/packer_adapter.hpp",
                        "frugal/sdk/plugin_support.hpp"):
             self.assertTrue(os.path.isfile(os.path.join(self.prefix, "include", header)), header)
-        real = os.path.join(self.lib, "libfrugal.so.1.0.0")
+        real = os.path.join(self.lib, "libfrugal.so.1.1.0")
         self.assertTrue(os.path.isfile(real) and not os.path.islink(real))
-        self.assertEqual(os.readlink(os.path.join(self.lib, "libfrugal.so.1")), "libfrugal.so.1.0.0")
+        self.assertEqual(os.readlink(os.path.join(self.lib, "libfrugal.so.1")), "libfrugal.so.1.1.0")
         self.assertEqual(os.readlink(os.path.join(self.lib, "libfrugal.so")), "libfrugal.so.1")
         self.assertEqual(needed_and_soname(real)[1], ["libfrugal.so.1"])
         self.assertEqual(sorted(os.listdir(self.plugin_dir)), [f"{name}.so" for name in BUILTIN])
@@ -117,7 +117,7 @@ class InstallTree(unittest.TestCase):
         env = {"PKG_CONFIG_PATH": os.path.join(self.lib, "pkgconfig")}
         plugindir = ok(self, run(["pkg-config", "--variable=plugindir", "frugal"], env)).strip()
         self.assertEqual(os.path.realpath(plugindir), os.path.realpath(self.plugin_dir))
-        self.assertEqual(ok(self, run(["pkg-config", "--modversion", "frugal"], env)).strip(), "1.0")
+        self.assertEqual(ok(self, run(["pkg-config", "--modversion", "frugal"], env)).strip(), "1.1")
         self.assertEqual(ok(self, run(["pkg-config", "--variable=sdk_version", "frugal"], env)).strip(), SDK_VERSION)
         self.assertIn("-lfrugal", ok(self, run(["pkg-config", "--libs", "frugal"], env)).split())
         for pc in ("frugal", "frugal-plugin"):
@@ -129,13 +129,14 @@ class InstallTree(unittest.TestCase):
         self.assertIn("-Wl,--no-undefined", plugin_libs)
 
     def test_find_package_asks_for_the_abi_version(self):
-        # SameMajorVersion on the ABI: 1.0 is found, 1.1 (newer than this
-        # core) and 2.0 (another major) are refused. A request of another
+        # SameMajorVersion on the ABI: 1.0 and 1.1 are found, 1.2 (newer
+        # than this core) and 2.0 (another major) are refused. A request of another
         # major is an SDK release (the packages' version): 0.1 and 0.1.0 are
         # found, 0.2 (newer than this release) is refused.
         project = os.path.join(self.tmp.name, "version_probe")
         os.makedirs(project, exist_ok=True)
-        for wanted, found, version in (("1.0", True, "1.0"), ("1.1", False, "1.0"), ("2.0", False, "1.0"),
+        for wanted, found, version in (("1.0", True, "1.1"), ("1.1", True, "1.1"), ("1.2", False, "1.1"),
+                                       ("2.0", False, "1.1"),
                                        ("0.1", True, SDK_VERSION), ("0.1.0", True, SDK_VERSION),
                                        ("0.2", False, SDK_VERSION), ("0.1...1.0", True, SDK_VERSION)):
             with open(os.path.join(project, "CMakeLists.txt"), "w") as f:
@@ -150,7 +151,7 @@ class InstallTree(unittest.TestCase):
                          {"CMAKE_PREFIX_PATH": self.prefix})
             self.assertEqual(result.returncode == 0, found, f"find_package(frugal {wanted}):\n{result.stderr}")
             if found:
-                self.assertIn(f"version={version} sdk={SDK_VERSION} abi=1.0 dir={self.plugin_dir}", result.stdout)
+                self.assertIn(f"version={version} sdk={SDK_VERSION} abi=1.1 dir={self.plugin_dir}", result.stdout)
             else:
                 self.assertIn(f"version: {version}", result.stderr)
 
@@ -167,7 +168,7 @@ class InstallTree(unittest.TestCase):
         self.assertEqual(sorted(by_name), sorted(BUILTIN + ["vendor_bucket"]))
         vendor = by_name["vendor_bucket"]
         self.assertEqual(os.path.realpath(vendor["path"]), os.path.realpath(plugin))
-        self.assertEqual(vendor["abi"], "1.0")
+        self.assertEqual(vendor["abi"], "1.1")
         self.assertEqual([(s["name"], s["kind"]) for s in vendor["strategies"]], [("vendor_bucket", "packer")])
 
         # Through the installed libfrugal's C API, as a host would use it.

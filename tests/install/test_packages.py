@@ -128,7 +128,7 @@ class DebianPackages(unittest.TestCase):
 
     def test_files_are_split_by_package(self):
         files = {name: contents(deb) for name, deb in self.debs.items()}
-        runtime = {f"{LIB}/libfrugal.so.1.0.0", f"{LIB}/libfrugal.so.1"} | {
+        runtime = {f"{LIB}/libfrugal.so.1.1.0", f"{LIB}/libfrugal.so.1"} | {
             f"{LIB}/frugal/v1/plugins/{p}.so" for p in BUILTIN}
         self.assertEqual({f for f in files[RUNTIME] if not f.startswith("usr/share/doc/")}, runtime)
         dev = files["libfrugal-dev"]
@@ -191,7 +191,7 @@ class DebianPackages(unittest.TestCase):
         self.assertIn("* Build-Depends-Package: libfrugal-dev", symbols)
         # One line per export (dpkg-shlibdeps looks symbols up by name), each
         # with the release that first shipped its version node.
-        library = os.path.join(self.root, LIB, "libfrugal.so.1.0.0")
+        library = os.path.join(self.root, LIB, "libfrugal.so.1.1.0")
         exported = sorted(name.replace("@@", "@") for name in exported_symbols(library) if "@" in name)
         self.assertGreater(len(exported), 50)
         self.assertIn(" frugal_abi_version@FRUGAL_1.0 0.1.0", symbols)

@@ -202,6 +202,7 @@ frugal_plugin_desc g_desc{};
       return nullptr;
     case kOlderMinor:
       g_desc = base_desc("older", kOlderList, 1);
+      g_desc.abi_minor = 0;  // built for the first minor, whatever these headers are
       g_desc.struct_size = FRUGAL_PLUGIN_DESC_MIN_SIZE;
       std::memset(&g_desc.description, 0xAB, sizeof(g_desc.description));
       std::memset(&g_desc.on_unload, 0xAB, sizeof(g_desc.on_unload));

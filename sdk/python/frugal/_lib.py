@@ -37,7 +37,7 @@ from ._prototypes import GIL_HELD, SIGNATURES
 #: The ABI major this package is written against (FRUGAL_ABI_VERSION_MAJOR).
 ABI_MAJOR = 1
 #: The newest ABI minor whose structs this package mirrors (FRUGAL_ABI_VERSION_MINOR).
-ABI_MINOR = 0
+ABI_MINOR = 1
 
 _SONAME = "libfrugal.so.1"
 

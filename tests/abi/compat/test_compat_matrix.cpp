@@ -37,8 +37,7 @@ struct Row {
 std::string compat_path(const char* file) { return std::string(FRUGAL_COMPAT_PLUGIN_DIR) + "/" + file; }
 
 // FRUGAL_COMPAT_V1_0_FROZEN: CMakeLists.txt found frozen v1.0 headers under
-// tests/abi/compat/v1.0/. Until ABI 1.1 exists there is nothing to freeze:
-// the tree's headers are the v1.0 headers, and this row builds against them.
+// tests/abi/compat/v1.0/ (frozen when ABI 1.1 was introduced).
 const std::vector<Row> kMatrix = {
     {compat_path("compat_v1_0.so"), "the v1.0 headers", "compat_v1_0", 0, "compat_linear", true, 0.0},
     {compat_path("compat_newer_minor.so"), "a later minor's headers: larger structs, extra slots", "compat_newer",

@@ -1,0 +1,341 @@
+/*
+ * frugal/checkpoint.h — the checkpoint engine (host side): heartbeat and
+ * full checkpoints that survive preemption.
+ *
+ * The host registers named state tensors (CPU, pinned or CUDA memory) once.
+ * frugal_ckpt_save copies them into a host snapshot (the only time the
+ * training thread waits) and a background thread persists the snapshot
+ * through a frugal_store. Each checkpoint is one key prefix ("directory")
+ * holding shards and a manifest; the manifest is written last, atomically,
+ * and is the single commit point: a checkpoint without a valid manifest
+ * does not exist. Recovery picks the newest checkpoint whose manifest and
+ * shard checksums (xxHash3-64) verify and reports why it skipped others.
+ *
+ * Kinds: a heartbeat is the light state needed to resume, taken often (on a
+ * timer); a full checkpoint holds everything. Each registered tensor says
+ * which kinds include it. Host metadata bytes (step, data-loader cursor,
+ * RNG and scheduler state) travel with every checkpoint.
+ *
+ * One checkpoint in flight: a save that arrives while the previous one is
+ * still persisting first waits for it (so host memory stays bounded by one
+ * snapshot), unless FRUGAL_CKPT_SAVE_SKIP_IF_BUSY asks to coalesce: then
+ * the new request is dropped and reported as skipped.
+ *
+ * Thread safety: an engine's functions may be called from any thread;
+ * they are serialised internally, except that list/verify/latest may run
+ * while a persist is in flight. Registered tensor memory must not be
+ * written by the host while frugal_ckpt_save or frugal_ckpt_restore runs.
+ */
+#ifndef FRUGAL_CHECKPOINT_H_
+#define FRUGAL_CHECKPOINT_H_
+
+#include "frugal/store.h"
+#include "frugal/tensor.h"
+#include "frugal/types.h"
+
+FRUGAL_EXTERN_C_BEGIN
+
+/* ======================================================================== */
+/* Kinds, statuses, flags                                                   */
+/* ======================================================================== */
+
+/** Checkpoint kinds; also usable as bit masks (FRUGAL_CKPT_ALL_KINDS = both). */
+enum frugal_ckpt_kind_values {
+  FRUGAL_CKPT_HEARTBEAT = 1, /**< Light, frequent: what is needed to resume. */
+  FRUGAL_CKPT_FULL = 2       /**< Everything registered. */
+};
+/** Mask of every kind. */
+#define FRUGAL_CKPT_ALL_KINDS 3u
+
+/** Verification outcome of one checkpoint. Carried as int32_t. */
+enum frugal_ckpt_status_values {
+  FRUGAL_CKPT_VALID = 0,         /**< Manifest and every shard verify. */
+  FRUGAL_CKPT_INCOMPLETE = 1,    /**< No manifest: an unfinished (torn) save. */
+  FRUGAL_CKPT_CORRUPT = 2,       /**< Manifest or a shard fails its size or checksum. */
+  FRUGAL_CKPT_NEWER_FORMAT = 3,  /**< Manifest format newer than this reader. */
+  FRUGAL_CKPT_UNREADABLE = 4     /**< The store failed to read it (I/O error). */
+};
+
+/** Save flag: persist before returning (as if followed by frugal_ckpt_wait). */
+#define FRUGAL_CKPT_SAVE_WAIT ((uint32_t)1 << 0)
+/** Save flag: if a checkpoint is still persisting, drop this request (reported as skipped). */
+#define FRUGAL_CKPT_SAVE_SKIP_IF_BUSY ((uint32_t)1 << 1)
+
+/** Longest checkpoint name including the terminating NUL. */
+#define FRUGAL_CKPT_NAME_CAPACITY 64
+/** Capacity of the reason text in frugal_ckpt_info, including the NUL. */
+#define FRUGAL_CKPT_REASON_CAPACITY 256
+
+/* ======================================================================== */
+/* Engine lifetime                                                          */
+/* ======================================================================== */
+
+/** A checkpoint engine bound to one store. */
+typedef struct frugal_ckpt_engine frugal_ckpt_engine;
+
+/**
+ * Creates an engine writing through `store` (which it keeps open; the
+ * caller may close its own handle right away).
+ *   options (NULL for defaults, read during the call only):
+ *     keep_heartbeats  int >= 1, default 2: valid heartbeats retained
+ *     keep_full        int >= 1, default 2: valid full checkpoints retained
+ *     shard_bytes      int >= 4096, default 268435456: target shard size
+ *     prefix           string, default "": key prefix of every checkpoint
+ *                      (lets several jobs share one store). One writing
+ *                      engine per prefix at a time: the write sequence
+ *                      is read from the store when the engine is created.
+ *   out: // out, owned by the caller; release with frugal_ckpt_engine_destroy.
+ */
+FRUGAL_API frugal_error* frugal_ckpt_engine_create(frugal_store* store, const frugal_options* options,
+                                                   frugal_ckpt_engine** out);
+
+/**
+ * Waits for the in-flight persist (its outcome is logged if unread), then
+ * destroys the engine. NULL allowed.
+ */
+FRUGAL_API void frugal_ckpt_engine_destroy(frugal_ckpt_engine* engine);
+
+/* ======================================================================== */
+/* State registration                                                       */
+/* ======================================================================== */
+
+/**
+ * Registers a state tensor under `name` (1..255 bytes of [A-Za-z0-9_.-/],
+ * unique). The view must be compact row-major (strides NULL or row-major)
+ * with a dtype and device frugal knows; the view is copied, the memory it
+ * points to is borrowed and must stay valid until the tensor is
+ * unregistered or the engine destroyed. Registration does not wait for an
+ * in-flight persist; the engine's background thread then grows the host
+ * snapshot buffer to the registered total and pre-faults it, so the first
+ * save does not pay for the allocation (a save that comes before that is
+ * done allocates the buffer itself). Host memory stays bounded by one
+ * snapshot of the registered state, however many saves.
+ *   kinds: mask of the checkpoint kinds that include this tensor; 0 = all.
+ */
+FRUGAL_API frugal_error* frugal_ckpt_register(frugal_ckpt_engine* engine, const char* name,
+                                              const frugal_tensor* view, uint32_t kinds);
+
+/** Unregisters `name`; FRUGAL_ERR_NOT_FOUND if it is not registered. */
+FRUGAL_API frugal_error* frugal_ckpt_unregister(frugal_ckpt_engine* engine, const char* name);
+
+/* ======================================================================== */
+/* Saving                                                                   */
+/* ======================================================================== */
+
+/** What to save. Caller-owned; read during the call only. */
+typedef struct frugal_ckpt_save_args {
+  size_t struct_size;       /**< sizeof(frugal_ckpt_save_args). */
+  int32_t kind;             /**< FRUGAL_CKPT_HEARTBEAT or FRUGAL_CKPT_FULL. */
+  uint32_t flags;           /**< FRUGAL_CKPT_SAVE_* bits. */
+  uint64_t step;            /**< Training step the state belongs to. */
+  const void* metadata;     /**< Host bytes stored with the checkpoint (copied); NULL when metadata_size is 0. */
+  uint64_t metadata_size;   /**< Bytes at metadata, at most 64 MiB. */
+} frugal_ckpt_save_args;
+
+/** Outcome of frugal_ckpt_save. Caller-allocated; struct_size set by the caller. */
+typedef struct frugal_ckpt_save_result {
+  size_t struct_size;                       /**< Set by the caller. */
+  char name[FRUGAL_CKPT_NAME_CAPACITY];     /**< Name of the checkpoint started ("" when skipped). */
+  int32_t skipped;                          /**< 1 when SKIP_IF_BUSY dropped the request. */
+  int32_t reserved;                         /**< Always 0. */
+  uint64_t bytes;                           /**< Tensor + metadata bytes in the snapshot. */
+  double wait_seconds;                      /**< Time spent waiting for the previous persist. */
+  double snapshot_seconds;                  /**< Time spent copying state (the training stall). */
+} frugal_ckpt_save_result;
+
+/**
+ * Takes a checkpoint: waits for any in-flight persist (unless
+ * SKIP_IF_BUSY), synchronises each CUDA device holding registered state
+ * (so queued kernels finish writing it first), snapshots every registered
+ * tensor of the kind plus the metadata, and starts persisting in the background (or persists before
+ * returning with FRUGAL_CKPT_SAVE_WAIT, returning the persist's error).
+ *   result: // out, NULL allowed.
+ */
+FRUGAL_API frugal_error* frugal_ckpt_save(frugal_ckpt_engine* engine, const frugal_ckpt_save_args* args,
+                                          frugal_ckpt_save_result* result);
+
+/** Outcome of the last persist. Caller-allocated; struct_size set by the caller. */
+typedef struct frugal_ckpt_persist_result {
+  size_t struct_size;                       /**< Set by the caller. */
+  char name[FRUGAL_CKPT_NAME_CAPACITY];     /**< The checkpoint persisted ("" if none since the last wait). */
+  uint64_t bytes;                           /**< Bytes written, manifest included. */
+  double persist_seconds;                   /**< Wall time of the background persist. */
+} frugal_ckpt_persist_result;
+
+/**
+ * Blocks until no persist is in flight. Returns the error of the last
+ * persist if it failed and that failure was not returned before (the
+ * checkpoint then does not exist; earlier ones are intact).
+ *   result: // out, NULL allowed.
+ */
+FRUGAL_API frugal_error* frugal_ckpt_wait(frugal_ckpt_engine* engine, frugal_ckpt_persist_result* result);
+
+/* ======================================================================== */
+/* Inspecting                                                               */
+/* ======================================================================== */
+
+/** One checkpoint found in the store. Caller-allocated; struct_size set by the caller. */
+typedef struct frugal_ckpt_info {
+  size_t struct_size;                       /**< Set by the caller. */
+  char name[FRUGAL_CKPT_NAME_CAPACITY];     /**< Checkpoint name (its key prefix under the engine prefix). */
+  int32_t kind;                             /**< FRUGAL_CKPT_HEARTBEAT or _FULL (from the name when no manifest). */
+  int32_t status;                           /**< frugal_ckpt_status_values. */
+  uint64_t step;                            /**< Training step. */
+  uint64_t sequence;                        /**< Engine-wide save counter; orders checkpoints of equal step. */
+  int64_t created_unix_ns;                  /**< When the save started (manifest), 0 if unknown. */
+  uint64_t bytes;                           /**< Shard + metadata bytes the manifest declares. */
+  uint32_t tensor_count;                    /**< Tensors in it. */
+  int32_t emergency;                        /**< 1 for an emergency (preemption) heartbeat. */
+  char reason[FRUGAL_CKPT_REASON_CAPACITY]; /**< Why it is not VALID ("" when it is). */
+} frugal_ckpt_info;
+
+/** Verification depth for listing. */
+#define FRUGAL_CKPT_LIST_VERIFY_SHARDS ((uint32_t)1 << 0)
+
+/**
+ * Receives one checkpoint during frugal_ckpt_list. `info` is valid during
+ * the call only. Return 0 to continue, nonzero to stop.
+ */
+typedef int32_t (*frugal_ckpt_list_fn)(void* user_data, const frugal_ckpt_info* info);
+
+/**
+ * Lists every checkpoint under the engine's prefix, newest first: by
+ * sequence, the engine-wide write order (a run resumed from an older step
+ * writes newer checkpoints with lower steps). Manifests are always checked;
+ * shard sizes and checksums too with FRUGAL_CKPT_LIST_VERIFY_SHARDS (reads
+ * every byte).
+ */
+FRUGAL_API frugal_error* frugal_ckpt_list(frugal_ckpt_engine* engine, uint32_t flags, frugal_ckpt_list_fn fn,
+                                          void* user_data);
+
+/**
+ * Fully verifies checkpoint `name` (manifest and every shard).
+ *   info: // out, status and reason filled; the call itself fails only for
+ *         bad arguments or FRUGAL_ERR_NOT_FOUND.
+ */
+FRUGAL_API frugal_error* frugal_ckpt_verify(frugal_ckpt_engine* engine, const char* name, frugal_ckpt_info* info);
+
+/**
+ * Finds the newest checkpoint of a kind in `kinds` that fully verifies;
+ * every newer one skipped is logged with its reason.
+ *   info: // out. FRUGAL_ERR_NOT_FOUND when none verifies (the message
+ *         lists what was skipped and why).
+ */
+FRUGAL_API frugal_error* frugal_ckpt_latest(frugal_ckpt_engine* engine, uint32_t kinds, frugal_ckpt_info* info);
+
+/**
+ * The manifest of `name` as JSON (shards, tensors, metadata size, ...).
+ *   json: // out, NUL-terminated, owned by the caller; free with frugal_string_free.
+ */
+FRUGAL_API frugal_error* frugal_ckpt_inspect_json(frugal_ckpt_engine* engine, const char* name, char** json);
+
+/** Frees a string returned by frugal. NULL allowed. */
+FRUGAL_API void frugal_string_free(char* text);
+
+/* ======================================================================== */
+/* Restoring and retention                                                  */
+/* ======================================================================== */
+
+/**
+ * Restores a checkpoint into the registered tensors. `name` NULL means the
+ * newest that verifies among `kinds` (as frugal_ckpt_latest). Every shard
+ * is read and verified before any registered tensor is written, so a bad
+ * checkpoint never leaves state half-restored. Each tensor in the
+ * checkpoint must be registered with the same dtype and shape
+ * (FRUGAL_ERR_FAILED_PRECONDITION names the first that is not); registered
+ * tensors absent from it (e.g. full-only state in a heartbeat) are left
+ * untouched.
+ *   metadata:      caller buffer for the host metadata, NULL when capacity is 0.
+ *   capacity:      bytes at metadata; too small -> FRUGAL_ERR_OUT_OF_RANGE
+ *                  with *metadata_size set and nothing restored.
+ *   metadata_size: // out, NULL allowed: the metadata's size.
+ *   info:          // out, NULL allowed: what was restored.
+ */
+FRUGAL_API frugal_error* frugal_ckpt_restore(frugal_ckpt_engine* engine, const char* name, uint32_t kinds,
+                                             void* metadata, uint64_t capacity, uint64_t* metadata_size,
+                                             frugal_ckpt_info* info);
+
+/**
+ * Applies retention now (it also runs after every persist): keeps the
+ * newest keep_heartbeats valid heartbeats and keep_full valid full
+ * checkpoints, removes older valid ones and every invalid one older than
+ * the newest valid checkpoint. "Valid" here means the manifest and every
+ * shard verified (each checkpoint is read fully at most once per engine;
+ * the engine's own commits count as verified). Never touches the
+ * checkpoint in flight, anything newer than the newest valid checkpoint,
+ * or checkpoints of a newer manifest format.
+ *   removed: // out, NULL allowed: checkpoints removed.
+ */
+FRUGAL_API frugal_error* frugal_ckpt_gc(frugal_ckpt_engine* engine, uint32_t* removed);
+
+/* ======================================================================== */
+/* Preemption                                                               */
+/* ======================================================================== */
+
+/** Outcome of an emergency save. Caller-allocated; struct_size set by the caller. */
+typedef struct frugal_ckpt_emergency_result {
+  size_t struct_size;                       /**< Set by the caller. */
+  char name[FRUGAL_CKPT_NAME_CAPACITY];     /**< The emergency heartbeat's name. */
+  int32_t committed;                        /**< 1 when its manifest was durable before the deadline. */
+  int32_t reserved;                         /**< Always 0. */
+  double seconds;                           /**< From the call to commit (or to the deadline). */
+} frugal_ckpt_emergency_result;
+
+/**
+ * Takes an emergency heartbeat (args->kind is ignored) and waits for it at
+ * most `deadline_seconds` from the call (e.g. 110 of AWS's 120-second
+ * notice, 25 of GCP's 30). Reports whether it committed in time; a save
+ * that misses the deadline keeps persisting in the background and, if the
+ * process survives, still commits. An in-flight persist is waited for
+ * first, within the same deadline.
+ *   result: // out, not NULL.
+ */
+FRUGAL_API frugal_error* frugal_ckpt_emergency_save(frugal_ckpt_engine* engine, const frugal_ckpt_save_args* args,
+                                                    double deadline_seconds, frugal_ckpt_emergency_result* result);
+
+/**
+ * Opt-in SIGTERM helper, process-wide: installs a handler that only
+ * records the notice (async-signal-safe), replacing SIGTERM's default
+ * termination. The host polls frugal_preemption_pending at a step boundary,
+ * calls frugal_ckpt_emergency_save, then exits. Idempotent. The handler is
+ * installed with SA_RESTART and SA_ONSTACK. It replaces the host's own
+ * SIGTERM handler: a runtime that watches signals itself (Go's os/signal,
+ * Python's signal module) should call frugal_preemption_notify from its
+ * own handler instead.
+ */
+FRUGAL_API frugal_error* frugal_preemption_install_sigterm(void);
+
+/** Restores the SIGTERM disposition that was in place before install; without a prior install, does nothing. */
+FRUGAL_API void frugal_preemption_uninstall_sigterm(void);
+
+/** Nonzero once a preemption notice arrived (SIGTERM or frugal_preemption_notify). */
+FRUGAL_API int32_t frugal_preemption_pending(void);
+
+/** Records a notice learnt another way (e.g. a cloud metadata poll). Async-signal-safe. */
+FRUGAL_API void frugal_preemption_notify(void);
+
+/** Clears a recorded notice. */
+FRUGAL_API void frugal_preemption_clear(void);
+
+#if FRUGAL_LP64
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_save_args, kind) == 8, ckpt_args_kind);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_save_args, step) == 16, ckpt_args_step);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_save_args, metadata_size) == 32, ckpt_args_metadata_size);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ckpt_save_args) == 40, ckpt_args_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_save_result, skipped) == 72, ckpt_save_skipped);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_save_result, snapshot_seconds) == 96, ckpt_save_snapshot);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ckpt_save_result) == 104, ckpt_save_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_persist_result, bytes) == 72, ckpt_persist_bytes);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ckpt_persist_result) == 88, ckpt_persist_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, kind) == 72, ckpt_info_kind);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, step) == 80, ckpt_info_step);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, tensor_count) == 112, ckpt_info_tensor_count);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, reason) == 120, ckpt_info_reason);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ckpt_info) == 376, ckpt_info_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_emergency_result, committed) == 72, ckpt_emergency_committed);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ckpt_emergency_result) == 88, ckpt_emergency_size);
+#endif
+
+FRUGAL_EXTERN_C_END
+
+#endif /* FRUGAL_CHECKPOINT_H_ */

@@ -1,0 +1,276 @@
+/*
+ * frugal/context.h — libfrugal's runtime: version query, contexts, logging,
+ * plugin discovery and loading, and the registry of strategies (host side).
+ *
+ * A context owns a set of loaded plugins and a registry mapping
+ * (kind, name) to a strategy. Objects created from a strategy (schedules,
+ * ...) keep their plugin loaded on their own, so they may outlive the
+ * context that made them.
+ *
+ * Thread safety: every function taking a context may be called from any
+ * thread; calls on one context are serialised internally. The exception is
+ * frugal_context_destroy, which must not run concurrently with any other
+ * call on that context. The log callback may be invoked from any thread
+ * that calls into frugal or a plugin.
+ *
+ * Unless stated otherwise, every pointer argument must be non-NULL; a NULL
+ * one fails with FRUGAL_ERR_INVALID_ARGUMENT.
+ */
+#ifndef FRUGAL_CONTEXT_H_
+#define FRUGAL_CONTEXT_H_
+
+#include "frugal/types.h"
+
+FRUGAL_EXTERN_C_BEGIN
+
+/* ======================================================================== */
+/* Runtime version                                                          */
+/* ======================================================================== */
+
+/**
+ * The ABI version of the loaded libfrugal, packed as FRUGAL_ABI_VERSION.
+ * A host built against major M must check FRUGAL_ABI_VERSION_GET_MAJOR of
+ * this value equals M (the SONAME normally guarantees it). Thread-safe.
+ */
+FRUGAL_API uint32_t frugal_abi_version(void);
+
+/** The SDK release of the loaded libfrugal ("0.1.0"); static storage. Thread-safe. */
+FRUGAL_API const char* frugal_version_string(void);
+
+/**
+ * Number of usable CUDA devices: 0 when libfrugal was built without CUDA,
+ * when no driver is installed or when no device is present. Never fails.
+ * Thread-safe.
+ */
+FRUGAL_API int32_t frugal_cuda_device_count(void);
+
+/** Nonzero when libfrugal was built with CUDA support. Thread-safe. */
+FRUGAL_API int32_t frugal_built_with_cuda(void);
+
+/* ======================================================================== */
+/* Context lifetime                                                         */
+/* ======================================================================== */
+
+/**
+ * Creates a context with no plugins loaded and the default log sink
+ * (warnings and errors to stderr). Thread-safe.
+ *   out: // out, not NULL; owned by the caller, destroy with
+ *        frugal_context_destroy.
+ */
+FRUGAL_API frugal_error* frugal_context_create(frugal_context** out);
+
+/**
+ * Destroys a context. Strategy objects created from it stay valid and keep
+ * their plugins loaded until they are destroyed. Every string obtained from
+ * the context's introspection functions becomes invalid. NULL allowed.
+ * Must not run concurrently with any other call on the same context.
+ */
+FRUGAL_API void frugal_context_destroy(frugal_context* context);
+
+/* ======================================================================== */
+/* Logging                                                                  */
+/* ======================================================================== */
+
+/**
+ * Receives log messages.
+ *   user_data: as given to frugal_context_set_log_callback; never
+ *              dereferenced by frugal.
+ *   level:     frugal_log_level_values.
+ *   source:    "core", the plugin name, or the plugin's file path while its
+ *              name is not yet known; never NULL, valid during the call only.
+ *   message:   never NULL, valid during the call only.
+ * May be called concurrently from several threads, possibly while the
+ * context's internal lock is held, so it must not call back into the same
+ * context.
+ */
+typedef void (*frugal_log_fn)(void* user_data, int32_t level, const char* source, const char* message);
+
+/**
+ * Installs the log sink of `context` and of every plugin it loads (plugins
+ * already loaded switch too). `callback` NULL silences logging; `user_data`
+ * may be NULL. Messages below `min_level`, and any at FRUGAL_LOG_OFF or
+ * above, are dropped. A plugin file already loaded by another context in
+ * this process is shared with it (one load per process) and keeps logging
+ * to the sink of the context that loaded it first.
+ * Lifetime: `user_data` must stay valid, even after it is replaced, until
+ * every plugin this context loaded first has unloaded: that is, until the
+ * context, every other context sharing those plugins, and every object
+ * created from them (schedules, ...) are destroyed.
+ */
+FRUGAL_API frugal_error* frugal_context_set_log_callback(frugal_context* context, frugal_log_fn callback,
+                                                         void* user_data, int32_t min_level);
+
+/* ======================================================================== */
+/* Plugin loading                                                           */
+/* ======================================================================== */
+
+/** Discovery flag: do not read the FRUGAL_PLUGIN_PATH environment variable. */
+#define FRUGAL_DISCOVER_NO_ENV ((uint32_t)1 << 0)
+/** Discovery flag: skip the built-in plugin directory. */
+#define FRUGAL_DISCOVER_NO_BUILTIN ((uint32_t)1 << 1)
+
+/**
+ * Adds a directory to the host's search list, scanned by discovery after
+ * the environment and the built-in directory. `path` (not NULL, not empty:
+ * FRUGAL_ERR_INVALID_ARGUMENT) is copied. A directory that does not exist
+ * is recorded as a load failure at discovery, not reported here.
+ */
+FRUGAL_API frugal_error* frugal_context_add_plugin_dir(frugal_context* context, const char* path);
+
+/**
+ * Loads every "*.so" regular file or link to one (sorted by name within
+ * each directory) from, in order: the directories of FRUGAL_PLUGIN_PATH
+ * (':'-separated, empty entries ignored), the built-in plugin directory
+ * (<dir of libfrugal>/frugal/v1/plugins for ABI major 1, in the build tree
+ * and the install tree alike), then the host's directories. A missing
+ * built-in directory is skipped silently; a missing FRUGAL_PLUGIN_PATH or
+ * host directory is recorded as a load failure. A file already loaded
+ * (same canonical path, or same file through a hard link) is skipped. A
+ * file that fails is recorded as a load failure (see
+ * frugal_context_load_failure) and logged as a warning; it never stops
+ * discovery and never fails this call.
+ *   flags:  FRUGAL_DISCOVER_* bits; other bits are ignored (pass 0).
+ *   loaded: // out, NULL allowed: number of plugins newly loaded.
+ * Fails only for a NULL context or when out of memory.
+ */
+FRUGAL_API frugal_error* frugal_context_discover_plugins(frugal_context* context, uint32_t flags, size_t* loaded);
+
+/**
+ * Loads one plugin file; `path` (not NULL) may be relative to the current
+ * directory. Errors name the file and the reason: cannot be opened
+ * (FRUGAL_ERR_NOT_FOUND); another ABI major or an undersized descriptor or
+ * vtable (FRUGAL_ERR_ABI_MISMATCH); not a shared library, no entry symbol,
+ * entry threw, malformed descriptor such as missing names, NULL vtables or
+ * a strategy declared twice (FRUGAL_ERR_PLUGIN_INVALID); the entry's own
+ * error (its code kept); plugin name already loaded from another file
+ * (FRUGAL_ERR_ALREADY_EXISTS). A refused file is recorded as a load failure
+ * and unloaded unless another context uses it. Loading a file already
+ * loaded (same canonical path, or same file through a hard link) succeeds
+ * and does nothing.
+ *
+ * Duplicate strategies across plugins: the first loaded (kind, name) wins
+ * the short name; the later one is logged as shadowed and stays reachable
+ * as "plugin_name/strategy_name".
+ */
+FRUGAL_API frugal_error* frugal_context_load_plugin(frugal_context* context, const char* path);
+
+/* ======================================================================== */
+/* Introspection                                                            */
+/* ======================================================================== */
+
+/**
+ * Describes one loaded plugin. The caller allocates it and sets
+ * struct_size; frugal writes only the fields that fit and leaves
+ * struct_size as set. Strings are NUL-terminated, owned by the context and
+ * valid until it is destroyed.
+ */
+typedef struct frugal_plugin_info {
+  size_t struct_size;          /**< Set by the caller: sizeof(frugal_plugin_info). */
+  const char* name;            /**< Plugin name. */
+  const char* version;         /**< Plugin version string. */
+  const char* vendor;          /**< Vendor. */
+  const char* license;         /**< SPDX license. */
+  const char* description;     /**< Description, "" when none. */
+  const char* path;            /**< Canonical path of the file, as first loaded in this process. */
+  uint32_t abi_major;          /**< ABI major the plugin was built against. */
+  uint32_t abi_minor;          /**< ABI minor the plugin was built against (may exceed the core's). */
+  size_t strategy_count;       /**< Strategies registered from it (skipped kinds excluded). */
+} frugal_plugin_info;
+
+/**
+ * Describes one strategy of a loaded plugin. Caller-allocated; the caller
+ * sets struct_size and frugal writes only the fields that fit. Strings are
+ * NUL-terminated, owned by the context and valid until it is destroyed.
+ */
+typedef struct frugal_strategy_info {
+  size_t struct_size;          /**< Set by the caller: sizeof(frugal_strategy_info). */
+  int32_t kind;                /**< frugal_strategy_kind_values. */
+  uint32_t flags;              /**< FRUGAL_STRATEGY_* flags. */
+  const char* name;            /**< Short name. */
+  const char* summary;         /**< One-line description, "" when none. */
+  const char* plugin_name;     /**< The plugin providing it. */
+  int32_t shadowed;            /**< 1 when another plugin owns the short name (reach this one as plugin/name). */
+  int32_t reserved;            /**< Always 0. */
+} frugal_strategy_info;
+
+/**
+ * Describes a file that failed to load. Caller-allocated; the caller sets
+ * struct_size and frugal writes only the fields that fit. Strings are
+ * NUL-terminated, owned by the context and valid until it is destroyed
+ * (later failures do not move them).
+ */
+typedef struct frugal_load_failure_info {
+  size_t struct_size;          /**< Set by the caller: sizeof(frugal_load_failure_info). */
+  const char* path;            /**< The file (or directory) that failed, as given or found (not canonical). */
+  const char* message;         /**< Why, in one line. */
+  int32_t code;                /**< frugal_error_code_values. */
+  int32_t reserved;            /**< Always 0. */
+} frugal_load_failure_info;
+
+#if FRUGAL_LP64
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_plugin_info, path) == 48, plugin_info_path);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_plugin_info, abi_major) == 56, plugin_info_abi_major);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_plugin_info, strategy_count) == 64, plugin_info_strategy_count);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_plugin_info) == 72, plugin_info_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_strategy_info, name) == 16, strategy_info_name);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_strategy_info, shadowed) == 40, strategy_info_shadowed);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_strategy_info) == 48, strategy_info_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_load_failure_info, message) == 16, failure_info_message);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_load_failure_info, code) == 24, failure_info_code);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_load_failure_info) == 32, failure_info_size);
+#endif
+
+/** Number of loaded plugins. 0 for NULL. Never fails. */
+FRUGAL_API size_t frugal_context_plugin_count(const frugal_context* context);
+
+/**
+ * Describes plugin `index` (load order, 0-based); FRUGAL_ERR_OUT_OF_RANGE
+ * when index >= frugal_context_plugin_count.
+ *   info: // out, caller-owned, not NULL; struct_size set by the caller (at
+ *         least offsetof(frugal_plugin_info, name) + sizeof(char*), else
+ *         FRUGAL_ERR_INVALID_ARGUMENT).
+ */
+FRUGAL_API frugal_error* frugal_context_plugin_info(const frugal_context* context, size_t index,
+                                                    frugal_plugin_info* info);
+
+/**
+ * Describes strategy `strategy_index` (0..strategy_count-1 of that plugin's
+ * frugal_plugin_info) of plugin `plugin_index`; FRUGAL_ERR_OUT_OF_RANGE
+ * when either index is too large.
+ *   info: // out, caller-owned, not NULL; struct_size set by the caller (at
+ *         least sizeof(size_t) + sizeof(void*)).
+ */
+FRUGAL_API frugal_error* frugal_context_strategy_info(const frugal_context* context, size_t plugin_index,
+                                                      size_t strategy_index, frugal_strategy_info* info);
+
+/**
+ * Number of recorded load failures. They accumulate over discoveries and
+ * frugal_context_load_plugin calls and are never cleared. 0 for NULL.
+ */
+FRUGAL_API size_t frugal_context_load_failure_count(const frugal_context* context);
+
+/**
+ * Describes load failure `index` (oldest first); FRUGAL_ERR_OUT_OF_RANGE
+ * when index >= frugal_context_load_failure_count.
+ *   info: // out, caller-owned, not NULL; struct_size set by the caller (at
+ *         least sizeof(size_t) + sizeof(void*)).
+ */
+FRUGAL_API frugal_error* frugal_context_load_failure(const frugal_context* context, size_t index,
+                                                     frugal_load_failure_info* info);
+
+/**
+ * Looks a strategy up by kind and name ("name" or "plugin/name"; not NULL).
+ *   info: // out, caller-owned, not NULL; struct_size set by the caller (at
+ *         least sizeof(size_t) + sizeof(void*)).
+ * FRUGAL_ERR_NOT_FOUND names the kind and the name; for a short name it
+ * also lists the available ones.
+ */
+FRUGAL_API frugal_error* frugal_context_find_strategy(const frugal_context* context, int32_t kind,
+                                                      const char* name, frugal_strategy_info* info);
+
+/** Stable lower-case name of a strategy kind ("schedule", ...), or "unknown". Static storage. */
+FRUGAL_API const char* frugal_strategy_kind_name(int32_t kind);
+
+FRUGAL_EXTERN_C_END
+
+#endif /* FRUGAL_CONTEXT_H_ */
