@@ -16,21 +16,32 @@ scripts/build.sh build >/dev/null
 ctest --test-dir build -j"$jobs" --output-on-failure --timeout 300
 
 echo "== language bindings and their tour samples against build/ (Rust, Go, Python) =="
-# Each binding finds build/lib by default (sdk/rust/build.rs, sdk/go/cgo.go,
-# sdk/python/frugal/_lib.py). cgocheck=2 also checks every pointer handed to
-# C against the cgo rules. Python is Debian's, where python3-numpy and
-# python3-torch live (FRUGAL_PYTHON picks another interpreter).
+# The Rust and Go bindings find libfrugal with pkg-config (sdk/rust/build.rs,
+# sdk/go/cgo.go): build/pkgconfig holds the build tree's
+# frugal-uninstalled.pc, and the loader finds build/lib through
+# LD_LIBRARY_PATH (no rpath into the tree). Python finds build/lib by
+# default (sdk/python/frugal/_lib.py). cgocheck=2 also checks every pointer
+# handed to C against the cgo rules. Python is Debian's, where python3-numpy
+# and python3-torch live (FRUGAL_PYTHON picks another interpreter).
 python=${FRUGAL_PYTHON:-/usr/bin/python3}
-(cd sdk/rust && cargo test --offline --quiet)
-sdk/rust/tests/layout_detects_moves.sh
-(cd samples/rust_tour && cargo run --offline --quiet)
-(cd sdk/go && go vet ./... && go test -count=1 ./... && GODEBUG=cgocheck=2 go test -count=1 ./...)
-(cd samples/go_tour && go vet . && go run .)
+(
+  export PKG_CONFIG_PATH="$PWD/build/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+  export LD_LIBRARY_PATH="$PWD/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  (cd sdk/rust && cargo test --offline --quiet)
+  sdk/rust/tests/layout_detects_moves.sh
+  (cd samples/rust_tour && cargo run --offline --quiet)
+  (cd sdk/go && go vet ./... && go test -count=1 ./... && GODEBUG=cgocheck=2 go test -count=1 ./...)
+  (cd samples/go_tour && go vet . && go run .)
+)
 (cd sdk/python && "$python" -m unittest discover -s tests)
 "$python" samples/python_tour/tour.py
 # The Python package as a user installs it: cmake --install into a temporary
 # prefix, pip into a fresh venv (offline), its tests run from outside the tree.
 sdk/python/tests/install_venv.sh build
+# The Rust crate likewise: cmake --install into a temporary
+# prefix, the binding copied out of the tree and built against the installed
+# frugal.pc, its tests and tour run there, no RUNPATH into the source tree.
+sdk/rust/tests/install_crate.sh build
 
 if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== build + tests (ASan + UBSan) =="

@@ -1,89 +1,133 @@
-//! Build script: links libfrugal and records the C side's struct layouts.
+//! Build script: finds libfrugal and tells cargo how to link it.
 //!
-//! 1. Finds libfrugal: `FRUGAL_LIB_DIR` if set, else `../../build/lib` (the
-//!    repository's default CMake build directory) relative to this crate.
-//!    An rpath to that directory is embedded so tests and examples run
-//!    without `LD_LIBRARY_PATH`; libfrugal then finds its built-in plugins
-//!    relative to itself.
-//! 2. Compiles `probe/layout_probe.c` against `../../abi/include` with the
-//!    system C compiler (`CC`, default `cc`; `FRUGAL_ABI_INCLUDE_DIR`
-//!    overrides the header directory), runs it and writes its output
-//!    to `$OUT_DIR/layout.txt`, which `tests/layout.rs` compares with the
-//!    Rust structs. The headers are the source of truth, so the probe runs
-//!    on every header change.
+//! Where libfrugal is, in this order:
+//! 1. `FRUGAL_LIB_DIR` (the directory holding `libfrugal.so`), when set;
+//! 2. otherwise `pkg-config --cflags --libs frugal` (`PKG_CONFIG` names
+//!    another tool): the installed `frugal.pc`, or a build tree's
+//!    `<build>/pkgconfig/frugal-uninstalled.pc` when `PKG_CONFIG_PATH`
+//!    holds that directory.
+//!
+//! `FRUGAL_INCLUDE_DIR` (the directory holding `frugal/*.h`), when set,
+//! names the headers in either case.
+//!
+//! The link flags reach every dependent's link of this crate, so a crate
+//! using this one needs no build script. No rpath is embedded (cargo would
+//! not pass one to dependents, and an rpath into a build tree is wrong
+//! anywhere else): at run time the dynamic loader finds libfrugal, through
+//! its cache for a system install or through `LD_LIBRARY_PATH`.
+//!
+//! The header directory is only needed by the layout test
+//! (`tests/layout.rs`), which compiles `probe/layout_probe.c` itself, so a
+//! plain `cargo build` runs no C compiler. It reaches the test as
+//! `FRUGAL_SYS_INCLUDE_DIRS` and dependents' build scripts as
+//! `DEP_FRUGAL_INCLUDE`, next to `DEP_FRUGAL_LIB_DIR` (`links = "frugal"`).
 //!
 //! Standard library only: the crate must build offline.
 
 use std::env;
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::ffi::OsString;
+use std::path::PathBuf;
 use std::process::Command;
 
+/// What linking and the layout probe need.
+struct Found {
+    /// `-L` directories; empty when the library is in a default one.
+    lib_dirs: Vec<PathBuf>,
+    /// `-l` names (`frugal`).
+    libs: Vec<String>,
+    /// `-I` directories; empty when the headers are in a default one.
+    include_dirs: Vec<PathBuf>,
+}
+
 fn main() {
-    let crate_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
-    let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
-
-    link_libfrugal(&crate_dir);
-    write_c_layout(&crate_dir, &out_dir);
-}
-
-fn link_libfrugal(crate_dir: &Path) {
-    println!("cargo:rerun-if-env-changed=FRUGAL_LIB_DIR");
-    let lib_dir = match env::var_os("FRUGAL_LIB_DIR") {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => crate_dir.join("../../build/lib"),
-    };
-    // An absolute path, so the rpath does not depend on where a test runs.
-    let lib_dir = fs::canonicalize(&lib_dir).unwrap_or(lib_dir);
-    if !lib_dir.join("libfrugal.so").exists() {
-        println!(
-            "cargo:warning=libfrugal.so not found in {}; build libfrugal or set FRUGAL_LIB_DIR",
-            lib_dir.display()
-        );
+    for var in [
+        "FRUGAL_LIB_DIR",
+        "FRUGAL_INCLUDE_DIR",
+        "PKG_CONFIG",
+        "PKG_CONFIG_PATH",
+        "PKG_CONFIG_LIBDIR",
+        "PKG_CONFIG_SYSROOT_DIR",
+    ] {
+        println!("cargo:rerun-if-env-changed={}", var);
     }
-    println!("cargo:rustc-link-search=native={}", lib_dir.display());
-    println!("cargo:rustc-link-lib=dylib=frugal");
-    println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib_dir.display());
-    // Lets dependents (links = "frugal") find the same directory.
-    println!("cargo:lib_dir={}", lib_dir.display());
+
+    let mut found = from_env().unwrap_or_else(|| {
+        from_pkg_config().unwrap_or_else(|why| {
+            panic!(
+                "cannot find libfrugal: {}.\n\
+                 Either make `pkg-config frugal` work (install frugal, or put the directory \
+                 holding frugal.pc in PKG_CONFIG_PATH: <libdir>/pkgconfig for an install, \
+                 <build>/pkgconfig for a build tree), or set FRUGAL_LIB_DIR to the directory \
+                 holding libfrugal.so (and FRUGAL_INCLUDE_DIR to the one holding frugal/*.h).",
+                why
+            )
+        })
+    });
+    // Set alone, it picks the headers wherever the library comes from
+    // (tests/layout_detects_moves.sh builds the probe from edited copies).
+    if let Some(dir) = non_empty_var("FRUGAL_INCLUDE_DIR") {
+        found.include_dirs = vec![PathBuf::from(dir)];
+    }
+
+    for dir in &found.lib_dirs {
+        println!("cargo:rustc-link-search=native={}", dir.display());
+    }
+    for lib in &found.libs {
+        println!("cargo:rustc-link-lib=dylib={}", lib);
+    }
+    if let Some(dir) = found.lib_dirs.first() {
+        println!("cargo:lib_dir={}", dir.display());
+    }
+    let includes = env::join_paths(&found.include_dirs).expect("an include directory holds a path separator");
+    println!("cargo:include={}", includes.to_string_lossy());
+    println!("cargo:rustc-env=FRUGAL_SYS_INCLUDE_DIRS={}", includes.to_string_lossy());
 }
 
-fn write_c_layout(crate_dir: &Path, out_dir: &Path) {
-    // FRUGAL_ABI_INCLUDE_DIR lets a check build the probe from edited
-    // headers (tests/layout_detects_moves.sh moves a field on a copy).
-    println!("cargo:rerun-if-env-changed=FRUGAL_ABI_INCLUDE_DIR");
-    let include_dir = match env::var_os("FRUGAL_ABI_INCLUDE_DIR") {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => crate_dir.join("../../abi/include"),
-    };
-    let probe_src = crate_dir.join("probe/layout_probe.c");
-    println!("cargo:rerun-if-changed={}", probe_src.display());
-    println!("cargo:rerun-if-changed={}", include_dir.join("frugal").display());
-    println!("cargo:rerun-if-env-changed=CC");
+/// `FRUGAL_LIB_DIR`, or None when it is unset.
+fn from_env() -> Option<Found> {
+    let lib_dir = non_empty_var("FRUGAL_LIB_DIR")?;
+    let lib_dir = PathBuf::from(lib_dir);
+    if !lib_dir.join("libfrugal.so").exists() {
+        panic!("FRUGAL_LIB_DIR is {} but it holds no libfrugal.so", lib_dir.display());
+    }
+    Some(Found { lib_dirs: vec![lib_dir], libs: vec!["frugal".to_string()], include_dirs: Vec::new() })
+}
 
-    // Rerun on an edit of any header, not only on files added or removed.
-    if let Ok(entries) = fs::read_dir(include_dir.join("frugal")) {
-        for entry in entries.flatten() {
-            println!("cargo:rerun-if-changed={}", entry.path().display());
+/// `pkg-config --cflags --libs frugal`, split into what cargo needs.
+fn from_pkg_config() -> Result<Found, String> {
+    let tool = non_empty_var("PKG_CONFIG").unwrap_or_else(|| OsString::from("pkg-config"));
+    let output = Command::new(&tool)
+        .args(["--cflags", "--libs", "frugal"])
+        .output()
+        .map_err(|e| format!("FRUGAL_LIB_DIR is not set and `{}` cannot run ({})", tool.to_string_lossy(), e))?;
+    if !output.status.success() {
+        return Err(format!(
+            "FRUGAL_LIB_DIR is not set and `{} --cflags --libs frugal` failed: {}",
+            tool.to_string_lossy(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    let flags = String::from_utf8(output.stdout).map_err(|_| "pkg-config printed flags that are not UTF-8".to_string())?;
+    let mut found = Found { lib_dirs: Vec::new(), libs: Vec::new(), include_dirs: Vec::new() };
+    for flag in flags.split_whitespace() {
+        if let Some(dir) = flag.strip_prefix("-L") {
+            found.lib_dirs.push(PathBuf::from(dir));
+        } else if let Some(lib) = flag.strip_prefix("-l") {
+            found.libs.push(lib.to_string());
+        } else if let Some(dir) = flag.strip_prefix("-I") {
+            found.include_dirs.push(PathBuf::from(dir));
+        } else {
+            // Other compiler flags do not concern Rust code; other link
+            // flags could not reach dependents anyway.
+            println!("cargo:warning=frugal.pc flag {} ignored", flag);
         }
     }
+    if !found.libs.iter().any(|lib| lib == "frugal") {
+        return Err(format!("`pkg-config --libs frugal` names no -lfrugal: {}", flags.trim()));
+    }
+    Ok(found)
+}
 
-    let compiler = env::var("CC").unwrap_or_else(|_| "cc".to_string());
-    let probe_bin = out_dir.join("layout_probe");
-    let status = Command::new(&compiler)
-        .arg("-std=c99")
-        .arg("-I")
-        .arg(&include_dir)
-        .arg(&probe_src)
-        .arg("-o")
-        .arg(&probe_bin)
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run the C compiler '{}': {}", compiler, e));
-    assert!(status.success(), "the C compiler '{}' failed on {}", compiler, probe_src.display());
-
-    let output = Command::new(&probe_bin)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {}", probe_bin.display(), e));
-    assert!(output.status.success(), "{} failed", probe_bin.display());
-    fs::write(out_dir.join("layout.txt"), &output.stdout).expect("cannot write layout.txt to OUT_DIR");
+fn non_empty_var(name: &str) -> Option<OsString> {
+    env::var_os(name).filter(|value| !value.is_empty())
 }

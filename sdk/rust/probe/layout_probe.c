@@ -1,8 +1,8 @@
 /*
  * layout_probe.c: prints what the C compiler makes of the frugal headers,
  * so the Rust raw layer (src/sys) can be checked against the C side, which
- * is the source of truth. build.rs compiles and runs it; tests/layout.rs
- * compares its output with the Rust structs field by field.
+ * is the source of truth. tests/layout.rs compiles and runs it under
+ * `cargo test` and compares its output with the Rust structs field by field.
  *
  * Output, one fact per line:
  *   size   <struct> <bytes>

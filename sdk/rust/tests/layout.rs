@@ -1,15 +1,62 @@
 //! The raw layer against the C compiler: every struct's size and every
-//! field's offset, and every constant, must equal what `build.rs` measured
-//! by compiling `probe/layout_probe.c` against the headers. A field moved,
-//! added or retyped in a header fails here, naming the struct and field.
+//! field's offset, and every constant, must equal what the C compiler makes
+//! of the headers. The test compiles `probe/layout_probe.c` against the
+//! headers build.rs found (`FRUGAL_INCLUDE_DIR` or `pkg-config --cflags
+//! frugal`) with the system C compiler (`CC`, default `cc`) and runs it, so
+//! the C side is measured under `cargo test` only and a plain build of the
+//! crate needs no C compiler. A field moved, added or retyped in a header
+//! fails here, naming the struct and field.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
 
 use frugal::sys;
 
+/// The probe's output: built and run once per test process, since the
+/// tests of one binary run in parallel threads.
+fn probe_output() -> String {
+    static OUTPUT: Mutex<Option<String>> = Mutex::new(None);
+    let mut output = OUTPUT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    output.get_or_insert_with(run_probe).clone()
+}
+
+fn run_probe() -> String {
+    let includes = env!("FRUGAL_SYS_INCLUDE_DIRS");
+    let include_dirs: Vec<PathBuf> = std::env::split_paths(includes).filter(|d| !d.as_os_str().is_empty()).collect();
+    assert!(
+        include_dirs.iter().any(|d| d.join("frugal/version.h").exists()),
+        "no frugal/version.h in the header directories build.rs found ({:?}): set FRUGAL_INCLUDE_DIR \
+         to the directory holding frugal/*.h, or use a frugal.pc whose Cflags name it",
+        includes
+    );
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("probe/layout_probe.c");
+    // OUT_DIR belongs to this build of the crate: no other checkout's probe
+    // lands there.
+    let binary = Path::new(env!("OUT_DIR")).join(format!("layout_probe-{}", std::process::id()));
+    let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let mut compile = Command::new(&compiler);
+    compile.arg("-std=c99");
+    for dir in &include_dirs {
+        compile.arg("-I").arg(dir);
+    }
+    let status = compile
+        .arg(&source)
+        .arg("-o")
+        .arg(&binary)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run the C compiler '{}': {}", compiler, e));
+    assert!(status.success(), "the C compiler '{}' failed on {}", compiler, source.display());
+    let run = Command::new(&binary).output().unwrap_or_else(|e| panic!("cannot run {}: {}", binary.display(), e));
+    let _ = std::fs::remove_file(&binary);
+    assert!(run.status.success(), "{} failed", binary.display());
+    String::from_utf8(run.stdout).expect("the probe prints UTF-8")
+}
+
 /// The C facts: "size T", "offset T.f" and "const N" keys with their values.
 fn c_facts() -> BTreeMap<String, i64> {
-    let text = include_str!(concat!(env!("OUT_DIR"), "/layout.txt"));
+    let text = probe_output();
     let mut facts = BTreeMap::new();
     for line in text.lines() {
         let parts: Vec<&str> = line.split_whitespace().collect();
@@ -188,7 +235,7 @@ fn raw_structs_and_constants_match_the_c_headers() {
 
 #[test]
 fn version_string_matches_the_header() {
-    let text = include_str!(concat!(env!("OUT_DIR"), "/layout.txt"));
+    let text = probe_output();
     let c_version = text
         .lines()
         .find_map(|l| l.strip_prefix("string FRUGAL_VERSION_STRING "))

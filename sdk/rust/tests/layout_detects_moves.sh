@@ -25,7 +25,9 @@ if ! awk '/int64_t sequences;/ { s = NR } /int64_t units;/ { u = NR } END { exit
   exit 1
 fi
 log="$scratch/layout.log"
-if (cd "$crate" && FRUGAL_ABI_INCLUDE_DIR="$scratch/include" CARGO_TARGET_DIR="$crate/target/layout-mutant" \
+# FRUGAL_INCLUDE_DIR picks the headers the layout test's probe is built
+# from; the library still comes from FRUGAL_LIB_DIR or pkg-config.
+if (cd "$crate" && FRUGAL_INCLUDE_DIR="$scratch/include" CARGO_TARGET_DIR="$crate/target/layout-mutant" \
       cargo test --offline --quiet --test layout) >"$log" 2>&1; then
   echo "layout_detects_moves: FAILED: the layout test passed although frugal_pack_stats.units moved" >&2
   exit 1
