@@ -38,10 +38,11 @@ python=${FRUGAL_PYTHON:-/usr/bin/python3}
 # The Python package as a user installs it: cmake --install into a temporary
 # prefix, pip into a fresh venv (offline), its tests run from outside the tree.
 sdk/python/tests/install_venv.sh build
-# The Rust crate likewise: cmake --install into a temporary
+# The Rust crate and the Go module likewise: cmake --install into a temporary
 # prefix, the binding copied out of the tree and built against the installed
 # frugal.pc, its tests and tour run there, no RUNPATH into the source tree.
 sdk/rust/tests/install_crate.sh build
+sdk/go/tests/install_module.sh build
 
 if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== build + tests (ASan + UBSan) =="

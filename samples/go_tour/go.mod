@@ -2,6 +2,6 @@ module frugal_tour
 
 go 1.19
 
-require frugal v0.0.0
+require frugal.invalid/sdk/go v0.0.0
 
-replace frugal => ../../sdk/go
+replace frugal.invalid/sdk/go => ../../sdk/go

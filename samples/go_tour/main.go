@@ -4,7 +4,9 @@
 // scheduler and round-trips a checkpoint, checking every result. It prints
 // one line per step and exits 1 at the first mismatch.
 //
-// Run it from this directory after building the repository:
+// Run it from this directory after building the repository, with
+// PKG_CONFIG_PATH=<repo>/build/pkgconfig and LD_LIBRARY_PATH=<repo>/build/lib
+// (sdk/go/README.md):
 //
 //	go run .
 package main
@@ -14,7 +16,7 @@ import (
 	"fmt"
 	"os"
 
-	"frugal"
+	frugal "frugal.invalid/sdk/go"
 )
 
 // mismatch is a check that failed: what was computed against what was

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"frugal"
+	frugal "frugal.invalid/sdk/go"
 )
 
 const (

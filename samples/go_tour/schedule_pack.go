@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"frugal"
+	frugal "frugal.invalid/sdk/go"
 )
 
 // The tour's cosine schedule (steps 2 and 6).

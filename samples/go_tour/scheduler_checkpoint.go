@@ -6,7 +6,7 @@ import (
 	"math"
 	"os"
 
-	"frugal"
+	frugal "frugal.invalid/sdk/go"
 )
 
 const (

@@ -1,12 +1,14 @@
 package frugal
 
-// The default flags point at the repository's default build directory
-// (build/ at the repository root). For a build elsewhere, or an installed
-// libfrugal, add -I/-L/-rpath through CGO_CFLAGS and CGO_LDFLAGS: the
-// go tool puts those before the flags below, so they win.
+// cgo asks pkg-config for the headers and library: the installed frugal.pc
+// (a system install, or <libdir>/pkgconfig in PKG_CONFIG_PATH), or a
+// build tree's <build>/pkgconfig/frugal-uninstalled.pc when PKG_CONFIG_PATH
+// holds that directory. No rpath is embedded: at run time the dynamic
+// loader finds libfrugal, through its cache for a system install or
+// through LD_LIBRARY_PATH. CGO_CFLAGS and CGO_LDFLAGS still add flags of
+// their own.
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../abi/include
-#cgo LDFLAGS: -L${SRCDIR}/../../build/lib -Wl,-rpath,${SRCDIR}/../../build/lib -lfrugal
+#cgo pkg-config: frugal
 */
 import "C"

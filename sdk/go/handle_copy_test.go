@@ -166,8 +166,10 @@ func TestGoVetReportsEveryHandleCopiedByValue(t *testing.T) {
 	if err == nil {
 		t.Fatalf("go vet accepted testdata/copyvet, which copies every handle by value:\n%s", out)
 	}
+	// vet names types by their full import path (the module path).
+	pkg := reflect.TypeOf(noCopy{}).PkgPath()
 	for _, c := range handleCases() {
-		if want := "frugal." + c.name + " contains frugal.noCopy"; !strings.Contains(string(out), want) {
+		if want := pkg + "." + c.name + " contains " + pkg + ".noCopy"; !strings.Contains(string(out), want) {
 			t.Errorf("go vet did not report a copied %s (%q):\n%s", c.name, want, out)
 		}
 	}

@@ -2,7 +2,7 @@
 // report each copy (handle_copy_test.go runs it). Never built otherwise.
 package copyvet
 
-import "frugal"
+import frugal "frugal.invalid/sdk/go"
 
 func copies(ckpt *frugal.CkptEngine, ctx *frugal.Context, ct *frugal.CTensor, ls *frugal.LossScaler,
 	mt *frugal.ManagedTensor, opts *frugal.Options, ps *frugal.PackStream, pk *frugal.Packer,
