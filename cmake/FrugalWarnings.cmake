@@ -7,10 +7,11 @@ function(frugal_target_warnings target)
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:C,CXX>:-Werror>)
     # GCC 12 at -O3 (Release) reports false -Wrestrict and
     # -Wstringop-overflow warnings inside libstdc++'s std::string operator+
-    # (GCC bug 105329 and its relatives): keep them visible, not fatal.
+    # (GCC bug 105329 and its relatives), and a false -Wfree-nonheap-object
+    # inside std::vector's destructor: keep them visible, not fatal.
     if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
       target_compile_options(${target} PRIVATE
-        $<$<COMPILE_LANGUAGE:CXX>:-Wno-error=restrict -Wno-error=stringop-overflow>)
+        $<$<COMPILE_LANGUAGE:CXX>:-Wno-error=restrict -Wno-error=stringop-overflow -Wno-error=free-nonheap-object>)
     endif()
   endif()
 endfunction()
