@@ -1,7 +1,8 @@
 #!/bin/sh
 # The whole test suite: install what is missing, build, run every test, the
 # Rust, Go and Python bindings' tests and their tour samples;
-# then the same suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
+# then the same suite again as a Release build and under AddressSanitizer +
+# UndefinedBehaviorSanitizer,
 # the tests of concurrent code (label "concurrent") under ThreadSanitizer
 # (both built without CUDA), and every fuzz target for a short fixed time
 # (scripts/fuzz.sh, Clang + libFuzzer under ASan + UBSan).
@@ -44,6 +45,15 @@ sdk/python/tests/install_venv.sh build
 sdk/rust/tests/install_crate.sh build
 sdk/go/tests/install_module.sh build
 
+if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
+  echo "== build + tests (Release, without CUDA) =="
+  # The third build type (the plain build is RelWithDebInfo, the sanitizer
+  # builds Debug): -O3 without debug info changes what GCC warns about and
+  # what the ABI gate reads its types from. Without CUDA and the benchmarks,
+  # which the plain build already covers.
+  scripts/build.sh build-release -DCMAKE_BUILD_TYPE=Release -DFRUGAL_WITH_CUDA=OFF -DFRUGAL_BUILD_BENCH=OFF >/dev/null
+  ctest --test-dir build-release -j"$jobs" --output-on-failure --timeout 300
+fi
 if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== build + tests (ASan + UBSan) =="
   # Also the build without CUDA: every CUDA path must be optional. The
