@@ -32,7 +32,9 @@ def job_text(tokens, tokens_per_gpu_s, extra=""):
 
 
 # About 3 million one-second telemetry records: a second or more of work.
-LONG_JOB = job_text("2.4e10", 1000, '"telemetry_interval_s": 1, ')
+# About a second a run here: several runs outlast the bar's quiet first
+# second on a slower machine too.
+LONG_JOB = job_text("4.8e10", 1000, '"telemetry_interval_s": 1, ')
 
 
 def sample(name):
@@ -193,7 +195,7 @@ class SimulateCliTest(unittest.TestCase):
         master, slave = pty.openpty()
         env = {k: v for k, v in os.environ.items() if k != "FRUGAL_PLUGIN_PATH"}
         started = time.monotonic()
-        process = subprocess.Popen([CLI, "simulate", "--job", path, "--runs", "1", "--threads", "1"],
+        process = subprocess.Popen([CLI, "simulate", "--job", path, "--runs", "4", "--threads", "1"],
                                    stdout=subprocess.PIPE, stderr=slave, env=env)
         os.close(slave)
         drawn = b""
@@ -209,10 +211,10 @@ class SimulateCliTest(unittest.TestCase):
         elapsed = time.monotonic() - started
         os.close(master)
         self.assertEqual(process.returncode, 0)
-        self.assertIn(b"job 'j': 1 run per plan", stdout)  # the report is on stdout, without the bar
+        self.assertIn(b"job 'j': 4 runs per plan", stdout)  # the report is on stdout, without the bar
         self.assertNotIn(b"simulating", stdout)
         self.assertIn(b"simulating [", drawn)
-        self.assertIn(b"0/1 runs", drawn)
+        self.assertIn(b"/4 runs", drawn)
         self.assertIn(b"events", drawn)
         self.assertLessEqual(drawn.count(b"\r"), 10 * elapsed + 4)
 

@@ -226,7 +226,7 @@ class DebianPackages(unittest.TestCase):
         self.assertIn("-fPIC", ok(self, run(["pkg-config", "--variable=cxxflags", "frugal-plugin"], env)).split())
         self.assertIn("-fPIC", ok(self, run(["pkg-config", "--variable=cflags", "frugal-plugin"], env)).split())
         lib_env = {"LD_LIBRARY_PATH": os.path.join(self.root, LIB)}
-        expected = f"release={SDK_VERSION} abi=1.0\n"
+        expected = f"release={SDK_VERSION} abi=1.1\n"
 
         # A host with pkg-config.
         host = os.path.join(self.tmp.name, "host-pkg-config")
@@ -238,7 +238,7 @@ class DebianPackages(unittest.TestCase):
         build = os.path.join(self.tmp.name, "host-cmake")
         configure = ok(self, run(["cmake", "-S", CONSUMER, "-B", build, "-DCMAKE_BUILD_TYPE="],
                                  {"CMAKE_PREFIX_PATH": os.path.join(self.root, "usr")}))
-        self.assertIn(f"frugal_VERSION={SDK_VERSION} sdk={SDK_VERSION} abi=1.0", configure)
+        self.assertIn(f"frugal_VERSION={SDK_VERSION} sdk={SDK_VERSION} abi=1.1", configure)
         ok(self, run(["cmake", "--build", build]))
         self.assertEqual(ok(self, run([os.path.join(build, "consumer")], lib_env)), expected)
 
