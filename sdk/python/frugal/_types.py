@@ -205,6 +205,7 @@ class StrategyInfo(Structure):
         ("plugin_name", c_char_p),
         ("shadowed", c_int32),
         ("reserved", c_int32),
+        ("option_count", c_size_t),  # since ABI 1.1
     ]
 
 

@@ -108,10 +108,11 @@ class LossScalerTest(unittest.TestCase):
             scaler.update(False)
             before = scaler.state()
             cases = [
-                (struct.pack("<Qdqq", 32, 8192.0, 0, 0), "restored scale must be in [min_scale, max_scale]"),
-                (struct.pack("<Qdqq", 32, math.nan, 0, 0), "restored scale must be in [min_scale, max_scale]"),
-                (struct.pack("<Qdqq", 32, 64.0, 5, 0), "restored clean_steps must be in [0, growth_interval)"),
-                (struct.pack("<Qdqq", 32, 64.0, 0, -1), "restored skipped_steps must be >= 0"),
+                # The message names the field, the value and the allowed range.
+                (struct.pack("<Qdqq", 32, 8192.0, 0, 0), "restored scale 8192 must be in [16, 4096]"),
+                (struct.pack("<Qdqq", 32, math.nan, 0, 0), "restored scale nan must be in [16, 4096]"),
+                (struct.pack("<Qdqq", 32, 64.0, 5, 0), "restored clean_steps 5 must be in [0, "),
+                (struct.pack("<Qdqq", 32, 64.0, 0, -1), "restored skipped_steps -1 must be >= 0"),
             ]
             for blob, message in cases:
                 with self.subTest(message=message, blob=blob.hex()):

@@ -68,6 +68,7 @@ int main(void) {
   OFF(frugal_strategy_info, plugin_name);
   OFF(frugal_strategy_info, shadowed);
   OFF(frugal_strategy_info, reserved);
+  OFF(frugal_strategy_info, option_count);
 
   SIZE(frugal_load_failure_info);
   OFF(frugal_load_failure_info, struct_size);

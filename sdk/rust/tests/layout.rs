@@ -102,7 +102,7 @@ fn rust_facts() -> BTreeMap<String, i64> {
     rust_layout!(f, frugal_plugin_info {
         struct_size, name, version, vendor, license, description, path, abi_major, abi_minor, strategy_count
     });
-    rust_layout!(f, frugal_strategy_info { struct_size, kind, flags, name, summary, plugin_name, shadowed, reserved });
+    rust_layout!(f, frugal_strategy_info { struct_size, kind, flags, name, summary, plugin_name, shadowed, reserved, option_count });
     rust_layout!(f, frugal_load_failure_info { struct_size, path, message, code, reserved });
     rust_layout!(f, frugal_device { type_, id });
     rust_layout!(f, frugal_quant_meta {

@@ -47,6 +47,8 @@ pub struct frugal_strategy_info {
     pub plugin_name: *const c_char,
     pub shadowed: i32,
     pub reserved: i32,
+    /// Options the strategy declares (since ABI 1.1; 0 from a 1.0 core).
+    pub option_count: usize,
 }
 
 /// A file that failed to load. Caller-allocated; strings owned by the context.
