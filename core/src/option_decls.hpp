@@ -31,11 +31,4 @@ struct OptionDecl {
 // 'cosine'"). Throws PLUGIN_INVALID for a malformed chain or declaration.
 std::optional<std::vector<OptionDecl>> read_option_decls(const frugal_ext_header* chain, const std::string& owner);
 
-// Checks `options` (NULL: none given) against the declarations: unknown
-// names, types, choices and required options (INVALID_ARGUMENT), ranges
-// (OUT_OF_RANGE). Messages start with `label` ("schedule 'cosine'") and
-// name the option, the value, the allowed values and the option's doc.
-void check_declared_options(const std::vector<OptionDecl>& decls, const frugal_options* options,
-                            const std::string& label);
-
 }  // namespace frugal
