@@ -26,33 +26,49 @@
 
 namespace frugal::sdk {
 
-// A frugal_option_decl built step by step in constant expressions.
+// A frugal_option_decl built step by step in constant expressions. Each
+// step returns an edited copy; plain member edits (no lambdas or member
+// templates) keep it a constant expression on every compiler we support.
 struct OptionDeclBuilder {
   frugal_option_decl decl;
 
-  constexpr OptionDeclBuilder default_value(const char* text) const { return with([&](auto& d) { d.default_value = text; }); }
-  constexpr OptionDeclBuilder required() const { return with([](auto& d) { d.flags |= FRUGAL_OPTION_DECL_REQUIRED; }); }
+  constexpr OptionDeclBuilder default_value(const char* text) const {
+    OptionDeclBuilder copy = *this;
+    copy.decl.default_value = text;
+    return copy;
+  }
+  constexpr OptionDeclBuilder required() const {
+    OptionDeclBuilder copy = *this;
+    copy.decl.flags |= FRUGAL_OPTION_DECL_REQUIRED;
+    return copy;
+  }
   constexpr OptionDeclBuilder min(double lo) const {
-    return with([&](auto& d) { d.min = lo; d.flags |= FRUGAL_OPTION_DECL_HAS_MIN; });
+    OptionDeclBuilder copy = *this;
+    copy.decl.min = lo;
+    copy.decl.flags |= FRUGAL_OPTION_DECL_HAS_MIN;
+    return copy;
   }
   constexpr OptionDeclBuilder max(double hi) const {
-    return with([&](auto& d) { d.max = hi; d.flags |= FRUGAL_OPTION_DECL_HAS_MAX; });
+    OptionDeclBuilder copy = *this;
+    copy.decl.max = hi;
+    copy.decl.flags |= FRUGAL_OPTION_DECL_HAS_MAX;
+    return copy;
   }
   constexpr OptionDeclBuilder range(double lo, double hi) const { return min(lo).max(hi); }
   // '|'-separated allowed values of a string option.
-  constexpr OptionDeclBuilder choices(const char* values) const { return with([&](auto& d) { d.choices = values; }); }
-  // A string naming a directory the strategy may create (a store's root).
-  constexpr OptionDeclBuilder directory() const { return with([](auto& d) { d.flags |= FRUGAL_OPTION_DECL_DIRECTORY; }); }
-
-  constexpr operator frugal_option_decl() const { return decl; }  // NOLINT: meant to convert in arrays
-
- private:
-  template <typename Edit>
-  constexpr OptionDeclBuilder with(Edit edit) const {
+  constexpr OptionDeclBuilder choices(const char* values) const {
     OptionDeclBuilder copy = *this;
-    edit(copy.decl);
+    copy.decl.choices = values;
     return copy;
   }
+  // A string naming a directory the strategy may create (a store's root).
+  constexpr OptionDeclBuilder directory() const {
+    OptionDeclBuilder copy = *this;
+    copy.decl.flags |= FRUGAL_OPTION_DECL_DIRECTORY;
+    return copy;
+  }
+
+  constexpr operator frugal_option_decl() const { return decl; }  // NOLINT: meant to convert in arrays
 };
 
 constexpr OptionDeclBuilder option_of_type(int32_t type, const char* name, const char* doc) {
