@@ -205,4 +205,28 @@ std::optional<std::vector<OptionDecl>> read_option_decls(const frugal_ext_header
   return decls;
 }
 
+void check_declared_options(const std::optional<std::vector<OptionDecl>>& declared, const frugal_options* options,
+                            const std::string& label) {
+  if (!declared) return;
+  const auto& decls = *declared;
+  const std::string where = label + ": ";
+  if (options != nullptr) {
+    for (const auto& e : options->entries) {
+      const OptionDecl* decl = nullptr;
+      for (const auto& d : decls)
+        if (d.name == e.name) decl = &d;
+      if (decl == nullptr) {
+        std::string accepted;
+        for (const auto& d : decls) accepted += fmt::format("{}{}", accepted.empty() ? "" : ", ", d.name);
+        fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}unknown option '{}' (accepted: {})", where, e.name,
+             accepted.empty() ? "none" : accepted);
+      }
+      check_value(*decl, e, where);
+    }
+  }
+  for (const auto& d : decls)
+    if ((d.flags & FRUGAL_OPTION_DECL_REQUIRED) && frugal_options_type(options, d.name.c_str()) == 0)
+      fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}option '{}' is required ({})", where, d.name, d.doc);
+}
+
 }  // namespace frugal

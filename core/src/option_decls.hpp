@@ -31,4 +31,13 @@ struct OptionDecl {
 // 'cosine'"). Throws PLUGIN_INVALID for a malformed chain or declaration.
 std::optional<std::vector<OptionDecl>> read_option_decls(const frugal_ext_header* chain, const std::string& owner);
 
+// Checks `options` (NULL: none given) against a strategy's declarations
+// before its create runs: unknown names, types, choices and required
+// options (INVALID_ARGUMENT), ranges (OUT_OF_RANGE). Messages start with
+// `label` ("schedule 'cosine'") and name the option, the value, the allowed
+// values and the option's doc. A strategy that declares nothing (nullopt)
+// is left to check its options itself.
+void check_declared_options(const std::optional<std::vector<OptionDecl>>& decls, const frugal_options* options,
+                            const std::string& label);
+
 }  // namespace frugal

@@ -36,6 +36,7 @@ FRUGAL_API frugal_error* frugal_schedule_create(frugal_context* context, const c
     schedule->plugin = resolved.plugin;
     schedule->vtable = resolved.record->vtable<frugal_schedule_vtable>();
     schedule->label = fmt::format("schedule '{}'", name);
+    frugal::check_declared_options(resolved.record->options, options, schedule->label);
     void* instance = nullptr;
     frugal::call_plugin(schedule->label, [&] { return schedule->vtable.create(schedule->plugin->host(), options, &instance); });
     if (instance == nullptr)

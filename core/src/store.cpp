@@ -123,9 +123,10 @@ FRUGAL_API frugal_error* frugal_store_open(frugal_context* context, const char* 
   return guard("frugal_store_open", [&] {
     require_non_null(out, "frugal_store_open", "out");
     auto resolved = frugal::resolve_strategy(context, FRUGAL_KIND_STORE, name);
+    const std::string label = fmt::format("store '{}'", name);
+    frugal::check_declared_options(resolved.record->options, options, label);
     auto store = std::make_unique<frugal_store>();
-    store->impl = std::make_shared<frugal::Store>(resolved.plugin, *resolved.record, options,
-                                                  fmt::format("store '{}'", name));
+    store->impl = std::make_shared<frugal::Store>(resolved.plugin, *resolved.record, options, label);
     *out = store.release();
   });
 }

@@ -235,7 +235,9 @@ TEST_CASE("scheduler configuration errors") {
   config.schedule = "cosine";  // total_steps is required
   r = test::outcome(frugal_scheduler_create(context.get(), &config, &out));
   CHECK(r.code == FRUGAL_ERR_INVALID_ARGUMENT);
-  CHECK(r.message == "schedule 'cosine': option 'total_steps' is required");
+  CHECK(r.message ==
+        "schedule 'cosine': option 'total_steps' is required (step at which the schedule reaches min_lr, > "
+        "warmup_steps)");
 
   config.schedule = nullptr;
   config.reserved0 = 1;

@@ -7,10 +7,15 @@
 #include <cstdlib>
 #include <unistd.h>
 #include <filesystem>
+#include <initializer_list>
+#include <utility>
 #include <string>
 
 #include "frugal/context.h"
 #include "frugal/error.h"
+#include "frugal/options.h"
+#include "frugal/schedule.h"
+#include "frugal/scheduler.h"
 #include "test_helpers.hpp"
 
 using frugal::test::outcome;
@@ -126,4 +131,98 @@ TEST_CASE("malformed declarations refuse the plugin, naming strategy and option"
       CHECK(frugal_context_plugin_count(ctx.p) == 0);
     }
   }
+}
+
+namespace {
+
+// An owned frugal_options filled from "name=value" texts, parsed as a host's
+// command line would be.
+struct OptionsHolder {
+  frugal_options* p = nullptr;
+  explicit OptionsHolder(std::initializer_list<std::pair<const char*, const char*>> values) {
+    REQUIRE(frugal_options_create(&p) == nullptr);
+    for (const auto& [name, text] : values) REQUIRE(frugal_options_set_parsed(p, name, text) == nullptr);
+  }
+  ~OptionsHolder() { frugal_options_destroy(p); }
+};
+
+frugal::test::Outcome create_schedule(frugal_context* context, const frugal_options* options) {
+  frugal_schedule* schedule = nullptr;
+  auto result = outcome(frugal_schedule_create(context, "decl", options, &schedule));
+  if (result.code == 0) {
+    double lr = 0.0;
+    REQUIRE(frugal_schedule_lr(schedule, 0, &lr) == nullptr);
+    CHECK(lr >= 0.0);
+  }
+  frugal_schedule_destroy(schedule);
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("the core checks given options against the declarations before create", "[option_decls]") {
+  ContextHolder ctx;
+  REQUIRE(load_with_fault(ctx.p, "none").code == 0);
+  struct Case {
+    std::initializer_list<std::pair<const char*, const char*>> options;
+    int32_t code;         // 0: accepted
+    const char* message;  // a piece of the error
+  };
+  const Case cases[] = {
+      {{{"steps", "1"}}, 0, ""},
+      {{{"steps", "100"}, {"lr", "10"}, {"shape", "b"}, {"flag", "true"}}, 0, ""},
+      {{{"steps", "5"}, {"lr", "0"}}, 0, ""},
+      {{{"steps", "5"}, {"lr", "3"}}, 0, ""},  // an INT where a double is declared
+      {{}, FRUGAL_ERR_INVALID_ARGUMENT, "option 'steps' is required (total steps)"},
+      {{{"steps", "0"}}, FRUGAL_ERR_OUT_OF_RANGE, "option 'steps' = 0 is out of range: must be [1, 100]"},
+      {{{"steps", "101"}}, FRUGAL_ERR_OUT_OF_RANGE, "must be [1, 100] (total steps)"},
+      {{{"steps", "5"}, {"lr", "10.5"}}, FRUGAL_ERR_OUT_OF_RANGE, "option 'lr' = 10.5 is out of range"},
+      {{{"steps", "5"}, {"lr", "-0.1"}}, FRUGAL_ERR_OUT_OF_RANGE, "must be [0, 10] (peak rate)"},
+      {{{"steps", "5"}, {"lr", "nan"}}, FRUGAL_ERR_OUT_OF_RANGE, "option 'lr' = nan"},
+      {{{"steps", "5"}, {"shape", "c"}}, FRUGAL_ERR_INVALID_ARGUMENT, "option 'shape' = 'c' is not one of 'a', 'b'"},
+      {{{"steps", "2.5"}}, FRUGAL_ERR_INVALID_ARGUMENT, "option 'steps' = 2.5 has type double; expected int"},
+      {{{"steps", "5"}, {"flag", "7"}}, FRUGAL_ERR_INVALID_ARGUMENT, "has type int; expected bool"},
+      {{{"steps", "5"}, {"warmup", "3"}}, FRUGAL_ERR_INVALID_ARGUMENT,
+       "unknown option 'warmup' (accepted: lr, steps, shape, flag)"},
+  };
+  for (const auto& c : cases) {
+    OptionsHolder options(c.options);
+    const auto result = create_schedule(ctx.p, options.p);
+    INFO(result.message);
+    CHECK(result.code == c.code);
+    CHECK_THAT(result.message, Catch::Contains(c.message));
+    if (c.code != 0) CHECK_THAT(result.message, Catch::Contains("schedule 'decl'"));
+  }
+  // NULL options: as if none were given, so the required one is missing.
+  CHECK(create_schedule(ctx.p, nullptr).code == FRUGAL_ERR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("the scheduler checks its schedule's options against the declarations", "[option_decls]") {
+  ContextHolder ctx;
+  REQUIRE(load_with_fault(ctx.p, "none").code == 0);
+  OptionsHolder bad({{"steps", "500"}});
+  frugal_scheduler_config config{};
+  config.struct_size = sizeof config;
+  config.schedule = "decl";
+  config.schedule_options = bad.p;
+  frugal_scheduler* scheduler = nullptr;
+  const auto refused = outcome(frugal_scheduler_create(ctx.p, &config, &scheduler));
+  CHECK(refused.code == FRUGAL_ERR_OUT_OF_RANGE);
+  CHECK_THAT(refused.message, Catch::Contains("schedule 'decl': option 'steps' = 500 is out of range"));
+  CHECK(scheduler == nullptr);
+
+  OptionsHolder good({{"steps", "50"}});
+  config.schedule_options = good.p;
+  REQUIRE(outcome(frugal_scheduler_create(ctx.p, &config, &scheduler)).code == 0);
+  frugal_scheduler_destroy(scheduler);
+}
+
+TEST_CASE("a declaration with no options refuses every option", "[option_decls]") {
+  ContextHolder ctx;
+  REQUIRE(load_with_fault(ctx.p, "no_options").code == 0);
+  OptionsHolder some({{"lr", "0.1"}});
+  const auto result = create_schedule(ctx.p, some.p);
+  CHECK(result.code == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK_THAT(result.message, Catch::Contains("unknown option 'lr' (accepted: none)"));
+  CHECK(create_schedule(ctx.p, nullptr).code == 0);
 }

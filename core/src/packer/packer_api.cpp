@@ -118,6 +118,7 @@ FRUGAL_API frugal_error* frugal_packer_create(frugal_context* context, const cha
     auto core = std::make_shared<frugal::pack::PackerCore>(
         resolved.plugin, resolved.record->vtable<frugal_packer_vtable>(), name, limits);
     const auto strategy_options = frugal::pack::strategy_options(options);
+    frugal::check_declared_options(resolved.record->options, strategy_options.get(), label);
     core->create_instance(strategy_options.get());
     *out = new frugal_packer{std::move(core)};
   });

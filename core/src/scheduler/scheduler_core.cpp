@@ -30,6 +30,7 @@ SchedulerCore::SchedulerCore(const frugal_context* context, const frugal_schedul
     schedule_ = std::make_unique<StrategyInstance<frugal_schedule_vtable>>(
         resolved.plugin, resolved.record->vtable<frugal_schedule_vtable>(),
         fmt::format("schedule '{}'", config.schedule));
+    check_declared_options(resolved.record->options, config.schedule_options, schedule_->label());
     schedule_->create(config.schedule_options);
   }
   for (size_t i = 0; i < config.policy_count; ++i) {
@@ -39,7 +40,9 @@ SchedulerCore::SchedulerCore(const frugal_context* context, const frugal_schedul
     PolicySlot slot{name, std::make_unique<StrategyInstance<frugal_policy_vtable>>(
                               resolved.plugin, resolved.record->vtable<frugal_policy_vtable>(),
                               fmt::format("policy '{}'", name))};
-    slot.instance->create(config.policy_options != nullptr ? config.policy_options[i] : nullptr);
+    const frugal_options* options = config.policy_options != nullptr ? config.policy_options[i] : nullptr;
+    check_declared_options(resolved.record->options, options, slot.instance->label());
+    slot.instance->create(options);
     policies_.push_back(std::move(slot));
   }
   proposals_.reserve(policies_.size());
