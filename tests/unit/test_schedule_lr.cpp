@@ -98,7 +98,7 @@ TEST_CASE("bad schedule options are refused with errors naming the option") {
       {"sgdr", {{"cycle_steps", "10"}, {"shape", "step"}}, "option 'shape' = 'step' is not one of 'cosine', 'linear'"},
       {"wsd", {{"lr", "0.1"}}, "option 'total_steps' is required"},
       {"wsd", {{"total_steps", "10"}, {"decay_steps", "4"}, {"decay_fraction", "0.5"}}, "'decay_fraction' does not apply"},
-      {"wsd", {{"total_steps", "10"}, {"warmup_steps", "4"}, {"decay_steps", "7"}}, "decay_steps"},
+      {"wsd", {{"total_steps", "10"}, {"warmup_steps", "4"}, {"decay_steps", "7"}}, "'decay_steps' must be in [1, 6]; got 7", kRange},
       {"wsd", {{"total_steps", "10"}, {"decay_fraction", "0"}}, "'decay_fraction' must be in (0, 1]"},
       {"wsd", {{"total_steps", "10"}, {"decay_shape", "exp"}}, "is not one of 'linear', 'cosine', '1-sqrt'"},
   };

@@ -126,11 +126,12 @@ class Options {
     return value != nullptr ? std::string(value) : std::string();
   }
 
-  // An integer option in [lo, hi]; INVALID_ARGUMENT naming the range otherwise.
+  // An integer option in [lo, hi]; OUT_OF_RANGE naming the range otherwise,
+  // the code the core gives a value outside a declared range.
   int64_t get_int_in(const char* name, int64_t default_value, int64_t lo, int64_t hi) const {
     const int64_t v = get_int(name, default_value);
     if (v < lo || v > hi)
-      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, std::string("option '") + name + "' must be in [" +
+      throw PluginError(FRUGAL_ERR_OUT_OF_RANGE, std::string("option '") + name + "' must be in [" +
                                                          std::to_string(lo) + ", " + std::to_string(hi) + "]; got " +
                                                          std::to_string(v));
     return v;
