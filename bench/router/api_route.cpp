@@ -45,13 +45,13 @@ double api_route_seconds(const char* strategy, const std::vector<uint16_t>& logi
   if (!ok(frugal_context_create(&ctx), "context") || !ok(frugal_context_discover_plugins(ctx, 0, nullptr), "discover") ||
       !ok(frugal_options_create(&opts), "options"))
     return -1.0;
-  frugal_options_set_int(opts, "experts", experts);
-  frugal_options_set_int(opts, "k", k);
-  frugal_options_set_int(opts, "threads", threads);
+  const bool options_set = ok(frugal_options_set_int(opts, "experts", experts), "set experts") &&
+                           ok(frugal_options_set_int(opts, "k", k), "set k") &&
+                           ok(frugal_options_set_int(opts, "threads", threads), "set threads");
   double best = -1.0;
-  if (ok(frugal_router_create(ctx, strategy, opts, &router), "create")) {
-    frugal_route_shape shape{sizeof(shape), 0, 0, 0};
-    frugal_router_plan_shape(router, tokens, &shape);
+  frugal_route_shape shape{sizeof(shape), 0, 0, 0};
+  if (options_set && ok(frugal_router_create(ctx, strategy, opts, &router), "create") &&
+      ok(frugal_router_plan_shape(router, tokens, &shape), "plan_shape")) {
     const int64_t R = shape.max_rows, S = tokens * k;
     Buffer in(FRUGAL_DTYPE_BFLOAT16, tokens, experts, 2);
     std::copy(logits.begin(), logits.end(), reinterpret_cast<uint16_t*>(in.bytes.data()));

@@ -192,12 +192,13 @@ int main(void) {
   if (failed(frugal_context_create(&context), "frugal_context_create")) return 1;
   if (failed(frugal_context_discover_plugins(context, 0, NULL), "discover")) return 1;
   if (failed(frugal_options_create(&options), "frugal_options_create")) return 1;
-  frugal_options_set_int(options, "experts", kExperts);
-  frugal_options_set_int(options, "k", kK);
-  frugal_options_set_int(options, "groups", 8);
-  frugal_options_set_int(options, "topk_groups", 4);
-  frugal_options_set_double(options, "gamma", 0.002);
-  frugal_options_set_double(options, "capacity_factor", 1.25);
+  if (failed(frugal_options_set_int(options, "experts", kExperts), "set experts") ||
+      failed(frugal_options_set_int(options, "k", kK), "set k") ||
+      failed(frugal_options_set_int(options, "groups", 8), "set groups") ||
+      failed(frugal_options_set_int(options, "topk_groups", 4), "set topk_groups") ||
+      failed(frugal_options_set_double(options, "gamma", 0.002), "set gamma") ||
+      failed(frugal_options_set_double(options, "capacity_factor", 1.25), "set capacity_factor"))
+    return 1;
   if (failed(frugal_router_create(context, "deepseek_v3", options, &router), "frugal_router_create")) return 1;
   if (plan_init(&plan, router)) return 1;
   printf("plan for %d tokens: capacity %lld rows per expert, %lld rows at most\n", kTokens,

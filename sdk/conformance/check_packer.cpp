@@ -71,7 +71,8 @@ bool same(const Assignment& a, const Assignment& b) {
 void check_packer_core(Checks& c) {
   c.begin("core");
   const Options options(c.user_options());
-  frugal_options_set_int(options.p, "max_len", kMaxLen);
+  if (const Error set(frugal_options_set_int(options.p, "max_len", kMaxLen)); set)
+    return c.fail("core", "max_len: " + set.describe());
   frugal_packer* packer = nullptr;
   const Error e(frugal_packer_create(c.s.context, c.s.label.c_str(), options.p, &packer));
   if (e) return c.fail("core", "frugal_packer_create: " + e.describe());

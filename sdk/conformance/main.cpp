@@ -54,7 +54,13 @@ frugal_context* load(const std::string& path, std::string& error) {
     frugal_error_destroy(e);
     return nullptr;
   }
-  frugal_context_set_log_callback(ctx, nullptr, nullptr, FRUGAL_LOG_OFF);
+  // The plugin's own log lines would interleave with the report.
+  if (frugal_error* e = frugal_context_set_log_callback(ctx, nullptr, nullptr, FRUGAL_LOG_OFF)) {
+    error = frugal_error_message(e);
+    frugal_error_destroy(e);
+    frugal_context_destroy(ctx);
+    return nullptr;
+  }
   if (frugal_error* e = frugal_context_load_plugin(ctx, path.c_str())) {
     error = std::string(frugal_error_code_name(frugal_error_code(e))) + ": " + frugal_error_message(e);
     frugal_error_destroy(e);

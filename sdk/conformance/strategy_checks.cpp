@@ -86,7 +86,10 @@ bool check_common_create(Checks& c) {
   c.begin("unknown-option");
   {
     const Options options(c.user_options());
-    frugal_options_set_int(options.p, "conformance_no_such_option", 1);
+    if (const Error set(frugal_options_set_int(options.p, "conformance_no_such_option", 1)); set) {
+      c.fail("unknown-option", "frugal_options_set_int: " + set.describe());
+      return false;
+    }
     void* p = nullptr;
     frugal_error* e = slots->create(c.s.host, options.p, &p);
     if (e == nullptr && p != nullptr) slots->destroy(p);

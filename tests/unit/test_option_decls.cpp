@@ -38,7 +38,10 @@ frugal::test::Outcome load_with_fault(frugal_context* context, const std::string
 
 struct ContextHolder {
   frugal_context* p = nullptr;
-  ContextHolder() { REQUIRE(frugal_context_create(&p) == nullptr); frugal_context_set_log_callback(p, nullptr, nullptr, 0); }
+  ContextHolder() {
+    REQUIRE(frugal_context_create(&p) == nullptr);
+    REQUIRE(frugal_context_set_log_callback(p, nullptr, nullptr, 0) == nullptr);
+  }
   ~ContextHolder() { frugal_context_destroy(p); }
 };
 

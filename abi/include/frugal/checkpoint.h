@@ -102,7 +102,7 @@ typedef struct frugal_ckpt_engine frugal_ckpt_engine;
  * Creating an engine reads and writes nothing in the store.
  *   out: // out, owned by the caller; release with frugal_ckpt_engine_destroy.
  */
-FRUGAL_API frugal_error* frugal_ckpt_engine_create(frugal_store* store, const frugal_options* options,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_engine_create(frugal_store* store, const frugal_options* options,
                                                    frugal_ckpt_engine** out);
 
 /**
@@ -128,11 +128,11 @@ FRUGAL_API void frugal_ckpt_engine_destroy(frugal_ckpt_engine* engine);
  * snapshot of the registered state, however many saves.
  *   kinds: mask of the checkpoint kinds that include this tensor; 0 = all.
  */
-FRUGAL_API frugal_error* frugal_ckpt_register(frugal_ckpt_engine* engine, const char* name,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register(frugal_ckpt_engine* engine, const char* name,
                                               const frugal_tensor* view, uint32_t kinds);
 
 /** Unregisters `name`; FRUGAL_ERR_NOT_FOUND if it is not registered. */
-FRUGAL_API frugal_error* frugal_ckpt_unregister(frugal_ckpt_engine* engine, const char* name);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_unregister(frugal_ckpt_engine* engine, const char* name);
 
 /* ======================================================================== */
 /* Saving                                                                   */
@@ -167,7 +167,7 @@ typedef struct frugal_ckpt_save_result {
  * returning with FRUGAL_CKPT_SAVE_WAIT, returning the persist's error).
  *   result: // out, NULL allowed.
  */
-FRUGAL_API frugal_error* frugal_ckpt_save(frugal_ckpt_engine* engine, const frugal_ckpt_save_args* args,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_save(frugal_ckpt_engine* engine, const frugal_ckpt_save_args* args,
                                           frugal_ckpt_save_result* result);
 
 /** Outcome of the last persist. Caller-allocated; struct_size set by the caller. */
@@ -184,7 +184,7 @@ typedef struct frugal_ckpt_persist_result {
  * checkpoint then does not exist; earlier ones are intact).
  *   result: // out, NULL allowed.
  */
-FRUGAL_API frugal_error* frugal_ckpt_wait(frugal_ckpt_engine* engine, frugal_ckpt_persist_result* result);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_wait(frugal_ckpt_engine* engine, frugal_ckpt_persist_result* result);
 
 /* ======================================================================== */
 /* Inspecting                                                               */
@@ -230,7 +230,7 @@ typedef int32_t (*frugal_ckpt_list_fn)(void* user_data, const frugal_ckpt_info* 
  * shard sizes and checksums too with FRUGAL_CKPT_LIST_VERIFY_SHARDS (reads
  * every byte).
  */
-FRUGAL_API frugal_error* frugal_ckpt_list(frugal_ckpt_engine* engine, uint32_t flags, frugal_ckpt_list_fn fn,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_list(frugal_ckpt_engine* engine, uint32_t flags, frugal_ckpt_list_fn fn,
                                           void* user_data);
 
 /**
@@ -238,7 +238,7 @@ FRUGAL_API frugal_error* frugal_ckpt_list(frugal_ckpt_engine* engine, uint32_t f
  *   info: // out, status and reason filled; the call itself fails only for
  *         bad arguments or FRUGAL_ERR_NOT_FOUND.
  */
-FRUGAL_API frugal_error* frugal_ckpt_verify(frugal_ckpt_engine* engine, const char* name, frugal_ckpt_info* info);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_verify(frugal_ckpt_engine* engine, const char* name, frugal_ckpt_info* info);
 
 /**
  * Finds the newest checkpoint of a kind in `kinds` that fully verifies;
@@ -246,13 +246,13 @@ FRUGAL_API frugal_error* frugal_ckpt_verify(frugal_ckpt_engine* engine, const ch
  *   info: // out. FRUGAL_ERR_NOT_FOUND when none verifies (the message
  *         lists what was skipped and why).
  */
-FRUGAL_API frugal_error* frugal_ckpt_latest(frugal_ckpt_engine* engine, uint32_t kinds, frugal_ckpt_info* info);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_latest(frugal_ckpt_engine* engine, uint32_t kinds, frugal_ckpt_info* info);
 
 /**
  * The manifest of `name` as JSON (shards, tensors, metadata size, ...).
  *   json: // out, NUL-terminated, owned by the caller; free with frugal_string_free.
  */
-FRUGAL_API frugal_error* frugal_ckpt_inspect_json(frugal_ckpt_engine* engine, const char* name, char** json);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_inspect_json(frugal_ckpt_engine* engine, const char* name, char** json);
 
 /** Frees a string returned by frugal. NULL allowed. */
 FRUGAL_API void frugal_string_free(char* text);
@@ -297,7 +297,7 @@ FRUGAL_API void frugal_string_free(char* text);
  *   info:          // out, NULL allowed: what was restored; the ABI 1.1
  *                  fields are written when info->struct_size holds them.
  */
-FRUGAL_API frugal_error* frugal_ckpt_restore(frugal_ckpt_engine* engine, const char* name, uint32_t kinds,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_restore(frugal_ckpt_engine* engine, const char* name, uint32_t kinds,
                                              void* metadata, uint64_t capacity, uint64_t* metadata_size,
                                              frugal_ckpt_info* info);
 
@@ -314,7 +314,7 @@ FRUGAL_API frugal_error* frugal_ckpt_restore(frugal_ckpt_engine* engine, const c
  * Thread-safe like every engine function; a restore on another thread
  * meanwhile replaces the list.
  */
-FRUGAL_API frugal_error* frugal_ckpt_restore_report(frugal_ckpt_engine* engine, uint32_t index, char* name,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_restore_report(frugal_ckpt_engine* engine, uint32_t index, char* name,
                                                     size_t capacity);
 
 /**
@@ -328,7 +328,7 @@ FRUGAL_API frugal_error* frugal_ckpt_restore_report(frugal_ckpt_engine* engine, 
  * or checkpoints of a newer manifest format.
  *   removed: // out, NULL allowed: checkpoints removed.
  */
-FRUGAL_API frugal_error* frugal_ckpt_gc(frugal_ckpt_engine* engine, uint32_t* removed);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_gc(frugal_ckpt_engine* engine, uint32_t* removed);
 
 /* ======================================================================== */
 /* Preemption                                                               */
@@ -354,7 +354,7 @@ typedef struct frugal_ckpt_emergency_result {
  * An in-flight persist is waited for first, within the same deadline.
  *   result: // out, not NULL.
  */
-FRUGAL_API frugal_error* frugal_ckpt_emergency_save(frugal_ckpt_engine* engine, const frugal_ckpt_save_args* args,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_emergency_save(frugal_ckpt_engine* engine, const frugal_ckpt_save_args* args,
                                                     double deadline_seconds, frugal_ckpt_emergency_result* result);
 
 /**
@@ -367,7 +367,7 @@ FRUGAL_API frugal_error* frugal_ckpt_emergency_save(frugal_ckpt_engine* engine, 
  * Python's signal module) should call frugal_preemption_notify from its
  * own handler instead.
  */
-FRUGAL_API frugal_error* frugal_preemption_install_sigterm(void);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_preemption_install_sigterm(void);
 
 /** Restores the SIGTERM disposition that was in place before install; without a prior install, does nothing. */
 FRUGAL_API void frugal_preemption_uninstall_sigterm(void);

@@ -57,7 +57,7 @@ FRUGAL_API int32_t frugal_built_with_cuda(void);
  *   out: // out, not NULL; owned by the caller, destroy with
  *        frugal_context_destroy.
  */
-FRUGAL_API frugal_error* frugal_context_create(frugal_context** out);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_create(frugal_context** out);
 
 /**
  * Destroys a context. Strategy objects created from it stay valid and keep
@@ -97,7 +97,7 @@ typedef void (*frugal_log_fn)(void* user_data, int32_t level, const char* source
  * context, every other context sharing those plugins, and every object
  * created from them (schedules, ...) are destroyed.
  */
-FRUGAL_API frugal_error* frugal_context_set_log_callback(frugal_context* context, frugal_log_fn callback,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_set_log_callback(frugal_context* context, frugal_log_fn callback,
                                                          void* user_data, int32_t min_level);
 
 /* ======================================================================== */
@@ -120,7 +120,7 @@ FRUGAL_API frugal_error* frugal_context_set_log_callback(frugal_context* context
  * FRUGAL_ERR_INVALID_ARGUMENT) is copied. A directory that does not exist
  * is recorded as a load failure at discovery, not reported here.
  */
-FRUGAL_API frugal_error* frugal_context_add_plugin_dir(frugal_context* context, const char* path);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_add_plugin_dir(frugal_context* context, const char* path);
 
 /**
  * Loads every "*.so" regular file or link to one (sorted by name within
@@ -155,7 +155,7 @@ FRUGAL_API frugal_error* frugal_context_add_plugin_dir(frugal_context* context, 
  *   loaded: // out, NULL allowed: number of plugins newly loaded.
  * Fails only for a NULL context or when out of memory.
  */
-FRUGAL_API frugal_error* frugal_context_discover_plugins(frugal_context* context, uint32_t flags, size_t* loaded);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_discover_plugins(frugal_context* context, uint32_t flags, size_t* loaded);
 
 /**
  * Loads one plugin file; `path` (not NULL) may be relative to the current
@@ -183,7 +183,7 @@ FRUGAL_API frugal_error* frugal_context_discover_plugins(frugal_context* context
  * the short name; the later one is logged as shadowed and stays reachable
  * as "plugin_name/strategy_name".
  */
-FRUGAL_API frugal_error* frugal_context_load_plugin(frugal_context* context, const char* path);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_load_plugin(frugal_context* context, const char* path);
 
 /* ======================================================================== */
 /* Introspection                                                            */
@@ -289,7 +289,7 @@ FRUGAL_API size_t frugal_context_plugin_count(const frugal_context* context);
  *         least offsetof(frugal_plugin_info, name) + sizeof(char*), else
  *         FRUGAL_ERR_INVALID_ARGUMENT).
  */
-FRUGAL_API frugal_error* frugal_context_plugin_info(const frugal_context* context, size_t index,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_plugin_info(const frugal_context* context, size_t index,
                                                     frugal_plugin_info* info);
 
 /**
@@ -299,7 +299,7 @@ FRUGAL_API frugal_error* frugal_context_plugin_info(const frugal_context* contex
  *   info: // out, caller-owned, not NULL; struct_size set by the caller (at
  *         least sizeof(size_t) + sizeof(void*)).
  */
-FRUGAL_API frugal_error* frugal_context_strategy_info(const frugal_context* context, size_t plugin_index,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_strategy_info(const frugal_context* context, size_t plugin_index,
                                                       size_t strategy_index, frugal_strategy_info* info);
 
 /**
@@ -310,7 +310,7 @@ FRUGAL_API frugal_error* frugal_context_strategy_info(const frugal_context* cont
  *   info: // out, caller-owned, not NULL; struct_size set by the caller (at
  *         least sizeof(size_t) + sizeof(void*)).
  */
-FRUGAL_API frugal_error* frugal_context_strategy_option(const frugal_context* context, size_t plugin_index,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_strategy_option(const frugal_context* context, size_t plugin_index,
                                                         size_t strategy_index, size_t option_index,
                                                         frugal_option_info* info);
 
@@ -326,7 +326,7 @@ FRUGAL_API size_t frugal_context_load_failure_count(const frugal_context* contex
  *   info: // out, caller-owned, not NULL; struct_size set by the caller (at
  *         least sizeof(size_t) + sizeof(void*)).
  */
-FRUGAL_API frugal_error* frugal_context_load_failure(const frugal_context* context, size_t index,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_load_failure(const frugal_context* context, size_t index,
                                                      frugal_load_failure_info* info);
 
 /**
@@ -336,7 +336,7 @@ FRUGAL_API frugal_error* frugal_context_load_failure(const frugal_context* conte
  * FRUGAL_ERR_NOT_FOUND names the kind and the name; for a short name it
  * also lists the available ones.
  */
-FRUGAL_API frugal_error* frugal_context_find_strategy(const frugal_context* context, int32_t kind,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_find_strategy(const frugal_context* context, int32_t kind,
                                                       const char* name, frugal_strategy_info* info);
 
 /** Stable lower-case name of a strategy kind ("schedule", ...), or "unknown". Static storage. */

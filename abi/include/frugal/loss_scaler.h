@@ -50,7 +50,7 @@ typedef struct frugal_loss_scaler_state {
  *            is FRUGAL_ERR_INVALID_ARGUMENT naming it.
  *   out:     // out, not NULL; owned by the caller.
  */
-FRUGAL_API frugal_error* frugal_loss_scaler_create(const frugal_options* options, frugal_loss_scaler** out);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_create(const frugal_options* options, frugal_loss_scaler** out);
 
 /** The current scale (multiply the loss by it). scaler: not NULL. */
 FRUGAL_API double frugal_loss_scaler_scale(const frugal_loss_scaler* scaler);
@@ -61,18 +61,18 @@ FRUGAL_API double frugal_loss_scaler_scale(const frugal_loss_scaler* scaler);
  *   apply_step: // out, NULL allowed: 1 when the optimizer step may be
  *               applied, 0 when it must be skipped.
  */
-FRUGAL_API frugal_error* frugal_loss_scaler_update(frugal_loss_scaler* scaler, int32_t found_inf,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_update(frugal_loss_scaler* scaler, int32_t found_inf,
                                                    int32_t* apply_step);
 
 /** Reads the state. out: // out, not NULL; the caller sets struct_size. */
-FRUGAL_API frugal_error* frugal_loss_scaler_get_state(const frugal_loss_scaler* scaler,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_get_state(const frugal_loss_scaler* scaler,
                                                       frugal_loss_scaler_state* out);
 
 /**
  * Restores a state (from a checkpoint). A state outside the scaler's
  * configuration is FRUGAL_ERR_INVALID_ARGUMENT and changes nothing.
  */
-FRUGAL_API frugal_error* frugal_loss_scaler_set_state(frugal_loss_scaler* scaler,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_set_state(frugal_loss_scaler* scaler,
                                                       const frugal_loss_scaler_state* state);
 
 /** Destroys a scaler. NULL allowed. */

@@ -47,7 +47,7 @@ FRUGAL_API const char* frugal_dtype_name(int32_t dtype);
  * (FRUGAL_ERR_INVALID_ARGUMENT unless noted) naming the field. Reads the
  * view during the call only.
  */
-FRUGAL_API frugal_error* frugal_tensor_validate(const frugal_tensor* tensor);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_tensor_validate(const frugal_tensor* tensor);
 
 /* ======================================================================== */
 /* Managed tensors                                                          */
@@ -76,7 +76,7 @@ typedef void (*frugal_release_fn)(void* user_data);
  *   shape: ndim extents, copied; may be NULL when ndim == 0.
  *   out:   // out, not NULL; owned by the caller.
  */
-FRUGAL_API frugal_error* frugal_managed_tensor_alloc(int32_t dtype, int32_t ndim, const int64_t* shape,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_alloc(int32_t dtype, int32_t ndim, const int64_t* shape,
                                                      frugal_managed_tensor** out);
 
 /**
@@ -89,7 +89,7 @@ FRUGAL_API frugal_error* frugal_managed_tensor_alloc(int32_t dtype, int32_t ndim
  * On failure `release` is not called.
  *   out: // out, not NULL; owned by the caller.
  */
-FRUGAL_API frugal_error* frugal_managed_tensor_wrap(const frugal_tensor* view, frugal_release_fn release,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_wrap(const frugal_tensor* view, frugal_release_fn release,
                                                     void* user_data, frugal_managed_tensor** out);
 
 /**
@@ -127,7 +127,7 @@ FRUGAL_API void frugal_managed_tensor_destroy(frugal_managed_tensor* tensor);
  * other flags are ignored.
  *   out: // out, not NULL (else src is still released); owned by the caller.
  */
-FRUGAL_API frugal_error* frugal_managed_tensor_from_dlpack_versioned(frugal_dlpack_managed_tensor_versioned* src,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_from_dlpack_versioned(frugal_dlpack_managed_tensor_versioned* src,
                                                                      frugal_managed_tensor** out);
 
 /**
@@ -136,7 +136,7 @@ FRUGAL_API frugal_error* frugal_managed_tensor_from_dlpack_versioned(frugal_dlpa
  * read-only.
  *   out: // out, not NULL (else src is still released); owned by the caller.
  */
-FRUGAL_API frugal_error* frugal_managed_tensor_from_dlpack(frugal_dlpack_managed_tensor* src,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_from_dlpack(frugal_dlpack_managed_tensor* src,
                                                            frugal_managed_tensor** out);
 
 /* ======================================================================== */
@@ -155,7 +155,7 @@ FRUGAL_API frugal_error* frugal_managed_tensor_from_dlpack(frugal_dlpack_managed
  *        the consumer until its deleter runs. Its shape and strides arrays
  *        belong to the capsule.
  */
-FRUGAL_API frugal_error* frugal_managed_tensor_to_dlpack_versioned(frugal_managed_tensor* tensor,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_to_dlpack_versioned(frugal_managed_tensor* tensor,
                                                                    frugal_dlpack_managed_tensor_versioned** out);
 
 /**
@@ -164,7 +164,7 @@ FRUGAL_API frugal_error* frugal_managed_tensor_to_dlpack_versioned(frugal_manage
  * legacy struct cannot carry the flag.
  *   out: // out, not NULL; released by (*out)->deleter(*out), exactly once.
  */
-FRUGAL_API frugal_error* frugal_managed_tensor_to_dlpack(frugal_managed_tensor* tensor,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_to_dlpack(frugal_managed_tensor* tensor,
                                                          frugal_dlpack_managed_tensor** out);
 
 /** Nonzero when the tensor was imported read-only (writes are the caller's bug); 0 for NULL. */
