@@ -34,6 +34,9 @@ inline bool ok(frugal_error* error) {
     finding("an error with an unknown code " + std::to_string(code));
   if (message == nullptr || message[0] == '\0') finding("an error without a message, code " + std::to_string(code));
   if (code == FRUGAL_ERR_INTERNAL) finding(std::string("an internal error (a bug, not bad input): ") + message);
+  // Replaying one input, FRUGAL_FUZZ_VERBOSE=1 shows each refusal's reason.
+  static const bool verbose = std::getenv("FRUGAL_FUZZ_VERBOSE") != nullptr;
+  if (verbose) std::fprintf(stderr, "refused: %s: %s\n", frugal_error_code_name(code), message);
   frugal_error_destroy(error);
   return false;
 }
