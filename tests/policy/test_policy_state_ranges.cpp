@@ -173,8 +173,8 @@ TEST_CASE("spot_phase: every out-of-range state field is refused by name, changi
                                    {"sample loss", F(3), kNotFinite},
                                    {"sample time", F(20), {F(9.5), F(kNaN), F(kInf)}},  // before the first sample
                                    {"sample loss", F(2.9), kNotFinite},
-                                   {"has sample", B(1), kNotFlag},
-                                   {"last sample time", F(20), kNotTime},
+                                   {"has sample", B(1), {B(0), B(2), B(255)}},  // 0 with two samples
+                                   {"last sample time", F(20), {F(19), F(21), F(kNaN), F(kInf), F(-1.0)}},
                                    {"passing tests", I(1), kNotCounter},
                                    {"samples since the last test", I(2), {I(-1), I(24), I(kMaxInt)}},
                                    {"tests run", I(3), kNotCounter},
@@ -210,4 +210,37 @@ TEST_CASE("checkpoint_cadence: every out-of-range state field is refused by name
                                            {"reason rule", B(0), {B(6), B(255)}},
                                            {"reason start", I(0), {}},
                                        });
+}
+
+TEST_CASE("spot_phase refuses a record older than the newest time of its imported state") {
+  // A state whose times lie past the host's clock (crafted, or from another
+  // job) imports; the first record before those times is refused, naming
+  // both, and records nothing out of order, so the state still exports and
+  // imports. Found by fuzz_state_import.
+  SpotPhaseConfig c;
+  c.window = 24;
+  c.max_preemptions = 2;
+  const std::vector<Field> fields = {
+      {"phase", B(0), {}},         {"loss samples", N(2), {}},   {"sample time", F(10), {}},
+      {"sample loss", F(3), {}},   {"sample time", F(900), {}},  {"sample loss", F(2.9), {}},
+      {"has sample", B(1), {}},    {"last sample time", F(900), {}}, {"passing tests", I(0), {}},
+      {"samples since the last test", I(2), {}}, {"tests run", I(0), {}}, {"last z", F(0), {}},
+      {"last noise", F(0), {}},    {"restarts", N(1), {}},       {"restart time", F(1000), {}},
+      {"has spike", B(0), {}},     {"last spike time", F(0), {}},
+  };
+  SpotPhase policy{c};
+  policy.import_state(craft("PCSP", fingerprint(c), fields));
+  const std::vector<std::byte> imported = policy.export_state();
+  const auto [code, message] = failure([&] { (void)ask(policy, record(999.0, 5, 2.5)); });
+  CHECK(code == FRUGAL_ERR_FAILED_PRECONDITION);
+  CHECK_THAT(message, Catch::Contains("telemetry.wall_time_s 999.000 s is before 1000.000 s"));
+  CHECK(policy.export_state() == imported);
+  SpotPhase again{c};
+  again.import_state(policy.export_state());
+  // From the state's newest time on, records are taken as usual.
+  (void)ask(policy, record(2000.0, 6, 2.5));
+  CHECK(policy.export_state() != imported);
+  SpotPhase after{c};
+  after.import_state(policy.export_state());
+  CHECK(after.export_state() == policy.export_state());
 }

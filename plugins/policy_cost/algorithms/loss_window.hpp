@@ -24,6 +24,8 @@ class LossWindow {
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
   [[nodiscard]] std::size_t capacity() const noexcept { return time_.size(); }
   [[nodiscard]] bool full() const noexcept { return size_ == capacity(); }
+  // The newest sample's time; 0 when empty.
+  [[nodiscard]] double latest_time() const noexcept { return size_ > 0 ? time_[slot(size_ - 1)] : 0.0; }
   // Mann-Kendall's S over the samples, oldest first.
   [[nodiscard]] int64_t mann_kendall_s() const noexcept { return s_; }
 

@@ -27,6 +27,15 @@ SpotPhase::SpotPhase(const SpotPhaseConfig& config)
 
 void SpotPhase::decide(const frugal_telemetry& t, frugal_decision& proposal) {
   const double now = t.wall_time_s;
+  // The samples and restarts are kept in time order. The scheduler keeps
+  // the job clock from going back, but an imported state can hold times of
+  // another job's clock: refuse before anything is recorded out of order.
+  const double latest = std::max(window_.latest_time(), restarts_.empty() ? 0.0 : restarts_.back());
+  if (now < latest)
+    throw sdk::PluginError(FRUGAL_ERR_FAILED_PRECONDITION,
+                           "telemetry.wall_time_s " + fixed(now, 3) + " s is before " + fixed(latest, 3) +
+                               " s, the newest time in this policy's state: the state was imported from another "
+                               "job clock");
   if ((t.flags & FRUGAL_TELEMETRY_RESTARTED) != 0) {
     if (restarts_.size() == static_cast<std::size_t>(config_.max_preemptions)) restarts_.erase(restarts_.begin());
     restarts_.push_back(now);
@@ -138,6 +147,13 @@ void SpotPhase::load_fields(sdk::StateReader& in) {
   window_.load(in);
   has_sample_ = in.flag("has sample");
   last_sample_s_ = in.at_least("last sample time", 0.0);  // times are job-clock times
+  // Every sample enters the window and sets the last sample time.
+  if (has_sample_ != (window_.size() > 0))
+    in.corrupted("field 'has sample' is " + std::to_string(has_sample_) + " with " + std::to_string(window_.size()) +
+                 " loss samples");
+  if (has_sample_ && last_sample_s_ != window_.latest_time())
+    in.corrupted("field 'last sample time' is " + fixed(last_sample_s_, 3) + "; the newest loss sample is at " +
+                 fixed(window_.latest_time(), 3));
   passes_ = in.counter("passing tests");
   fresh_samples_ = in.i64_in("samples since the last test", 0, config_.window - 1);
   tests_run_ = in.counter("tests run");
