@@ -34,6 +34,7 @@ from .context import (
     Context,
     LoadFailure,
     LogLevel,
+    OptionDecl,
     PluginInfo,
     StrategyInfo,
     StrategyKind,

@@ -41,6 +41,7 @@ SIGNATURES = {
     "frugal_context_plugin_count": (c_size_t, [_H]),
     "frugal_context_plugin_info": (_ERR, [_H, c_size_t, POINTER(t.PluginInfo)]),
     "frugal_context_strategy_info": (_ERR, [_H, c_size_t, c_size_t, POINTER(t.StrategyInfo)]),
+    "frugal_context_strategy_option": (_ERR, [_H, c_size_t, c_size_t, c_size_t, POINTER(t.OptionInfo)]),
     "frugal_context_load_failure_count": (c_size_t, [_H]),
     "frugal_context_load_failure": (_ERR, [_H, c_size_t, POINTER(t.LoadFailureInfo)]),
     "frugal_context_find_strategy": (_ERR, [_H, c_int32, c_char_p, POINTER(t.StrategyInfo)]),

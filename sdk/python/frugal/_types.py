@@ -209,6 +209,22 @@ class StrategyInfo(Structure):
     ]
 
 
+class OptionInfo(Structure):
+    """frugal_option_info (since ABI 1.1)."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("name", c_char_p),
+        ("type", c_int32),
+        ("flags", c_uint32),
+        ("default_value", c_char_p),
+        ("min", c_double),
+        ("max", c_double),
+        ("choices", c_char_p),
+        ("doc", c_char_p),
+    ]
+
+
 class LoadFailureInfo(Structure):
     """frugal_load_failure_info."""
 
@@ -618,6 +634,7 @@ C_STRUCTS = {
     "frugal_dlpack_managed_tensor_versioned": DLPackManagedTensorVersioned,
     "frugal_plugin_info": PluginInfo,
     "frugal_strategy_info": StrategyInfo,
+    "frugal_option_info": OptionInfo,
     "frugal_load_failure_info": LoadFailureInfo,
     "frugal_pack_stats": PackStats,
     "frugal_pack_plan_view": PackPlanView,

@@ -13,11 +13,13 @@ import ctypes
 import dataclasses
 import enum
 import threading
+from typing import Optional
 
 from . import _lib
 from . import _types as t
 from ._handle import Handle
-from .errors import check, encode
+from .errors import ErrorCode, FrugalError, check, encode
+from .options import OptionType
 
 #: Discovery flag: do not read FRUGAL_PLUGIN_PATH.
 DISCOVER_NO_ENV = 1 << 0
@@ -52,10 +54,45 @@ STRATEGY_THREAD_SAFE = 1 << 0
 #: Strategy flag: equal inputs, options and seed give bit-identical outputs.
 STRATEGY_DETERMINISTIC = 1 << 1
 
+# frugal_option_info.flags (FRUGAL_OPTION_DECL_* in frugal/plugin.h); OptionDecl spells them out.
+_DECL_REQUIRED = 1 << 0
+_DECL_HAS_MIN = 1 << 1
+_DECL_HAS_MAX = 1 << 2
+_DECL_DIRECTORY = 1 << 3
+
+
+@dataclasses.dataclass(frozen=True)
+class OptionDecl:
+    """One option a strategy declares (copied out of the context; ABI 1.1).
+
+    ``type`` is an :class:`OptionType` (a plain int for a type this binding
+    does not name). ``default`` is the value create uses when the option is
+    absent, spelt as :meth:`Options.set_parsed` reads it ("0.001"), None when
+    there is none (always for a required option). ``min`` and ``max`` are
+    inclusive bounds of an INT or DOUBLE option, None when unbounded.
+    ``choices`` are the values a STRING option allows, None for any.
+    ``directory``: a STRING naming a directory the strategy may create and
+    write. Constraints between options (min_lr <= lr) are not declared.
+    """
+
+    name: str
+    type: OptionType
+    required: bool
+    default: Optional[str]
+    min: Optional[float]
+    max: Optional[float]
+    choices: Optional[tuple]
+    directory: bool
+    doc: str
+
 
 @dataclasses.dataclass(frozen=True)
 class StrategyInfo:
-    """One strategy of a loaded plugin (copied out of the context)."""
+    """One strategy of a loaded plugin (copied out of the context).
+
+    ``options``: the :class:`OptionDecl` of every option it declares, in
+    declaration order; empty when it declares none.
+    """
 
     kind: int
     flags: int
@@ -63,6 +100,7 @@ class StrategyInfo:
     summary: str
     plugin_name: str
     shadowed: bool
+    options: tuple = ()
 
     @property
     def kind_name(self):
@@ -176,7 +214,7 @@ class Context(Handle):
             for strategy_index in range(info.strategy_count):
                 strategy = t.sized(t.StrategyInfo)
                 check(lib.frugal_context_strategy_info(self.address, index, strategy_index, ctypes.byref(strategy)))
-                strategies.append(_strategy_info(strategy))
+                strategies.append(_strategy_info(strategy, self._declared_options(index, strategy_index, strategy)))
             result.append(
                 PluginInfo(
                     name=_text(info.name),
@@ -210,10 +248,47 @@ class Context(Handle):
         """Looks a strategy up by kind and "name" or "plugin/name"; FrugalError NOT_FOUND lists what exists."""
         info = t.sized(t.StrategyInfo)
         check(_lib.lib().frugal_context_find_strategy(self.address, int(kind), encode(name, "name"), ctypes.byref(info)))
-        return _strategy_info(info)
+        return _strategy_info(info, self._options_of_found(info))
+
+    def strategy_options(self, kind, name):
+        """The options strategy ``name`` ("name" or "plugin/name") of ``kind`` declares, as a list of
+        :class:`OptionDecl` in declaration order; empty when it declares none. NOT_FOUND as find_strategy."""
+        return list(self.find_strategy(kind, name).options)
+
+    def _declared_options(self, plugin_index, strategy_index, strategy):
+        """The OptionDecls of a strategy given by index; its strings are copied at once (they die with the context)."""
+        lib = _lib.lib()
+        result = []
+        for option_index in range(strategy.option_count):
+            info = t.sized(t.OptionInfo)
+            check(lib.frugal_context_strategy_option(self.address, plugin_index, strategy_index, option_index,
+                                                     ctypes.byref(info)))
+            result.append(_option_decl(info))
+        return tuple(result)
+
+    def _options_of_found(self, found):
+        """The OptionDecls of a strategy find_strategy described: the core reports no indices for it, so
+        its plugin is found by name (unique in a context) and the strategy by kind and name within it."""
+        if not found.option_count:
+            return ()
+        lib = _lib.lib()
+        for plugin_index in range(lib.frugal_context_plugin_count(self.address)):
+            plugin = t.sized(t.PluginInfo)
+            check(lib.frugal_context_plugin_info(self.address, plugin_index, ctypes.byref(plugin)))
+            if plugin.name != found.plugin_name:
+                continue
+            for strategy_index in range(plugin.strategy_count):
+                strategy = t.sized(t.StrategyInfo)
+                check(lib.frugal_context_strategy_info(self.address, plugin_index, strategy_index,
+                                                       ctypes.byref(strategy)))
+                if strategy.kind == found.kind and strategy.name == found.name:
+                    return self._declared_options(plugin_index, strategy_index, strategy)
+        # Plugins never leave a context, so what find_strategy found is listed.
+        raise FrugalError(ErrorCode.INTERNAL, f"strategy '{_text(found.name)}' of plugin '{_text(found.plugin_name)}' "
+                                              "was found but is not among the loaded plugins' strategies")
 
 
-def _strategy_info(info):
+def _strategy_info(info, options):
     return StrategyInfo(
         kind=info.kind,
         flags=info.flags,
@@ -221,4 +296,20 @@ def _strategy_info(info):
         summary=_text(info.summary),
         plugin_name=_text(info.plugin_name),
         shadowed=bool(info.shadowed),
+        options=options,
+    )
+
+
+def _option_decl(info):
+    flags, kind, default, choices = info.flags, info.type, info.default_value, info.choices
+    return OptionDecl(
+        name=_text(info.name),
+        type=OptionType(kind) if kind in OptionType._value2member_map_ else kind,
+        required=bool(flags & _DECL_REQUIRED),
+        default=None if default is None else _text(default),
+        min=info.min if flags & _DECL_HAS_MIN else None,
+        max=info.max if flags & _DECL_HAS_MAX else None,
+        choices=None if choices is None else tuple(_text(choices).split("|")),
+        directory=bool(flags & _DECL_DIRECTORY),
+        doc=_text(info.doc),
     )
