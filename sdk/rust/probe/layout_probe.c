@@ -24,6 +24,7 @@
 #include "frugal/managed_tensor.h"
 #include "frugal/options.h"
 #include "frugal/packer.h"
+#include "frugal/plugin.h"
 #include "frugal/quantizer.h"
 #include "frugal/router.h"
 #include "frugal/schedule.h"
@@ -69,6 +70,17 @@ int main(void) {
   OFF(frugal_strategy_info, shadowed);
   OFF(frugal_strategy_info, reserved);
   OFF(frugal_strategy_info, option_count);
+
+  SIZE(frugal_option_info);
+  OFF(frugal_option_info, struct_size);
+  OFF(frugal_option_info, name);
+  OFF(frugal_option_info, type);
+  OFF(frugal_option_info, flags);
+  OFF(frugal_option_info, default_value);
+  OFF(frugal_option_info, min);
+  OFF(frugal_option_info, max);
+  OFF(frugal_option_info, choices);
+  OFF(frugal_option_info, doc);
 
   SIZE(frugal_load_failure_info);
   OFF(frugal_load_failure_info, struct_size);
@@ -437,6 +449,10 @@ int main(void) {
   CONST(FRUGAL_STRATEGY_DETERMINISTIC);
   CONST(FRUGAL_DISCOVER_NO_ENV);
   CONST(FRUGAL_DISCOVER_NO_BUILTIN);
+  CONST(FRUGAL_OPTION_DECL_REQUIRED);
+  CONST(FRUGAL_OPTION_DECL_HAS_MIN);
+  CONST(FRUGAL_OPTION_DECL_HAS_MAX);
+  CONST(FRUGAL_OPTION_DECL_DIRECTORY);
   CONST(FRUGAL_DEVICE_CPU);
   CONST(FRUGAL_DEVICE_CUDA);
   CONST(FRUGAL_DEVICE_CUDA_PINNED);

@@ -8,7 +8,8 @@ use std::path::Path;
 use std::ptr::{self, NonNull};
 use std::sync::{Mutex, RwLock};
 
-use crate::error::{check, Result};
+use crate::error::{check, Error, ErrorCode, Result};
+use crate::options::OptionType;
 use crate::strings::{copy_c_str, to_c_string};
 use crate::sys;
 
@@ -31,7 +32,7 @@ unsafe impl Send for Context {}
 unsafe impl Sync for Context {}
 
 /// A loaded plugin, copied out of the context.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PluginInfo {
     pub name: String,
     pub version: String,
@@ -46,7 +47,7 @@ pub struct PluginInfo {
 }
 
 /// One strategy of a loaded plugin, copied out of the context.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct StrategyInfo {
     /// `sys::FRUGAL_KIND_*`.
     pub kind: i32,
@@ -59,6 +60,35 @@ pub struct StrategyInfo {
     pub plugin_name: String,
     /// Another plugin owns the short name: reach this one as "plugin/name".
     pub shadowed: bool,
+    /// The options it declares (ABI 1.1), in declaration order; empty when
+    /// it declares none.
+    pub options: Vec<OptionDecl>,
+}
+
+/// One option a strategy declares, copied out of the context.
+///
+/// The declaration describes what the strategy's create accepts on its
+/// own; constraints between options (`min_lr <= lr`) are not declared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OptionDecl {
+    pub name: String,
+    /// The type a value must have (a DOUBLE option also accepts an INT).
+    pub value_type: OptionType,
+    /// The option must be given; then it has no default.
+    pub required: bool,
+    /// The value used when the option is absent, spelt as
+    /// [`Options::set_parsed`](crate::Options::set_parsed) reads it ("0.001").
+    pub default: Option<String>,
+    /// Inclusive lower bound (INT and DOUBLE options).
+    pub min: Option<f64>,
+    /// Inclusive upper bound (INT and DOUBLE options).
+    pub max: Option<f64>,
+    /// The values a STRING option allows; `None` for any.
+    pub choices: Option<Vec<String>>,
+    /// A STRING naming a directory the strategy may create and write.
+    pub directory: bool,
+    /// One line of documentation.
+    pub doc: String,
 }
 
 /// A file that failed to load, copied out of the context.
@@ -151,11 +181,73 @@ impl Context {
     }
 
     fn strategy(&self, plugin: usize, index: usize) -> Result<StrategyInfo> {
+        let info = self.raw_strategy(plugin, index)?;
+        let options = self.declared_options(plugin, index, info.option_count)?;
+        // SAFETY: strings owned by the context, alive during `&self`.
+        Ok(unsafe { strategy_of(&info, options) })
+    }
+
+    fn raw_strategy(&self, plugin: usize, index: usize) -> Result<sys::frugal_strategy_info> {
         let mut info = zeroed_strategy_info();
         // SAFETY: live context; `info` is caller-allocated with struct_size set.
         check(unsafe { sys::frugal_context_strategy_info(self.raw.as_ptr(), plugin, index, &mut info) })?;
+        Ok(info)
+    }
+
+    /// The `count` declarations of strategy `index` of plugin `plugin`,
+    /// copied at once: their strings die with the context.
+    fn declared_options(&self, plugin: usize, index: usize, count: usize) -> Result<Vec<OptionDecl>> {
+        let mut options = Vec::with_capacity(count);
+        for option in 0..count {
+            // SAFETY: all-zero is a valid value of this plain C struct.
+            let mut info: sys::frugal_option_info = unsafe { std::mem::zeroed() };
+            info.struct_size = std::mem::size_of::<sys::frugal_option_info>();
+            // SAFETY: live context; `info` is caller-allocated with struct_size set.
+            check(unsafe { sys::frugal_context_strategy_option(self.raw.as_ptr(), plugin, index, option, &mut info) })?;
+            // SAFETY: strings owned by the context, alive during `&self`.
+            options.push(unsafe { option_of(&info) });
+        }
+        Ok(options)
+    }
+
+    /// The declarations of a strategy `find_strategy` described. The core
+    /// reports no indices for it, so its plugin is found by name (unique in
+    /// a context) and the strategy by kind and name within it.
+    fn options_of_found(&self, found: &sys::frugal_strategy_info) -> Result<Vec<OptionDecl>> {
+        if found.option_count == 0 {
+            return Ok(Vec::new());
+        }
         // SAFETY: strings owned by the context, alive during `&self`.
-        Ok(unsafe { strategy_of(&info) })
+        let (plugin_name, name) = unsafe { (CStr::from_ptr(found.plugin_name), CStr::from_ptr(found.name)) };
+        // SAFETY: live context.
+        let count = unsafe { sys::frugal_context_plugin_count(self.raw.as_ptr()) };
+        for plugin in 0..count {
+            // SAFETY: all-zero is a valid value of this plain C struct.
+            let mut info: sys::frugal_plugin_info = unsafe { std::mem::zeroed() };
+            info.struct_size = std::mem::size_of::<sys::frugal_plugin_info>();
+            // SAFETY: live context; `info` is caller-allocated with struct_size set.
+            check(unsafe { sys::frugal_context_plugin_info(self.raw.as_ptr(), plugin, &mut info) })?;
+            // SAFETY: as above.
+            if unsafe { CStr::from_ptr(info.name) } != plugin_name {
+                continue;
+            }
+            for index in 0..info.strategy_count {
+                let strategy = self.raw_strategy(plugin, index)?;
+                // SAFETY: as above.
+                if strategy.kind == found.kind && unsafe { CStr::from_ptr(strategy.name) } == name {
+                    return self.declared_options(plugin, index, strategy.option_count);
+                }
+            }
+        }
+        // Plugins never leave a context, so what find_strategy found is listed.
+        Err(Error::new(
+            ErrorCode::Internal,
+            &format!(
+                "strategy '{}' of plugin '{}' was found but is not among the loaded plugins' strategies",
+                name.to_string_lossy(),
+                plugin_name.to_string_lossy()
+            ),
+        ))
     }
 
     /// Looks a strategy up by kind (`sys::FRUGAL_KIND_*`) and name ("name"
@@ -166,8 +258,16 @@ impl Context {
         let mut info = zeroed_strategy_info();
         // SAFETY: live context; `info` is caller-allocated with struct_size set.
         check(unsafe { sys::frugal_context_find_strategy(self.raw.as_ptr(), kind, name.as_ptr(), &mut info) })?;
+        let options = self.options_of_found(&info)?;
         // SAFETY: strings owned by the context, alive during `&self`.
-        Ok(unsafe { strategy_of(&info) })
+        Ok(unsafe { strategy_of(&info, options) })
+    }
+
+    /// The options strategy `name` ("name" or "plugin/name") of `kind`
+    /// declares, in declaration order; empty when it declares none.
+    /// `ErrorCode::NotFound` as [`Context::find_strategy`].
+    pub fn strategy_options(&self, kind: i32, name: &str) -> Result<Vec<OptionDecl>> {
+        Ok(self.find_strategy(kind, name)?.options)
     }
 
     /// Installs `callback` as the log sink of this context and of every
@@ -277,7 +377,7 @@ fn zeroed_strategy_info() -> sys::frugal_strategy_info {
 ///
 /// # Safety
 /// The strings of `info` are alive for the call.
-unsafe fn strategy_of(info: &sys::frugal_strategy_info) -> StrategyInfo {
+unsafe fn strategy_of(info: &sys::frugal_strategy_info, options: Vec<OptionDecl>) -> StrategyInfo {
     StrategyInfo {
         kind: info.kind,
         kind_name: copy_c_str(sys::frugal_strategy_kind_name(info.kind)),
@@ -286,6 +386,27 @@ unsafe fn strategy_of(info: &sys::frugal_strategy_info) -> StrategyInfo {
         summary: copy_c_str(info.summary),
         plugin_name: copy_c_str(info.plugin_name),
         shadowed: info.shadowed != 0,
+        options,
+    }
+}
+
+/// Copies an option declaration.
+///
+/// # Safety
+/// The strings of `info` are alive for the call.
+unsafe fn option_of(info: &sys::frugal_option_info) -> OptionDecl {
+    let has = |flag: u32| info.flags & flag != 0;
+    let text = |ptr: *const c_char| if ptr.is_null() { None } else { Some(copy_c_str(ptr)) };
+    OptionDecl {
+        name: copy_c_str(info.name),
+        value_type: OptionType::from_raw(info.type_).unwrap_or(OptionType::Other(info.type_)),
+        required: has(sys::FRUGAL_OPTION_DECL_REQUIRED),
+        default: text(info.default_value),
+        min: if has(sys::FRUGAL_OPTION_DECL_HAS_MIN) { Some(info.min) } else { None },
+        max: if has(sys::FRUGAL_OPTION_DECL_HAS_MAX) { Some(info.max) } else { None },
+        choices: text(info.choices).map(|choices| choices.split('|').map(str::to_string).collect()),
+        directory: has(sys::FRUGAL_OPTION_DECL_DIRECTORY),
+        doc: copy_c_str(info.doc),
     }
 }
 

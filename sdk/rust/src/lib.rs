@@ -34,7 +34,7 @@ mod tensor;
 mod version;
 
 pub use crate::checkpoint::{CkptEngine, CkptInfo, CkptKind, EmergencyResult, PersistResult, Restored, SaveResult};
-pub use crate::context::{Context, LoadFailure, LogLevel, PluginInfo, StrategyInfo};
+pub use crate::context::{Context, LoadFailure, LogLevel, OptionDecl, PluginInfo, StrategyInfo};
 pub use crate::error::{Error, ErrorCode, Result};
 pub use crate::loss_scaler::{LossScaler, LossScalerState};
 pub use crate::managed_tensor::ManagedTensor;

@@ -103,6 +103,7 @@ fn rust_facts() -> BTreeMap<String, i64> {
         struct_size, name, version, vendor, license, description, path, abi_major, abi_minor, strategy_count
     });
     rust_layout!(f, frugal_strategy_info { struct_size, kind, flags, name, summary, plugin_name, shadowed, reserved, option_count });
+    rust_layout!(f, frugal_option_info { struct_size, name, type_, flags, default_value, min, max, choices, doc });
     rust_layout!(f, frugal_load_failure_info { struct_size, path, message, code, reserved });
     rust_layout!(f, frugal_device { type_, id });
     rust_layout!(f, frugal_quant_meta {
@@ -187,6 +188,8 @@ fn rust_facts() -> BTreeMap<String, i64> {
         FRUGAL_KIND_SCHEDULE, FRUGAL_KIND_STORE,
         FRUGAL_STRATEGY_THREAD_SAFE, FRUGAL_STRATEGY_DETERMINISTIC,
         FRUGAL_DISCOVER_NO_ENV, FRUGAL_DISCOVER_NO_BUILTIN,
+        FRUGAL_OPTION_DECL_REQUIRED, FRUGAL_OPTION_DECL_HAS_MIN, FRUGAL_OPTION_DECL_HAS_MAX,
+        FRUGAL_OPTION_DECL_DIRECTORY,
         FRUGAL_DEVICE_CPU, FRUGAL_DEVICE_CUDA, FRUGAL_DEVICE_CUDA_PINNED,
         FRUGAL_DTYPE_FLOAT32, FRUGAL_DTYPE_FLOAT16, FRUGAL_DTYPE_BFLOAT16, FRUGAL_DTYPE_FLOAT64,
         FRUGAL_DTYPE_FLOAT8_E4M3FN, FRUGAL_DTYPE_FLOAT8_E5M2, FRUGAL_DTYPE_FLOAT8_E8M0FNU,

@@ -51,6 +51,39 @@ pub struct frugal_strategy_info {
     pub option_count: usize,
 }
 
+/// `frugal_option_info.flags` (frugal/plugin.h): the option must be given.
+pub const FRUGAL_OPTION_DECL_REQUIRED: u32 = 1 << 0;
+/// `frugal_option_info.flags`: `min` is an inclusive lower bound.
+pub const FRUGAL_OPTION_DECL_HAS_MIN: u32 = 1 << 1;
+/// `frugal_option_info.flags`: `max` is an inclusive upper bound.
+pub const FRUGAL_OPTION_DECL_HAS_MAX: u32 = 1 << 2;
+/// `frugal_option_info.flags`: a STRING naming a directory the strategy may create and write.
+pub const FRUGAL_OPTION_DECL_DIRECTORY: u32 = 1 << 3;
+
+/// One option a strategy declares (since ABI 1.1). Caller-allocated with
+/// `struct_size` set; strings are owned by the context and valid until it
+/// is destroyed.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct frugal_option_info {
+    pub struct_size: usize,
+    pub name: *const c_char,
+    /// `FRUGAL_OPTION_*`.
+    pub type_: i32,
+    /// `FRUGAL_OPTION_DECL_*` bits.
+    pub flags: u32,
+    /// Text as `frugal_options_set_parsed` reads it; NULL when none.
+    pub default_value: *const c_char,
+    /// Meaningful with `FRUGAL_OPTION_DECL_HAS_MIN`, else 0.
+    pub min: f64,
+    /// Meaningful with `FRUGAL_OPTION_DECL_HAS_MAX`, else 0.
+    pub max: f64,
+    /// Allowed STRING values separated by '|'; NULL for any.
+    pub choices: *const c_char,
+    /// One line; never NULL.
+    pub doc: *const c_char,
+}
+
 /// A file that failed to load. Caller-allocated; strings owned by the context.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -100,6 +133,14 @@ extern "C" {
         plugin_index: usize,
         strategy_index: usize,
         info: *mut frugal_strategy_info,
+    ) -> *mut frugal_error;
+    /// Since ABI 1.1; `FRUGAL_ERR_OUT_OF_RANGE` for any index too large.
+    pub fn frugal_context_strategy_option(
+        context: *const frugal_context,
+        plugin_index: usize,
+        strategy_index: usize,
+        option_index: usize,
+        info: *mut frugal_option_info,
     ) -> *mut frugal_error;
     pub fn frugal_context_load_failure_count(context: *const frugal_context) -> usize;
     pub fn frugal_context_load_failure(
