@@ -178,7 +178,9 @@ func TestRouterErrorsCarryCodeAndMessage(t *testing.T) {
 	must(t, opts.SetInt("experts", 4))
 	must(t, opts.SetInt("k", 9))
 	_, err := NewRouter(ctx, "topk_softmax", opts)
-	wantError(t, err, CodeInvalidArgument, "router 'topk_softmax'")
+	// One value outside its range is OUT_OF_RANGE, the message naming it
+	// and the range (cross-option constraints stay INVALID_ARGUMENT).
+	wantError(t, err, CodeOutOfRange, "router 'topk_softmax'", "option 'k'", "[1, 4]", "got 9")
 	_, err = NewRouter(ctx, "no_such_router", nil)
 	wantError(t, err, CodeNotFound, "no_such_router")
 
