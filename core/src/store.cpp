@@ -36,31 +36,20 @@ void check_store_key(std::string_view key) {
 
 Store::Store(std::shared_ptr<LoadedPlugin> plugin, const StrategyRecord& record, const frugal_options* options,
              std::string label)
-    : plugin_(std::move(plugin)), vtable_(record.vtable<frugal_store_vtable>()), label_(std::move(label)) {
-  void* handle = nullptr;
-  call_plugin(label_, [&] { return vtable_.open(plugin_->host(), options, &handle); });
-  if (handle == nullptr) fail(FRUGAL_ERR_INTERNAL, "{}: open succeeded but returned a NULL handle", label_);
-  handle_ = handle;
-}
-
-Store::~Store() {
-  try {
-    vtable_.close(handle_);
-  } catch (...) {
-    plugin_->log(FRUGAL_LOG_ERROR, label_ + ": close threw an exception (plugins must not throw across the ABI)");
-  }
+    : instance_(std::move(plugin), record, std::move(label)) {
+  instance_.create(options);
 }
 
 void Store::put(const std::string& key, const void* data, uint64_t size) const {
   check_store_key(key);
-  if (data == nullptr && size > 0) fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: put '{}': data is NULL", label_, key);
-  call_plugin(label_, [&] { return vtable_.put(handle_, key.c_str(), data, size); });
+  if (data == nullptr && size > 0) fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: put '{}': data is NULL", label(), key);
+  instance_.call(&frugal_store_vtable::put, key.c_str(), data, size);
 }
 
 uint64_t Store::size(const std::string& key) const {
   check_store_key(key);
   uint64_t size = 0;
-  call_plugin(label_, [&] { return vtable_.size(handle_, key.c_str(), &size); });
+  instance_.call(&frugal_store_vtable::size, key.c_str(), &size);
   return size;
 }
 
@@ -75,8 +64,8 @@ std::optional<uint64_t> Store::size_if_present(const std::string& key) const {
 
 void Store::read(const std::string& key, uint64_t offset, void* dst, uint64_t length) const {
   check_store_key(key);
-  if (dst == nullptr && length > 0) fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: read '{}': dst is NULL", label_, key);
-  call_plugin(label_, [&] { return vtable_.read(handle_, key.c_str(), offset, dst, length); });
+  if (dst == nullptr && length > 0) fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: read '{}': dst is NULL", label(), key);
+  instance_.call(&frugal_store_vtable::read, key.c_str(), offset, dst, length);
 }
 
 void Store::list(const std::string& prefix, const std::function<bool(const std::string&, uint64_t)>& visit) const {
@@ -93,13 +82,13 @@ void Store::list(const std::string& prefix, const std::function<bool(const std::
       return 1;
     }
   };
-  call_plugin(label_, [&] { return vtable_.list(handle_, prefix.c_str(), trampoline, &visitor); });
+  instance_.call(&frugal_store_vtable::list, prefix.c_str(), trampoline, &visitor);
   if (visitor.failure) std::rethrow_exception(visitor.failure);
 }
 
 void Store::remove(const std::string& key) const {
   check_store_key(key);
-  call_plugin(label_, [&] { return vtable_.remove(handle_, key.c_str()); });
+  instance_.call(&frugal_store_vtable::remove, key.c_str());
 }
 
 }  // namespace frugal
@@ -123,10 +112,9 @@ FRUGAL_API frugal_error* frugal_store_open(frugal_context* context, const char* 
   return guard("frugal_store_open", [&] {
     require_non_null(out, "frugal_store_open", "out");
     auto resolved = frugal::resolve_strategy(context, FRUGAL_KIND_STORE, name);
-    const std::string label = fmt::format("store '{}'", name);
-    frugal::check_declared_options(resolved.record->options, options, label);
     auto store = std::make_unique<frugal_store>();
-    store->impl = std::make_shared<frugal::Store>(resolved.plugin, *resolved.record, options, label);
+    store->impl = std::make_shared<frugal::Store>(resolved.plugin, *resolved.record, options,
+                                                  fmt::format("store '{}'", name));
     *out = store.release();
   });
 }

@@ -11,6 +11,7 @@
 
 #include "frugal/store_vtable.h"
 #include "loaded_plugin.hpp"
+#include "strategy_instance.hpp"
 
 namespace frugal {
 
@@ -19,12 +20,10 @@ void check_store_key(std::string_view key);
 
 class Store {
  public:
-  // Opens strategy `record` of `plugin` with `options`; throws on failure.
+  // Opens strategy `record` of `plugin` with `options` (checked against its
+  // declarations first); throws on failure.
   Store(std::shared_ptr<LoadedPlugin> plugin, const StrategyRecord& record, const frugal_options* options,
         std::string label);
-  ~Store();
-  Store(const Store&) = delete;
-  Store& operator=(const Store&) = delete;
 
   // All throw frugal::Error prefixed with the label ("store 'fs': ...").
   void put(const std::string& key, const void* data, uint64_t size) const;
@@ -35,16 +34,13 @@ class Store {
   void list(const std::string& prefix, const std::function<bool(const std::string&, uint64_t)>& visit) const;
   void remove(const std::string& key) const;
 
-  const std::string& label() const { return label_; }
+  const std::string& label() const { return instance_.label(); }
 
   // Logs through the host's sink, prefixed with the label.
-  void log(int32_t level, const std::string& message) const { plugin_->log(level, label_ + ": " + message); }
+  void log(int32_t level, const std::string& message) const { instance_.log(level, message); }
 
  private:
-  std::shared_ptr<LoadedPlugin> plugin_;  // keeps the vtable's code mapped
-  frugal_store_vtable vtable_{};
-  void* handle_ = nullptr;
-  std::string label_;
+  StrategyInstance<frugal_store_vtable> instance_;  // an open handle, labelled "store 'fs'"
 };
 
 }  // namespace frugal

@@ -1,8 +1,10 @@
-// One plugin instance of a stateful strategy kind (quantizer, router): the
-// plugin kept loaded, the vtable copied, create / destroy, calls whose
-// errors come back prefixed with the strategy's label, and the
-// export_state / import_state protocol every such kind shares. Internal to
-// libfrugal.
+// One plugin instance of a strategy, of any kind: the plugin kept loaded,
+// the vtable copied, the host's options checked against the strategy's
+// declarations before create, create / destroy (a store's open / close),
+// calls whose errors come back prefixed with the strategy's label, and the
+// export_state / import_state protocol the stateful kinds share. Every
+// kind's host object holds one, so the lifetime rules live here only.
+// Internal to libfrugal.
 #pragma once
 
 #include <cstddef>
@@ -12,40 +14,70 @@
 
 #include "error.hpp"
 #include "frugal/options.h"
+#include "frugal/store_vtable.h"
 #include "loaded_plugin.hpp"
+#include "option_decls.hpp"
 #include "plugin_call.hpp"
 
 namespace frugal {
 
+// The slots that make and release an instance, and their names in errors.
+template <class Vtable>
+struct LifetimeSlots {
+  static constexpr auto make = &Vtable::create;
+  static constexpr auto release = &Vtable::destroy;
+  static constexpr const char* make_name = "create";
+  static constexpr const char* release_name = "destroy";
+};
+
+// A store's instance is an open handle.
+template <>
+struct LifetimeSlots<frugal_store_vtable> {
+  static constexpr auto make = &frugal_store_vtable::open;
+  static constexpr auto release = &frugal_store_vtable::close;
+  static constexpr const char* make_name = "open";
+  static constexpr const char* release_name = "close";
+};
+
 template <class Vtable>
 class StrategyInstance {
+  using Slots = LifetimeSlots<Vtable>;
+
  public:
-  // label names the instance in errors: "router 'deepseek_v3'".
-  StrategyInstance(std::shared_ptr<LoadedPlugin> plugin, const Vtable& vtable, std::string label)
-      : plugin_(std::move(plugin)), vtable_(vtable), label_(std::move(label)) {}
+  // `record` is a strategy of `plugin` (which keeps it alive); label names
+  // the instance in errors: "router 'deepseek_v3'".
+  StrategyInstance(std::shared_ptr<LoadedPlugin> plugin, const StrategyRecord& record, std::string label)
+      : plugin_(std::move(plugin)), record_(&record), vtable_(record.vtable<Vtable>()), label_(std::move(label)) {}
 
   ~StrategyInstance() {
     if (instance_ == nullptr) return;
     try {
-      vtable_.destroy(instance_);
+      (vtable_.*Slots::release)(instance_);
     } catch (...) {
-      plugin_->log(FRUGAL_LOG_ERROR, label_ + ": destroy threw an exception (plugins must not throw across the ABI)");
+      plugin_->log(FRUGAL_LOG_ERROR, label_ + ": " + Slots::release_name +
+                                         " threw an exception (plugins must not throw across the ABI)");
     }
   }
 
   StrategyInstance(const StrategyInstance&) = delete;
   StrategyInstance& operator=(const StrategyInstance&) = delete;
 
+  // Checks `options` against the strategy's declarations (when it has
+  // any), then makes the plugin instance. Call once.
   void create(const frugal_options* options) {
+    check_declared_options(record_->options, options, label_);
     void* instance = nullptr;
-    call_plugin(label_, [&] { return vtable_.create(plugin_->host(), options, &instance); });
-    if (instance == nullptr) fail(FRUGAL_ERR_INTERNAL, "{}: create succeeded but returned a NULL instance", label_);
+    call_plugin(label_, [&] { return (vtable_.*Slots::make)(plugin_->host(), options, &instance); });
+    if (instance == nullptr)
+      fail(FRUGAL_ERR_INTERNAL, "{}: {} succeeded but returned a NULL instance", label_, Slots::make_name);
     instance_ = instance;
   }
 
-  // Runs slot(instance, args...) of the vtable, its error prefixed with the label.
+  // Runs slot(instance, args...) of the vtable, its error prefixed with the
+  // label. Const for the slots a kind documents as not changing what the
+  // host sees (a store's reads, a packer's pack).
   template <class Slot, class... Args>
-  void call(Slot Vtable::*slot, Args&&... args) {
+  void call(Slot Vtable::*slot, Args&&... args) const {
     call_plugin(label_, [&] { return (vtable_.*slot)(instance_, std::forward<Args>(args)...); });
   }
 
@@ -69,9 +101,12 @@ class StrategyInstance {
 
   [[nodiscard]] const std::string& label() const noexcept { return label_; }
   [[nodiscard]] const Vtable& vtable() const noexcept { return vtable_; }
+  // Logs through the host's sink, prefixed with the label.
+  void log(int32_t level, const std::string& message) const { plugin_->log(level, label_ + ": " + message); }
 
  private:
-  std::shared_ptr<LoadedPlugin> plugin_;  // keeps the vtable's code mapped
+  std::shared_ptr<LoadedPlugin> plugin_;  // keeps the vtable's code and the record alive
+  const StrategyRecord* record_;
   Vtable vtable_;
   std::string label_;
   void* instance_ = nullptr;

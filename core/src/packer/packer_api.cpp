@@ -115,10 +115,8 @@ FRUGAL_API frugal_error* frugal_packer_create(frugal_context* context, const cha
     } catch (const frugal::Error& e) {
       frugal::fail(e.code(), "{}: {}", label, e.what());
     }
-    auto core = std::make_shared<frugal::pack::PackerCore>(
-        resolved.plugin, resolved.record->vtable<frugal_packer_vtable>(), name, limits);
+    auto core = std::make_shared<frugal::pack::PackerCore>(resolved.plugin, *resolved.record, name, limits);
     const auto strategy_options = frugal::pack::strategy_options(options);
-    frugal::check_declared_options(resolved.record->options, strategy_options.get(), label);
     core->create_instance(strategy_options.get());
     *out = new frugal_packer{std::move(core)};
   });

@@ -9,29 +9,13 @@
 
 namespace frugal::pack {
 
-PackerCore::PackerCore(std::shared_ptr<LoadedPlugin> plugin, const frugal_packer_vtable& vtable,
-                       std::string strategy, const Limits& limits)
-    : plugin_(std::move(plugin)),
-      vtable_(vtable),
-      strategy_(std::move(strategy)),
-      label_(fmt::format("packer '{}'", strategy_)),
+PackerCore::PackerCore(std::shared_ptr<LoadedPlugin> plugin, const StrategyRecord& record, std::string strategy,
+                       const Limits& limits)
+    : strategy_(std::move(strategy)),
+      instance_(std::move(plugin), record, fmt::format("packer '{}'", strategy_)),
       limits_(limits) {}
 
-PackerCore::~PackerCore() {
-  if (instance_ == nullptr) return;
-  try {
-    vtable_.destroy(instance_);
-  } catch (...) {
-    plugin_->log(FRUGAL_LOG_ERROR, label_ + ": destroy threw an exception (plugins must not throw across the ABI)");
-  }
-}
-
-void PackerCore::create_instance(const frugal_options* strategy_options) {
-  void* instance = nullptr;
-  call_plugin(label_, [&] { return vtable_.create(plugin_->host(), strategy_options, &instance); });
-  if (instance == nullptr) fail(FRUGAL_ERR_INTERNAL, "{}: create succeeded but returned a NULL instance", label_);
-  instance_ = instance;
-}
+void PackerCore::create_instance(const frugal_options* strategy_options) { instance_.create(strategy_options); }
 
 Assignment PackerCore::pack(std::span<const int64_t> lengths) const {
   const frugal_pack_request request{sizeof(frugal_pack_request), lengths.data(), lengths.size(),
@@ -42,9 +26,9 @@ Assignment PackerCore::pack(std::span<const int64_t> lengths) const {
   a.units.resize(lengths.size());
   a.pack_offsets.resize(lengths.size() + 1);
   frugal_pack_assignment out{sizeof(frugal_pack_assignment), a.units.data(), a.pack_offsets.data(), 0, nullptr};
-  call_plugin(label_, [&] { return vtable_.pack(instance_, &request, &out); });
+  instance_.call(&frugal_packer_vtable::pack, &request, &out);
   if (out.pack_count < 1 || out.pack_count > lengths.size())
-    fail(FRUGAL_ERR_INTERNAL, "{}: the plugin returned {} packs for {} units (expected 1..{})", label_,
+    fail(FRUGAL_ERR_INTERNAL, "{}: the plugin returned {} packs for {} units (expected 1..{})", label(),
          out.pack_count, lengths.size(), lengths.size());
   a.pack_offsets.resize(out.pack_count + 1);
   a.method = out.method != nullptr ? std::string(out.method) : strategy_;
@@ -59,14 +43,14 @@ void PackerCore::check(std::span<const int64_t> lengths, Assignment& a) const {
   const auto& off = a.pack_offsets;
   const std::size_t packs = off.size() - 1;
   if (off.front() != 0 || off.back() != n)
-    fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: pack_offsets must run from 0 to {}, got {} .. {}", label_, n,
+    fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: pack_offsets must run from 0 to {}, got {} .. {}", label(), n,
          off.front(), off.back());
   for (std::size_t p = 0; p < packs; ++p) {
     if (off[p + 1] <= off[p])
-      fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: pack {} is empty or its offsets decrease ({} .. {})", label_,
+      fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: pack {} is empty or its offsets decrease ({} .. {})", label(),
            p, off[p], off[p + 1]);
     if (limits_.max_per_pack > 0 && off[p + 1] - off[p] > limits_.max_per_pack)
-      fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: pack {} holds {} units > max_per_pack {}", label_, p,
+      fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: pack {} holds {} units > max_per_pack {}", label(), p,
            off[p + 1] - off[p], limits_.max_per_pack);
   }
   // Offsets now rise strictly from 0 to n. One pass over the units in
@@ -86,11 +70,11 @@ void PackerCore::check(std::span<const int64_t> lengths, Assignment& a) const {
     }
     const int64_t u = a.units[k];
     if (u < 0 || u >= n)
-      fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: unit index {} in pack {} is out of range [0, {})", label_, u,
+      fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: unit index {} in pack {} is out of range [0, {})", label(), u,
            pack_of(k), n);
     uint64_t& word = seen[static_cast<std::size_t>(u) >> 6];
     const uint64_t bit = uint64_t{1} << (u & 63);
-    if ((word & bit) != 0) fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: unit {} is placed twice", label_, u);
+    if ((word & bit) != 0) fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: unit {} is placed twice", label(), u);
     word |= bit;
     a.unit_lengths[k] = lengths[static_cast<std::size_t>(u)];
   }
@@ -98,7 +82,7 @@ void PackerCore::check(std::span<const int64_t> lengths, Assignment& a) const {
     int64_t tokens = 0;
     for (auto k = off[p]; k < off[p + 1]; ++k) tokens += a.unit_lengths[static_cast<std::size_t>(k)];
     if (tokens > limits_.max_len)
-      fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: pack {} holds {} tokens > max_len {}", label_, p, tokens,
+      fail(FRUGAL_ERR_INTERNAL, "{}: invalid assignment: pack {} holds {} tokens > max_len {}", label(), p, tokens,
            limits_.max_len);
   }
   // Offsets reach n with every pack non-empty and no unit twice, so every

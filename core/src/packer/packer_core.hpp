@@ -13,6 +13,7 @@
 #include "frugal/packer_vtable.h"
 #include "packer/pack_limits.hpp"
 #include "packer/uninit_vector.hpp"
+#include "strategy_instance.hpp"
 
 namespace frugal::pack {
 
@@ -26,30 +27,25 @@ struct Assignment {
 
 class PackerCore {
  public:
-  PackerCore(std::shared_ptr<LoadedPlugin> plugin, const frugal_packer_vtable& vtable, std::string strategy,
+  PackerCore(std::shared_ptr<LoadedPlugin> plugin, const StrategyRecord& record, std::string strategy,
              const Limits& limits);
-  ~PackerCore();
-  PackerCore(const PackerCore&) = delete;
-  PackerCore& operator=(const PackerCore&) = delete;
 
-  // Creates the plugin instance with the strategy's own options.
+  // Creates the plugin instance with the strategy's own options (checked
+  // against its declarations first).
   void create_instance(const frugal_options* strategy_options);
 
   // Packs units of `lengths` (each in [1, max_len], at least one).
   [[nodiscard]] Assignment pack(std::span<const int64_t> lengths) const;
 
   [[nodiscard]] const Limits& limits() const noexcept { return limits_; }
-  [[nodiscard]] const std::string& label() const noexcept { return label_; }
+  [[nodiscard]] const std::string& label() const noexcept { return instance_.label(); }
 
  private:
   void check(std::span<const int64_t> lengths, Assignment& a) const;
 
-  std::shared_ptr<LoadedPlugin> plugin_;  // keeps the vtable's code mapped
-  frugal_packer_vtable vtable_;
   std::string strategy_;
-  std::string label_;  // "packer 'packer_seq'"
+  StrategyInstance<frugal_packer_vtable> instance_;  // labelled "packer 'packer_seq'"
   Limits limits_;
-  void* instance_ = nullptr;
 };
 
 }  // namespace frugal::pack

@@ -16,9 +16,7 @@ FRUGAL_API frugal_error* frugal_quantizer_create(frugal_context* context, const 
   return frugal::guard("frugal_quantizer_create", [&] {
     frugal::require_non_null(out, "frugal_quantizer_create", "out");
     auto resolved = frugal::resolve_strategy(context, FRUGAL_KIND_QUANTIZER, name);
-    frugal::check_declared_options(resolved.record->options, options, fmt::format("quantizer '{}'", name));
-    auto core = std::make_unique<frugal::quant::QuantizerCore>(
-        resolved.plugin, resolved.record->vtable<frugal_quantizer_vtable>(), name);
+    auto core = std::make_unique<frugal::quant::QuantizerCore>(resolved.plugin, *resolved.record, name);
     core->create_instance(options);
     *out = new frugal_quantizer{std::move(core)};
   });

@@ -71,9 +71,9 @@ void gemm_operand_meta(const Matrix2D& m, const frugal_tensor* raw, const char* 
 
 }  // namespace
 
-QuantizerCore::QuantizerCore(std::shared_ptr<LoadedPlugin> plugin, const frugal_quantizer_vtable& vtable,
-                             std::string strategy)
-    : instance_(std::move(plugin), vtable, fmt::format("quantizer '{}'", strategy)) {}
+QuantizerCore::QuantizerCore(std::shared_ptr<LoadedPlugin> plugin, const StrategyRecord& record,
+                             const std::string& strategy)
+    : instance_(std::move(plugin), record, fmt::format("quantizer '{}'", strategy)) {}
 
 void QuantizerCore::create_instance(const frugal_options* options) {
   instance_.create(options);

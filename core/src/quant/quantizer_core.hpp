@@ -15,7 +15,7 @@ namespace frugal::quant {
 
 class QuantizerCore {
  public:
-  QuantizerCore(std::shared_ptr<LoadedPlugin> plugin, const frugal_quantizer_vtable& vtable, std::string strategy);
+  QuantizerCore(std::shared_ptr<LoadedPlugin> plugin, const StrategyRecord& record, const std::string& strategy);
   QuantizerCore(const QuantizerCore&) = delete;
   QuantizerCore& operator=(const QuantizerCore&) = delete;
 

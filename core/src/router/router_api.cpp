@@ -29,9 +29,7 @@ FRUGAL_API frugal_error* frugal_router_create(frugal_context* context, const cha
   return frugal::guard("frugal_router_create", [&] {
     frugal::require_non_null(out, "frugal_router_create", "out");
     auto resolved = frugal::resolve_strategy(context, FRUGAL_KIND_ROUTER, name);
-    frugal::check_declared_options(resolved.record->options, options, fmt::format("router '{}'", name));
-    auto core = std::make_unique<frugal::routing::RouterCore>(resolved.plugin,
-                                                              resolved.record->vtable<frugal_router_vtable>(), name);
+    auto core = std::make_unique<frugal::routing::RouterCore>(resolved.plugin, *resolved.record, name);
     core->create_instance(options);
     *out = new frugal_router{std::move(core)};
   });

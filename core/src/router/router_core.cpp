@@ -47,9 +47,8 @@ struct MoveCall {
 
 }  // namespace
 
-RouterCore::RouterCore(std::shared_ptr<LoadedPlugin> plugin, const frugal_router_vtable& vtable,
-                       const std::string& strategy)
-    : instance_(std::move(plugin), vtable, fmt::format("router '{}'", strategy)) {}
+RouterCore::RouterCore(std::shared_ptr<LoadedPlugin> plugin, const StrategyRecord& record, const std::string& strategy)
+    : instance_(std::move(plugin), record, fmt::format("router '{}'", strategy)) {}
 
 void RouterCore::create_instance(const frugal_options* options) {
   instance_.create(options);

@@ -16,7 +16,7 @@ namespace frugal::routing {
 
 class RouterCore {
  public:
-  RouterCore(std::shared_ptr<LoadedPlugin> plugin, const frugal_router_vtable& vtable, const std::string& strategy);
+  RouterCore(std::shared_ptr<LoadedPlugin> plugin, const StrategyRecord& record, const std::string& strategy);
 
   // Creates the plugin instance and reads and checks its layout.
   void create_instance(const frugal_options* options);

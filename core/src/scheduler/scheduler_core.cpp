@@ -27,22 +27,17 @@ SchedulerCore::SchedulerCore(const frugal_context* context, const frugal_schedul
   if (config.schedule != nullptr) {
     schedule_name_ = config.schedule;
     auto resolved = resolve_strategy(context, FRUGAL_KIND_SCHEDULE, config.schedule);
-    schedule_ = std::make_unique<StrategyInstance<frugal_schedule_vtable>>(
-        resolved.plugin, resolved.record->vtable<frugal_schedule_vtable>(),
-        fmt::format("schedule '{}'", config.schedule));
-    check_declared_options(resolved.record->options, config.schedule_options, schedule_->label());
+    schedule_ = std::make_unique<ScheduleInstance>(resolved.plugin, *resolved.record,
+                                                   fmt::format("schedule '{}'", config.schedule));
     schedule_->create(config.schedule_options);
   }
   for (size_t i = 0; i < config.policy_count; ++i) {
     const char* name = config.policies[i];
     if (name == nullptr) fail(FRUGAL_ERR_INVALID_ARGUMENT, "config.policies[{}] is NULL", i);
     auto resolved = resolve_strategy(context, FRUGAL_KIND_POLICY, name);
-    PolicySlot slot{name, std::make_unique<StrategyInstance<frugal_policy_vtable>>(
-                              resolved.plugin, resolved.record->vtable<frugal_policy_vtable>(),
-                              fmt::format("policy '{}'", name))};
-    const frugal_options* options = config.policy_options != nullptr ? config.policy_options[i] : nullptr;
-    check_declared_options(resolved.record->options, options, slot.instance->label());
-    slot.instance->create(options);
+    PolicySlot slot{name, std::make_unique<StrategyInstance<frugal_policy_vtable>>(resolved.plugin, *resolved.record,
+                                                                                  fmt::format("policy '{}'", name))};
+    slot.instance->create(config.policy_options != nullptr ? config.policy_options[i] : nullptr);
     policies_.push_back(std::move(slot));
   }
   proposals_.reserve(policies_.size());
@@ -54,14 +49,7 @@ void SchedulerCore::require_usable(const char* what) const {
          what, failure_);
 }
 
-double SchedulerCore::schedule_lr(int64_t step) {
-  if (schedule_ == nullptr) return 0.0;
-  double lr = 0.0;
-  schedule_->call(&frugal_schedule_vtable::lr, step, &lr);
-  if (!std::isfinite(lr))
-    fail(FRUGAL_ERR_INTERNAL, "{}: plugin returned a non-finite learning rate at step {}", schedule_->label(), step);
-  return lr;
-}
+double SchedulerCore::schedule_lr(int64_t step) { return schedule_ != nullptr ? checked_lr(*schedule_, step) : 0.0; }
 
 frugal_decision SchedulerCore::step(const frugal_telemetry& t) {
   require_usable("step");

@@ -16,6 +16,7 @@
 #include "scheduler/cost_ledger.hpp"
 #include "scheduler/decision_merge.hpp"
 #include "scheduler/telemetry_check.hpp"
+#include "schedule_instance.hpp"
 #include "strategy_instance.hpp"
 
 namespace frugal::scheduling {
@@ -46,7 +47,7 @@ class SchedulerCore {
   std::vector<std::byte> policy_state(PolicySlot& policy);
 
   std::string schedule_name_;
-  std::unique_ptr<StrategyInstance<frugal_schedule_vtable>> schedule_;
+  std::unique_ptr<ScheduleInstance> schedule_;
   std::vector<PolicySlot> policies_;
   CostLedger ledger_;
   PreviousRecord previous_;
