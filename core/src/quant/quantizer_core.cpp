@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "error.hpp"
+#include "frugal/managed_tensor.h"
 #include "plugin_call.hpp"
 #include "quant/quant_tensors.hpp"
 #include "sized_structs.hpp"
@@ -22,7 +23,7 @@ bool is_per_tensor(int32_t mode) { return mode == FRUGAL_SCALING_DELAYED || mode
 void require_float(const Matrix2D& m, const char* role) {
   if (!is_float_input(m.view.dtype))
     fail(FRUGAL_ERR_UNSUPPORTED, "{}: dtype {}; expected float32, bfloat16 or float16", role,
-         dtype_name(m.view.dtype));
+         frugal_dtype_name(m.view.dtype));
 }
 
 void require_shape(const Matrix2D& m, const char* role, int64_t rows, int64_t cols, const char* why) {
@@ -92,14 +93,14 @@ void QuantizerCore::check_layout() const {
     fail(FRUGAL_ERR_INTERNAL, "{}: the plugin reported an invalid layout: {}", instance_.label(), what);
   };
   if (!is_fp8(l.dtype) && l.dtype != FRUGAL_DTYPE_INT8)
-    bad(fmt::format("element dtype {} is not float8_e4m3fn, float8_e5m2 or int8", dtype_name(l.dtype)));
+    bad(fmt::format("element dtype {} is not float8_e4m3fn, float8_e5m2 or int8", frugal_dtype_name(l.dtype)));
   if (l.scaling_mode < FRUGAL_SCALING_DELAYED || l.scaling_mode > FRUGAL_SCALING_MX)
     bad(fmt::format("scaling mode {}", l.scaling_mode));
   if (l.block_rows < 0 || l.block_cols < 0) bad(fmt::format("block {} x {}", l.block_rows, l.block_cols));
   const int32_t want_scale =
       l.scaling_mode == FRUGAL_SCALING_MX ? FRUGAL_DTYPE_FLOAT8_E8M0FNU : FRUGAL_DTYPE_FLOAT32;
   if (l.scale_dtype != want_scale)
-    bad(fmt::format("{} scaling with {} scales", scaling_mode_name(l.scaling_mode), dtype_name(l.scale_dtype)));
+    bad(fmt::format("{} scaling with {} scales", scaling_mode_name(l.scaling_mode), frugal_dtype_name(l.scale_dtype)));
   if (is_per_tensor(l.scaling_mode) && (l.block_rows != 0 || l.block_cols != 0))
     bad(fmt::format("{} scaling with {} x {} blocks (per-tensor is 0 x 0)", scaling_mode_name(l.scaling_mode),
                     l.block_rows, l.block_cols));
@@ -118,8 +119,8 @@ void QuantizerCore::quantize(const frugal_quantize_args& raw_args) {
   const int64_t cols = c.input.cols();
   to_matrix(a.output, "output", c.output);
   if (c.output.view.dtype != layout_.dtype)
-    fail(FRUGAL_ERR_INVALID_ARGUMENT, "output: dtype {}; this quantizer makes {}", dtype_name(c.output.view.dtype),
-         dtype_name(layout_.dtype));
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "output: dtype {}; this quantizer makes {}", frugal_dtype_name(c.output.view.dtype),
+         frugal_dtype_name(layout_.dtype));
   require_shape(c.output, "output", rows, cols, "the input's shape");
   require_same_device(c.input, "input", c.output, "output");
   to_plugin_meta(read_sized(a.output).quant, "output", layout_, rows, cols, c.meta);
@@ -136,7 +137,7 @@ void QuantizerCore::quantize(const frugal_quantize_args& raw_args) {
     to_matrix(a.output_t, "output_t", c.output_t);
     if (c.output_t.view.dtype != layout_.dtype)
       fail(FRUGAL_ERR_INVALID_ARGUMENT, "output_t: dtype {}; this quantizer makes {}",
-           dtype_name(c.output_t.view.dtype), dtype_name(layout_.dtype));
+           frugal_dtype_name(c.output_t.view.dtype), frugal_dtype_name(layout_.dtype));
     require_shape(c.output_t, "output_t", cols, rows, "the input transposed");
     require_same_device(c.input, "input", c.output_t, "output_t");
     const frugal_quant_meta* qt = read_sized(a.output_t).quant;
@@ -150,8 +151,8 @@ void QuantizerCore::quantize(const frugal_quantize_args& raw_args) {
   if (a.fake != nullptr) {
     to_matrix(a.fake, "fake", c.fake);
     if (c.fake.view.dtype != c.input.view.dtype)
-      fail(FRUGAL_ERR_INVALID_ARGUMENT, "fake: dtype {}; it must be the input's ({})", dtype_name(c.fake.view.dtype),
-           dtype_name(c.input.view.dtype));
+      fail(FRUGAL_ERR_INVALID_ARGUMENT, "fake: dtype {}; it must be the input's ({})", frugal_dtype_name(c.fake.view.dtype),
+           frugal_dtype_name(c.input.view.dtype));
     require_shape(c.fake, "fake", rows, cols, "the input's shape");
     require_same_device(c.input, "input", c.fake, "fake");
     c.args.fake = &c.fake.view;
@@ -167,8 +168,8 @@ void QuantizerCore::dequantize(const frugal_tensor* input, const frugal_tensor* 
   DequantizeCall c;
   to_matrix(input, "input", c.input);
   if (c.input.view.dtype != layout_.dtype)
-    fail(FRUGAL_ERR_INVALID_ARGUMENT, "input: dtype {}; this quantizer reads {}", dtype_name(c.input.view.dtype),
-         dtype_name(layout_.dtype));
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "input: dtype {}; this quantizer reads {}", frugal_dtype_name(c.input.view.dtype),
+         frugal_dtype_name(layout_.dtype));
   to_plugin_meta(read_sized(input).quant, "input", layout_, c.input.rows(), c.input.cols(), c.meta);
   require_meta_on(c.meta, "input", c.input);
   c.input.view.quant = &c.meta.meta;
@@ -192,7 +193,7 @@ void QuantizerCore::gemm(const frugal_quant_gemm_args& raw_args) {
   for (const auto* m : {&c.a, &c.b})
     if (!is_fp8(m->view.dtype))
       fail(FRUGAL_ERR_UNSUPPORTED, "gemm: {} has dtype {}; the operands must be float8_e4m3fn or float8_e5m2",
-           m == &c.a ? "a" : "b", dtype_name(m->view.dtype));
+           m == &c.a ? "a" : "b", frugal_dtype_name(m->view.dtype));
   if (c.a.view.dtype == FRUGAL_DTYPE_FLOAT8_E5M2 && c.b.view.dtype == FRUGAL_DTYPE_FLOAT8_E5M2)
     fail(FRUGAL_ERR_UNSUPPORTED, "gemm: a and b are both float8_e5m2; at least one must be float8_e4m3fn");
   const int64_t m = c.a.rows();
@@ -213,7 +214,7 @@ void QuantizerCore::gemm(const frugal_quant_gemm_args& raw_args) {
     const frugal_quant_meta* q = read_sized(a.d).quant;
     if (q == nullptr || read_sized(q).scale == nullptr)
       fail(FRUGAL_ERR_INVALID_ARGUMENT, "gemm: d is {}; it needs quant->scale (one fp32) for the output cast",
-           dtype_name(dt));
+           frugal_dtype_name(dt));
     frugal_quant_meta dq = read_sized(q);
     if (!is_per_tensor(dq.scaling_mode))
       fail(FRUGAL_ERR_UNSUPPORTED, "gemm: d has {} scaling; an FP8 output takes one per-tensor scale",
@@ -227,7 +228,7 @@ void QuantizerCore::gemm(const frugal_quant_gemm_args& raw_args) {
     c.d.view.quant = &c.meta_d.meta;
   } else if (dt != FRUGAL_DTYPE_FLOAT32 && dt != FRUGAL_DTYPE_BFLOAT16) {
     fail(FRUGAL_ERR_UNSUPPORTED, "gemm: d has dtype {}; expected float32, bfloat16, float8_e4m3fn or float8_e5m2",
-         dtype_name(dt));
+         frugal_dtype_name(dt));
   }
   if (!std::isfinite(a.alpha)) fail(FRUGAL_ERR_INVALID_ARGUMENT, "gemm: alpha is {}; it must be finite", a.alpha);
   if ((a.flags & ~FRUGAL_GEMM_FAST_ACCUM) != 0)

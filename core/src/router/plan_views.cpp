@@ -3,29 +3,29 @@
 #include <fmt/format.h>
 
 #include "error.hpp"
+#include "frugal/managed_tensor.h"
 #include "sized_structs.hpp"
 
 namespace frugal::routing {
 namespace {
 
-using quant::dtype_name;
 
 }  // namespace
 
 void to_plan_vector(const frugal_tensor* tensor, const char* role, int32_t dtype, int64_t count,
-                    const quant::Matrix2D& device_of, Vector1D& out) {
+                    const Matrix2D& device_of, Vector1D& out) {
   const std::string name = fmt::format("plan.{}", role);
   if (tensor == nullptr) fail(FRUGAL_ERR_INVALID_ARGUMENT, "{} is NULL", name);
-  quant::Matrix2D m;
-  quant::to_matrix(tensor, name.c_str(), m);
+  Matrix2D m;
+  to_matrix(tensor, name.c_str(), m);
   if (m.view.dtype != dtype)
-    fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: dtype {}, expected {}", name, dtype_name(m.view.dtype), dtype_name(dtype));
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: dtype {}, expected {}", name, frugal_dtype_name(m.view.dtype), frugal_dtype_name(dtype));
   if (m.rows() > 1 && m.strides[0] != m.cols())
     fail(FRUGAL_ERR_UNSUPPORTED, "{}: plan tensors must be compact (row stride {} for {} columns)", name,
          m.strides[0], m.cols());
   if (m.rows() * m.cols() != count)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: holds {} elements; this plan needs {}", name, m.rows() * m.cols(), count);
-  quant::require_same_device(device_of, "the call's first tensor", m, name.c_str());
+  require_same_device(device_of, "the call's first tensor", m, name.c_str());
   out.view = m.view;
   out.view.ndim = 1;
   out.shape[0] = count;
@@ -35,7 +35,7 @@ void to_plan_vector(const frugal_tensor* tensor, const char* role, int32_t dtype
 }
 
 void to_plan_views(const frugal_route_plan* raw, const frugal_router_layout& layout, const PlanShape& shape,
-                   const quant::Matrix2D& device_of, PlanViews& out) {
+                   const Matrix2D& device_of, PlanViews& out) {
   if (raw == nullptr) fail(FRUGAL_ERR_INVALID_ARGUMENT, "plan is NULL");
   require_size(raw, sizeof(frugal_route_plan), "plan");
   const frugal_route_plan p = read_sized(raw);

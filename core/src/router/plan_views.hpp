@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "frugal/router_vtable.h"
-#include "quant/quant_tensors.hpp"
+#include "matrix_view.hpp"
 #include "router/router_shape.hpp"
 
 namespace frugal::routing {
@@ -32,7 +32,7 @@ struct Vector1D {
 // Checks one plan tensor, named "plan.<role>" in errors: dtype, `count`
 // elements, compact, on the device of `device_of`; fills `out`.
 void to_plan_vector(const frugal_tensor* tensor, const char* role, int32_t dtype, int64_t count,
-                    const quant::Matrix2D& device_of, Vector1D& out);
+                    const Matrix2D& device_of, Vector1D& out);
 
 // The plan as the plugin sees it. Not copyable: plan points at the views.
 struct PlanViews {
@@ -51,7 +51,7 @@ struct PlanViews {
 // count, compact, on the device of `device_of`) and fills `out`. Token-choice
 // tensors are ignored for expert choice. Errors name "plan.<tensor>".
 void to_plan_views(const frugal_route_plan* raw, const frugal_router_layout& layout, const PlanShape& shape,
-                   const quant::Matrix2D& device_of, PlanViews& out);
+                   const Matrix2D& device_of, PlanViews& out);
 
 // Fails with INTERNAL, naming `label`, unless the host plan a plugin wrote
 // is consistent (frugal/router.h, "Plan checks").

@@ -4,14 +4,13 @@
 #include <fmt/format.h>
 
 #include "error.hpp"
+#include "frugal/managed_tensor.h"
 #include "router/plan_views.hpp"
 #include "sized_structs.hpp"
 
 namespace frugal::routing {
 namespace {
 
-using quant::dtype_name;
-using quant::Matrix2D;
 
 bool is_host(const frugal_device& d) { return d.type == FRUGAL_DEVICE_CPU; }
 
@@ -63,10 +62,10 @@ void RouterCore::route(const frugal_route_args& raw) {
   require_size(&raw, offsetof(frugal_route_args, plan) + sizeof(void*), "args");
   const frugal_route_args a = read_sized(&raw);
   RouteCall c;
-  quant::to_matrix(a.logits, "logits", c.logits);
+  to_matrix(a.logits, "logits", c.logits);
   const int32_t dt = c.logits.view.dtype;
   if (dt != FRUGAL_DTYPE_FLOAT32 && dt != FRUGAL_DTYPE_BFLOAT16 && dt != FRUGAL_DTYPE_FLOAT16)
-    fail(FRUGAL_ERR_UNSUPPORTED, "logits: dtype {}; expected float32, bfloat16 or float16", dtype_name(dt));
+    fail(FRUGAL_ERR_UNSUPPORTED, "logits: dtype {}; expected float32, bfloat16 or float16", frugal_dtype_name(dt));
   if (c.logits.cols() != layout_.experts)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "logits: {} columns; this router has {} experts", c.logits.cols(),
          layout_.experts);
@@ -80,18 +79,18 @@ void RouterCore::move(const frugal_route_move_args& raw, Move kind) {
   require_size(&raw, offsetof(frugal_route_move_args, output) + sizeof(void*), "args");
   const frugal_route_move_args a = read_sized(&raw);
   MoveCall c;
-  quant::to_matrix(a.input, "input", c.input);
-  quant::to_matrix(a.output, "output", c.output);
+  to_matrix(a.input, "input", c.input);
+  to_matrix(a.output, "output", c.output);
   const int32_t dt = c.input.view.dtype;
   if (dt != FRUGAL_DTYPE_FLOAT32 && dt != FRUGAL_DTYPE_BFLOAT16)
-    fail(FRUGAL_ERR_UNSUPPORTED, "input: dtype {}; activations are float32 or bfloat16", dtype_name(dt));
+    fail(FRUGAL_ERR_UNSUPPORTED, "input: dtype {}; activations are float32 or bfloat16", frugal_dtype_name(dt));
   if (c.output.view.dtype != dt)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "output: dtype {}; it must be the input's ({})",
-         dtype_name(c.output.view.dtype), dtype_name(dt));
+         frugal_dtype_name(c.output.view.dtype), frugal_dtype_name(dt));
   if (c.output.cols() != c.input.cols())
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "output: {} columns; the input has {} (the hidden size)", c.output.cols(),
          c.input.cols());
-  quant::require_same_device(c.input, "input", c.output, "output");
+  require_same_device(c.input, "input", c.output, "output");
   require_disjoint(c.input, c.output, dt == FRUGAL_DTYPE_FLOAT32 ? 4 : 2);
   const Matrix2D& tokens_side = kind == Move::permute ? c.input : c.output;
   const Matrix2D& rows_side = kind == Move::permute ? c.output : c.input;
@@ -109,12 +108,12 @@ void RouterCore::combine(const frugal_route_move_args& args) { move(args, Move::
 void RouterCore::update(const frugal_tensor* expert_load) {
   routing::Vector1D load;
   Matrix2D m;
-  quant::to_matrix(expert_load, "expert_load", m);
+  to_matrix(expert_load, "expert_load", m);
   if (m.view.dtype != FRUGAL_DTYPE_INT64)
-    fail(FRUGAL_ERR_INVALID_ARGUMENT, "expert_load: dtype {}, expected int64", dtype_name(m.view.dtype));
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "expert_load: dtype {}, expected int64", frugal_dtype_name(m.view.dtype));
   if (!is_host(m.view.device))
     fail(FRUGAL_ERR_UNSUPPORTED, "expert_load: on {}; the bias update reads host memory (copy the {} loads first)",
-         quant::device_name(m.view.device), layout_.experts);
+         device_name(m.view.device), layout_.experts);
   if (m.rows() * m.cols() != layout_.experts || (m.rows() > 1 && m.strides[0] != m.cols()))
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "expert_load: {} x {} (row stride {}); expected {} compact values, one per expert",
          m.rows(), m.cols(), m.strides[0], layout_.experts);
@@ -138,12 +137,12 @@ frugal_route_stats RouterCore::stats(const frugal_route_plan* raw) const {
   Matrix2D host;
   host.view.device = frugal_device{FRUGAL_DEVICE_CPU, 0};
   Matrix2D probe;
-  quant::to_matrix(p.token_offsets, "plan.token_offsets", probe);
+  to_matrix(p.token_offsets, "plan.token_offsets", probe);
   if (!is_host(probe.view.device))
     fail(FRUGAL_ERR_UNSUPPORTED,
          "plan.token_offsets: on {}; statistics read host memory (copy token_offsets, expert_offsets, "
          "expert_demand and losses from the device first)",
-         quant::device_name(probe.view.device));
+         device_name(probe.view.device));
   const int64_t T = probe.rows() * probe.cols() - 1;
   if (T < 1) fail(FRUGAL_ERR_INVALID_ARGUMENT, "plan.token_offsets: holds {} elements; a plan has T + 1 >= 2", T + 1);
   const PlanShape shape = plan_shape(T);
