@@ -1,7 +1,5 @@
 #include "command_line.hpp"
 
-#include <stdexcept>
-
 namespace frugal::conformance {
 
 const char* const kUsage =
@@ -11,11 +9,17 @@ const char* const kUsage =
     "the descriptor, creation and option checking, NULL and invalid arguments,\n"
     "argument structs of the v1.0 size, larger and too small, state export and\n"
     "import, determinism and thread safety where the strategy promises them,\n"
-    "and that host allocations are freed. Prints one PASS/FAIL line per rule.\n"
+    "and that host allocations are freed. Prints one PASS/FAIL/SKIP line per rule.\n"
+    "\n"
+    "Required declared options get a value built from the declaration (min, else\n"
+    "1; false; the first choice; a fresh directory); a required string without\n"
+    "choices cannot be built: pass it with --option, or the rules that need an\n"
+    "instance are skipped.\n"
     "\n"
     "  --option S.K=V  pass option K=V when creating strategy S ('*' for every\n"
-    "                  strategy); V is an int, a double, true/false or a string;\n"
-    "                  {tmpdir} in V becomes a fresh directory per strategy\n"
+    "                  strategy), over any built value; V is an int, a double,\n"
+    "                  true/false or a string; {tmpdir} in V becomes a fresh\n"
+    "                  directory per strategy\n"
     "  --json          print the report as JSON\n"
     "  --no-fork       check in this process (for a debugger or a sanitizer);\n"
     "                  a crash then ends the run instead of failing one rule\n"
@@ -77,36 +81,6 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv, std::string
     return std::nullopt;
   }
   return cl;
-}
-
-frugal_options* make_options(const std::vector<OptionArg>& options, const std::string& strategy,
-                             const std::string& tmpdir, const std::vector<RequiredOption>& required) {
-  frugal_options* out = nullptr;
-  if (frugal_error* e = frugal_options_create(&out)) {
-    const std::string message = frugal_error_message(e);
-    frugal_error_destroy(e);
-    throw std::runtime_error(message);
-  }
-  for (const RequiredOption& r : required) {
-    if (r.value_text.empty()) continue;
-    std::string value = r.value_text;
-    for (auto at = value.find("{tmpdir}"); at != std::string::npos; at = value.find("{tmpdir}"))
-      value.replace(at, 8, tmpdir);
-    frugal_error_destroy(frugal_options_set_parsed(out, r.name.c_str(), value.c_str()));
-  }
-  for (const OptionArg& o : options) {
-    if (o.strategy != "*" && o.strategy != strategy) continue;
-    std::string value = o.value;
-    for (auto at = value.find("{tmpdir}"); at != std::string::npos; at = value.find("{tmpdir}"))
-      value.replace(at, 8, tmpdir);
-    if (frugal_error* e = frugal_options_set_parsed(out, o.key.c_str(), value.c_str())) {
-      const std::string message = "--option " + o.strategy + "." + o.key + ": " + frugal_error_message(e);
-      frugal_error_destroy(e);
-      frugal_options_destroy(out);
-      throw std::runtime_error(message);
-    }
-  }
-  return out;
 }
 
 }  // namespace frugal::conformance

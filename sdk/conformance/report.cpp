@@ -5,18 +5,29 @@
 
 namespace frugal::conformance {
 
+const char* outcome_name(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::pass: return "PASS";
+    case Outcome::fail: return "FAIL";
+    case Outcome::skip: return "SKIP";
+  }
+  return "FAIL";
+}
+
 bool Report::all_pass() const {
-  return std::all_of(verdicts_.begin(), verdicts_.end(), [](const Verdict& v) { return v.pass; });
+  return std::none_of(verdicts_.begin(), verdicts_.end(), [](const Verdict& v) { return v.outcome == Outcome::fail; });
 }
 
 std::string Report::text() const {
   std::string out;
-  std::size_t failed = 0;
+  std::size_t counts[3] = {0, 0, 0};
   for (const Verdict& v : verdicts_) {
-    out += (v.pass ? "PASS  " : "FAIL  ") + v.strategy + "  " + v.rule + ": " + v.message + "\n";
-    if (!v.pass) ++failed;
+    out += std::string(outcome_name(v.outcome)) + "  " + v.strategy + "  " + v.rule + ": " + v.message + "\n";
+    ++counts[static_cast<int>(v.outcome)];
   }
-  out += "summary: " + std::to_string(verdicts_.size() - failed) + " passed, " + std::to_string(failed) +
+  const std::size_t failed = counts[static_cast<int>(Outcome::fail)];
+  out += "summary: " + std::to_string(counts[static_cast<int>(Outcome::pass)]) + " passed, " +
+         std::to_string(counts[static_cast<int>(Outcome::skip)]) + " skipped, " + std::to_string(failed) +
          " failed -> " + (failed == 0 ? "CONFORMS" : "DOES NOT CONFORM") + "\n";
   return out;
 }
@@ -47,7 +58,9 @@ std::string Report::json(const std::string& plugin) const {
                     ", \"results\": [";
   for (std::size_t i = 0; i < verdicts_.size(); ++i) {
     const Verdict& v = verdicts_[i];
-    out += std::string(i ? ", " : "") + "{\"status\": \"" + (v.pass ? "pass" : "fail") + "\", \"strategy\": \"" +
+    static constexpr const char* kStatus[] = {"pass", "fail", "skip"};  // Outcome order
+    out += std::string(i ? ", " : "") + "{\"status\": \"" + kStatus[static_cast<int>(v.outcome)] +
+           "\", \"strategy\": \"" +
            json_escape(v.strategy) + "\", \"rule\": \"" + json_escape(v.rule) + "\", \"message\": \"" +
            json_escape(v.message) + "\"}";
   }

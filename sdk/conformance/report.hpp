@@ -6,9 +6,17 @@
 
 namespace frugal::conformance {
 
+// A rule passed, failed, or was skipped with a reason (it could not run:
+// no value for a required option, nothing declared to compare); a skip
+// does not fail the run.
+enum class Outcome { pass, fail, skip };
+
+// "PASS", "FAIL" or "SKIP".
+const char* outcome_name(Outcome outcome);
+
 // One checked rule of one strategy ("packer_seq/greedy", "determinism").
 struct Verdict {
-  bool pass;
+  Outcome outcome;
   std::string strategy;
   std::string rule;
   std::string message;
@@ -19,9 +27,9 @@ class Report {
   void add(Verdict verdict) { verdicts_.push_back(std::move(verdict)); }
   const std::vector<Verdict>& verdicts() const { return verdicts_; }
   bool all_pass() const;
-  // "PASS  strategy  rule: message" lines and a summary line.
+  // "PASS  strategy  rule: message" lines (FAIL, SKIP) and a summary line.
   std::string text() const;
-  // {"plugin": ..., "pass": bool, "results": [{...}]}.
+  // {"plugin": ..., "pass": bool, "results": [{"status": "pass"|"fail"|"skip", ...}]}.
   std::string json(const std::string& plugin) const;
 
  private:

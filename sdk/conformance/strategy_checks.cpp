@@ -38,7 +38,9 @@ bool Checks::expect_ok(const std::string& rule, const std::string& what, frugal_
   return true;
 }
 
-frugal_options* Checks::user_options() const { return make_options(*s.option_args, s.name, s.tmpdir, s.required); }
+frugal_options* Checks::user_options(const std::string& omit) const {
+  return make_options(*s.option_args, s.name, s.tmpdir, s.declared, omit);
+}
 
 Instance Checks::create(const char* rule) {
   const auto* slots = static_cast<const CommonSlots*>(s.vtable);
@@ -46,14 +48,6 @@ Instance Checks::create(const char* rule) {
   void* p = nullptr;
   const Error e(slots->create(s.host, options.p, &p));
   if (e) {
-    std::string unbuilt;
-    for (const RequiredOption& r : s.required)
-      if (r.value_text.empty()) unbuilt += (unbuilt.empty() ? "" : ", ") + r.name;
-    if (!unbuilt.empty()) {
-      pass(rule, "skipped: no valid value can be built from the declaration of required option(s) " + unbuilt +
-                     " (a string without choices); pass --option " + s.name + ".key=value: " + e.describe());
-      return {};
-    }
     fail(rule, "needs options (pass --option " + s.name + ".key=value): " + e.describe());
     return {};
   }
@@ -106,6 +100,28 @@ bool check_common_create(Checks& c) {
 
 namespace {
 
+// The required options neither the declaration nor --option gives a value.
+std::vector<std::string> unbuilt_options(const Subject& s) {
+  std::vector<std::string> out;
+  for (const DeclaredOption& o : s.declared)
+    if (o.required() && !o.buildable() && !given_by_user(*s.option_args, s.name, o.name)) out.push_back(o.name);
+  return out;
+}
+
+// One SKIP line for every rule that needs an instance, naming the options.
+void skip_instance_rules(Checks& c, const std::vector<std::string>& unbuilt) {
+  std::string names, args;
+  for (const std::string& name : unbuilt) {
+    names += (names.empty() ? "'" : ", '") + name + "'";
+    args += " --option " + c.s.name + "." + name + "=VALUE";
+  }
+  const bool one = unbuilt.size() == 1;
+  c.skip("create", std::string("with every rule that needs an instance (core, create, the kind's rules, option-*): "
+                               "required option") +
+                       (one ? " " : "s ") + names + (one ? " is" : " are") +
+                       " a string without choices, so no valid value can be built from its declaration; pass" + args);
+}
+
 struct KindChecks {
   void (*core)(Checks&);
   void (*direct)(Checks&);
@@ -129,14 +145,21 @@ void check_strategy(Subject subject, Sink& sink) {
   Checks c(subject, sink);
   const KindChecks kind = kind_checks(subject.kind);
   if (kind.direct == nullptr) {
-    c.pass("kind", std::string("kind ") + frugal_strategy_kind_name(subject.kind) + " has no checks; skipped");
+    c.skip("kind", std::string("kind ") + frugal_strategy_kind_name(subject.kind) + " has no checks");
     frugal_context_destroy(subject.context);
     return;
   }
-  try {
-    if (kind.core != nullptr) kind.core(c);
-  } catch (const std::exception& e) {
-    c.fail("core", e.what());
+  // Without a value for every required option no instance can be made:
+  // the rules that need one would only report that.
+  const std::vector<std::string> unbuilt = unbuilt_options(subject);
+  if (!unbuilt.empty()) {
+    skip_instance_rules(c, unbuilt);
+  } else {
+    try {
+      if (kind.core != nullptr) kind.core(c);
+    } catch (const std::exception& e) {
+      c.fail("core", e.what());
+    }
   }
   // The core unloads the plugin before it is loaded directly, so init runs
   // once per load as plugin.h promises the plugin.
@@ -159,7 +182,7 @@ void check_strategy(Subject subject, Sink& sink) {
   subject.host = plugin->host();
   subject.vtable = desc->vtable;
   try {
-    if (check_common_create(c)) kind.direct(c);
+    if (unbuilt.empty() && check_common_create(c)) kind.direct(c);
   } catch (const std::exception& e) {
     c.fail("direct", e.what());
   }

@@ -9,6 +9,8 @@
 #include "command_line.hpp"
 #include "frugal/frugal.h"
 #include "frugal/plugin.h"
+#include "kit_options.hpp"
+#include "report.hpp"
 
 namespace frugal::conformance {
 
@@ -16,7 +18,7 @@ namespace frugal::conformance {
 // blamed on it.
 struct Sink {
   std::function<void(const std::string& rule)> begin;
-  std::function<void(bool pass, const std::string& rule, const std::string& message)> verdict;
+  std::function<void(Outcome outcome, const std::string& rule, const std::string& message)> verdict;
 };
 
 // One strategy under test.
@@ -27,7 +29,7 @@ struct Subject {
   int32_t kind = 0;
   uint32_t flags = 0;
   const std::vector<OptionArg>* option_args = nullptr;
-  std::vector<RequiredOption> required;  // declared required options, with the values the kit builds
+  std::vector<DeclaredOption> declared;  // what it declares (ABI 1.1), as the core reports it
   std::string tmpdir;  // fresh per strategy
   const frugal_host_api* host = nullptr;
   const void* vtable = nullptr;  // the kind's vtable, loaded directly
@@ -107,11 +109,13 @@ class Checks {
   const Subject& s;
 
   void begin(const std::string& rule) { sink_.begin(rule); }
-  void pass(const std::string& rule, const std::string& message) { sink_.verdict(true, rule, message); }
+  void pass(const std::string& rule, const std::string& message) { sink_.verdict(Outcome::pass, rule, message); }
   void fail(const std::string& rule, const std::string& message) {
     ++failures_;
-    sink_.verdict(false, rule, message);
+    sink_.verdict(Outcome::fail, rule, message);
   }
+  // The rule could not run; `why` says what it would need.
+  void skip(const std::string& rule, const std::string& why) { sink_.verdict(Outcome::skip, rule, why); }
   void check(bool ok, const std::string& rule, const std::string& message) {
     ok ? pass(rule, message) : fail(rule, message);
   }
@@ -125,8 +129,10 @@ class Checks {
   // stage to compare with the same call made on the vtable (empty: none).
   std::vector<unsigned char> core_result;
 
-  // The --option values for this strategy (throws std::runtime_error).
-  frugal_options* user_options() const;
+  // The options the kit creates this strategy with: built values of the
+  // declared required options and the --option values (throws
+  // std::runtime_error). `omit`: leave that option out.
+  frugal_options* user_options(const std::string& omit = "") const;
   // Creates an instance through the vtable with the user's options; on
   // failure records the "create" rule and returns an empty Instance.
   Instance create(const char* rule = "create");
