@@ -122,6 +122,16 @@ void skip_instance_rules(Checks& c, const std::vector<std::string>& unbuilt) {
                        " a string without choices, so no valid value can be built from its declaration; pass" + args);
 }
 
+// Whether the descriptor chains option declarations (FRUGAL_EXT_STRATEGY_OPTIONS).
+bool chains_options(const frugal_strategy_desc& desc) {
+  constexpr size_t kMaxChainLinks = 64;  // plugin.h: the core reads at most 64
+  if (desc.struct_size < offsetof(frugal_strategy_desc, ext) + sizeof desc.ext) return false;
+  size_t links = 0;
+  for (const frugal_ext_header* link = desc.ext; link != nullptr && links < kMaxChainLinks; link = link->next, ++links)
+    if (link->type == FRUGAL_EXT_STRATEGY_OPTIONS) return true;
+  return false;
+}
+
 struct KindChecks {
   void (*core)(Checks&);
   void (*direct)(Checks&);
@@ -181,10 +191,18 @@ void check_strategy(Subject subject, Sink& sink) {
   }
   subject.host = plugin->host();
   subject.vtable = desc->vtable;
+  subject.declares_options = chains_options(*desc);
+  bool created = false;
   try {
-    if (unbuilt.empty() && check_common_create(c)) kind.direct(c);
+    created = unbuilt.empty() && check_common_create(c);
+    if (created) kind.direct(c);
   } catch (const std::exception& e) {
     c.fail("direct", e.what());
+  }
+  try {
+    if (created) check_declared_options(c);
+  } catch (const std::exception& e) {
+    c.fail("options", e.what());
   }
   const long before = DirectPlugin::outstanding();
   plugin->unload();

@@ -30,6 +30,10 @@ struct Subject {
   uint32_t flags = 0;
   const std::vector<OptionArg>* option_args = nullptr;
   std::vector<DeclaredOption> declared;  // what it declares (ABI 1.1), as the core reports it
+  // It chains a frugal_strategy_options_ext (possibly of 0 options); set
+  // once the plugin is loaded directly, the only place that tells "declares
+  // no option" from "declares nothing".
+  bool declares_options = false;
   std::string tmpdir;  // fresh per strategy
   const frugal_host_api* host = nullptr;
   const void* vtable = nullptr;  // the kind's vtable, loaded directly
@@ -189,6 +193,9 @@ void check_quantizer_core(Checks& c);
 void check_quantizer(Checks& c);
 void check_router_core(Checks& c);
 void check_router(Checks& c);
+// The option rules (check_options.cpp): the declarations agree with what
+// create accepts when called directly, without the core's checks.
+void check_declared_options(Checks& c);
 
 // Every check of one strategy: through the core (a context of its own),
 // then directly, then the leak rule; records verdicts in `sink`.

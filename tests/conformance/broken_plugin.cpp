@@ -2,7 +2,8 @@
 // breaks one rule of the contract per build (BROKEN_FAULT), so the
 // conformance kit can be shown to name that rule. Written against the raw
 // ABI, without the sdk adapters that would guard against exactly these
-// faults.
+// faults. The option faults declare an option `steps` (int, default 5, in
+// [1, 10]) whose code disagrees with the declaration.
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -19,8 +20,12 @@ enum Fault {
   kLeak = 3,
   kIgnoresUnknownOptions = 4,
   kThreadUnsafe = 5,         // declares THREAD_SAFE, but calls share scratch state
-  kAcceptsSmallStruct = 6    // a policy that reads telemetry past its struct_size
+  kAcceptsSmallStruct = 6,   // a policy that reads telemetry past its struct_size
+  kAcceptsAboveMax = 7,      // declares steps in [1, 10], its code accepts 11
+  kRefusesDefault = 8        // declares steps' default 5, its code refuses anything above 4
 };
+
+constexpr bool kDeclaresSteps = BROKEN_FAULT == kAcceptsAboveMax || BROKEN_FAULT == kRefusesDefault;
 
 const frugal_host_api* g_host = nullptr;
 std::atomic<int> g_created{0};
@@ -28,8 +33,15 @@ std::atomic<int> g_created{0};
 frugal_error* create(const frugal_host_api* host, const frugal_options* options, void** instance) {
   if (instance == nullptr) return host->error_create(FRUGAL_ERR_INVALID_ARGUMENT, "create: instance is NULL");
   if (BROKEN_FAULT != kIgnoresUnknownOptions) {
-    static const char* const known[] = {"lr"};
-    if (frugal_error* e = host->options_check_known(options, known, 1, "broken")) return e;
+    static const char* const known[] = {"lr", "steps"};
+    if (frugal_error* e = host->options_check_known(options, known, kDeclaresSteps ? 2 : 1, "broken")) return e;
+  }
+  if (kDeclaresSteps) {
+    // The code's own range: what the declaration below gets wrong.
+    const int64_t hi = BROKEN_FAULT == kAcceptsAboveMax ? 1000 : 4;
+    int64_t steps = 0;
+    if (frugal_error* e = host->option_get_int(options, "steps", 3, &steps)) return e;
+    if (steps < 1 || steps > hi) return host->error_create(FRUGAL_ERR_OUT_OF_RANGE, "option 'steps' out of range");
   }
   // Each instance remembers its creation order: the non-deterministic
   // fault lets it leak into the rate.
@@ -89,6 +101,12 @@ constexpr frugal_schedule_vtable kSchedule{sizeof(frugal_schedule_vtable), &crea
 constexpr frugal_policy_vtable kPolicy{sizeof(frugal_policy_vtable), &create, &destroy, &decide, &export_state,
                                        &import_state};
 constexpr bool kIsPolicy = BROKEN_FAULT == kAcceptsSmallStruct;
+constexpr frugal_option_decl kSteps{sizeof(frugal_option_decl), "steps", FRUGAL_OPTION_INT,
+                                    FRUGAL_OPTION_DECL_HAS_MIN | FRUGAL_OPTION_DECL_HAS_MAX, "5", 1.0, 10.0, nullptr,
+                                    "steps per rate"};
+constexpr const frugal_option_decl* kDecls[] = {&kSteps};
+constexpr frugal_strategy_options_ext kOptions{
+    {sizeof(frugal_strategy_options_ext), FRUGAL_EXT_STRATEGY_OPTIONS, 0, nullptr}, 1, kDecls};
 constexpr frugal_strategy_desc kStrategy{
     sizeof(frugal_strategy_desc),
     kIsPolicy ? FRUGAL_KIND_POLICY : FRUGAL_KIND_SCHEDULE,
@@ -96,7 +114,7 @@ constexpr frugal_strategy_desc kStrategy{
     "broken",
     "breaks one rule",
     kIsPolicy ? static_cast<const void*>(&kPolicy) : static_cast<const void*>(&kSchedule),
-    nullptr};
+    kDeclaresSteps ? &kOptions.header : nullptr};
 constexpr const frugal_strategy_desc* kStrategies[] = {&kStrategy};
 constexpr frugal_plugin_desc kPlugin{sizeof(frugal_plugin_desc), FRUGAL_ABI_VERSION_MAJOR, FRUGAL_ABI_VERSION_MINOR,
                                      BROKEN_NAME, "1.0", "frugal tests", "Apache-2.0", 1, kStrategies,
