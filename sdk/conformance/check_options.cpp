@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "frugal/sdk/option_decl.hpp"
 #include "strategy_checks.hpp"
 
 namespace frugal::conformance {
@@ -80,16 +81,6 @@ class RuleLines {
   std::string agreed_;
   bool failed_ = false;
 };
-
-const char* type_name(int32_t type) {
-  switch (type) {
-    case FRUGAL_OPTION_INT: return "int";
-    case FRUGAL_OPTION_DOUBLE: return "double";
-    case FRUGAL_OPTION_BOOL: return "bool";
-    case FRUGAL_OPTION_STRING: return "string";
-  }
-  return "unknown";
-}
 
 constexpr const char* kRangeByCore = "the core refuses it with OUT_OF_RANGE before create";
 constexpr const char* kArgumentByCore = "the core refuses it with INVALID_ARGUMENT before create";
@@ -163,8 +154,8 @@ void check_flags(Checks& c) {
     if (!o.has(FRUGAL_OPTION_DECL_DIRECTORY)) continue;
     if (o.type != FRUGAL_OPTION_STRING || o.choices) {
       lines.disagree(o, "-", "declared directory",
-                     std::string("a directory option must be a string without choices; it is a ") + type_name(o.type) +
-                         (o.choices ? " with choices " + *o.choices : std::string()));
+                     std::string("a directory option must be a string without choices; it is a ") +
+                         sdk::option_type_name(o.type) + (o.choices ? " with choices " + *o.choices : std::string()));
       continue;
     }
     lines.accepted(o, *built_value(o, c.s.tmpdir), "a fresh empty directory, as declared directory");

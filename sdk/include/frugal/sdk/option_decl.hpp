@@ -107,6 +107,18 @@ constexpr const frugal_ext_header* options_ext() {
   return &DeclaredOptions<Decls>::ext.header;
 }
 
+// A frugal_option_type_values value as tools print it ("int", "double",
+// "bool", "string"; "unknown" for any other), the core's own spelling.
+constexpr const char* option_type_name(int32_t type) {
+  switch (type) {
+    case FRUGAL_OPTION_INT: return "int";
+    case FRUGAL_OPTION_DOUBLE: return "double";
+    case FRUGAL_OPTION_BOOL: return "bool";
+    case FRUGAL_OPTION_STRING: return "string";
+    default: return "unknown";
+  }
+}
+
 // A strategy that takes no option at all: every option is refused by the core.
 inline constexpr frugal_strategy_options_ext kNoOptions{
     {sizeof(frugal_strategy_options_ext), FRUGAL_EXT_STRATEGY_OPTIONS, 0, nullptr}, 0, nullptr};
