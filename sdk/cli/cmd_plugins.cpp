@@ -1,6 +1,7 @@
-// `frugal plugins [--json]`: every plugin discovered, with its strategies,
-// and every file that failed to load with the reason. Exit code 1 when any
-// file failed, so scripts notice; the good plugins are listed regardless.
+// `frugal plugins [--json] [--options]`: every plugin discovered, with its
+// strategies (and with --options the options each declares), and every
+// file that failed to load with the reason. Exit code 1 when any file
+// failed, so scripts notice; the good plugins are listed regardless.
 #include <fmt/format.h>
 
 #include <string>
@@ -10,6 +11,7 @@
 #include "commands.hpp"
 #include "frugal/sdk/host.hpp"
 #include "json_writer.hpp"
+#include "plugin_options.hpp"
 
 namespace frugal::cli {
 namespace {
@@ -17,13 +19,14 @@ namespace {
 struct PluginRow {
   frugal_plugin_info info{};
   std::vector<frugal_strategy_info> strategies;
+  std::vector<std::vector<frugal_option_info>> options;  // per strategy, with --options
 };
 struct Listing {
   std::vector<PluginRow> plugins;
   std::vector<frugal_load_failure_info> failures;
 };
 
-Listing collect(frugal_context* context) {
+Listing collect(frugal_context* context, bool with_options) {
   Listing listing;
   for (size_t p = 0; p < frugal_context_plugin_count(context); ++p) {
     PluginRow row;
@@ -34,6 +37,7 @@ Listing collect(frugal_context* context) {
       strategy.struct_size = sizeof(strategy);
       host::check(frugal_context_strategy_info(context, p, s, &strategy));
       row.strategies.push_back(strategy);
+      if (with_options) row.options.push_back(strategy_options(context, p, s, strategy.option_count));
     }
     listing.plugins.push_back(std::move(row));
   }
@@ -55,14 +59,16 @@ void print_json(const Listing& listing) {
                p == 0 ? "" : ",", json_string(info.name), json_string(info.version), json_string(info.vendor),
                json_string(info.license), json_string(info.path), info.abi_major, info.abi_minor);
     const auto& strategies = listing.plugins[p].strategies;
+    const auto& options = listing.plugins[p].options;
     for (size_t s = 0; s < strategies.size(); ++s) {
       const auto& st = strategies[s];
       fmt::print("{}\n      {{\"kind\": {}, \"name\": {}, \"summary\": {}, \"thread_safe\": {}, "
-                 "\"deterministic\": {}, \"shadowed\": {}}}",
+                 "\"deterministic\": {}, \"shadowed\": {}{}}}",
                  s == 0 ? "" : ",", json_string(frugal_strategy_kind_name(st.kind)), json_string(st.name),
                  json_string(st.summary), (st.flags & FRUGAL_STRATEGY_THREAD_SAFE) != 0 ? "true" : "false",
                  (st.flags & FRUGAL_STRATEGY_DETERMINISTIC) != 0 ? "true" : "false",
-                 st.shadowed != 0 ? "true" : "false");
+                 st.shadowed != 0 ? "true" : "false",
+                 options.empty() ? "" : ", \"options\": " + options_json(options[s]));
     }
     fmt::print("{}]}}", strategies.empty() ? "" : "\n    ");
   }
@@ -81,9 +87,12 @@ void print_table(const Listing& listing) {
   for (const auto& row : listing.plugins) {
     fmt::print("{} {}  ({}, {}, ABI {}.{})\n  {}\n", row.info.name, row.info.version, row.info.vendor,
                row.info.license, row.info.abi_major, row.info.abi_minor, row.info.path);
-    for (const auto& st : row.strategies)
+    for (size_t s = 0; s < row.strategies.size(); ++s) {
+      const auto& st = row.strategies[s];
       fmt::print("    {:<10} {:<16} {}{}\n", frugal_strategy_kind_name(st.kind), st.name, st.summary,
                  st.shadowed != 0 ? fmt::format("  [shadowed: use {}/{}]", row.info.name, st.name) : "");
+      if (!row.options.empty()) fmt::print("{}", options_table(row.options[s], "        "));
+    }
   }
   if (!listing.failures.empty()) {
     fmt::print("\nfailed to load:\n");
@@ -95,30 +104,35 @@ void print_table(const Listing& listing) {
 void silent_log(void*, int32_t, const char*, const char*) {}
 
 constexpr const char* kPluginsUsage =
-    "usage: frugal plugins [--json]\n"
+    "usage: frugal plugins [--json] [--options]\n"
     "\n"
     "Every plugin found (FRUGAL_PLUGIN_PATH, then the built-in and system plugin\n"
     "directories), its strategies, and every file that failed to load with the reason.\n"
-    "  --json   the same as a JSON object on stdout\n"
+    "  --options  also each strategy's declared options (ABI 1.1): name, type,\n"
+    "             default or \"required\", range, choices, doc; \"(none declared)\"\n"
+    "             for a strategy that declares none or does not declare its options\n"
+    "  --json     the same as a JSON object on stdout (with --options, an \"options\"\n"
+    "             array per strategy)\n"
     "exit codes: 0 every file loaded, 1 some file failed to load (listed), 2 bad usage\n";
 
 }  // namespace
 
 int cmd_plugins(const std::vector<std::string>& args) {
   const bool json = has_word(args, "--json");
+  const bool with_options = has_word(args, "--options");
   if (wants_help(args)) {
     std::fputs(kPluginsUsage, stdout);
     return kExitOk;
   }
   for (const auto& arg : args)
-    if (arg != "--json")
-      return report_error("plugins", "USAGE", fmt::format("unknown argument '{}' (accepted: --json)", arg), kExitUsage,
-                          json);
+    if (arg != "--json" && arg != "--options")
+      return report_error("plugins", "USAGE", fmt::format("unknown argument '{}' (accepted: --json, --options)", arg),
+                          kExitUsage, json);
   auto context = host::make_context();
   // Failures are reported in the listing itself; no duplicate log lines.
   host::check(frugal_context_set_log_callback(context.get(), &silent_log, nullptr, FRUGAL_LOG_OFF));
   host::check(frugal_context_discover_plugins(context.get(), 0, nullptr));
-  const Listing listing = collect(context.get());
+  const Listing listing = collect(context.get(), with_options);
   if (json)
     print_json(listing);
   else

@@ -3,6 +3,7 @@ without FRUGAL_PLUGIN_PATH, and from a fresh install tree where the built-in
 plugins must be found next to the installed libfrugal."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -39,6 +40,73 @@ class CliTest(unittest.TestCase):
         self.assertEqual([s["name"] for s in lr["strategies"]], ["constant", "linear_warmup", "cosine", "sgdr", "wsd"])
         self.assertTrue(all(s["kind"] == "schedule" and s["thread_safe"] for s in lr["strategies"]))
 
+    # schedule_lr's cosine as plugins/schedule_lr/option_decls.cpp declares it.
+    COSINE_OPTIONS = [
+        {"name": "lr", "type": "double", "required": False, "default": "0.001", "min": None, "max": None,
+         "choices": None, "directory": False, "doc": "peak learning rate, finite and > 0"},
+        {"name": "min_lr", "type": "double", "required": False, "default": "0", "min": 0, "max": None,
+         "choices": None, "directory": False, "doc": "floor the rate decays to, in [0, lr]"},
+        {"name": "warmup_steps", "type": "int", "required": False, "default": "0", "min": 0, "max": None,
+         "choices": None, "directory": False, "doc": "steps of linear warm-up from lr/warmup_steps to lr"},
+        {"name": "total_steps", "type": "int", "required": True, "default": None, "min": 1, "max": None,
+         "choices": None, "directory": False, "doc": "step at which the schedule reaches min_lr, > warmup_steps"},
+    ]
+
+    def test_plugins_options_json_gives_each_declaration(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in ("alpha.so", "option_decls.so"):
+                shutil.copy(os.path.join(TEST_PLUGINS, name), tmp)
+            result = run(["plugins", "--options", "--json"], {"FRUGAL_PLUGIN_PATH": tmp})
+        self.assertEqual(result.returncode, 0, result.stderr)
+        plugins = {p["name"]: p for p in json.loads(result.stdout)["plugins"]}
+        cosine = [s for s in plugins["schedule_lr"]["strategies"] if s["name"] == "cosine"]
+        self.assertEqual(cosine[0]["options"], self.COSINE_OPTIONS)
+        # Both bounds, a bool, a choice list (tests/plugins/option_decls_plugin.cpp).
+        decl = plugins["option_decls"]["strategies"][0]["options"]
+        self.assertEqual([(o["name"], o["min"], o["max"], o["choices"], o["default"]) for o in decl],
+                         [("lr", 0, 10, None, "0.001"), ("steps", 1, 100, None, None),
+                          ("shape", None, None, ["a", "b"], "a"), ("flag", None, None, None, "false")])
+        self.assertEqual([o["type"] for o in decl], ["double", "int", "string", "bool"])
+        # A strategy that declares nothing has an empty list.
+        self.assertTrue(all(s["options"] == [] for s in plugins["alpha"]["strategies"]))
+        # Without --options the listing is unchanged.
+        plain = json.loads(run(["plugins", "--json"]).stdout)
+        self.assertFalse(any("options" in s for p in plain["plugins"] for s in p["strategies"]))
+
+    def test_plugins_options_table_lists_each_declaration_under_its_strategy(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in ("alpha.so", "option_decls.so"):
+                shutil.copy(os.path.join(TEST_PLUGINS, name), tmp)
+            result = run(["plugins", "--options"], {"FRUGAL_PLUGIN_PATH": tmp})
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = result.stdout.splitlines()
+
+        def rows_under(plugin, strategy):
+            """The option rows printed under `strategy` of `plugin`, split into columns."""
+            start = next(i for i, line in enumerate(lines) if line.startswith(plugin + " "))
+            at = next(i for i in range(start, len(lines)) if lines[i].split()[1:2] == [strategy])
+            rows = []
+            for line in lines[at + 1:]:
+                if not line.startswith(" " * 8):
+                    break
+                rows.append(re.split(r"\s{2,}", line.strip()))
+            return rows
+
+        cosine = rows_under("schedule_lr", "cosine")
+        self.assertEqual(cosine[0], ["option", "type", "default", "range", "choices", "doc"])
+        self.assertEqual(cosine[1:], [
+            ["lr", "double", "0.001", "-", "-", "peak learning rate, finite and > 0"],
+            ["min_lr", "double", "0", ">= 0", "-", "floor the rate decays to, in [0, lr]"],
+            ["warmup_steps", "int", "0", ">= 0", "-", "steps of linear warm-up from lr/warmup_steps to lr"],
+            ["total_steps", "int", "required", ">= 1", "-",
+             "step at which the schedule reaches min_lr, > warmup_steps"],
+        ])
+        decl = rows_under("option_decls", "decl")
+        self.assertEqual([row[:5] for row in decl[1:]], [
+            ["lr", "double", "0.001", "[0, 10]", "-"], ["steps", "int", "required", "[1, 100]", "-"],
+            ["shape", "string", "a", "-", "a|b"], ["flag", "bool", "false", "-", "-"]])
+        self.assertEqual(rows_under("alpha", "linear"), [["(none declared)"]])
+
     def test_bad_files_are_listed_with_reasons_next_to_the_good_plugins(self):
         with tempfile.TemporaryDirectory() as tmp:
             shutil.copy(os.path.join(TEST_PLUGINS, "alpha.so"), tmp)
@@ -69,7 +137,7 @@ class CliTest(unittest.TestCase):
         self.assertEqual(run(["frobnicate"]).returncode, 2)
         bad = run(["plugins", "--yaml"])
         self.assertEqual(bad.returncode, 2)
-        self.assertIn("unknown argument '--yaml'", bad.stderr)
+        self.assertIn("unknown argument '--yaml' (accepted: --json, --options)", bad.stderr)
 
     # Every command and subcommand: `--help` prints its usage on stdout and
     # exits 0; bad usage is one line on stderr pointing to that --help,
