@@ -213,13 +213,6 @@ FRUGAL_LAYOUT_ASSERT(sizeof(frugal_strategy_desc) == 48, strategy_size);
 /* Option declarations (since ABI 1.1)                                      */
 /* ======================================================================== */
 
-/**
- * frugal_ext_header.type of frugal_strategy_options_ext. Since ABI 1.1.
- * Type tags are (kind << 16) | n; kind 0 holds the extensions that apply to
- * every kind.
- */
-#define FRUGAL_EXT_STRATEGY_OPTIONS 0x00000001
-
 /** frugal_option_decl.flags: the option must be given (then it has no default). Since ABI 1.1. */
 #define FRUGAL_OPTION_DECL_REQUIRED ((uint32_t)1 << 0)
 /** frugal_option_decl.flags: `min` is an inclusive lower bound (INT and DOUBLE only). Since ABI 1.1. */
