@@ -7,6 +7,7 @@
 #include "algorithms/packer.hpp"
 #include "frugal/sdk/packer_adapter.hpp"
 #include "frugal/sdk/plugin_declaration.hpp"
+#include "option_decls.hpp"
 
 namespace {
 
@@ -17,7 +18,7 @@ class SeqPacker {
  public:
   explicit SeqPacker(const frugal::sdk::Options& options) {
     options.check_known({"algo"});
-    const std::string name = options.get_string("algo", kDefaultAlgorithm);
+    const std::string name = options.get_string("algo", frugal::packer_seq::kDefaultAlgorithm);
     try {
       algorithm_ = packer::algorithm_from_name(name);
     } catch (const packer::PackError& e) {
@@ -40,9 +41,6 @@ class SeqPacker {
   }
 
  private:
-  // refined: never more packs than FFD, within 0.1% of the lower bound on
-  // the benchmark's short-mean rows, about a second for 16M sequences.
-  static constexpr const char* kDefaultAlgorithm = "refined";
   packer::Algorithm algorithm_ = packer::Algorithm::refined;
 };
 
@@ -52,7 +50,7 @@ constexpr uint32_t kFlags = FRUGAL_STRATEGY_THREAD_SAFE | FRUGAL_STRATEGY_DETERM
 constexpr frugal_strategy_desc kStrategies[] = {frugal::sdk::packer_strategy<SeqPacker>(
     "packer_seq",
     "sequence packing with near-zero padding (option algo: ffd, bfd, spfhp, lpfhp, refined, best, naive_first_fit)",
-    kFlags)};
+    kFlags, &frugal::packer_seq::kPackerSeqOptions.header)};
 
 constexpr frugal_plugin_desc kPlugin = frugal::sdk::declare_plugin<kStrategies>({
     .name = "packer_seq",
