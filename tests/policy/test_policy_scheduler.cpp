@@ -288,31 +288,33 @@ TEST_CASE("scheduler + checkpoint_cadence: an emergency checkpoint on the first 
 }
 
 TEST_CASE("bad options are errors naming the policy and the option") {
+  // The core checks each option against its declaration first (OUT_OF_RANGE
+  // outside a declared bound, "= value is out of range"); exclusive bounds
+  // and constraints between options are the plugin's ("must be ..., got").
+  constexpr int kRange = FRUGAL_ERR_OUT_OF_RANGE;
+  constexpr int kInvalid = FRUGAL_ERR_INVALID_ARGUMENT;
   const std::vector<std::tuple<Policy, int, std::string>> cases{
-      {{"spot_phase", {{"window", "3"}}}, FRUGAL_ERR_INVALID_ARGUMENT, "option 'window' must be >= 5, got 3"},
-      {{"spot_phase", {{"window", "5000"}}}, FRUGAL_ERR_INVALID_ARGUMENT, "option 'window' must be <= 1000, got 5000"},
-      {{"spot_phase", {{"windw", "30"}}}, FRUGAL_ERR_INVALID_ARGUMENT, "windw"},
-      {{"spot_phase", {{"z_threshold", "0"}}}, FRUGAL_ERR_INVALID_ARGUMENT,
-       "option 'z_threshold' must be a finite number > 0, got 0"},
-      {{"spot_phase", {{"cooldown_s", "nan"}}}, FRUGAL_ERR_INVALID_ARGUMENT, "option 'cooldown_s'"},
-      {{"plateau_autoscaler", {}}, FRUGAL_ERR_INVALID_ARGUMENT, "option 'max_nodes' is required"},
-      {{"plateau_autoscaler", {{"max_nodes", "2"}, {"min_nodes", "4"}}}, FRUGAL_ERR_INVALID_ARGUMENT,
+      {{"spot_phase", {{"window", "3"}}}, kRange, "option 'window' = 3 is out of range: must be [5, 1000]"},
+      {{"spot_phase", {{"window", "5000"}}}, kRange, "option 'window' = 5000 is out of range: must be [5, 1000]"},
+      {{"spot_phase", {{"windw", "30"}}}, kInvalid, "unknown option 'windw'"},
+      {{"spot_phase", {{"z_threshold", "0"}}}, kRange, "option 'z_threshold' must be a finite number > 0, got 0"},
+      {{"spot_phase", {{"cooldown_s", "nan"}}}, kRange, "option 'cooldown_s'"},
+      {{"plateau_autoscaler", {}}, kInvalid, "option 'max_nodes' is required"},
+      {{"plateau_autoscaler", {{"max_nodes", "2"}, {"min_nodes", "4"}}}, kInvalid,
        "option 'max_nodes' must be >= 'min_nodes' (4), got 2"},
-      {{"plateau_autoscaler", {{"max_nodes", "8"}, {"plateau_improvement", "0.3"}}}, FRUGAL_ERR_INVALID_ARGUMENT,
+      {{"plateau_autoscaler", {{"max_nodes", "8"}, {"plateau_improvement", "0.3"}}}, kInvalid,
        "option 'fast_improvement' must be > 'plateau_improvement' (0.3), got 0.2"},
-      {{"plateau_autoscaler", {{"max_nodes", "8"}, {"scale_factor", "1"}}}, FRUGAL_ERR_INVALID_ARGUMENT,
+      {{"plateau_autoscaler", {{"max_nodes", "8"}, {"scale_factor", "1"}}}, kRange,
        "option 'scale_factor' must be a finite number > 1, got 1"},
-      {{"early_stop", {{"metric", "val"}}}, FRUGAL_ERR_INVALID_ARGUMENT,
-       "option 'metric' must be one of eval, train; got 'val'"},
-      {{"early_stop", {{"patience", "0"}}}, FRUGAL_ERR_INVALID_ARGUMENT, "option 'patience' must be >= 1, got 0"},
-      {{"early_stop", {{"mode", "percent"}}}, FRUGAL_ERR_INVALID_ARGUMENT, "option 'mode' must be one of absolute"},
-      {{"checkpoint_cadence", {{"notice_safety", "1.5"}}}, FRUGAL_ERR_INVALID_ARGUMENT,
-       "option 'notice_safety' must be <= 1, got 1.5"},
-      {{"checkpoint_cadence", {{"mtbf_s", "0"}}}, FRUGAL_ERR_INVALID_ARGUMENT,
-       "option 'mtbf_s' must be a finite number > 0, got 0"},
-      {{"checkpoint_cadence", {{"full_interval_steps", "-1"}}}, FRUGAL_ERR_INVALID_ARGUMENT,
-       "option 'full_interval_steps' must be >= 0, got -1"},
-      {{"checkpoint_cadence", {{"young_daly", "yes"}}}, FRUGAL_ERR_INVALID_ARGUMENT, "young_daly"},
+      {{"early_stop", {{"metric", "val"}}}, kInvalid, "option 'metric' = 'val' is not one of 'eval', 'train'"},
+      {{"early_stop", {{"patience", "0"}}}, kRange, "option 'patience' = 0 is out of range: must be >= 1"},
+      {{"early_stop", {{"mode", "percent"}}}, kInvalid, "option 'mode' = 'percent' is not one of 'absolute'"},
+      {{"checkpoint_cadence", {{"notice_safety", "1.5"}}}, kRange,
+       "option 'notice_safety' = 1.5 is out of range: must be <= 1"},
+      {{"checkpoint_cadence", {{"mtbf_s", "0"}}}, kRange, "option 'mtbf_s' must be a finite number > 0, got 0"},
+      {{"checkpoint_cadence", {{"full_interval_steps", "-1"}}}, kRange,
+       "option 'full_interval_steps' = -1 is out of range: must be >= 0"},
+      {{"checkpoint_cadence", {{"young_daly", "yes"}}}, kInvalid, "young_daly"},
   };
   for (const auto& [policy, code, mention] : cases) {
     INFO(policy.name << " " << (policy.options.empty() ? "" : policy.options[0].first));

@@ -10,8 +10,10 @@ namespace {
 
 using sdk::PluginError;
 
-[[noreturn]] void bad_option(const char* name, const std::string& rule, const std::string& got) {
-  throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, std::string("option '") + name + "' must be " + rule + ", got " + got);
+// A value outside its own range: OUT_OF_RANGE, the code the core gives for
+// a declared bound, so a host sees one code whichever of the two refuses.
+[[noreturn]] void out_of_range(const char* name, const std::string& rule, const std::string& got) {
+  throw PluginError(FRUGAL_ERR_OUT_OF_RANGE, std::string("option '") + name + "' must be " + rule + ", got " + got);
 }
 
 // The shortest text that reads back as v ("0.8", "1e-09").
@@ -25,8 +27,8 @@ std::string number(double v) {
 int64_t int_option(const sdk::Options& options, const char* name, int64_t fallback, int64_t lo,
                    int64_t hi = std::numeric_limits<int64_t>::max()) {
   const int64_t v = options.get_int(name, fallback);
-  if (v < lo) bad_option(name, ">= " + std::to_string(lo), std::to_string(v));
-  if (v > hi) bad_option(name, "<= " + std::to_string(hi), std::to_string(v));
+  if (v < lo) out_of_range(name, ">= " + std::to_string(lo), std::to_string(v));
+  if (v > hi) out_of_range(name, "<= " + std::to_string(hi), std::to_string(v));
   return v;
 }
 
@@ -37,8 +39,8 @@ double double_option(const sdk::Options& options, const char* name, double fallb
                      double hi = std::numeric_limits<double>::max()) {
   const double v = options.get_double(name, fallback);
   const std::string rule = (bound == Bound::above ? "a finite number > " : "a finite number >= ") + number(lo);
-  if (!std::isfinite(v) || (bound == Bound::above ? !(v > lo) : !(v >= lo))) bad_option(name, rule, number(v));
-  if (v > hi) bad_option(name, "<= " + number(hi), number(v));
+  if (!std::isfinite(v) || (bound == Bound::above ? !(v > lo) : !(v >= lo))) out_of_range(name, rule, number(v));
+  if (v > hi) out_of_range(name, "<= " + number(hi), number(v));
   return v;
 }
 

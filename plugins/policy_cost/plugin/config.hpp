@@ -1,7 +1,9 @@
 // The policy_cost strategies' options, read and checked once at creation.
-// Every error is INVALID_ARGUMENT naming the option and the value
-// ("option 'window' must be >= 5, got 3"); unknown options are errors.
-// Defaults are part of the contract (docs/ARCHITECTURE.md, "Cost policies").
+// A value outside its range is OUT_OF_RANGE naming the option and the value
+// ("option 'window' must be >= 5, got 3"); unknown options, wrong types and
+// constraints between options are INVALID_ARGUMENT. Defaults are part of
+// the contract (docs/ARCHITECTURE.md, "Cost policies"); option_decls.cpp
+// declares them.
 #pragma once
 
 #include <cstdint>
