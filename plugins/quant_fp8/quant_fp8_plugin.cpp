@@ -4,6 +4,7 @@
 // ops (CPU) and cuda (device) libraries to the vtable.
 #include "frugal/sdk/plugin_declaration.hpp"
 #include "frugal/sdk/quantizer_adapter.hpp"
+#include "plugin/option_decls.hpp"
 #include "plugin/quantizer.hpp"
 
 namespace {
@@ -18,7 +19,7 @@ constexpr frugal_strategy_desc kStrategies[] = {
         "quant_fp8",
         "FP8 (E4M3, E5M2) and INT8 quantization with delayed, current, per-channel, block and MX scaling "
         "(options format, recipe, saturate, history, reduction, margin, axis, block_rows, block_cols, threads)",
-        kFlags)};
+        kFlags, &frugal::quant::plugin::kQuantFp8Options.header)};
 
 constexpr frugal_plugin_desc kPlugin = frugal::sdk::declare_plugin<kStrategies>({
     .name = "quant_fp8",

@@ -90,14 +90,16 @@ QuantConfig read_config(const sdk::Options& options) {
     const std::int64_t cols = options.get_int("block_cols", 128);
     if (rows != 1 && rows != 128)
       bad_option("option 'block_rows' must be 1 or 128 (blocks are 1x128 or 128x128); got " + std::to_string(rows));
+    // The range [128, 128] is declared, so outside it is OUT_OF_RANGE as from the core.
     if (cols != 128)
-      bad_option("option 'block_cols' must be 128 (blocks are 1x128 or 128x128); got " + std::to_string(cols));
+      throw PluginError(FRUGAL_ERR_OUT_OF_RANGE,
+                        "option 'block_cols' must be 128 (blocks are 1x128 or 128x128); got " + std::to_string(cols));
     c.block_rows = static_cast<std::int32_t>(rows);
     c.block_cols = static_cast<std::int32_t>(cols);
   } else {
     options.reject_set({"block_rows", "block_cols"}, why + " (block only)");
   }
-  c.threads = static_cast<unsigned>(options.get_int_in("threads", 0, 0, 65536));
+  c.threads = static_cast<unsigned>(options.get_int_in("threads", 0, 0, kMaxThreads));
   return c;
 }
 

@@ -23,10 +23,14 @@ struct QuantConfig {
   unsigned threads = 0;                   // CPU; 0 = the hardware's concurrency
 };
 
-// Reads and checks every option (sdk::PluginError INVALID_ARGUMENT naming
-// the option and what it allows). Options that do not apply to the chosen
-// format or recipe are errors too: a silently ignored option is a
-// misconfiguration nobody notices.
+// The most CPU threads an instance may ask for (option "threads").
+inline constexpr std::int64_t kMaxThreads = 65536;
+
+// Reads and checks every option (sdk::PluginError naming the option and
+// what it allows: OUT_OF_RANGE for a value outside its range,
+// INVALID_ARGUMENT otherwise; declarations in option_decls.cpp). Options
+// that do not apply to the chosen format or recipe are errors too: a
+// silently ignored option is a misconfiguration nobody notices.
 [[nodiscard]] QuantConfig read_config(const sdk::Options& options);
 
 // The layout, with block extents as the ABI writes them (0 = the whole dimension).

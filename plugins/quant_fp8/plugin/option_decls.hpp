@@ -1,0 +1,11 @@
+// The options the quant_fp8 strategy declares (ABI 1.1), kept apart from
+// the descriptor; they must say exactly what config.cpp accepts.
+#pragma once
+
+#include "frugal/plugin.h"
+
+namespace frugal::quant::plugin {
+
+extern const frugal_strategy_options_ext kQuantFp8Options;
+
+}  // namespace frugal::quant::plugin
