@@ -3,6 +3,7 @@
 // plan; the algorithms library (CPU) and the CUDA path do the work.
 #include "frugal/sdk/plugin_declaration.hpp"
 #include "frugal/sdk/router_adapter.hpp"
+#include "plugin/option_decls.hpp"
 #include "plugin/router.hpp"
 
 namespace {
@@ -21,16 +22,17 @@ constexpr frugal_strategy_desc kStrategies[] = {
         "topk_softmax",
         "softmax top-k router with the Switch/GShard load-balancing loss and the z-loss (options experts, k, "
         "capacity_factor, drop_policy, renormalize, aux_coef, z_coef, threads)",
-        kFlags),
+        kFlags, &frugal::router::plugin::kTopkSoftmaxOptions.header),
     router_strategy<Strategy<RouterKind::deepseek_v3>>(
         "deepseek_v3",
         "DeepSeek-V3 gate: sigmoid/softmax scores, aux-loss-free selection bias, group-limited routing (options "
         "experts, k, groups, topk_groups, score, route_scale, gamma, capacity_factor, drop_policy, aux_coef, z_coef, "
         "threads)",
-        kFlags),
+        kFlags, &frugal::router::plugin::kDeepSeekV3Options.header),
     router_strategy<Strategy<RouterKind::expert_choice>>(
         "expert_choice",
-        "expert-choice routing: each expert takes its best tokens (options experts, capacity_factor, threads)", kFlags),
+        "expert-choice routing: each expert takes its best tokens (options experts, capacity_factor, threads)", kFlags,
+        &frugal::router::plugin::kExpertChoiceOptions.header),
 };
 
 constexpr frugal_plugin_desc kPlugin = frugal::sdk::declare_plugin<kStrategies>({

@@ -1,5 +1,6 @@
 #include "plugin/config.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <string>
 
@@ -12,12 +13,24 @@ using sdk::PluginError;
 
 [[noreturn]] void bad_option(const std::string& what) { throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, what); }
 
+// A value outside its own range: OUT_OF_RANGE, the code the core gives for
+// a declared bound (option_decls.cpp), whichever of the two refuses it.
+[[noreturn]] void out_of_range(const std::string& what) { throw PluginError(FRUGAL_ERR_OUT_OF_RANGE, what); }
+
+// The shortest text that reads back as v: a value just outside a bound
+// must not print as the bound ("1e+06", "1.0000000000000002").
+std::string number(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
 // A finite number option in [lo, hi].
 double double_in(const sdk::Options& options, const char* name, double fallback, double lo, double hi) {
   const double v = options.get_double(name, fallback);
   if (!std::isfinite(v) || v < lo || v > hi) {
-    bad_option("option '" + std::string(name) + "' must be a finite number in [" + std::to_string(lo) + ", " +
-               std::to_string(hi) + "]; got " + std::to_string(v));
+    out_of_range("option '" + std::string(name) + "' must be a finite number in [" + number(lo) + ", " + number(hi) +
+                 "]; got " + number(v));
   }
   return v;
 }
@@ -31,9 +44,9 @@ float float_in(const sdk::Options& options, const char* name, double fallback, d
 CapacityOptions read_capacity(const sdk::Options& options) {
   CapacityOptions c;
   const double factor = options.get_double("capacity_factor", 0.0);
-  if (!std::isfinite(factor) || factor < 0.0 || factor > 1e6)
-    bad_option("option 'capacity_factor' must be 0 (dropless) or a finite number in (0, 1e6]; got " +
-               std::to_string(factor));
+  if (!std::isfinite(factor) || factor < 0.0 || factor > kMaxFactor)
+    out_of_range("option 'capacity_factor' must be 0 (dropless) or a finite number in (0, " + number(kMaxFactor) +
+                 "]; got " + number(factor));
   if (factor == 0.0) {
     options.reject_set({"drop_policy"}, "needs a capacity: set capacity_factor > 0 (0 routes dropless)");
     c.policy = DropPolicy::dropless;
@@ -64,11 +77,11 @@ RouterConfig read_config(RouterKind kind, const sdk::Options& options) {
   }
   options.require("experts");
   c.experts = options.get_int_in("experts", 0, 1, BiasBalancer::kMaxExperts);
-  c.threads = static_cast<unsigned>(options.get_int_in("threads", 0, 0, 65536));
+  c.threads = static_cast<unsigned>(options.get_int_in("threads", 0, 0, kMaxThreads));
 
   if (kind == RouterKind::expert_choice) {
     // Zhou et al. use c = 2; 1 gives every expert exactly its share.
-    c.capacity.capacity_factor = double_in(options, "capacity_factor", 1.0, 1e-6, 1e6);
+    c.capacity.capacity_factor = double_in(options, "capacity_factor", 1.0, kMinPositive, kMaxFactor);
     c.capacity.policy = DropPolicy::dropless;
     return c;
   }
@@ -83,8 +96,8 @@ RouterConfig read_config(RouterKind kind, const sdk::Options& options) {
     c.topk.k = c.k;
     c.topk.renormalize = options.get_bool("renormalize", false);
     // Switch Transformer's alpha = 0.01 and ST-MoE's z-loss weight 0.001.
-    c.topk.aux_coef = float_in(options, "aux_coef", 0.01, 0.0, 1e6);
-    c.topk.z_coef = float_in(options, "z_coef", 0.001, 0.0, 1e6);
+    c.topk.aux_coef = float_in(options, "aux_coef", 0.01, 0.0, kMaxLossWeight);
+    c.topk.z_coef = float_in(options, "z_coef", 0.001, 0.0, kMaxLossWeight);
     c.topk.threads = c.threads;
     return c;
   }
@@ -102,12 +115,12 @@ RouterConfig read_config(RouterKind kind, const sdk::Options& options) {
   if (c.k > reachable)
     bad_option("option 'k' (" + std::to_string(c.k) + ") exceeds the " + std::to_string(reachable) +
                " experts of the topk_groups kept groups");
-  d.route_scale = float_in(options, "route_scale", 1.0, 1e-6, 1e6);
+  d.route_scale = float_in(options, "route_scale", 1.0, kMinPositive, kMaxFactor);
   // DeepSeek-V3: bias update speed 0.001, balance-loss alpha 0.0001 (here
   // 0 by default: aux-loss-free unless asked).
-  c.gamma = float_in(options, "gamma", 0.001, 0.0, 1e3);
-  d.aux_coef = float_in(options, "aux_coef", 0.0, 0.0, 1e6);
-  d.z_coef = float_in(options, "z_coef", 0.0, 0.0, 1e6);
+  c.gamma = float_in(options, "gamma", 0.001, 0.0, kMaxGamma);
+  d.aux_coef = float_in(options, "aux_coef", 0.0, 0.0, kMaxLossWeight);
+  d.z_coef = float_in(options, "z_coef", 0.0, 0.0, kMaxLossWeight);
   d.threads = c.threads;
   return c;
 }

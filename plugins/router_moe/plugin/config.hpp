@@ -28,8 +28,17 @@ struct RouterConfig {
   unsigned threads = 0;
 };
 
+// Ranges that config.cpp enforces and option_decls.cpp declares.
+inline constexpr int64_t kMaxThreads = 65536;
+inline constexpr double kMaxFactor = 1e6;      // capacity_factor, route_scale
+inline constexpr double kMinPositive = 1e-6;   // expert-choice capacity_factor, route_scale
+inline constexpr double kMaxLossWeight = 1e6;  // aux_coef, z_coef
+inline constexpr double kMaxGamma = 1e3;
+
 // Reads and checks the options of strategy `kind` (names in
-// router_moe_plugin.cpp); INVALID_ARGUMENT naming the option otherwise.
+// router_moe_plugin.cpp, declarations in option_decls.cpp): OUT_OF_RANGE
+// naming the option for a value outside its range, INVALID_ARGUMENT for
+// anything else.
 [[nodiscard]] RouterConfig read_config(RouterKind kind, const sdk::Options& options);
 
 [[nodiscard]] frugal_router_layout layout_of(const RouterConfig& config);
