@@ -5,6 +5,7 @@
 #include "frugal/sdk/plugin_declaration.hpp"
 #include "frugal/sdk/store_adapter.hpp"
 #include "fs_store.hpp"
+#include "option_decls.hpp"
 
 namespace {
 
@@ -21,7 +22,8 @@ constexpr frugal_strategy_desc kStrategies[] = {frugal::sdk::store_strategy<FsSt
     "fs",
     "checkpoint store on a local or shared POSIX filesystem: atomic, durable puts (options: root, fsync, "
     "inject_enospc_after_bytes)",
-    FRUGAL_STRATEGY_THREAD_SAFE)};  // different keys from many threads at once
+    FRUGAL_STRATEGY_THREAD_SAFE,  // different keys from many threads at once
+    &frugal::store_fs::kFsOptions.header)};
 
 constexpr frugal_plugin_desc kPlugin = frugal::sdk::declare_plugin<kStrategies>({
     .name = "store_fs",

@@ -633,6 +633,28 @@ TEST_CASE("the plugin itself refuses bad keys when called directly, bypassing th
   plugin.vtable->close(store);
 }
 
+TEST_CASE("the plugin itself refuses inject_enospc_after_bytes below its declared -1 with OUT_OF_RANGE") {
+  TempDir tmp;
+  DirectPlugin plugin;
+  for (const int64_t limit : {int64_t{-2}, int64_t{-1}}) {
+    INFO("inject_enospc_after_bytes " << limit);
+    auto options = host::make_options();
+    host::check(frugal_options_set_string(options.get(), "root", (tmp.path() / "root").c_str()));
+    host::check(frugal_options_set_int(options.get(), "inject_enospc_after_bytes", limit));
+    void* store = nullptr;
+    const auto r = outcome(plugin.vtable->open(&plugin.host, options.get(), &store));
+    if (limit < -1) {
+      CHECK(r.code == FRUGAL_ERR_OUT_OF_RANGE);
+      CHECK(contains(r.message, "option 'inject_enospc_after_bytes' must be -1 (off) or >= 0, got -2"));
+      CHECK(store == nullptr);
+    } else {
+      CHECK(r.code == FRUGAL_OK);
+      REQUIRE(store != nullptr);
+      plugin.vtable->close(store);
+    }
+  }
+}
+
 TEST_CASE("a symbolic link inside the root is never followed, on put, read, size, list or remove") {
   TempDir tmp;
   const fs::path root = tmp.path() / "root", outside = tmp.path() / "outside";
@@ -862,8 +884,9 @@ TEST_CASE("option errors name the option") {
     host::check(frugal_options_set_string(options.get(), "root", root.c_str()));
     host::check(frugal_options_set_int(options.get(), "inject_enospc_after_bytes", -2));
     const auto r = open_with(options.get());
-    CHECK(r.code == FRUGAL_ERR_INVALID_ARGUMENT);
-    CHECK(contains(r.message, "option 'inject_enospc_after_bytes' must be -1 (off) or >= 0, got -2"));
+    CHECK(r.code == FRUGAL_ERR_OUT_OF_RANGE);
+    CHECK(contains(r.message, "option 'inject_enospc_after_bytes' = -2 is out of range: must be >= -1"));
+    CHECK(!fs::exists(root));
   }
   SECTION("root is a file") {
     write_file(root, "not a directory");

@@ -1,0 +1,11 @@
+// The options the fs store strategy declares (ABI 1.1), kept apart from
+// the descriptor; they must say exactly what FsConfig::from accepts.
+#pragma once
+
+#include "frugal/plugin.h"
+
+namespace frugal::store_fs {
+
+extern const frugal_strategy_options_ext kFsOptions;
+
+}  // namespace frugal::store_fs
