@@ -5,7 +5,9 @@
 // code must keep: its default, each bound and each choice is accepted; the
 // value just outside a bound, a string outside the choices and a missing
 // required option are refused (with any error: the core gives OUT_OF_RANGE
-// for a bound, INVALID_ARGUMENT for the others, before create).
+// for a bound, INVALID_ARGUMENT for the others, before create). A value
+// the declaration allows but create refuses with INVALID_ARGUMENT, the
+// code of a constraint between options, is a SKIP naming the constraint.
 //
 // Each option is tried alone: the kit's usual options (built required
 // values, --option values) with that one option set, or left out.
@@ -51,8 +53,16 @@ class RuleLines {
   }
 
   // create must accept o = value; `what` says why ("its declared default").
+  // INVALID_ARGUMENT is what a constraint between options gives (plugin.h):
+  // a declaration cannot state one, so that refusal is a SKIP naming it.
   void accepted(const DeclaredOption& o, const Value& value, const std::string& what) {
     const Error e = create_with(c_, o, value);
+    if (e && e.code() == FRUGAL_ERR_INVALID_ARGUMENT) {
+      c_.skip(rule_, "option '" + o.name + "' = " + value.shown() + " (" + what + "): create refuses it with " +
+                         e.describe() + ", a constraint between options that no declaration states; give the "
+                         "options it depends on with --option to check this value");
+      return;
+    }
     if (e) return disagree(o, value.shown(), what, "create refuses it: " + e.describe() + "; the declaration says "
                                                    "create accepts it");
     agree(o.name + "=" + value.shown() + " accepted");

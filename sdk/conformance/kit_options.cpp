@@ -147,13 +147,19 @@ std::string number_text(double v) {
 std::optional<Value> built_value(const DeclaredOption& o, const std::string& tmpdir) {
   switch (o.type) {
     case FRUGAL_OPTION_INT: {
-      if (o.has(FRUGAL_OPTION_DECL_HAS_MIN)) return Value::of_int(int_bound(o.min));
-      const int64_t one = 1;
-      return Value::of_int(o.has(FRUGAL_OPTION_DECL_HAS_MAX) ? std::min(one, int_bound(o.max)) : one);
+      // 8, not the minimum: a count at its minimum (one expert, one node)
+      // often breaks a constraint with another option's default (k <= experts).
+      int64_t v = 8;
+      if (o.has(FRUGAL_OPTION_DECL_HAS_MIN)) v = std::max(v, int_bound(o.min));
+      if (o.has(FRUGAL_OPTION_DECL_HAS_MAX)) v = std::min(v, int_bound(o.max));
+      return Value::of_int(v);
     }
-    case FRUGAL_OPTION_DOUBLE:
-      if (o.has(FRUGAL_OPTION_DECL_HAS_MIN)) return Value::of_double(o.min);
-      return Value::of_double(o.has(FRUGAL_OPTION_DECL_HAS_MAX) ? std::fmin(1.0, o.max) : 1.0);
+    case FRUGAL_OPTION_DOUBLE: {
+      double v = 1.0;
+      if (o.has(FRUGAL_OPTION_DECL_HAS_MIN)) v = std::fmax(v, o.min);
+      if (o.has(FRUGAL_OPTION_DECL_HAS_MAX)) v = std::fmin(v, o.max);
+      return Value::of_double(v);
+    }
     case FRUGAL_OPTION_BOOL: return Value::of_bool(false);
     default: break;
   }

@@ -66,8 +66,8 @@ class Value {
 // The shortest text that reads back as v.
 std::string number_text(double v);
 
-// What the kit gives a required option for one instance: INT and DOUBLE
-// their min, else 1 (at most max); BOOL false; a string with choices the
+// What the kit gives a required option for one instance: INT 8 and DOUBLE
+// 1, moved into the declared range; BOOL false; a string with choices the
 // first; a directory option a fresh empty directory made under `tmpdir`
 // now (throws std::runtime_error when it cannot be made). nullopt when
 // !o.buildable().

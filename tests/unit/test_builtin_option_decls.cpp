@@ -107,7 +107,7 @@ struct Builtins {
   TempDirs dirs;
 
   Builtins() {
-    frugal_context_set_log_callback(context.get(), nullptr, nullptr, FRUGAL_LOG_OFF);
+    REQUIRE(frugal_context_set_log_callback(context.get(), nullptr, nullptr, FRUGAL_LOG_OFF) == nullptr);
     for (const char* plugin : kBuiltins) {
       const auto loaded = outcome(frugal_context_load_plugin(context.get(), builtin_path(plugin).c_str()));
       INFO(plugin << ": " << loaded.message);
