@@ -11,12 +11,16 @@ set -eu
 cd "$(dirname "$0")/.."
 scripts/setup-deps.sh
 jobs=$(nproc)
+started=$(date +%s)
+# "== name == (+S s)": each stage's start, seconds into the run, so a slow
+# stage shows in any CI log (docs/benchmarks.md records them).
+stage() { echo "== $1 == (+$(($(date +%s) - started)) s)"; }
 
-echo "== build + tests (RelWithDebInfo) =="
+stage "build + tests (RelWithDebInfo)"
 scripts/build.sh build >/dev/null
 ctest --test-dir build -j"$jobs" --output-on-failure --timeout 300
 
-echo "== language bindings and their tour samples against build/ (Rust, Go, Python) =="
+stage "language bindings and their tour samples against build/ (Rust, Go, Python)"
 # The Rust and Go bindings find libfrugal with pkg-config (sdk/rust/build.rs,
 # sdk/go/cgo.go): build/pkgconfig holds the build tree's
 # frugal-uninstalled.pc, and the loader finds build/lib through
@@ -46,7 +50,7 @@ sdk/rust/tests/install_crate.sh build
 sdk/go/tests/install_module.sh build
 
 if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
-  echo "== build + tests (Release, without CUDA) =="
+  stage "build + tests (Release, without CUDA)"
   # The third build type (the plain build is RelWithDebInfo, the sanitizer
   # builds Debug): -O3 without debug info changes what GCC warns about and
   # what the ABI gate reads its types from. Without CUDA and the benchmarks,
@@ -55,7 +59,7 @@ if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
   ctest --test-dir build-release -j"$jobs" --output-on-failure --timeout 300
 fi
 if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
-  echo "== build + tests (ASan + UBSan) =="
+  stage "build + tests (ASan + UBSan)"
   # Also the build without CUDA: every CUDA path must be optional. The
   # benchmarks' smoke tests run in the plain build only: under sanitizers
   # they would repeat the unit tests' paths at the cost of their build time.
@@ -65,7 +69,7 @@ if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
     ctest --test-dir build-asan -j"$jobs" --output-on-failure --timeout 600
 fi
 if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
-  echo "== build + tests (TSan) =="
+  stage "build + tests (TSan)"
   # Without CUDA too: no device here to run the kernels on, and nvcc twice
   # would double the slowest part of the build. Only the tests that run
   # threads (tests/CMakeLists.txt, CONCURRENT), the demo model's thread
@@ -77,7 +81,7 @@ if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
     --output-on-failure --timeout 600
 fi
 if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
-  echo "== fuzz targets (libFuzzer, ASan + UBSan), ${FRUGAL_FUZZ_SECONDS:-30} s each =="
+  stage "fuzz targets (libFuzzer, ASan + UBSan), ${FRUGAL_FUZZ_SECONDS:-30} s each"
   scripts/fuzz.sh "${FRUGAL_FUZZ_SECONDS:-30}"
 fi
-echo "all tests passed"
+echo "all tests passed (in $(($(date +%s) - started)) s)"
