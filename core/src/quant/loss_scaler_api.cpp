@@ -1,7 +1,10 @@
 // frugal_loss_scaler_*: the C face of quant/loss_scaler.hpp.
 #include <cmath>
+#include <limits>
+#include <span>
 #include <stdexcept>
 
+#include "byte_codec.hpp"
 #include "error.hpp"
 #include "frugal/loss_scaler.h"
 #include "frugal/options.h"
@@ -16,6 +19,31 @@ struct frugal_loss_scaler {
 namespace {
 
 using frugal::quant::LossScalerConfig;
+using frugal::quant::LossScalerState;
+
+// The state as bytes, framed like the run scheduler's blob.
+constexpr frugal::BlobFrame kFrame{0x534C5246, "FRLS", 1, "loss scaler state"};  // "FRLS" little-endian
+
+std::vector<std::byte> state_blob(const LossScalerState& s) {
+  frugal::ByteWriter out = frugal::begin_sealed(kFrame);
+  out.f64(s.scale);
+  out.i64(s.clean_steps);
+  out.i64(s.skipped_steps);
+  frugal::seal(out);
+  return std::move(out.bytes());
+}
+
+// Every field checked as LossScaler::restore checks it, named, before the
+// scaler changes.
+LossScalerState parse_state_blob(std::span<const std::byte> blob, const LossScalerConfig& config) {
+  frugal::ByteReader in = frugal::open_sealed(blob, kFrame);
+  LossScalerState s;
+  s.scale = in.f64_in("scale", config.min_scale, config.max_scale);
+  s.clean_steps = in.i64_in("clean_steps", 0, config.growth_interval - 1);
+  s.skipped_steps = in.i64_in("skipped_steps", 0, std::numeric_limits<int64_t>::max());
+  in.finish();
+  return s;
+}
 
 // Reads the options over the defaults; an unknown name or a wrong type is
 // an error naming it (options_check_known, the typed getters).
@@ -99,6 +127,28 @@ FRUGAL_API frugal_error* frugal_loss_scaler_set_state(frugal_loss_scaler* scaler
     invalid_argument_as_error([&] {
       scaler->scaler.restore({state->scale, state->clean_steps, state->skipped_steps});
     });
+  });
+}
+
+FRUGAL_API frugal_error* frugal_loss_scaler_export_state(const frugal_loss_scaler* scaler, void* buffer,
+                                                         size_t capacity, size_t* size) {
+  constexpr const char* kFn = "frugal_loss_scaler_export_state";
+  return frugal::guard(kFn, [&] {
+    frugal::require_non_null(scaler, kFn, "scaler");
+    frugal::require_non_null(size, kFn, "size");
+    // *size is written even with OUT_OF_RANGE: the caller needs it to retry.
+    frugal::copy_out(state_blob(scaler->scaler.state()), buffer, capacity, size, kFrame.subject);
+  });
+}
+
+FRUGAL_API frugal_error* frugal_loss_scaler_import_state(frugal_loss_scaler* scaler, const void* data, size_t size) {
+  constexpr const char* kFn = "frugal_loss_scaler_import_state";
+  return frugal::guard(kFn, [&] {
+    frugal::require_non_null(scaler, kFn, "scaler");
+    if (size > 0) frugal::require_non_null(data, kFn, "data");
+    const std::span<const std::byte> blob(static_cast<const std::byte*>(data), size);
+    const LossScalerState parsed = parse_state_blob(blob, scaler->scaler.config());
+    invalid_argument_as_error([&] { scaler->scaler.restore(parsed); });  // checked again: the same rules
   });
 }
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "frugal/scheduler.h"
-#include "scheduler/byte_codec.hpp"
+#include "byte_codec.hpp"
 
 namespace frugal::scheduling {
 

@@ -5,19 +5,16 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <cstring>
 #include <limits>
 
-#include "ckpt/hash.hpp"
+#include "byte_codec.hpp"
 #include "error.hpp"
 #include "scheduler/scheduler_core.hpp"
 
 namespace frugal::scheduling {
 namespace {
 
-constexpr uint32_t kMagic = 0x43535246;  // "FRSC" little-endian
-constexpr uint32_t kFormat = 1;
-constexpr size_t kChecksumBytes = 8;
+constexpr BlobFrame kFrame{0x43535246, "FRSC", 1, "scheduler state"};  // "FRSC" little-endian
 
 std::vector<std::string> configured_names(const std::vector<PolicySlot>& policies) {
   std::vector<std::string> names;
@@ -32,9 +29,7 @@ std::string join_names(const std::vector<std::string>& names) { return fmt::form
 
 void SchedulerCore::export_state(void* buffer, std::size_t capacity, std::size_t* size) {
   require_usable("export the state");
-  ByteWriter out;
-  out.u32(kMagic);
-  out.u32(kFormat);
+  ByteWriter out = begin_sealed(kFrame);
   out.str(schedule_name_);
   out.u32(static_cast<uint32_t>(policies_.size()));
   for (const PolicySlot& p : policies_) out.str(p.name);
@@ -49,32 +44,14 @@ void SchedulerCore::export_state(void* buffer, std::size_t capacity, std::size_t
     out.u64(blob.size());
     out.raw(blob);
   }
-  std::vector<std::byte>& bytes = out.bytes();
-  out.u64(ckpt::xxh3(bytes.data(), bytes.size()));
-
-  *size = bytes.size();
-  if (buffer == nullptr) return;
-  if (capacity < bytes.size())
-    fail(FRUGAL_ERR_OUT_OF_RANGE, "the scheduler state takes {} bytes; the buffer holds {}", bytes.size(), capacity);
-  std::memcpy(buffer, bytes.data(), bytes.size());
-  // The export is a checkpoint here too, so this scheduler and one that
-  // imports the blob hold the same ledger, bit for bit.
-  ledger_.commit();
+  seal(out);
+  // A copied export is a checkpoint here too, so this scheduler and one
+  // that imports the blob hold the same ledger, bit for bit.
+  if (copy_out(out.bytes(), buffer, capacity, size, kFrame.subject)) ledger_.commit();
 }
 
 void SchedulerCore::import_state(std::span<const std::byte> blob) {
-  if (blob.size() < 8 + kChecksumBytes)
-    fail(FRUGAL_ERR_DATA_CORRUPTED, "scheduler state is {} bytes, too short to be one", blob.size());
-  const auto body = blob.first(blob.size() - kChecksumBytes);
-  ByteReader tail(blob.last(kChecksumBytes));
-  ByteReader in(body);
-  if (in.u32("magic") != kMagic)
-    fail(FRUGAL_ERR_DATA_CORRUPTED, "not a scheduler state (its first bytes are not \"FRSC\")");
-  if (ckpt::checksums_enforced() && tail.u64("checksum") != ckpt::xxh3(body.data(), body.size()))
-    fail(FRUGAL_ERR_DATA_CORRUPTED, "scheduler state checksum mismatch (the blob is corrupted)");
-  const uint32_t format = in.u32("format");
-  if (format != kFormat)
-    fail(FRUGAL_ERR_UNSUPPORTED, "scheduler state format {} (this frugal reads format {})", format, kFormat);
+  ByteReader in = open_sealed(blob, kFrame);
 
   const std::string schedule = in.str("schedule name");
   const uint32_t count = in.u32("policy count");
@@ -109,8 +86,7 @@ void SchedulerCore::import_state(std::span<const std::byte> blob) {
            in.remaining());
     policy_blobs.push_back(in.raw(size, "policy state"));
   }
-  if (in.remaining() != 0)
-    fail(FRUGAL_ERR_DATA_CORRUPTED, "scheduler state has {} unexpected bytes before its checksum", in.remaining());
+  in.finish();
 
   // Import every policy; if one refuses, put back the ones already changed
   // so the scheduler stays exactly as it was (failed or not).
