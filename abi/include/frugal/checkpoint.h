@@ -14,7 +14,16 @@
  * Kinds: a heartbeat is the light state needed to resume, taken often (on a
  * timer); a full checkpoint holds everything. Each registered tensor says
  * which kinds include it. Host metadata bytes (step, data-loader cursor,
- * RNG and scheduler state) travel with every checkpoint.
+ * RNG state) travel with every checkpoint.
+ *
+ * Host state (Since ABI 1.1): state that is not a tensor (a router's bias,
+ * a quantizer's amax history, the run scheduler, the loss scaler, or bytes
+ * the host serialises itself) is registered too, with an export and an
+ * import function (frugal_ckpt_register_state, or one call per core object:
+ * frugal_ckpt_register_router, ...). Each save exports it with the tensors;
+ * the engine stores it in the checkpoint's shards, with its size and
+ * checksum in the manifest, verifies it like a tensor and imports it on
+ * restore. No host needs its own container inside the metadata for it.
  *
  * One checkpoint in flight: a save that arrives while the previous one is
  * still persisting first waits for it (so host memory stays bounded by one
@@ -24,11 +33,17 @@
  * Thread safety: an engine's functions may be called from any thread;
  * they are serialised internally, except that list/verify/latest may run
  * while a persist is in flight. Registered tensor memory must not be
- * written by the host while frugal_ckpt_save or frugal_ckpt_restore runs.
+ * written by the host while frugal_ckpt_save or frugal_ckpt_restore runs,
+ * nor a registered state's object used (see frugal_ckpt_state_fns for the
+ * threads its functions are called on).
  */
 #ifndef FRUGAL_CHECKPOINT_H_
 #define FRUGAL_CHECKPOINT_H_
 
+#include "frugal/loss_scaler.h"
+#include "frugal/quantizer.h"
+#include "frugal/router.h"
+#include "frugal/scheduler.h"
 #include "frugal/store.h"
 #include "frugal/tensor.h"
 #include "frugal/types.h"
@@ -131,8 +146,126 @@ FRUGAL_API void frugal_ckpt_engine_destroy(frugal_ckpt_engine* engine);
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register(frugal_ckpt_engine* engine, const char* name,
                                               const frugal_tensor* view, uint32_t kinds);
 
-/** Unregisters `name`; FRUGAL_ERR_NOT_FOUND if it is not registered. */
+/**
+ * Unregisters the tensor or the state (frugal_ckpt_register_state) `name`;
+ * FRUGAL_ERR_NOT_FOUND if neither is registered. Once it returns, the
+ * engine never touches the tensor's memory nor calls the state's functions
+ * again (a checkpoint in flight persists its own copy).
+ */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_unregister(frugal_ckpt_engine* engine, const char* name);
+
+/* ======================================================================== */
+/* Host state (Since ABI 1.1)                                               */
+/* ======================================================================== */
+
+/**
+ * Since ABI 1.1. The most bytes one registered state may export: 256 MiB.
+ * A larger export fails the save with FRUGAL_ERR_OUT_OF_RANGE naming the
+ * state and its size; a manifest declaring a larger state is CORRUPT.
+ */
+#define FRUGAL_CKPT_STATE_MAX_SIZE ((uint64_t)256 << 20)
+
+/**
+ * Since ABI 1.1. How the engine saves and restores one piece of host state
+ * that is not a tensor. Caller-owned; frugal_ckpt_register_state copies it
+ * during the call.
+ *
+ * Threads: the engine calls export_state only on the thread that called
+ * frugal_ckpt_save or frugal_ckpt_emergency_save on this engine, inside
+ * that call (after its wait for the previous persist, before it returns),
+ * and import_state only on the thread that called frugal_ckpt_restore,
+ * inside that call. Never on the engine's background thread, never two
+ * calls at once, never after frugal_ckpt_unregister of the state or
+ * frugal_ckpt_engine_destroy has returned. The engine's lock is held during
+ * each call, so neither function may call a function of the same engine
+ * (it would deadlock). Neither may let a C++ exception escape; one that
+ * does is caught and fails the save or restore with FRUGAL_ERR_INTERNAL.
+ */
+typedef struct frugal_ckpt_state_fns {
+  /** sizeof(frugal_ckpt_state_fns) as built by the caller; at least FRUGAL_CKPT_STATE_FNS_MIN_SIZE. */
+  size_t struct_size;
+  /**
+   * First argument of both functions. Owned by the host: the engine stores
+   * the pointer, never dereferences or frees it. It must stay valid until
+   * the state is unregistered or the engine destroyed.
+   */
+  void* user_data;
+  /**
+   * Not NULL. Serialises the state, with the contract of the kinds'
+   * export_state (frugal_router_export_state and the others): sets *size
+   * (never NULL) to the state's size in bytes; copies the state into
+   * buffer when buffer is not NULL and capacity holds it; when buffer is
+   * not NULL and capacity is too small, returns FRUGAL_ERR_OUT_OF_RANGE
+   * with *size set. The engine asks for the size first (buffer NULL,
+   * capacity 0), then exports into a buffer of that size, once more into a
+   * larger one if the state grew in between. NULL means success; an error
+   * (made with frugal_error_create; the engine destroys it) fails the save.
+   */
+  frugal_error* (*export_state)(void* user_data, void* buffer, size_t capacity, size_t* size);
+  /**
+   * Not NULL. Restores `size` bytes that export_state produced. `data` is
+   * never NULL (also when size is 0) and is valid during the call only.
+   * NULL means success; an error (made with frugal_error_create) fails the
+   * restore, which cannot roll the state back: it should leave the state as
+   * it was, as the core objects' import_state does (see frugal_ckpt_restore).
+   */
+  frugal_error* (*import_state)(void* user_data, const void* data, size_t size);
+} frugal_ckpt_state_fns;
+
+/** Since ABI 1.1. Bytes of frugal_ckpt_state_fns the engine requires (through `import_state`). */
+#define FRUGAL_CKPT_STATE_FNS_MIN_SIZE (offsetof(frugal_ckpt_state_fns, import_state) + sizeof(void*))
+
+/**
+ * Since ABI 1.1. Registers host state under `name`, saved and restored
+ * with the tensors. Each frugal_ckpt_save (and emergency save) of a kind in
+ * `kinds` exports it into the snapshot, on the calling thread, with the
+ * tensors; the background thread persists it in the checkpoint's shards,
+ * with its kinds, size and XXH3-64 checksum (the hash of the shards) in the
+ * manifest. A failing export fails that save: nothing of it becomes
+ * visible and the previous checkpoints stay as they were. Restore verifies
+ * the state with everything else, then imports it (frugal_ckpt_restore).
+ * The exported bytes of the checkpoint in flight are held in host memory,
+ * beside the snapshot buffer, until it persisted.
+ *   name:  shares one namespace with the tensors: the rules of
+ *          frugal_ckpt_register, and a name already registered as a tensor
+ *          or a state is FRUGAL_ERR_ALREADY_EXISTS. frugal_ckpt_unregister
+ *          removes it.
+ *   fns:   not NULL, copied; struct_size below FRUGAL_CKPT_STATE_FNS_MIN_SIZE
+ *          is FRUGAL_ERR_ABI_MISMATCH; both functions must be set.
+ *   kinds: as for frugal_ckpt_register: 0 = every kind, FRUGAL_CKPT_FULL =
+ *          full checkpoints only (a heartbeat restore then imports it from
+ *          the full checkpoint that supplies the full-only tensors).
+ * States are imported in registration order.
+ */
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register_state(frugal_ckpt_engine* engine, const char* name,
+                                                    const frugal_ckpt_state_fns* fns, uint32_t kinds);
+
+/**
+ * Since ABI 1.1. frugal_ckpt_register_state for the core's own stateful
+ * objects: the object's export_state / import_state are the functions, so a
+ * host writes no trampolines. The object is borrowed, not owned: it must
+ * outlive its registration (unregister it, or destroy the engine, before
+ * destroying the object). It is used on the threads and in the calls
+ * frugal_ckpt_state_fns describes, and none of these objects is safe to
+ * use from two threads at once: the host must not use it elsewhere while a
+ * save or restore on this engine runs.
+ *   router, quantizer, scheduler, scaler: not NULL.
+ * A router or quantizer with nothing to save (a stateless strategy) stores
+ * an empty state. The scheduler counts each save's export as a checkpoint
+ * for its ledger at the moment of the save (frugal_scheduler_export_state),
+ * also when that checkpoint later fails to persist.
+ */
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register_router(frugal_ckpt_engine* engine, const char* name,
+                                                     frugal_router* router, uint32_t kinds);
+/** Since ABI 1.1. See frugal_ckpt_register_router. */
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register_quantizer(frugal_ckpt_engine* engine, const char* name,
+                                                        frugal_quantizer* quantizer, uint32_t kinds);
+/** Since ABI 1.1. See frugal_ckpt_register_router. */
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register_scheduler(frugal_ckpt_engine* engine, const char* name,
+                                                        frugal_scheduler* scheduler, uint32_t kinds);
+/** Since ABI 1.1. See frugal_ckpt_register_router (frugal_loss_scaler_export_state's bytes are stored). */
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register_loss_scaler(frugal_ckpt_engine* engine, const char* name,
+                                                          frugal_loss_scaler* scaler, uint32_t kinds);
 
 /* ======================================================================== */
 /* Saving                                                                   */
@@ -154,18 +287,23 @@ typedef struct frugal_ckpt_save_result {
   char name[FRUGAL_CKPT_NAME_CAPACITY];     /**< Name of the checkpoint started ("" when skipped). */
   int32_t skipped;                          /**< 1 when SKIP_IF_BUSY dropped the request. */
   int32_t reserved;                         /**< Always 0. */
-  uint64_t bytes;                           /**< Tensor + metadata bytes in the snapshot. */
+  uint64_t bytes;                           /**< Tensor + state + metadata bytes in the snapshot. */
   double wait_seconds;                      /**< Time spent waiting for the previous persist. */
   double snapshot_seconds;                  /**< Time spent copying state (the training stall). */
 } frugal_ckpt_save_result;
 
 /**
  * Takes a checkpoint: waits for any in-flight persist (unless
- * SKIP_IF_BUSY), synchronises each CUDA device holding registered state
- * (so queued kernels finish writing it first), snapshots every registered
- * tensor of the kind plus the metadata, and starts persisting in the background (or persists before
- * returning with FRUGAL_CKPT_SAVE_WAIT, returning the persist's error).
- *   result: // out, NULL allowed.
+ * SKIP_IF_BUSY), exports every registered state of the kind (in
+ * registration order, on this thread), synchronises each CUDA device
+ * holding registered state (so queued kernels finish writing it first),
+ * snapshots every registered tensor of the kind plus the metadata, and
+ * starts persisting in the background (or persists before returning with
+ * FRUGAL_CKPT_SAVE_WAIT, returning the persist's error). A state whose
+ * export fails, or exceeds FRUGAL_CKPT_STATE_MAX_SIZE, fails the save with
+ * the export's code (OUT_OF_RANGE for the size) and a message naming the
+ * state; nothing is persisted and the previous checkpoints are untouched.
+ *   result: // out, NULL allowed; bytes counts the states too.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_save(frugal_ckpt_engine* engine, const frugal_ckpt_save_args* args,
                                           frugal_ckpt_save_result* result);
@@ -200,7 +338,7 @@ typedef struct frugal_ckpt_info {
   uint64_t sequence;                        /**< Engine-wide save counter; orders checkpoints of equal step. */
   int64_t created_unix_ns;                  /**< When the save started (manifest), 0 if unknown. */
   uint64_t bytes;                           /**< Shard + metadata bytes the manifest declares. */
-  uint32_t tensor_count;                    /**< Tensors in it. */
+  uint32_t tensor_count;                    /**< Tensors in it (states not counted; see frugal_ckpt_inspect_json). */
   int32_t emergency;                        /**< 1 for an emergency (preemption) heartbeat. */
   char reason[FRUGAL_CKPT_REASON_CAPACITY]; /**< Why it is not VALID ("" when it is). */
   /* Since ABI 1.1: written only by frugal_ckpt_restore (zero elsewhere), and
@@ -208,8 +346,9 @@ typedef struct frugal_ckpt_info {
   char full_source[FRUGAL_CKPT_NAME_CAPACITY]; /**< Since ABI 1.1. The full checkpoint the full-only tensors were
                                                     restored from: `name` itself for a full checkpoint, the older
                                                     full one for a heartbeat, "" when none supplied state. */
-  uint32_t not_restored_count;              /**< Since ABI 1.1. Registered tensors the restore did not write (names:
-                                                 frugal_ckpt_restore_report); 0 = every registered byte restored. */
+  uint32_t not_restored_count;              /**< Since ABI 1.1. Registered tensors and states the restore did not
+                                                 write (names: frugal_ckpt_restore_report); 0 = everything
+                                                 registered was restored. */
   uint32_t reserved;                        /**< Since ABI 1.1. Always 0. */
 } frugal_ckpt_info;
 
@@ -249,7 +388,8 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_verify(frugal_ckpt_engine*
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_latest(frugal_ckpt_engine* engine, uint32_t kinds, frugal_ckpt_info* info);
 
 /**
- * The manifest of `name` as JSON (shards, tensors, metadata size, ...).
+ * The manifest of `name` as JSON (shards, tensors, states with their name,
+ * kinds, size and placement, metadata size, ...).
  *   json: // out, NUL-terminated, owned by the caller; free with frugal_string_free.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_inspect_json(frugal_ckpt_engine* engine, const char* name, char** json);
@@ -281,12 +421,34 @@ FRUGAL_API void frugal_string_free(char* text);
  * training should check not_restored_count == 0 (or that the tensors it
  * names may start fresh). info->full_source names the full checkpoint used.
  *
+ * States (frugal_ckpt_register_state) follow the same rules: each state the
+ * checkpoint holds must be registered (FRUGAL_ERR_FAILED_PRECONDITION names
+ * the first that is not); a full-only state missing from a heartbeat comes
+ * from the same full checkpoint as the full-only tensors; a registered
+ * state that neither supplies is left untouched (import_state not called),
+ * counted in not_restored_count and named by frugal_ckpt_restore_report.
+ * A checkpoint written before states existed holds none and restores as
+ * before.
+ *
  * All or nothing: every shard the restore reads (the checkpoint's, and
  * those of the full checkpoint that hold what it supplies) is read and
- * verified before any registered tensor is written, so a bad checkpoint
- * never leaves state half-restored. A heartbeat restore may hold the
- * supplying full checkpoint's shards in a temporary host buffer beside the
- * snapshot buffer for the duration of the call.
+ * verified, and each state against its own checksum, before any registered
+ * tensor is written or any state imported, so a bad checkpoint never leaves
+ * state half-restored. A heartbeat restore may hold the supplying full
+ * checkpoint's shards in a temporary host buffer beside the snapshot buffer
+ * for the duration of the call, and the states' bytes in another.
+ *
+ * Then, in this order: the tensors are written, the states imported in
+ * registration order (on this thread), the metadata copied. A state object
+ * cannot be rolled back, so an import that fails ends the restore there
+ * with the import's error code and a message naming the checkpoint and the
+ * state. At that point every registered tensor holds the checkpoint's bytes,
+ * the states registered before the failing one are imported, the failing
+ * one is as its import_state left it (the core objects' imports change
+ * nothing when they refuse), the later ones are untouched, and metadata,
+ * metadata_size, info and the restore report are not written. Restoring
+ * again once the cause is fixed (e.g. a scheduler configured as the one
+ * saved) rewrites all of it.
  *   metadata:      caller buffer for the host metadata (the heartbeat's when
  *                  a heartbeat is restored), NULL when capacity is 0.
  *   capacity:      bytes at metadata; too small -> FRUGAL_ERR_OUT_OF_RANGE
@@ -302,9 +464,10 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_restore(frugal_ckpt_engine
                                              frugal_ckpt_info* info);
 
 /**
- * Since ABI 1.1. Names the registered tensors that the last successful
- * frugal_ckpt_restore on this engine did not write (see its doc), in
- * registration order: index 0 .. info->not_restored_count - 1. The list
+ * Since ABI 1.1. Names the registered tensors and states that the last
+ * successful frugal_ckpt_restore on this engine did not write (see its
+ * doc), in registration order (tensors and states interleaved as they were
+ * registered): index 0 .. info->not_restored_count - 1. The list
  * stays until the next successful restore; before any, it is empty.
  *   index:    FRUGAL_ERR_OUT_OF_RANGE when index >= not_restored_count.
  *   name:     // out, caller buffer for the NUL-terminated tensor name;
@@ -344,7 +507,9 @@ typedef struct frugal_ckpt_emergency_result {
 } frugal_ckpt_emergency_result;
 
 /**
- * Takes an emergency heartbeat (args->kind is ignored) and waits for it at
+ * Takes an emergency heartbeat (args->kind is ignored; the states
+ * registered for heartbeats are exported on this thread, as by
+ * frugal_ckpt_save) and waits for it at
  * most `deadline_seconds` from the call (e.g. 110 of AWS's 120-second
  * notice, 25 of GCP's 30). Reports whether it committed in time; a save
  * that misses the deadline keeps persisting in the background and, if the
@@ -400,6 +565,10 @@ FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, not_restored_count) == 440, ckpt
 FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ckpt_info) == 448, ckpt_info_size);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_emergency_result, committed) == 72, ckpt_emergency_committed);
 FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ckpt_emergency_result) == 88, ckpt_emergency_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_state_fns, user_data) == 8, ckpt_state_fns_user_data);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_state_fns, export_state) == 16, ckpt_state_fns_export);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_state_fns, import_state) == 24, ckpt_state_fns_import);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ckpt_state_fns) == 32, ckpt_state_fns_size);
 #endif
 
 FRUGAL_EXTERN_C_END

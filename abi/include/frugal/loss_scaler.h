@@ -12,8 +12,10 @@
  * Pure host arithmetic, identical for every quantizer, so it lives in the
  * core rather than in a plugin.
  *
- * State for checkpoints: get_state / set_state as a struct, or
- * export_state / import_state as versioned, checksummed bytes.
+ * Checkpoints: frugal_ckpt_register_loss_scaler saves and restores a
+ * scaler with the checkpoint engine (its bytes are
+ * frugal_loss_scaler_export_state's); get_state / set_state give the same
+ * state as a struct.
  *
  * Thread safety: not thread-safe; the caller serialises calls on one scaler.
  */

@@ -4,26 +4,16 @@
 #include <cstring>
 #include <memory>
 
-#include "ckpt/engine.hpp"
-#include "error.hpp"
-#include "frugal/checkpoint.h"
+#include "ckpt/c_handle.hpp"
 #include "sized_structs.hpp"
-
-struct frugal_ckpt_engine {
-  std::unique_ptr<frugal::ckpt::Engine> impl;
-};
 
 namespace {
 
 using frugal::guard;
 using frugal::require_non_null;
+using frugal::ckpt::engine_of;
 
 constexpr size_t kSaveArgsMinSize = offsetof(frugal_ckpt_save_args, metadata_size) + sizeof(uint64_t);
-
-frugal::ckpt::Engine& engine_of(frugal_ckpt_engine* engine, const char* function) {
-  require_non_null(engine, function, "engine");
-  return *engine->impl;
-}
 
 frugal_ckpt_save_args read_args(const frugal_ckpt_save_args* args, const char* function) {
   require_non_null(args, function, "args");
@@ -87,7 +77,7 @@ FRUGAL_API frugal_error* frugal_ckpt_register(frugal_ckpt_engine* engine, const 
 FRUGAL_API frugal_error* frugal_ckpt_unregister(frugal_ckpt_engine* engine, const char* name) {
   return guard("frugal_ckpt_unregister", [&] {
     require_non_null(name, "frugal_ckpt_unregister", "name");
-    engine_of(engine, "frugal_ckpt_unregister").unregister_tensor(name);
+    engine_of(engine, "frugal_ckpt_unregister").unregister(name);
   });
 }
 

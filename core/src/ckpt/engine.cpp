@@ -12,6 +12,7 @@
 #include <future>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "ckpt/hash.hpp"
 #include "ckpt/shard_verify.hpp"
@@ -75,14 +76,26 @@ bool is_row_major(const frugal_tensor& view) {
   return true;
 }
 
-void check_tensor_name(const std::string& name) {
+// The name and kinds rules of every registration; `what` is "checkpoint
+// tensor" or "checkpoint state".
+void check_registration(const std::string& name, uint32_t kinds, const char* what) {
   if (name.empty() || name.size() > 255)
-    fail(FRUGAL_ERR_INVALID_ARGUMENT, "checkpoint tensor name must be 1..255 bytes, got {}", name.size());
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "{} name must be 1..255 bytes, got {}", what, name.size());
   for (const char c : name) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
                     c == '.' || c == '-' || c == '/';
-    if (!ok) fail(FRUGAL_ERR_INVALID_ARGUMENT, "checkpoint tensor name '{}' has a character outside [A-Za-z0-9_.-/]", name);
+    if (!ok) fail(FRUGAL_ERR_INVALID_ARGUMENT, "{} name '{}' has a character outside [A-Za-z0-9_.-/]", what, name);
   }
+  if ((kinds & ~FRUGAL_CKPT_ALL_KINDS) != 0)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "{} '{}': kinds mask {:#x} has unknown bits", what, name, kinds);
+}
+
+// Shards holding states (a shard holds tensors or states, never both:
+// decode_manifest refuses a mix).
+std::vector<bool> state_shards(const Manifest& m) {
+  std::vector<bool> out(m.shards.size(), false);
+  for (const auto& st : m.states) out[st.shard] = true;
+  return out;
 }
 
 int64_t unix_now_ns() {
@@ -128,10 +141,17 @@ void Engine::wait_idle_locked(std::unique_lock<std::mutex>& lock) {
   idle_cv_.wait(lock, [&] { return !busy_; });
 }
 
+void Engine::check_name_free_locked(const std::string& name) const {
+  for (const auto& existing : tensors_)
+    if (existing.name == name) fail(FRUGAL_ERR_ALREADY_EXISTS, "checkpoint tensor '{}' is already registered", name);
+  for (const auto& existing : states_)
+    if (existing.name == name)
+      fail(FRUGAL_ERR_ALREADY_EXISTS, "'{}' is already registered as a checkpoint state (tensors and states share "
+           "one namespace)", name);
+}
+
 void Engine::register_tensor(const std::string& name, const frugal_tensor& view, uint32_t kinds) {
-  check_tensor_name(name);
-  if ((kinds & ~FRUGAL_CKPT_ALL_KINDS) != 0)
-    fail(FRUGAL_ERR_INVALID_ARGUMENT, "checkpoint tensor '{}': kinds mask {:#x} has unknown bits", name, kinds);
+  check_registration(name, kinds, "checkpoint tensor");
   rethrow_if_error(frugal_tensor_validate(&view), fmt::format("checkpoint tensor '{}': ", name));
   if (!is_row_major(view))
     fail(FRUGAL_ERR_UNSUPPORTED, "checkpoint tensor '{}' is not compact row-major; register a contiguous tensor",
@@ -156,18 +176,38 @@ void Engine::register_tensor(const std::string& name, const frugal_tensor& view,
   // No wait for an in-flight persist: it works from its own copy of the
   // layout, and only the worker thread ever replaces the snapshot buffer.
   std::lock_guard lock(mutex_);
-  for (const auto& existing : tensors_)
-    if (existing.name == name) fail(FRUGAL_ERR_ALREADY_EXISTS, "checkpoint tensor '{}' is already registered", name);
+  check_name_free_locked(name);
+  r.order = next_order_++;
   tensors_.push_back(std::move(r));
   prepare_requested_ = true;  // grow the snapshot buffer in the background
   job_cv_.notify_one();
 }
 
-void Engine::unregister_tensor(const std::string& name) {
+void Engine::register_state(const std::string& name, const frugal_ckpt_state_fns& fns, uint32_t kinds) {
+  check_registration(name, kinds, "checkpoint state");
+  if (fns.export_state == nullptr || fns.import_state == nullptr)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "checkpoint state '{}': fns->{} is NULL; both functions are required", name,
+         fns.export_state == nullptr ? "export_state" : "import_state");
+  RegisteredState r{name, fns, kinds == 0 ? FRUGAL_CKPT_ALL_KINDS : kinds, 0};
   std::lock_guard lock(mutex_);
-  auto it = std::find_if(tensors_.begin(), tensors_.end(), [&](const auto& t) { return t.name == name; });
-  if (it == tensors_.end()) fail(FRUGAL_ERR_NOT_FOUND, "checkpoint tensor '{}' is not registered", name);
-  tensors_.erase(it);
+  check_name_free_locked(name);
+  r.order = next_order_++;
+  states_.push_back(std::move(r));
+}
+
+void Engine::unregister(const std::string& name) {
+  // Under the lock: once this returns, no save or restore calls the
+  // state's functions again (both call them holding the lock).
+  std::lock_guard lock(mutex_);
+  auto tensor = std::find_if(tensors_.begin(), tensors_.end(), [&](const auto& t) { return t.name == name; });
+  if (tensor != tensors_.end()) {
+    tensors_.erase(tensor);
+    return;
+  }
+  auto state = std::find_if(states_.begin(), states_.end(), [&](const auto& st) { return st.name == name; });
+  if (state == states_.end())
+    fail(FRUGAL_ERR_NOT_FOUND, "no checkpoint tensor or state named '{}' is registered", name);
+  states_.erase(state);
 }
 
 Engine::SnapshotNeed Engine::snapshot_need_locked() const {
@@ -248,6 +288,11 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency,
   claim_.refuse_if_fenced("frugal_ckpt_save");
   ensure_snapshot_locked();
 
+  // Snapshot: the only part the training thread waits for. States first:
+  // a failing export then costs no tensor copy, and nothing is queued.
+  const auto snapshot_start = Clock::now();
+  std::vector<StateRecord> states = export_states_locked(kind);
+
   Job job;
   Manifest& m = job.manifest;
   m.kind = kind;
@@ -259,8 +304,6 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency,
   m.writer = "frugal " FRUGAL_VERSION_STRING;
   m.generation = claim_.generation();
 
-  // Snapshot: the only part the training thread waits for.
-  const auto snapshot_start = Clock::now();
   uint64_t offset = 0;
   DiscardCopiesOnThrow discard_on_throw(copier_);
   for (const auto& t : tensors_) {
@@ -285,9 +328,23 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency,
   m.metadata.assign(static_cast<const uint8_t*>(args.metadata),
                     static_cast<const uint8_t*>(args.metadata) + args.metadata_size);
   out.snapshot_seconds = seconds_since(snapshot_start);
+  // States go after the tensors, packed the same way into shards of their
+  // own; their checksums are taken by the worker.
+  uint64_t state_offset = 0;
+  for (size_t i = 0; i < states.size(); ++i) {
+    StateRecord& st = states[i];
+    // The first state opens a shard (never sharing a tensor shard).
+    if (i == 0 || (job.shards.back().size > 0 && job.shards.back().size + st.size > options_.shard_bytes))
+      job.shards.push_back({state_offset, 0, true});
+    st.shard = static_cast<uint32_t>(job.shards.size() - 1);
+    st.offset = job.shards.back().size;
+    job.shards.back().size += st.size;
+    state_offset += st.size;
+  }
+  m.states = std::move(states);
   for (size_t i = 0; i < job.shards.size(); ++i) m.shards.push_back({fmt::format("shard-{:05}", i), 0, 0});
   out.name = m.name;
-  out.bytes = offset + args.metadata_size;
+  out.bytes = offset + state_offset + args.metadata_size;
 
   in_flight_ = m.name;
   job_ = std::move(job);
@@ -373,13 +430,16 @@ uint64_t Engine::persist(Job& job) {
     throw Error(e.code(), fmt::format("checkpoint {} was not saved: {}", m.name, e.what()));
   }
   try {
+    // Each state's own checksum, here rather than on the training thread.
+    for (auto& st : m.states)
+      st.xxh3 = xxh3(state_snapshot_.data() + job.shards[st.shard].begin + st.offset, static_cast<size_t>(st.size));
     // Two shard writers: while one waits in fsync the other hashes and
     // writes, so neither the disk nor the CPU idles between shards.
     std::atomic<size_t> next{0};
     std::atomic<bool> failed{false};
     auto writer = [&] {
       for (size_t i; !failed.load() && (i = next.fetch_add(1)) < job.shards.size();) {
-        const uint8_t* data = snapshot_.data() + job.shards[i].begin;
+        const uint8_t* data = (job.shards[i].states ? state_snapshot_.data() : snapshot_.data()) + job.shards[i].begin;
         const uint64_t size = job.shards[i].size;
         const uint64_t hash = xxh3(data, static_cast<size_t>(size));
         try {
@@ -592,28 +652,31 @@ RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata,
     fail(FRUGAL_ERR_OUT_OF_RANGE, "checkpoint {} carries {} metadata bytes; the buffer holds {}", m.name,
          m.metadata.size(), capacity);
   }
-  auto held = [&](const std::string& tensor) {
-    return std::any_of(m.tensors.begin(), m.tensors.end(), [&](const auto& r) { return r.name == tensor; });
+  auto held = [&](const std::string& entry) {
+    return std::any_of(m.tensors.begin(), m.tensors.end(), [&](const auto& r) { return r.name == entry; }) ||
+           std::any_of(m.states.begin(), m.states.end(), [&](const auto& r) { return r.name == entry; });
   };
-  auto full_only = [](const Registered& t) { return (t.kinds & FRUGAL_CKPT_HEARTBEAT) == 0; };
+  auto full_only = [](uint32_t registered_kinds) { return (registered_kinds & FRUGAL_CKPT_HEARTBEAT) == 0; };
 
-  // A heartbeat leaves full-only state out: that comes from the newest
-  // valid full checkpoint written before it (verified shard by shard like
-  // the heartbeat itself), found before the lock is taken since it reads.
+  // A heartbeat leaves full-only tensors and states out: those come from
+  // the newest valid full checkpoint written before it (verified shard by
+  // shard like the heartbeat itself), found before the lock is taken since
+  // it reads.
   std::optional<Found> source;
   std::string skipped;
   if (m.kind == FRUGAL_CKPT_HEARTBEAT) {
     bool wanted = false;
     {
       std::lock_guard guard(mutex_);
-      for (const auto& t : tensors_) wanted = wanted || (full_only(t) && !held(t.name));
+      for (const auto& t : tensors_) wanted = wanted || (full_only(t.kinds) && !held(t.name));
+      for (const auto& st : states_) wanted = wanted || (full_only(st.kinds) && !held(st.name));
     }
     if (wanted) source = newest_full_before(found.id, skipped);
   }
 
   std::unique_lock lock(mutex_);  // the reservation keeps the snapshot buffer ours
   ensure_snapshot_locked();
-  // Match every tensor before touching anything.
+  // Match every tensor and state before touching anything.
   std::vector<const Registered*> targets;
   for (const auto& record : m.tensors) {
     auto it = std::find_if(tensors_.begin(), tensors_.end(), [&](const auto& t) { return t.name == record.name; });
@@ -626,62 +689,113 @@ RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata,
            fmt::join(it->shape, ", "));
     targets.push_back(&*it);
   }
-  if (m.shard_bytes() > snapshot_.size())
-    fail(FRUGAL_ERR_FAILED_PRECONDITION, "checkpoint {} holds {} bytes, more than the {} registered", m.name,
-         m.shard_bytes(), snapshot_.size());
+  // What each state import will be given: the record, where its bytes
+  // come from (this checkpoint or `source`), the registered state.
+  struct StateImport {
+    const StateRecord* record;
+    bool from_source;
+    const RegisteredState* target;
+  };
+  std::vector<StateImport> imports;
+  for (const auto& record : m.states) {
+    auto it = std::find_if(states_.begin(), states_.end(), [&](const auto& st) { return st.name == record.name; });
+    if (it == states_.end())
+      fail(FRUGAL_ERR_FAILED_PRECONDITION, "checkpoint {} holds state '{}', which is not registered", m.name, record.name);
+    imports.push_back({&record, false, &*it});
+  }
+  const std::vector<bool> m_state_shards = state_shards(m);
+  uint64_t tensor_shard_bytes = 0;
+  for (size_t i = 0; i < m.shards.size(); ++i)
+    if (!m_state_shards[i]) tensor_shard_bytes += m.shards[i].size;
+  if (tensor_shard_bytes > snapshot_.size())
+    fail(FRUGAL_ERR_FAILED_PRECONDITION, "checkpoint {} holds {} bytes of tensors, more than the {} registered", m.name,
+         tensor_shard_bytes, snapshot_.size());
 
-  // Every registered tensor the checkpoint does not hold: a full-only one
-  // is taken from `source` when it holds it as registered; the rest stay
-  // untouched and are reported (out.not_restored, and a warning).
+  // Every registered tensor and state the checkpoint does not hold: a
+  // full-only one is taken from `source` when it holds it (a tensor: as
+  // registered); the rest stay untouched and are reported (out.not_restored,
+  // in registration order, and a warning).
   std::vector<std::pair<const TensorRecord*, const Registered*>> supplement;
-  std::vector<std::string> why;
+  std::vector<std::tuple<uint64_t, std::string, std::string>> missing;  // order, name, why
+  auto not_supplied = [&](uint32_t registered_kinds) -> std::string {
+    if (m.kind != FRUGAL_CKPT_HEARTBEAT || !full_only(registered_kinds)) return fmt::format("not in {}", m.name);
+    if (!source)
+      return fmt::format("full-only, and no valid full checkpoint precedes {}{}{}", m.name,
+                         skipped.empty() ? "" : "; skipped: ", skipped);
+    return fmt::format("not in {}", source->id.name);
+  };
   for (const auto& t : tensors_) {
     if (held(t.name)) continue;
-    std::string reason;
-    if (m.kind != FRUGAL_CKPT_HEARTBEAT || !full_only(t)) {
-      reason = fmt::format("not in {}", m.name);
-    } else if (!source) {
-      reason = fmt::format("full-only, and no valid full checkpoint precedes {}{}{}", m.name,
-                           skipped.empty() ? "" : "; skipped: ", skipped);
-    } else {
+    std::string reason = not_supplied(t.kinds);
+    if (m.kind == FRUGAL_CKPT_HEARTBEAT && full_only(t.kinds) && source) {
       const auto& records = source->manifest.tensors;
       auto r = std::find_if(records.begin(), records.end(), [&](const auto& rec) { return rec.name == t.name; });
-      if (r == records.end())
-        reason = fmt::format("not in {}", source->id.name);
-      else if (r->dtype != t.view.dtype || r->shape != t.shape)
+      if (r != records.end() && r->dtype == t.view.dtype && r->shape == t.shape) {
+        supplement.emplace_back(&*r, &t);
+        continue;
+      }
+      if (r != records.end())
         reason = fmt::format("{} holds it as {} [{}], registered as {} [{}]", source->id.name,
                              frugal_dtype_name(r->dtype), fmt::join(r->shape, ", "), frugal_dtype_name(t.view.dtype),
                              fmt::join(t.shape, ", "));
-      else
-        supplement.emplace_back(&*r, &t);
     }
-    if (!reason.empty()) {
-      out.not_restored.push_back(t.name);
-      why.push_back(fmt::format("'{}' ({})", t.name, reason));
-    }
+    missing.emplace_back(t.order, t.name, std::move(reason));
   }
+  for (const auto& st : states_) {
+    if (held(st.name)) continue;
+    if (m.kind == FRUGAL_CKPT_HEARTBEAT && full_only(st.kinds) && source) {
+      const auto& records = source->manifest.states;
+      auto r = std::find_if(records.begin(), records.end(), [&](const auto& rec) { return rec.name == st.name; });
+      if (r != records.end()) {
+        imports.push_back({&*r, true, &st});
+        continue;
+      }
+    }
+    missing.emplace_back(st.order, st.name, not_supplied(st.kinds));
+  }
+  std::sort(missing.begin(), missing.end());
+  std::sort(imports.begin(), imports.end(), [](const auto& a, const auto& b) { return a.target->order < b.target->order; });
 
   // Read and verify every shard (the heartbeat's, then the shards of the
-  // full checkpoint that hold what it supplies) before the first registered
-  // byte is written: a checkpoint that fails here has changed nothing.
-  const auto shard_begin = read_verified_shards(m, std::vector<bool>(m.shards.size(), true), snapshot_.data());
+  // full checkpoint that hold what it supplies) and every state's own
+  // checksum before the first registered byte is written or state
+  // imported: a checkpoint that fails here has changed nothing. Tensor
+  // shards go to the snapshot buffer, state shards to buffers of their own.
+  std::vector<bool> m_tensor_shards(m_state_shards.size());
+  std::transform(m_state_shards.begin(), m_state_shards.end(), m_tensor_shards.begin(), std::logical_not<>());
+  const auto shard_begin = read_verified_shards(m, m_tensor_shards, snapshot_.data());
+  std::vector<uint8_t> m_state_bytes, source_state_bytes;
+  const auto m_state_begin = read_state_shards(m, m_state_shards, m_state_bytes);
   std::vector<bool> source_wanted(source ? source->manifest.shards.size() : 0, false);
+  std::vector<bool> source_state_wanted(source_wanted.size(), false);
   uint64_t source_bytes = 0;
   for (const auto& [record, target] : supplement)
     if (!source_wanted[record->shard]) {
       source_wanted[record->shard] = true;
       source_bytes += source->manifest.shards[record->shard].size;
     }
+  for (const auto& import : imports)
+    if (import.from_source) source_state_wanted[import.record->shard] = true;
   // Behind the heartbeat in the snapshot buffer when it fits; otherwise a
   // buffer of its own for the duration of this call.
   HostBuffer overflow;
-  uint8_t* source_data = snapshot_.data() + m.shard_bytes();
-  if (m.shard_bytes() + source_bytes > snapshot_.size()) {
+  uint8_t* source_data = snapshot_.data() + tensor_shard_bytes;
+  if (tensor_shard_bytes + source_bytes > snapshot_.size()) {
     overflow = HostBuffer(static_cast<size_t>(source_bytes), snapshot_.pinned());
     source_data = overflow.data();
   }
-  std::vector<uint64_t> source_begin;
+  std::vector<uint64_t> source_begin, source_state_begin;
   if (!supplement.empty()) source_begin = read_verified_shards(source->manifest, source_wanted, source_data);
+  if (source) source_state_begin = read_state_shards(source->manifest, source_state_wanted, source_state_bytes);
+  auto state_data = [&](const StateImport& import) {
+    return import.from_source
+               ? source_state_bytes.data() + source_state_begin[import.record->shard] + import.record->offset
+               : m_state_bytes.data() + m_state_begin[import.record->shard] + import.record->offset;
+  };
+  for (const auto& import : imports)
+    if (checksums_enforced() && xxh3(state_data(import), static_cast<size_t>(import.record->size)) != import.record->xxh3)
+      fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: state '{}' fails its checksum",
+           import.from_source ? source->id.name : m.name, import.record->name);
 
   DiscardCopiesOnThrow discard_on_throw(copier_);
   auto scatter = [&](const TensorRecord& record, const Registered& target, const uint8_t* shard) {
@@ -693,15 +807,25 @@ RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata,
     scatter(m.tensors[i], *targets[i], snapshot_.data() + shard_begin[m.tensors[i].shard]);
   for (const auto& [record, target] : supplement) scatter(*record, *target, source_data + source_begin[record->shard]);
   copier_.finish();
+  // States cannot be rolled back: they go after the tensors, and a refused
+  // import ends the restore there (frugal_ckpt_restore says what is written).
+  for (const auto& import : imports)
+    import_state(*import.target, state_data(import), import.record->size,
+                 import.from_source ? source->id.name : m.name);
   if (!m.metadata.empty()) std::memcpy(metadata, m.metadata.data(), m.metadata.size());
   *metadata_size = m.metadata.size();
 
   if (m.kind == FRUGAL_CKPT_FULL)
     out.full_source = m.name;
-  else if (!supplement.empty())
+  else if (!supplement.empty() || std::any_of(imports.begin(), imports.end(), [](const auto& i) { return i.from_source; }))
     out.full_source = source->id.name;
+  std::vector<std::string> why;
+  for (const auto& [order, entry, reason] : missing) {
+    out.not_restored.push_back(entry);
+    why.push_back(fmt::format("'{}' ({})", entry, reason));
+  }
   if (!why.empty())
-    store_->log(FRUGAL_LOG_WARN, fmt::format("restored {}{}; registered tensors left as they were: {}", m.name,
+    store_->log(FRUGAL_LOG_WARN, fmt::format("restored {}{}; registered tensors and states left as they were: {}", m.name,
                                              out.full_source.empty() || out.full_source == m.name
                                                  ? std::string()
                                                  : " with full-only state from " + out.full_source,

@@ -51,11 +51,11 @@ struct SaveOutcome {
 };
 
 // What a restore wrote: the checkpoint, where its full-only state came from
-// and which registered tensors it left as they were.
+// and which registered tensors and states it left as they were.
 struct RestoreOutcome {
   Found found;
   std::string full_source;                // "" when no full checkpoint supplied state
-  std::vector<std::string> not_restored;  // registered tensors not written, in registration order
+  std::vector<std::string> not_restored;  // registered tensors and states not written, in registration order
 };
 
 struct PersistOutcome {
@@ -72,7 +72,11 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   void register_tensor(const std::string& name, const frugal_tensor& view, uint32_t kinds);
-  void unregister_tensor(const std::string& name);
+  // Host state saved through `fns` (frugal_ckpt_register_state); the
+  // functions are called only by save() and restore(), under the lock.
+  void register_state(const std::string& name, const frugal_ckpt_state_fns& fns, uint32_t kinds);
+  // Removes the tensor or the state `name`.
+  void unregister(const std::string& name);
 
   // Snapshot now, persist in the background. `deadline` (emergency saves)
   // bounds the wait for a previous persist; nullopt waits as long as needed.
@@ -99,7 +103,7 @@ class Engine {
   // checkpoint written before it (see frugal_ckpt_restore).
   RestoreOutcome restore(const char* name, uint32_t kinds, void* metadata, uint64_t capacity,
                          uint64_t* metadata_size);
-  // The registered tensors the last successful restore did not write.
+  // The registered tensors and states the last successful restore did not write.
   std::vector<std::string> restore_report() const {
     std::lock_guard lock(mutex_);
     return restore_report_;
@@ -114,10 +118,18 @@ class Engine {
     std::vector<int64_t> shape;
     uint64_t bytes = 0;
     uint32_t kinds = 0;
+    uint64_t order = 0;  // registration order, shared with the states
+  };
+  struct RegisteredState {
+    std::string name;
+    frugal_ckpt_state_fns fns{};
+    uint32_t kinds = 0;
+    uint64_t order = 0;
   };
   struct ShardPlan {
-    uint64_t begin = 0;  // offset in the snapshot buffer
+    uint64_t begin = 0;   // offset in the snapshot buffer, or in state_snapshot_ for a state shard
     uint64_t size = 0;
+    bool states = false;  // holds states (exported bytes), not tensors
   };
   struct Job {
     Manifest manifest;  // filled except shard checksums
@@ -125,6 +137,13 @@ class Engine {
   };
 
   std::string key_of(const std::string& checkpoint) const { return options_.prefix + checkpoint; }
+  // Refuses `name` when a tensor or a state holds it (one namespace).
+  void check_name_free_locked(const std::string& name) const;
+  // Exports every state of `kind` into state_snapshot_ (records with
+  // offsets into it; shards and checksums are left to the caller).
+  std::vector<StateRecord> export_states_locked(int32_t kind);
+  // Appends one state's export to state_snapshot_; returns its size.
+  uint64_t export_state(const RegisteredState& state);
   void wait_idle_locked(std::unique_lock<std::mutex>& lock);
   struct SnapshotNeed {
     uint64_t bytes = 0;
@@ -161,6 +180,12 @@ class Engine {
   // checking each one's size and checksum (DATA_CORRUPTED otherwise);
   // returns where each shard begins in `dst`.
   std::vector<uint64_t> read_verified_shards(const Manifest& m, const std::vector<bool>& wanted, uint8_t* dst) const;
+  // read_verified_shards into `dst`, resized to hold the wanted shards.
+  std::vector<uint64_t> read_state_shards(const Manifest& m, const std::vector<bool>& wanted,
+                                          std::vector<uint8_t>& dst) const;
+  // Calls the state's import_state; a refusal names `checkpoint` and the state.
+  void import_state(const RegisteredState& state, const uint8_t* data, uint64_t size,
+                    const std::string& checkpoint);
 
   // The highest sequence of any checkpoint (complete or not) under the prefix.
   uint64_t highest_sequence() const;
@@ -177,7 +202,12 @@ class Engine {
   mutable std::mutex mutex_;  // guards everything below
   std::condition_variable idle_cv_, job_cv_;
   std::vector<Registered> tensors_;
+  std::vector<RegisteredState> states_;
+  uint64_t next_order_ = 0;  // registration order of tensors and states
   HostBuffer snapshot_;
+  // The states of the checkpoint in flight, as exported; like snapshot_,
+  // written only by save (with busy_ clear) and read by the worker.
+  std::vector<uint8_t> state_snapshot_;
   std::vector<uint8_t> metadata_;
   DeviceCopier copier_;
   uint64_t next_sequence_ = 1;

@@ -111,16 +111,36 @@ std::string inconsistent_records(const Manifest& m) {
     if (!keys.insert(shard.key).second) return fmt::format("manifest lists shard '{}' twice", shard.key);
     if (shard.key == "manifest") return "manifest lists a shard named 'manifest'";
   }
-  std::set<std::string> names;
-  // Per shard: the non-empty placements (offset, end, tensor), to find overlaps.
+  // Tensors and states share one namespace.
+  std::set<std::string> tensor_names, state_names;
+  // Per shard: the non-empty placements (offset, end, name), to find
+  // overlaps, and the first tensor and state placed in it: a shard holds
+  // tensors or states, never both (restore reads them into different
+  // buffers).
   std::vector<std::vector<std::tuple<uint64_t, uint64_t, const std::string*>>> placed(m.shards.size());
   std::vector<uint64_t> placed_bytes(m.shards.size(), 0);
+  std::vector<const std::string*> first_tensor(m.shards.size(), nullptr), first_state(m.shards.size(), nullptr);
   for (const auto& t : m.tensors) {
-    if (!names.insert(t.name).second) return fmt::format("manifest lists tensor '{}' twice", t.name);
+    if (!tensor_names.insert(t.name).second) return fmt::format("manifest lists tensor '{}' twice", t.name);
     if (t.bytes > 0) placed[t.shard].emplace_back(t.offset, t.offset + t.bytes, &t.name);
     placed_bytes[t.shard] += t.bytes;  // <= shard size each (placed inside it), so no overflow
+    if (first_tensor[t.shard] == nullptr) first_tensor[t.shard] = &t.name;
+  }
+  for (const auto& st : m.states) {
+    if (tensor_names.count(st.name) != 0) return fmt::format("manifest lists '{}' as a tensor and as a state", st.name);
+    if (!state_names.insert(st.name).second) return fmt::format("manifest lists state '{}' twice", st.name);
+    if ((st.kinds & ~FRUGAL_CKPT_ALL_KINDS) != 0 || (st.kinds & static_cast<uint32_t>(m.kind)) == 0)
+      return fmt::format("manifest gives state '{}' kinds {:#x}, which do not include this checkpoint's kind {}",
+                         st.name, st.kinds, m.kind);
+    if (st.size > 0) placed[st.shard].emplace_back(st.offset, st.offset + st.size, &st.name);
+    placed_bytes[st.shard] += st.size;
+    if (first_state[st.shard] == nullptr) first_state[st.shard] = &st.name;
   }
   for (size_t i = 0; i < m.shards.size(); ++i) {
+    const bool states = first_state[i] != nullptr;
+    if (states && first_tensor[i] != nullptr)
+      return fmt::format("manifest places tensor '{}' and state '{}' in the same shard '{}'", *first_tensor[i],
+                         *first_state[i], m.shards[i].key);
     auto& runs = placed[i];
     // Stable, by placement only: the message names the tensors in manifest order.
     std::stable_sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
@@ -128,14 +148,21 @@ std::string inconsistent_records(const Manifest& m) {
     });
     for (size_t j = 1; j < runs.size(); ++j)
       if (std::get<0>(runs[j]) < std::get<1>(runs[j - 1]))
-        return fmt::format("manifest places tensors '{}' and '{}' over the same bytes of shard '{}'",
-                           *std::get<2>(runs[j - 1]), *std::get<2>(runs[j]), m.shards[i].key);
-    // The writer packs whole tensors back to back: a shard holds exactly its tensors' bytes.
+        return fmt::format("manifest places {} '{}' and '{}' over the same bytes of shard '{}'",
+                           states ? "states" : "tensors", *std::get<2>(runs[j - 1]), *std::get<2>(runs[j]),
+                           m.shards[i].key);
+    // The writer packs whole tensors (or states) back to back: a shard
+    // holds exactly their bytes.
     if (placed_bytes[i] != m.shards[i].size)
-      return fmt::format("manifest gives shard '{}' {} bytes but places {} bytes of tensors in it", m.shards[i].key,
-                         m.shards[i].size, placed_bytes[i]);
+      return fmt::format("manifest gives shard '{}' {} bytes but places {} bytes of {} in it", m.shards[i].key,
+                         m.shards[i].size, placed_bytes[i], states ? "states" : "tensors");
   }
   return {};
+}
+
+// True when [offset, offset + size) lies inside shard `shard`, without overflow.
+bool inside_shard(const std::vector<ShardRecord>& shards, uint32_t shard, uint64_t offset, uint64_t size) {
+  return shard < shards.size() && offset + size >= offset && offset + size <= shards[shard].size;
 }
 
 }  // namespace
@@ -155,10 +182,18 @@ std::vector<uint8_t> encode_manifest(const Manifest& m) {
   for (const auto& t : m.tensors)
     tensors.push_back(fb::CreateTensorRecord(builder, builder.CreateString(t.name), t.dtype,
                                              builder.CreateVector(t.shape), t.shard, t.offset, t.bytes));
+  std::vector<flatbuffers::Offset<fb::StateRecord>> states;
+  for (const auto& st : m.states)
+    states.push_back(
+        fb::CreateStateRecord(builder, builder.CreateString(st.name), st.kinds, st.shard, st.offset, st.size, st.xxh3));
+  // Format 1 readers would misread the shards of a manifest with states,
+  // so only such a manifest says format 2; one without stays readable by all.
+  const uint32_t format = m.states.empty() ? kManifestFormatWithoutStates : kManifestFormatVersion;
   const auto root = fb::CreateManifest(
-      builder, m.format_version, builder.CreateString(m.name), m.kind, m.step, m.sequence, m.created_unix_ns,
-      m.emergency, builder.CreateString(m.writer), builder.CreateVector(shards), builder.CreateVector(tensors),
-      builder.CreateVector(m.metadata), xxh3(m.metadata.data(), m.metadata.size()), 0, m.generation);
+      builder, format, builder.CreateString(m.name), m.kind, m.step, m.sequence, m.created_unix_ns, m.emergency,
+      builder.CreateString(m.writer), builder.CreateVector(shards), builder.CreateVector(tensors),
+      builder.CreateVector(m.metadata), xxh3(m.metadata.data(), m.metadata.size()), 0, m.generation,
+      m.states.empty() ? 0 : builder.CreateVector(states));
   fb::FinishManifestBuffer(builder, root);
   std::vector<uint8_t> bytes(builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize());
   auto* manifest = fb::GetMutableManifest(bytes.data());
@@ -227,8 +262,7 @@ DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes) {
       record.shard = t->shard();
       record.offset = t->offset();
       record.bytes = t->bytes();
-      if (record.shard >= r.shards.size() || record.offset + record.bytes > r.shards[record.shard].size ||
-          record.offset + record.bytes < record.offset)
+      if (!inside_shard(r.shards, record.shard, record.offset, record.bytes))
         return corrupt(fmt::format("manifest places tensor '{}' outside its shard", record.name));
       uint64_t declared = static_cast<uint64_t>(frugal_dtype_bits(record.dtype) / 8);
       bool overflow = declared == 0;
@@ -238,6 +272,22 @@ DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes) {
         return corrupt(fmt::format("manifest gives tensor '{}' {} bytes, which its dtype and shape do not match",
                                    record.name, record.bytes));
       r.tensors.push_back(std::move(record));
+    }
+  if (m->states() != nullptr)
+    for (const auto* st : *m->states()) {
+      StateRecord record;
+      record.name = st->name() != nullptr ? st->name()->str() : "";
+      record.kinds = st->kinds();
+      record.shard = st->shard();
+      record.offset = st->offset();
+      record.size = st->size();
+      record.xxh3 = st->xxh3();
+      if (!inside_shard(r.shards, record.shard, record.offset, record.size))
+        return corrupt(fmt::format("manifest places state '{}' outside its shard", record.name));
+      if (record.size > kMaxStateBytes)
+        return corrupt(fmt::format("manifest gives state '{}' {} bytes, more than the {} a state may hold",
+                                   record.name, record.size, kMaxStateBytes));
+      r.states.push_back(std::move(record));
     }
   if (m->metadata() != nullptr) r.metadata.assign(m->metadata()->begin(), m->metadata()->end());
   if (checksums_enforced() && xxh3(r.metadata.data(), r.metadata.size()) != m->metadata_xxh3())
@@ -268,7 +318,18 @@ std::string manifest_to_json(const Manifest& m) {
                         i == 0 ? "" : ",", json_escape(t.name), frugal_dtype_name(t.dtype),
                         fmt::join(t.shape, ", "), t.shard, t.offset, t.bytes);
   }
-  json += fmt::format("{}]\n}}\n", m.tensors.empty() ? "" : "\n  ");
+  json += fmt::format("{}],\n  \"states\": [", m.tensors.empty() ? "" : "\n  ");
+  for (size_t i = 0; i < m.states.size(); ++i) {
+    const auto& st = m.states[i];
+    std::vector<const char*> kinds;
+    if ((st.kinds & FRUGAL_CKPT_HEARTBEAT) != 0) kinds.push_back("\"heartbeat\"");
+    if ((st.kinds & FRUGAL_CKPT_FULL) != 0) kinds.push_back("\"full\"");
+    json += fmt::format("{}\n    {{\"name\": \"{}\", \"kinds\": [{}], \"size\": {}, \"shard\": {}, "
+                        "\"offset\": {}, \"xxh3\": \"{:016x}\"}}",
+                        i == 0 ? "" : ",", json_escape(st.name), fmt::join(kinds, ", "), st.size, st.shard,
+                        st.offset, st.xxh3);
+  }
+  json += fmt::format("{}]\n}}\n", m.states.empty() ? "" : "\n  ");
   return json;
 }
 

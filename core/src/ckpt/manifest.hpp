@@ -10,7 +10,14 @@
 
 namespace frugal::ckpt {
 
-inline constexpr uint32_t kManifestFormatVersion = 1;
+// The newest manifest format this build reads; it writes format 1 for a
+// manifest without states (every reader reads it), 2 for one with states
+// (abi/schema/checkpoint_manifest.fbs).
+inline constexpr uint32_t kManifestFormatVersion = 2;
+inline constexpr uint32_t kManifestFormatWithoutStates = 1;
+
+// The most bytes one state may hold (FRUGAL_CKPT_STATE_MAX_SIZE).
+inline constexpr uint64_t kMaxStateBytes = uint64_t{256} << 20;
 
 struct ShardRecord {
   std::string key;  // relative to the checkpoint, e.g. "shard-00000"
@@ -27,7 +34,18 @@ struct TensorRecord {
   uint64_t bytes = 0;
 };
 
+// Where one host state lives (frugal_ckpt_register_state).
+struct StateRecord {
+  std::string name;
+  uint32_t kinds = 0;  // the kinds it was registered for
+  uint32_t shard = 0;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  uint64_t xxh3 = 0;   // of its bytes
+};
+
 struct Manifest {
+  // As decoded; encode_manifest writes the format the contents need.
   uint32_t format_version = kManifestFormatVersion;
   std::string name;
   int32_t kind = 0;
@@ -39,6 +57,7 @@ struct Manifest {
   uint64_t generation = 0;  // writer generation that committed it (0: written before generations)
   std::vector<ShardRecord> shards;
   std::vector<TensorRecord> tensors;
+  std::vector<StateRecord> states;  // in registration order
   std::vector<uint8_t> metadata;
 
   uint64_t shard_bytes() const;

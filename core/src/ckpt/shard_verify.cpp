@@ -36,8 +36,14 @@ DecodedManifest read_manifest(const Store& store, const std::string& checkpoint_
 
 ShardCheck verify_shards(const Store& store, const std::string& checkpoint_key, const Manifest& manifest) {
   auto corrupt = [](std::string reason) { return ShardCheck{FRUGAL_CKPT_CORRUPT, std::move(reason)}; };
+  // The states each shard holds, each hashed from the chunks that cover
+  // it while the shard streams past: a state is checked against its own
+  // checksum too, in the same single read.
+  std::vector<std::vector<const StateRecord*>> states_in(manifest.shards.size());
+  for (const auto& state : manifest.states) states_in[state.shard].push_back(&state);
   std::vector<uint8_t> buffer;
-  for (const auto& shard : manifest.shards) {
+  for (size_t index = 0; index < manifest.shards.size(); ++index) {
+    const auto& shard = manifest.shards[index];
     const std::string key = checkpoint_key + "/" + shard.key;
     try {
       const auto size = store.size_if_present(key);
@@ -46,16 +52,26 @@ ShardCheck verify_shards(const Store& store, const std::string& checkpoint_key, 
         return corrupt(fmt::format("shard '{}' has {} bytes; the manifest says {} (truncated or overwritten)",
                                    shard.key, *size, shard.size));
       Xxh3Stream hash;
+      std::vector<Xxh3Stream> state_hashes(states_in[index].size());
       buffer.resize(static_cast<size_t>(std::min(kChunk, std::max<uint64_t>(shard.size, 1))));
       for (uint64_t offset = 0; offset < shard.size;) {
         const uint64_t length = std::min<uint64_t>(buffer.size(), shard.size - offset);
         store.read(key, offset, buffer.data(), length);
         hash.update(buffer.data(), static_cast<size_t>(length));
+        for (size_t s = 0; s < state_hashes.size(); ++s) {
+          const StateRecord& state = *states_in[index][s];
+          const uint64_t begin = std::max(offset, state.offset), end = std::min(offset + length, state.offset + state.size);
+          if (begin < end) state_hashes[s].update(buffer.data() + (begin - offset), static_cast<size_t>(end - begin));
+        }
         offset += length;
       }
       if (checksums_enforced() && hash.digest() != shard.xxh3)
         return corrupt(fmt::format("shard '{}' fails its checksum (stored {:016x}, computed {:016x})", shard.key,
                                    shard.xxh3, hash.digest()));
+      for (size_t s = 0; s < state_hashes.size(); ++s)
+        if (checksums_enforced() && state_hashes[s].digest() != states_in[index][s]->xxh3)
+          return corrupt(fmt::format("state '{}' fails its checksum (stored {:016x}, computed {:016x})",
+                                     states_in[index][s]->name, states_in[index][s]->xxh3, state_hashes[s].digest()));
     } catch (const Error& e) {
       if (e.code() == FRUGAL_ERR_NOT_FOUND || e.code() == FRUGAL_ERR_OUT_OF_RANGE)
         return corrupt(fmt::format("shard '{}' changed while being read: {}", shard.key, e.what()));

@@ -14,7 +14,8 @@ namespace frugal::ckpt {
 // store failure -> UNREADABLE; otherwise as decode_manifest.
 DecodedManifest read_manifest(const Store& store, const std::string& checkpoint_key);
 
-// Checks every shard's size and XXH3 against the manifest. status is
+// Checks every shard's size and XXH3 against the manifest, and each
+// state's own XXH3 (read in the same pass). status is
 // FRUGAL_CKPT_VALID when all match, CORRUPT for a missing, resized or
 // mismatching shard, UNREADABLE when the store failed to read (an I/O
 // error, possibly transient: never grounds for deleting anything).
