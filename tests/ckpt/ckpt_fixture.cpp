@@ -88,6 +88,18 @@ std::vector<frugal_ckpt_info> list_all(frugal_ckpt_engine* engine, bool deep) {
   return out;
 }
 
+std::vector<std::string> not_restored(frugal_ckpt_engine* engine, const frugal_ckpt_info& info) {
+  std::vector<std::string> names;
+  char name[FRUGAL_CKPT_TENSOR_NAME_CAPACITY];
+  for (uint32_t i = 0; i < info.not_restored_count; ++i) {
+    host::check(frugal_ckpt_restore_report(engine, i, name, sizeof(name)));
+    names.emplace_back(name);
+  }
+  CHECK(outcome(frugal_ckpt_restore_report(engine, info.not_restored_count, name, sizeof(name))).code ==
+        FRUGAL_ERR_OUT_OF_RANGE);
+  return names;
+}
+
 }  // namespace frugal::test
 
 namespace frugal::test {

@@ -52,6 +52,10 @@ std::string save_and_wait(frugal_ckpt_engine* engine, int32_t kind, uint64_t ste
 // Every checkpoint as the engine lists it (newest first), with verification of shards.
 std::vector<frugal_ckpt_info> list_all(frugal_ckpt_engine* engine, bool deep);
 
+// The names frugal_ckpt_restore_report gives for the last restore (`info`
+// its result), checking that the list ends where not_restored_count says.
+std::vector<std::string> not_restored(frugal_ckpt_engine* engine, const frugal_ckpt_info& info);
+
 }  // namespace frugal::test
 
 // ---------------------------------------------------------------------------
@@ -59,6 +63,7 @@ std::vector<frugal_ckpt_info> list_all(frugal_ckpt_engine* engine, bool deep);
 // crash_child (which links only libfrugal, hence header-only) and the
 // parent test that checks what each SIGKILL left behind.
 // ---------------------------------------------------------------------------
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -76,9 +81,61 @@ inline uint64_t splitmix64(uint64_t& x) {
 // Registered state of mixed dtypes (~2.3 MiB). With shard_bytes = 1 MiB
 // (kShardBytes) a full checkpoint spans three shards, so a kill can land
 // between shards; "optim/moments" is full-only, so heartbeats leave it out.
+// With register_states, two host states (frugal_ckpt_register_state) of the
+// same step travel too, in a shard after the tensors': "loop/state" in every
+// kind, "optim/schedule_state" in full checkpoints only.
 class State {
  public:
   static constexpr int64_t kShardBytes = int64_t{1} << 20;
+  static constexpr uint64_t kNoStep = ~uint64_t{0};  // a host state's step after poison()
+
+  // Host state whose bytes are a pure function of (step, index), with the
+  // step in its first 8 bytes: an import takes only bytes some step
+  // exported, so `step` says exactly what was restored.
+  struct HostState {
+    const char* name;
+    uint32_t kinds;
+    size_t size;
+    uint64_t index;
+    uint64_t step = kNoStep;
+    uint64_t imports = 0;
+
+    std::vector<uint8_t> bytes_of(uint64_t of_step) const {
+      std::vector<uint8_t> out(size);
+      uint64_t seed = of_step * 0x9e3779b97f4a7c15ull + index;
+      for (size_t i = 0; i < size; i += 8) {
+        const uint64_t word = i == 0 ? of_step : splitmix64(seed);
+        std::memcpy(out.data() + i, &word, std::min<size_t>(8, size - i));
+      }
+      return out;
+    }
+    frugal_ckpt_state_fns fns() {
+      frugal_ckpt_state_fns f{};
+      f.struct_size = sizeof(f);
+      f.user_data = this;
+      f.export_state = [](void* user, void* buffer, size_t capacity, size_t* out_size) -> frugal_error* {
+        const auto& s = *static_cast<const HostState*>(user);
+        *out_size = s.size;
+        if (buffer == nullptr) return nullptr;
+        if (capacity < s.size) return frugal_error_create(FRUGAL_ERR_OUT_OF_RANGE, "host state: buffer too small");
+        const auto bytes = s.bytes_of(s.step);
+        std::memcpy(buffer, bytes.data(), bytes.size());
+        return nullptr;
+      };
+      f.import_state = [](void* user, const void* data, size_t data_size) -> frugal_error* {
+        auto& s = *static_cast<HostState*>(user);
+        uint64_t of_step = 0;
+        if (data_size == s.size && s.size >= 8) std::memcpy(&of_step, data, 8);
+        if (data_size != s.size || std::memcmp(data, s.bytes_of(of_step).data(), s.size) != 0)
+          return frugal_error_create(FRUGAL_ERR_DATA_CORRUPTED,
+                                     (std::string(s.name) + ": bytes no step exported").c_str());
+        s.step = of_step;
+        ++s.imports;
+        return nullptr;
+      };
+      return f;
+    }
+  };
 
   struct Tensor {
     const char* name;
@@ -95,11 +152,14 @@ class State {
     add("optim/moments", FRUGAL_DTYPE_FLOAT32, {2, 512, 256}, FRUGAL_CKPT_FULL);
     add("data/cursor_table", FRUGAL_DTYPE_UINT8, {3, 100003}, 0);  // odd size: no alignment luck
     add("rng/state", FRUGAL_DTYPE_INT64, {4}, 0);
+    states_.push_back({"loop/state", 0, size_t{64} << 10, 1});
+    states_.push_back({"optim/schedule_state", FRUGAL_CKPT_FULL, 4096 + 5, 2});  // odd size too
   }
   State(const State&) = delete;
   State& operator=(const State&) = delete;
 
   std::vector<Tensor>& tensors() { return tensors_; }
+  std::vector<HostState>& states() { return states_; }
 
   // Registers every tensor; returns the first error (caller owns it).
   frugal_error* register_all(frugal_ckpt_engine* engine) {
@@ -108,15 +168,27 @@ class State {
     return nullptr;
   }
 
+  // Registers the host states too; returns the first error (caller owns it).
+  frugal_error* register_states(frugal_ckpt_engine* engine) {
+    for (auto& s : states_) {
+      const frugal_ckpt_state_fns fns = s.fns();
+      if (frugal_error* e = frugal_ckpt_register_state(engine, s.name, &fns, s.kinds)) return e;
+    }
+    states_registered_ = true;
+    return nullptr;
+  }
+
   // The state of training step `step`, bit for bit.
   void fill(uint64_t step) {
     for (size_t i = 0; i < tensors_.size(); ++i) generate(step, i, tensors_[i].words.data());
+    for (auto& s : states_) s.step = step;
   }
 
   // Overwrites everything with a pattern no step produces (to see what a
   // restore wrote and what it left alone).
   void poison() {
     for (auto& t : tensors_) std::memset(t.words.data(), 0xA5, t.bytes);
+    for (auto& s : states_) s.step = kNoStep;
   }
   bool is_poisoned(const Tensor& t) const {
     const auto* p = reinterpret_cast<const unsigned char*>(t.words.data());
@@ -125,8 +197,9 @@ class State {
     return true;
   }
 
-  // True when `t` is in checkpoints of `kind`.
-  static bool in_kind(const Tensor& t, int32_t kind) {
+  // True when `t` (a Tensor or a HostState) is in checkpoints of `kind`.
+  template <typename T>
+  static bool in_kind(const T& t, int32_t kind) {
     return t.kinds == 0 || (t.kinds & static_cast<uint32_t>(kind)) != 0;
   }
 
@@ -153,6 +226,23 @@ class State {
       generate(expected_step, i, expected.data());
       if (std::memcmp(expected.data(), t.words.data(), t.bytes) != 0)
         return std::string(t.name) + " differs from the state of step " + std::to_string(expected_step);
+    }
+    // Host states (when registered): the same rules, by the step their bytes belong to.
+    for (const HostState& s : states_) {
+      if (!states_registered_) break;
+      uint64_t expected_step = step;
+      if (!in_kind(s, kind)) {
+        if (full_step) {
+          expected_step = *full_step;
+        } else {
+          if (expect_rest_poisoned && s.step != kNoStep) return std::string(s.name) + " was imported by the restore";
+          continue;
+        }
+      }
+      if (s.step != expected_step)
+        return std::string(s.name) + " holds the state of step " +
+               (s.step == kNoStep ? std::string("none") : std::to_string(s.step)) + ", not of step " +
+               std::to_string(expected_step);
     }
     return {};
   }
@@ -200,6 +290,8 @@ class State {
   }
 
   std::vector<Tensor> tensors_;
+  std::vector<HostState> states_;
+  bool states_registered_ = false;
 };
 
 // What crash_child saves at step s: kinds alternate and both ways of

@@ -1,8 +1,9 @@
 // crash_child <store_root>: a training loop that checkpoints every step
 // until test_crash_consistency SIGKILLs it, then is started again on the
 // same directory. It first resumes like a real job would: restores the
-// newest valid checkpoint and checks it is exactly the state of its step
-// (so a kill never produced a checkpoint that restores wrong bytes), then
+// newest valid checkpoint and checks it is exactly the state of its step,
+// tensors and host states alike (so a kill never produced a checkpoint that
+// restores wrong bytes, or a state of another step than its tensors'), then
 // continues from the next step.
 //
 // It tells the parent what it knows on stdout, one line per event, written
@@ -90,6 +91,7 @@ int main(int argc, char** argv) {
     check(frugal_ckpt_engine_create(store.get(), engine_options.get(), &raw_engine));
     frugal::test::EnginePtr engine(raw_engine);
     check(state.register_all(engine.get()));
+    check(state.register_states(engine.get()));
     uint64_t step = resume(engine.get(), state);
     state.fill(step);
     for (;; ++step) {

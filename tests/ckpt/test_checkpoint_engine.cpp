@@ -45,19 +45,6 @@ frugal_ckpt_info restore(frugal_ckpt_engine* engine, const char* name, uint32_t 
   return info;
 }
 
-// The names frugal_ckpt_restore_report gives for the last restore, checking
-// that the list ends where not_restored_count says.
-std::vector<std::string> not_restored(frugal_ckpt_engine* engine, const frugal_ckpt_info& info) {
-  std::vector<std::string> names;
-  char name[FRUGAL_CKPT_TENSOR_NAME_CAPACITY];
-  for (uint32_t i = 0; i < info.not_restored_count; ++i) {
-    host::check(frugal_ckpt_restore_report(engine, i, name, sizeof(name)));
-    names.emplace_back(name);
-  }
-  CHECK(outcome(frugal_ckpt_restore_report(engine, info.not_restored_count, name, sizeof(name))).code ==
-        FRUGAL_ERR_OUT_OF_RANGE);
-  return names;
-}
 
 }  // namespace
 

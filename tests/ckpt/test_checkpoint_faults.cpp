@@ -22,6 +22,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #define XXH_INLINE_ALL
@@ -51,10 +52,12 @@ struct Rig {
   EnginePtr engine;
 
   explicit Rig(const std::vector<std::pair<std::string, std::string>>& store_options = {},
-               std::vector<std::pair<std::string, std::string>> engine_options = kSmallShards) {
+               std::vector<std::pair<std::string, std::string>> engine_options = kSmallShards,
+               bool with_states = false) {
     store = open_fs_store(log.context.get(), root.string(), store_options);
     engine = make_engine(store.get(), engine_options);
     host::check(state.register_all(engine.get()));
+    if (with_states) host::check(state.register_states(engine.get()));
   }
 
   // Fills the state of `step` and saves it (WAIT); returns the name.
@@ -124,6 +127,13 @@ struct TensorFields {
   uint32_t shard;
   uint64_t offset, bytes;
 };
+struct StateFields {
+  std::string name;
+  uint32_t kinds, shard;
+  uint64_t offset, size, xxh3;
+};
+// `edit` takes (shards, tensors) or (shards, tensors, states); the states
+// are written back only when the manifest had them (as the engine writes).
 template <typename Edit>
 std::vector<uint8_t> with_records(const std::vector<uint8_t>& bytes, Edit edit) {
   namespace fb = frugal::checkpoint;
@@ -134,7 +144,14 @@ std::vector<uint8_t> with_records(const std::vector<uint8_t>& bytes, Edit edit) 
   for (const auto* t : *m->tensors())
     tensors.push_back({t->name()->str(), t->dtype(), {t->shape()->begin(), t->shape()->end()}, t->shard(),
                        t->offset(), t->bytes()});
-  edit(shards, tensors);
+  std::vector<StateFields> states;
+  if (m->states() != nullptr)
+    for (const auto* st : *m->states())
+      states.push_back({st->name()->str(), st->kinds(), st->shard(), st->offset(), st->size(), st->xxh3()});
+  if constexpr (std::is_invocable_v<Edit&, std::vector<ShardFields>&, std::vector<TensorFields>&>)
+    edit(shards, tensors);
+  else
+    edit(shards, tensors, states);
   flatbuffers::FlatBufferBuilder builder;
   builder.ForceDefaults(true);
   std::vector<flatbuffers::Offset<fb::Shard>> shard_offsets;
@@ -143,12 +160,17 @@ std::vector<uint8_t> with_records(const std::vector<uint8_t>& bytes, Edit edit) 
   for (const auto& t : tensors)
     tensor_offsets.push_back(fb::CreateTensorRecord(builder, builder.CreateString(t.name), t.dtype,
                                                     builder.CreateVector(t.shape), t.shard, t.offset, t.bytes));
+  std::vector<flatbuffers::Offset<fb::StateRecord>> state_offsets;
+  for (const auto& st : states)
+    state_offsets.push_back(
+        fb::CreateStateRecord(builder, builder.CreateString(st.name), st.kinds, st.shard, st.offset, st.size, st.xxh3));
   const std::vector<uint8_t> metadata(m->metadata()->begin(), m->metadata()->end());
   const auto root = fb::CreateManifest(builder, m->format_version(), builder.CreateString(m->name()->str()), m->kind(),
                                        m->step(), m->sequence(), m->created_unix_ns(), m->emergency(),
                                        builder.CreateString(m->writer()->str()), builder.CreateVector(shard_offsets),
                                        builder.CreateVector(tensor_offsets), builder.CreateVector(metadata),
-                                       m->metadata_xxh3(), 0);
+                                       m->metadata_xxh3(), 0, m->generation(),
+                                       m->states() != nullptr ? builder.CreateVector(state_offsets) : 0);
   fb::FinishManifestBuffer(builder, root);
   std::vector<uint8_t> out(builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize());
   REQUIRE(fb::GetMutableManifest(out.data())->mutate_checksum(XXH3_64bits(out.data(), out.size())));
@@ -322,6 +344,117 @@ TEST_CASE("a damaged newest checkpoint is skipped with its reason and recovery r
   CHECK(nothing.code == FRUGAL_ERR_NOT_FOUND);
   CHECK_THAT(nothing.message, Catch::Contains(reason));
   for (const auto& t : rig.state.tensors()) CHECK(rig.state.is_poisoned(t));
+}
+
+// ---------------------------------------------------------------------------
+// 2b. Host states: the state section of the newer checkpoint damaged one way
+// per section (crafted, checksum-valid manifests, or damaged state bytes);
+// each is CORRUPT with its reason, and recovery restores the older
+// checkpoint exactly, tensors and states alike.
+// ---------------------------------------------------------------------------
+TEST_CASE("a damaged state section is CORRUPT and recovery restores the older checkpoint's tensors and states") {
+  Rig rig({}, kSmallShards, true);
+  const std::string older = rig.save(FRUGAL_CKPT_FULL, 10);
+  const std::string newer = rig.save(FRUGAL_CKPT_FULL, 20);
+  const fs::path bad = rig.root / newer;
+  REQUIRE(verify_one(rig.engine.get(), newer).status == FRUGAL_CKPT_VALID);
+  // Three tensor shards, then one holding both states: 64 KiB + 4101 bytes.
+  REQUIRE(fs::file_size(bad / "shard-00003") == (64u << 10) + 4101);
+  auto edit = [&](auto change) { write_file(bad / "manifest", with_records(read_file(bad / "manifest"), change)); };
+
+  std::string reason;
+  SECTION("a state listed twice") {
+    edit([](auto&, auto&, auto& states) { states.push_back(states.back()); });
+    reason = "manifest lists state 'optim/schedule_state' twice";
+  }
+  SECTION("a state named like a tensor") {
+    edit([](auto&, auto&, auto& states) { states.back().name = "rng/state"; });
+    reason = "manifest lists 'rng/state' as a tensor and as a state";
+  }
+  SECTION("a state placed outside its shard") {
+    edit([](auto&, auto&, auto& states) { states.back().offset += 1; });
+    reason = "manifest places state 'optim/schedule_state' outside its shard";
+  }
+  SECTION("two states over the same bytes") {
+    edit([](auto&, auto&, auto& states) { states.back().offset = 0; });
+    reason = "manifest places states 'optim/schedule_state' and 'loop/state' over the same bytes of shard 'shard-00003'";
+  }
+  SECTION("a state in a tensor shard") {
+    edit([](auto&, auto&, auto& states) {
+      states.back().shard = 2;
+      states.back().offset = 0;
+    });
+    reason = "manifest places tensor 'data/cursor_table' and state 'optim/schedule_state' in the same shard 'shard-00002'";
+  }
+  SECTION("a state larger than FRUGAL_CKPT_STATE_MAX_SIZE") {
+    edit([](auto& shards, auto&, auto& states) {
+      states.pop_back();
+      states.back().size = FRUGAL_CKPT_STATE_MAX_SIZE + 1;
+      shards.back().size = FRUGAL_CKPT_STATE_MAX_SIZE + 1;
+    });
+    reason = "manifest gives state 'loop/state' 268435457 bytes, more than the 268435456 a state may hold";
+  }
+  SECTION("a state whose kinds exclude the checkpoint's") {
+    edit([](auto&, auto&, auto& states) { states.front().kinds = FRUGAL_CKPT_HEARTBEAT; });
+    reason = "manifest gives state 'loop/state' kinds 0x1, which do not include this checkpoint's kind 2";
+  }
+  SECTION("a shard whose size disagrees with the states placed in it") {
+    edit([](auto&, auto&, auto& states) { states.pop_back(); });
+    reason = "manifest gives shard 'shard-00003' 69637 bytes but places 65536 bytes of states in it";
+  }
+  SECTION("one flipped byte in the state shard") {
+    flip_byte(bad / "shard-00003", 70000 - 5000);
+    reason = "shard 'shard-00003' fails its checksum";
+  }
+  SECTION("a state checksum that disagrees with its bytes (the shard's checksum agrees)") {
+    edit([](auto&, auto&, auto& states) { states.front().xxh3 ^= 1; });
+    reason = "state 'loop/state' fails its checksum";
+  }
+
+  const auto verdict = verify_one(rig.engine.get(), newer);
+  CHECK(verdict.status == FRUGAL_CKPT_CORRUPT);
+  CHECK_THAT(verdict.reason, Catch::Contains(reason));
+  // By name it is refused before any tensor is written or state imported.
+  rig.state.poison();
+  const auto refused = outcome(frugal_ckpt_restore(rig.engine.get(), newer.c_str(), 0, nullptr, 0, nullptr, nullptr));
+  CHECK(refused.code == FRUGAL_ERR_DATA_CORRUPTED);
+  for (const auto& t : rig.state.tensors()) CHECK(rig.state.is_poisoned(t));
+  for (const auto& st : rig.state.states()) CHECK(st.imports == 0);
+  // Recovery takes the older one, states included (restore_exact checks them).
+  const auto restored = restore_exact(rig.engine.get(), rig.state, nullptr);
+  CHECK(std::string(restored.name) == older);
+  for (const auto& st : rig.state.states()) CHECK(st.step == 10);
+}
+
+TEST_CASE("a checkpoint written before states existed (format 1, no state section) still restores") {
+  // Written with no state registered: the manifest the engine wrote before
+  // states existed, field for field (format 1, no `states`).
+  Rig old_writer;
+  const std::string name = old_writer.save(FRUGAL_CKPT_FULL, 30);
+  const auto bytes = read_file(old_writer.root / name / "manifest");
+  const auto* manifest = frugal::checkpoint::GetManifest(bytes.data());
+  REQUIRE(manifest->format_version() == 1);
+  REQUIRE(manifest->states() == nullptr);
+
+  // A job that now registers states resumes from it: every tensor comes
+  // back; the states, which it does not hold, are left alone and reported.
+  State state;
+  auto engine = make_engine(old_writer.store.get(), kSmallShards);
+  host::check(state.register_all(engine.get()));
+  host::check(state.register_states(engine.get()));
+  state.poison();
+  std::string metadata(crash::kMetadataCapacity, '\0');
+  uint64_t size = 0;
+  frugal_ckpt_info info{};
+  info.struct_size = sizeof(info);
+  host::check(frugal_ckpt_restore(engine.get(), nullptr, 0, metadata.data(), metadata.size(), &size, &info));
+  CHECK(std::string(info.name) == name);
+  CHECK(metadata.substr(0, size) == crash::step_metadata(30));
+  CHECK(not_restored(engine.get(), info) == std::vector<std::string>{"loop/state", "optim/schedule_state"});
+  for (const auto& st : state.states()) CHECK(st.step == State::kNoStep);
+  // mismatch() checks every tensor first, then the states: only the
+  // untouched states differ from step 30.
+  CHECK(state.mismatch(30, FRUGAL_CKPT_FULL, true) == "loop/state holds the state of step none, not of step 30");
 }
 
 // ---------------------------------------------------------------------------

@@ -4,7 +4,9 @@
 // would recover:
 //   * no torn save is ever mistaken for a valid checkpoint (every listed
 //     checkpoint verifies as VALID or INCOMPLETE, never CORRUPT), and every
-//     VALID one restores exactly the state and metadata of its step;
+//     VALID one restores exactly the state and metadata of its step: its
+//     tensors and its host states (frugal_ckpt_register_state) alike, so a
+//     state never comes back from another step than its tensors';
 //   * recovery finds a checkpoint once a commit was reported, restores it
 //     bit for bit, and loses at most the one save that was in flight
 //     (last reported commit <= restored step <= last save begun).
@@ -226,6 +228,7 @@ void check_after_kill(frugal_store* store, const Progress& progress, Stats& stat
   State state;  // outlives the engine, which borrows its memory
   auto engine = make_engine(store);
   host::check(state.register_all(engine.get()));
+  host::check(state.register_states(engine.get()));
 
   for (const auto& info : list_all(engine.get(), true)) {
     INFO(info.name << ": status " << info.status << " (" << info.reason << ")");

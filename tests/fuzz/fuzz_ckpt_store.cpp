@@ -3,11 +3,13 @@
 // a host does with them: list (manifests only and deep), latest, verify,
 // inspect as JSON, restore (newest and each by name) and retention. In the
 // fuzzing build checksums are computed but not enforced, so mutated
-// manifests reach the structural checks behind them.
+// manifests reach the structural checks behind them, and mutated state
+// bytes reach the imports (the loss scaler's byte format among them).
 //
 // Beyond "no crash": a restore only succeeds on a checkpoint the engine
-// reports VALID, and the JSON of a manifest is valid UTF-8 with no raw
-// control characters (it is shown in terminals and parsed by tools).
+// reports VALID and leaves a usable loss scale, and the JSON of a manifest
+// is valid UTF-8 with no raw control characters (it is shown in terminals
+// and parsed by tools).
 #include <cstring>
 #include <string>
 #include <vector>
@@ -74,7 +76,8 @@ std::vector<Listed> list(frugal_ckpt_engine* engine, uint32_t flags) {
   return out;
 }
 
-void restore(frugal_ckpt_engine* engine, const char* name, const std::vector<Listed>& verified) {
+void restore(frugal_ckpt_engine* engine, const char* name, const std::vector<Listed>& verified,
+             const frugal::fuzz::CkptState& state) {
   uint8_t metadata[256];
   uint64_t metadata_size = 0;
   frugal_ckpt_info info{};
@@ -83,6 +86,7 @@ void restore(frugal_ckpt_engine* engine, const char* name, const std::vector<Lis
     return;
   if (info.status != FRUGAL_CKPT_VALID) finding(std::string("restored a checkpoint that is not VALID: ") + info.name);
   if (metadata_size > sizeof metadata) finding("restore succeeded with more metadata than the buffer holds");
+  state.check_restored();
   for (const auto& v : verified)
     if (v.name == info.name && v.status != FRUGAL_CKPT_VALID)
       finding("restored " + v.name + ", which deep verification had refused");
@@ -124,8 +128,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       frugal_string_free(json);
     }
   }
-  restore(engine, nullptr, deep);
-  for (const char* name : input::kCheckpoints) restore(engine, name, deep);
+  restore(engine, nullptr, deep, state);
+  for (const char* name : input::kCheckpoints) restore(engine, name, deep, state);
   uint32_t removed = 0;
   ok(frugal_ckpt_gc(engine, &removed));
   // Retention keeps the newest valid checkpoint of each kind (keep >= 1).

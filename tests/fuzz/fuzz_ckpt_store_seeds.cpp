@@ -1,7 +1,9 @@
 // Writes seeds for fuzz_ckpt_store into the directory given: stores that
 // the engine itself wrote (a full checkpoint, then a heartbeat, then both
-// again), encoded in the fuzzer's input format. Generated at each run
-// rather than committed, so they follow the manifest format as it changes.
+// again), with the host states of ckpt_store_state.hpp (so every manifest
+// has a state section and every checkpoint a state shard), encoded in the
+// fuzzer's input format. Generated at each run rather than committed, so
+// they follow the manifest format as it changes.
 #include <fstream>
 #include <iostream>
 #include <vector>
@@ -38,6 +40,8 @@ std::vector<uint8_t> seed(int count) {
   for (int i = 0; i < count; ++i) {
     for (size_t j = 0; j < state.weights.size(); ++j) state.weights[j] = static_cast<float>(i * 100 + j);
     state.step[0] = static_cast<int64_t>(steps[i]);
+    if (!ok(frugal_loss_scaler_update(state.scaler, i % 2, nullptr))) finding("loss scaler update");
+    state.host_bytes.assign(static_cast<size_t>(8 + 4 * i), static_cast<uint8_t>(0x30 + i));
     const char meta[] = "cursor";
     frugal_ckpt_save_args args{};
     args.struct_size = sizeof args;

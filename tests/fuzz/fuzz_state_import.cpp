@@ -1,6 +1,6 @@
 // Every state import: the scheduler's (with each policy's state inside),
 // the quantizer's per recipe, the router's per kind, and the loss
-// scaler's, from bytes. The first input byte picks the configuration
+// scaler's (as its struct and as its byte format), from bytes. The first input byte picks the configuration
 // (state_targets.hpp), the rest is the blob. In the fuzzing build
 // checksums are not enforced, so mutations reach the field checks.
 //

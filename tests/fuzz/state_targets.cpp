@@ -175,13 +175,13 @@ class RouterTarget final : public StateTarget {
   frugal_router* router_ = nullptr;
 };
 
-class LossScalerTarget final : public StateTarget {
+class LossScalerTarget : public StateTarget {
  public:
   LossScalerTarget() {
     if (!ok(frugal_loss_scaler_create(nullptr, &scaler_))) finding("frugal_loss_scaler_create failed");
   }
   ~LossScalerTarget() override { frugal_loss_scaler_destroy(scaler_); }
-  // The loss scaler's state is a struct: its bytes are the blob.
+  // The loss scaler's state as a struct (get_state / set_state): its bytes are the blob.
   std::vector<uint8_t> export_state() override {
     frugal_loss_scaler_state state{};
     state.struct_size = sizeof state;
@@ -202,8 +202,20 @@ class LossScalerTarget final : public StateTarget {
     if (!std::isfinite(scale) || scale <= 0) finding("the loss scale left the positive finite numbers after an import");
   }
 
- private:
+ protected:
   frugal_loss_scaler* scaler_ = nullptr;
+};
+
+// The same scaler through its byte format (frugal_loss_scaler_export_state,
+// what checkpoints store): versioned, checksummed, every field range-checked.
+class LossScalerBytesTarget final : public LossScalerTarget {
+ public:
+  std::vector<uint8_t> export_state() override {
+    return exported([&](void* b, size_t c, size_t* s) { return frugal_loss_scaler_export_state(scaler_, b, c, s); });
+  }
+  bool import_state(const std::vector<uint8_t>& blob) override {
+    return ok(frugal_loss_scaler_import_state(scaler_, blob.data(), blob.size()));
+  }
 };
 
 using Factory = std::function<std::unique_ptr<StateTarget>()>;
@@ -238,6 +250,7 @@ const std::vector<Factory>& factories() {
       [] { return std::make_unique<RouterTarget>("expert_choice", std::vector<std::pair<const char*, const char*>>{
                {"experts", "8"}}); },
       [] { return std::make_unique<LossScalerTarget>(); },
+      [] { return std::make_unique<LossScalerBytesTarget>(); },
   };
   return all;
 }

@@ -1,9 +1,10 @@
 // The objects whose exported state fuzz_state_import feeds back, shared
 // with its seed generator: every built-in configuration whose state has a
 // different shape (each policy alone and all together behind a scheduler,
-// each quantization recipe, each router), and what a host does with such an
-// object after an import (a few steps, quantizations or bias updates), so a
-// state that imports but breaks the next call is found too.
+// each quantization recipe, each router, the loss scaler as its struct and
+// as its byte format), and what a host does with such an object after an
+// import (a few steps, quantizations or bias updates), so a state that
+// imports but breaks the next call is found too.
 #pragma once
 
 #include <array>

@@ -1,8 +1,10 @@
 // Shared fixtures for tests that load plugins.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -58,5 +60,19 @@ bool is_mapped(const std::string& file_name);
 
 // The learning rate of a fresh schedule `name` at `step`; throws host::Exception.
 double lr_of(frugal_context* context, const char* name, int64_t step, const frugal_options* options = nullptr);
+
+// A state through the kinds' two-call export (`call(buffer, capacity,
+// size)`: the size query, then the copy); throws when a call fails or the
+// copy wrote another size than the query said.
+template <typename Export>
+std::vector<uint8_t> exported_state(Export&& call) {
+  size_t size = 0;
+  host::check(call(nullptr, 0, &size));
+  std::vector<uint8_t> blob(size);
+  size_t written = 0;
+  host::check(call(blob.data(), blob.size(), &written));
+  if (written != size) throw std::runtime_error("export_state wrote another size than its query said");
+  return blob;
+}
 
 }  // namespace frugal::test

@@ -95,13 +95,7 @@ void check_sequence(frugal_quantizer* q, const std::vector<Call>& calls, uint32_
 }
 
 std::vector<uint8_t> export_blob(frugal_quantizer* q) {
-  size_t size = 0;
-  host::check(frugal_quantizer_export_state(q, nullptr, 0, &size));
-  std::vector<uint8_t> blob(size);
-  size_t written = 0;
-  host::check(frugal_quantizer_export_state(q, blob.data(), blob.size(), &written));
-  CHECK(written == size);
-  return blob;
+  return exported_state([&](void* b, size_t c, size_t* s) { return frugal_quantizer_export_state(q, b, c, s); });
 }
 
 }  // namespace
