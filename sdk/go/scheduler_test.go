@@ -110,7 +110,8 @@ func TestSchedulerErrorsCarryCodeAndMessage(t *testing.T) {
 	opts := newTestOptions(t)
 	must(t, opts.SetFloat("heartbeat_interval_s", -5))
 	_, err = NewScheduler(ctx, SchedulerConfig{Policies: []PolicyConfig{{Name: "checkpoint_cadence", Options: opts}}})
-	wantError(t, err, CodeInvalidArgument, "policy 'checkpoint_cadence'")
+	// A value outside the declared range: refused by the core before create.
+	wantError(t, err, CodeOutOfRange, "policy 'checkpoint_cadence': option 'heartbeat_interval_s' = -5 is out of range")
 	must(t, s.Close())
 	must(t, s.Close())
 	_, err = s.Ledger()
