@@ -18,6 +18,7 @@ The library is found without setup when run from the repository (see
 from ._lib import ABI_MAJOR, ABI_MINOR, LibraryError, library_path
 from .checkpoint import (
     CKPT_ALL_KINDS,
+    CKPT_STATE_MAX_SIZE,
     CheckpointEngine,
     CheckpointInfo,
     CheckpointKind,

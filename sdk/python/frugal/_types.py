@@ -605,6 +605,26 @@ class CkptInfo(Structure):
 CkptListFn = CFUNCTYPE(c_int32, c_void_p, POINTER(CkptInfo))
 
 
+#: frugal_error* (*export_state)(void* user_data, void* buffer, size_t capacity, size_t* size)
+CkptExportStateFn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, c_size_t, POINTER(c_size_t))
+#: frugal_error* (*import_state)(void* user_data, const void* data, size_t size)
+CkptImportStateFn = CFUNCTYPE(c_void_p, c_void_p, c_void_p, c_size_t)
+
+#: FRUGAL_CKPT_STATE_MAX_SIZE: the most bytes one registered state may export.
+CKPT_STATE_MAX_SIZE = 256 << 20
+
+
+class CkptStateFns(Structure):
+    """frugal_ckpt_state_fns (since ABI 1.1)."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("user_data", c_void_p),
+        ("export_state", CkptExportStateFn),
+        ("import_state", CkptImportStateFn),
+    ]
+
+
 class CkptEmergencyResult(Structure):
     """frugal_ckpt_emergency_result."""
 
@@ -659,4 +679,5 @@ C_STRUCTS = {
     "frugal_ckpt_persist_result": CkptPersistResult,
     "frugal_ckpt_info": CkptInfo,
     "frugal_ckpt_emergency_result": CkptEmergencyResult,
+    "frugal_ckpt_state_fns": CkptStateFns,
 }

@@ -6,6 +6,17 @@ on save and write into it on restore. The engine keeps the registered
 tensor (and through it the producer's array) alive until unregister() or
 close().
 
+Host state that is not a tensor travels in the same checkpoints:
+``register_router`` / ``register_quantizer`` / ``register_scheduler`` /
+``register_loss_scaler`` borrow a frugal object (the engine keeps a
+reference to it until unregister() or close(); the object must not be
+closed, nor used from another thread, while it is registered), and
+``register_state(name, export_state, import_state)`` registers any Python
+state as bytes (at most CKPT_STATE_MAX_SIZE). Each save exports them with
+the tensors; restore() imports them, in registration order, after every
+shard verified. A registered state the checkpoint lacks is named in
+``info.not_restored`` like a tensor.
+
 Thread-safety: an engine's methods may be called from any thread (the core
 serialises them); the host must not write registered memory while save()
 or restore() runs. close() waits for the in-flight persist and must not race
@@ -18,6 +29,7 @@ import enum
 
 from . import _lib
 from . import _types as t
+from ._ckpt_state import StateCallbacks
 from ._handle import Handle
 from .errors import check, encode
 from .options import options_arg
@@ -26,6 +38,8 @@ from .tensor import as_tensor
 
 #: Mask of every checkpoint kind.
 CKPT_ALL_KINDS = 3
+#: The most bytes one registered state may export (FRUGAL_CKPT_STATE_MAX_SIZE).
+CKPT_STATE_MAX_SIZE = t.CKPT_STATE_MAX_SIZE
 _SAVE_WAIT = 1 << 0
 _SAVE_SKIP_IF_BUSY = 1 << 1
 _LIST_VERIFY_SHARDS = 1 << 0
@@ -89,9 +103,10 @@ class CheckpointInfo:
     #: Set by restore() only: the full checkpoint the full-only tensors came
     #: from (the restored one itself when it is full), "" when none did.
     full_source: str = ""
-    #: Set by restore() only: the registered tensors it left as they were
-    #: (a heartbeat's full-only state with no valid full checkpoint before
-    #: it, or one saved with another shape). Empty: every tensor restored.
+    #: Set by restore() only: the registered tensors and states it left as
+    #: they were (a heartbeat's full-only state with no valid full checkpoint
+    #: before it, one saved with another shape, or a state the checkpoint
+    #: does not hold). Empty: everything restored.
     not_restored: tuple = ()
 
     @classmethod
@@ -161,8 +176,50 @@ class CheckpointEngine(Handle):
             raise
         self._registered[name] = (source, temporary)
 
+    def _register_object(self, name, function, kind, value, kinds):
+        if not isinstance(value, kind):
+            raise TypeError(f"state {name!r} must be a frugal.{kind.__name__}, not {type(value).__name__}")
+        check(function(self.address, encode(name, "name"), value.address, int(kinds)))
+        # Borrowed by the engine: the reference keeps the object alive until unregister()/close().
+        self._registered[name] = (value, False)
+
+    def register_router(self, name, router, kinds=0):
+        """Saves and restores ``router``'s state (its export_state bytes) under ``name`` with the tensors."""
+        from .router import Router
+        self._register_object(name, _lib.lib().frugal_ckpt_register_router, Router, router, kinds)
+
+    def register_quantizer(self, name, quantizer, kinds=0):
+        """Saves and restores ``quantizer``'s state under ``name`` with the tensors."""
+        from .quantizer import Quantizer
+        self._register_object(name, _lib.lib().frugal_ckpt_register_quantizer, Quantizer, quantizer, kinds)
+
+    def register_scheduler(self, name, scheduler, kinds=0):
+        """Saves and restores ``scheduler``'s state under ``name``; each save counts as a checkpoint in its ledger."""
+        from .scheduler import Scheduler
+        self._register_object(name, _lib.lib().frugal_ckpt_register_scheduler, Scheduler, scheduler, kinds)
+
+    def register_loss_scaler(self, name, scaler, kinds=0):
+        """Saves and restores ``scaler``'s scale and counters under ``name`` with the tensors."""
+        from .loss_scaler import LossScaler
+        self._register_object(name, _lib.lib().frugal_ckpt_register_loss_scaler, LossScaler, scaler, kinds)
+
+    def register_state(self, name, export_state, import_state, kinds=0):
+        """Registers host state as bytes: ``export_state()`` on each save, ``import_state(data)`` on restore.
+
+        Both run on the thread calling save()/emergency_save()/restore(),
+        inside that call, and must not call this engine (it is locked). An
+        exception they raise fails that save or restore with a FrugalError
+        naming the state (its code kept when it is a FrugalError, INTERNAL
+        otherwise); a failed import cannot roll back what was restored
+        before it, so it should leave its state unchanged.
+        """
+        callbacks = StateCallbacks(name, export_state, import_state)
+        check(_lib.lib().frugal_ckpt_register_state(self.address, encode(name, "name"), ctypes.byref(callbacks.fns),
+                                                    int(kinds)))
+        self._registered[name] = (callbacks, False)
+
     def unregister(self, name):
-        """Unregisters ``name`` (FrugalError NOT_FOUND if it is not registered) and lets its memory go."""
+        """Unregisters the tensor or state ``name`` (FrugalError NOT_FOUND if it is not registered); lets it go."""
         check(_lib.lib().frugal_ckpt_unregister(self.address, encode(name, "name")))
         source, temporary = self._registered.pop(name, (None, False))
         if temporary:

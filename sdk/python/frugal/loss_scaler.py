@@ -19,12 +19,13 @@ growth_interval (int >= 1) [2000], min_scale (> 0) [1.0], max_scale
 bad option is FrugalError INVALID_ARGUMENT naming it.
 
 State, for checkpoints: ``state()`` / ``set_state()`` exchange a
-:class:`LossScalerState`; ``export_state()`` / ``import_state()`` exchange
-it as bytes, the 32 bytes of ``frugal_loss_scaler_state`` in little-endian
-order (struct_size = 32 as u64, scale as f64, clean_steps and
-skipped_steps as i64). A state outside the scaler's configuration is
-INVALID_ARGUMENT and changes nothing; a blob that is not such a record is
-DATA_CORRUPTED.
+:class:`LossScalerState` (one outside the scaler's configuration is
+INVALID_ARGUMENT and changes nothing); ``export_state()`` /
+``import_state()`` exchange the core's versioned, checksummed blob
+(frugal_loss_scaler_export_state: the bytes a checkpoint engine stores for
+``CheckpointEngine.register_loss_scaler``). A blob that is truncated, of
+another kind, fails its checksum or holds a field outside this scaler's
+configuration is DATA_CORRUPTED naming what is wrong, and changes nothing.
 
 Thread-safety: not thread-safe; one thread at a time per scaler (the core
 does not lock). Distinct scalers are independent.
@@ -32,16 +33,13 @@ does not lock). Distinct scalers are independent.
 
 import ctypes
 import dataclasses
-import struct
 
 from . import _lib
 from . import _types as t
 from ._handle import Handle
-from .errors import ErrorCode, FrugalError, check
+from ._state import export_blob, import_blob
+from .errors import check
 from .options import options_arg
-
-#: The layout of export_state()'s blob: frugal_loss_scaler_state, little-endian.
-_BLOB = struct.Struct("<Qdqq")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,23 +98,12 @@ class LossScaler(Handle):
         check(_lib.lib().frugal_loss_scaler_set_state(self.address, ctypes.byref(raw)))
 
     def export_state(self):
-        """The state as bytes (32: frugal_loss_scaler_state, little-endian)."""
-        state = self.state()
-        return _BLOB.pack(_BLOB.size, state.scale, state.clean_steps, state.skipped_steps)
+        """The state as the core's versioned, checksummed bytes (frugal_loss_scaler_export_state)."""
+        return export_blob(_lib.lib().frugal_loss_scaler_export_state, self.address)
 
     def import_state(self, blob):
-        """Restores export_state()'s bytes; a blob of another shape is DATA_CORRUPTED and changes nothing."""
-        data = bytes(blob)
-        if len(data) != _BLOB.size:
-            raise FrugalError(ErrorCode.DATA_CORRUPTED,
-                              f"loss scaler state: expected {_BLOB.size} bytes, got {len(data)}",
-                              "DATA_CORRUPTED")
-        size, scale, clean_steps, skipped_steps = _BLOB.unpack(data)
-        if size != _BLOB.size:
-            raise FrugalError(ErrorCode.DATA_CORRUPTED,
-                              f"loss scaler state: the record says it is {size} bytes, expected {_BLOB.size}",
-                              "DATA_CORRUPTED")
-        self.set_state(LossScalerState(scale=scale, clean_steps=clean_steps, skipped_steps=skipped_steps))
+        """Restores export_state()'s bytes; a bad blob is DATA_CORRUPTED naming what is wrong and changes nothing."""
+        import_blob(_lib.lib().frugal_loss_scaler_import_state, self.address, blob)
 
     def __repr__(self):
         if self.closed:

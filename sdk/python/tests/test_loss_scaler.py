@@ -70,8 +70,9 @@ class LossScalerTest(unittest.TestCase):
             state = first.state()
             self.assertEqual(state, frugal.LossScalerState(scale=256.0, clean_steps=3, skipped_steps=1))
             blob = first.export_state()
-            self.assertEqual(len(blob), 32)
-            self.assertEqual(struct.unpack("<Qdqq", blob), (32, 256.0, 3, 1))
+            # The core's framed blob: magic, format, then the fields and a checksum.
+            self.assertEqual(blob[:4], b"FRLS")
+            self.assertIn(struct.pack("<dqq", 256.0, 3, 1), blob)
             with frugal.LossScaler(OPTIONS) as second, frugal.LossScaler(OPTIONS) as third:
                 second.import_state(blob)
                 third.set_state(state)
@@ -92,39 +93,51 @@ class LossScalerTest(unittest.TestCase):
             scaler.update(True)
             before = scaler.state()
             blob = scaler.export_state()
-            with self.assertRaises(frugal.FrugalError) as caught:
-                scaler.import_state(blob[:-1])
-            self.assertEqual(caught.exception.code, frugal.ErrorCode.DATA_CORRUPTED)
-            self.assertEqual(caught.exception.code_name, "DATA_CORRUPTED")
-            self.assertIn("expected 32 bytes, got 31", caught.exception.message)
-            with self.assertRaises(frugal.FrugalError) as caught:
-                scaler.import_state(struct.pack("<Q", 24) + blob[8:])
-            self.assertEqual(caught.exception.code_name, "DATA_CORRUPTED")
-            self.assertIn("24 bytes", caught.exception.message)
-            self.assertEqual(scaler.state(), before)
+            flipped = bytearray(blob)
+            flipped[-9] ^= 1  # a byte of the fields: the checksum no longer matches
+            cases = [(blob[:-1], "loss scaler state"), (bytes(flipped), "checksum"), (b"FRRS" + blob[4:], "not a loss scaler state")]
+            for bad, message in cases:
+                with self.subTest(message=message):
+                    with self.assertRaises(frugal.FrugalError) as caught:
+                        scaler.import_state(bad)
+                    self.assertEqual(caught.exception.code, frugal.ErrorCode.DATA_CORRUPTED)
+                    self.assertEqual(caught.exception.code_name, "DATA_CORRUPTED")
+                    self.assertIn(message, caught.exception.message)
+                    self.assertEqual(scaler.state(), before)
 
-    def test_states_outside_the_configuration_are_invalid_and_change_nothing(self):
-        with frugal.LossScaler(OPTIONS) as scaler:
+    def test_states_outside_the_configuration_are_refused_and_change_nothing(self):
+        wide = dict(OPTIONS, min_scale=1.0, max_scale=65536.0, growth_interval=50)
+        with frugal.LossScaler(OPTIONS) as scaler, frugal.LossScaler(wide) as source:
             scaler.update(False)
             before = scaler.state()
             cases = [
-                # The message names the field, the value and the allowed range.
-                (struct.pack("<Qdqq", 32, 8192.0, 0, 0), "restored scale 8192 must be in [16, 4096]"),
-                (struct.pack("<Qdqq", 32, math.nan, 0, 0), "restored scale nan must be in [16, 4096]"),
-                (struct.pack("<Qdqq", 32, 64.0, 5, 0), "restored clean_steps 5 must be in [0, "),
-                (struct.pack("<Qdqq", 32, 64.0, 0, -1), "restored skipped_steps -1 must be >= 0"),
+                # The message names the field and the value.
+                (frugal.LossScalerState(scale=8192.0, clean_steps=0, skipped_steps=0), "scale"),
+                (frugal.LossScalerState(scale=64.0, clean_steps=7, skipped_steps=0), "clean_steps"),
             ]
-            for blob, message in cases:
-                with self.subTest(message=message, blob=blob.hex()):
+            for state, field in cases:
+                with self.subTest(field=field):
+                    source.set_state(state)
                     with self.assertRaises(frugal.FrugalError) as caught:
-                        scaler.import_state(blob)
-                    self.assertEqual(caught.exception.code, frugal.ErrorCode.INVALID_ARGUMENT)
+                        scaler.import_state(source.export_state())
+                    self.assertEqual(caught.exception.code, frugal.ErrorCode.DATA_CORRUPTED)
+                    self.assertIn(field, caught.exception.message)
+                    self.assertEqual(scaler.state(), before)
+            for state, message in [
+                (frugal.LossScalerState(scale=8192.0, clean_steps=0, skipped_steps=0),
+                 "restored scale 8192 must be in [16, 4096]"),
+                (frugal.LossScalerState(scale=math.nan, clean_steps=0, skipped_steps=0),
+                 "restored scale nan must be in [16, 4096]"),
+                (frugal.LossScalerState(scale=64.0, clean_steps=5, skipped_steps=0), "restored clean_steps 5 must be in [0, "),
+                (frugal.LossScalerState(scale=64.0, clean_steps=0, skipped_steps=-1),
+                 "restored skipped_steps -1 must be >= 0"),
+            ]:
+                with self.subTest(message=message):
+                    with self.assertRaises(frugal.FrugalError) as caught:
+                        scaler.set_state(state)
                     self.assertEqual(caught.exception.code_name, "INVALID_ARGUMENT")
                     self.assertIn(message, caught.exception.message)
                     self.assertEqual(scaler.state(), before)
-            with self.assertRaises(frugal.FrugalError) as caught:
-                scaler.set_state(frugal.LossScalerState(scale=1.0, clean_steps=0, skipped_steps=0))
-            self.assertEqual(caught.exception.code_name, "INVALID_ARGUMENT")
             with self.assertRaises(TypeError):
                 scaler.set_state((64.0, 0, 0))
 
