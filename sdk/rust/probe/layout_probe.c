@@ -398,6 +398,12 @@ int main(void) {
   OFF(frugal_ckpt_emergency_result, reserved);
   OFF(frugal_ckpt_emergency_result, seconds);
 
+  SIZE(frugal_ckpt_state_fns);
+  OFF(frugal_ckpt_state_fns, struct_size);
+  OFF(frugal_ckpt_state_fns, user_data);
+  OFF(frugal_ckpt_state_fns, export_state);
+  OFF(frugal_ckpt_state_fns, import_state);
+
   /* loss_scaler.h */
   SIZE(frugal_loss_scaler_state);
   OFF(frugal_loss_scaler_state, struct_size);
@@ -516,6 +522,7 @@ int main(void) {
   CONST(FRUGAL_CKPT_NAME_CAPACITY);
   CONST(FRUGAL_CKPT_REASON_CAPACITY);
   CONST(FRUGAL_CKPT_TENSOR_NAME_CAPACITY);
+  CONST(FRUGAL_CKPT_STATE_MAX_SIZE);
   CONST(FRUGAL_CHECKPOINT_NONE);
   CONST(FRUGAL_CHECKPOINT_HEARTBEAT);
   CONST(FRUGAL_CHECKPOINT_FULL);

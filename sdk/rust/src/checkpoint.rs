@@ -12,6 +12,13 @@
 //! since writing needs `&mut` engine while save needs `&` and restore
 //! `&mut`, the host can never write a registered tensor while a save or
 //! restore runs, which the header forbids.
+//!
+//! Host state (ABI 1.1) follows the same rule: the engine takes the core
+//! object ([`CkptEngine::register_object`]: a router, quantizer, scheduler
+//! or loss scaler) or the [`HostState`] ([`CkptEngine::register_state`])
+//! by value, the host reaches it through [`CkptEngine::state_mut`], and
+//! [`CkptEngine::unregister_state`] hands it back. So the object outlives
+//! its registration, and nothing uses it while a save or restore runs.
 
 use std::collections::BTreeMap;
 use std::ffi::CStr;
@@ -19,8 +26,15 @@ use std::mem::size_of;
 use std::os::raw::{c_char, c_void};
 use std::ptr::{self, NonNull};
 
+use std::any::Any;
+
+use crate::ckpt_state::{state_fns, CkptObject, HostState, SlotHandle};
 use crate::error::{check, Error, ErrorCode, Result};
+use crate::loss_scaler::LossScaler;
 use crate::options::Options;
+use crate::quantizer::Quantizer;
+use crate::router::Router;
+use crate::scheduler::Scheduler;
 use crate::store::Store;
 use crate::strings::to_c_string;
 use crate::sys;
@@ -107,10 +121,16 @@ pub struct Restored {
     /// restored one itself when it is full, the newest valid full one
     /// written before a restored heartbeat, "" when none supplied state.
     pub full_source: String,
-    /// The registered tensors the restore left as they were (e.g. a
-    /// heartbeat's full-only state with no valid full checkpoint before
-    /// it); empty when every tensor was restored.
+    /// The registered tensors and states the restore left as they were
+    /// (e.g. a heartbeat's full-only state with no valid full checkpoint
+    /// before it, or a state the checkpoint does not hold); empty when
+    /// everything was restored.
     pub not_restored: Vec<String>,
+}
+
+fn wrong_type<T>(name: &str) -> Error {
+    let message = format!("state '{}' is not a {}", name, std::any::type_name::<T>());
+    Error::new(ErrorCode::InvalidArgument, &message)
 }
 
 /// Copies a fixed-size C name field, up to its NUL.
@@ -163,11 +183,15 @@ const FIRST_METADATA_CAPACITY: usize = 64 * 1024;
 pub struct CkptEngine<'buf> {
     raw: NonNull<sys::frugal_ckpt_engine>,
     registered: BTreeMap<String, TensorMut<'buf>>,
+    /// Registered host state: a `CkptObject` or a `SlotHandle<S: HostState>`.
+    states: BTreeMap<String, Box<dyn Any + Send>>,
 }
 
 // SAFETY: see the type's documentation.
 unsafe impl Send for CkptEngine<'_> {}
-// SAFETY: as above; writes to registered memory need &mut self.
+// SAFETY: as above; writes to registered memory need &mut self, and the
+// registered states (Send, not necessarily Sync) are reached only through
+// &mut self or by the engine's own calls, which its lock serialises.
 unsafe impl Sync for CkptEngine<'_> {}
 
 impl<'buf> CkptEngine<'buf> {
@@ -182,6 +206,7 @@ impl<'buf> CkptEngine<'buf> {
         Ok(CkptEngine {
             raw: NonNull::new(raw).expect("frugal_ckpt_engine_create succeeded with NULL"),
             registered: BTreeMap::new(),
+            states: BTreeMap::new(),
         })
     }
 
@@ -198,9 +223,94 @@ impl<'buf> CkptEngine<'buf> {
         Ok(())
     }
 
-    /// Unregisters `name` and hands its view back; `ErrorCode::NotFound`
-    /// if it is not registered.
+    /// Registers a core object under `name` (the tensors' namespace) for
+    /// the checkpoint kinds in `kinds`: each save stores its exported
+    /// state, each restore imports it. The engine owns the object until
+    /// [`CkptEngine::unregister_state`] or drop; use it meanwhile through
+    /// [`CkptEngine::state_mut`]. On an error the object is dropped.
+    pub fn register_object<T: CkptObject>(&mut self, name: &str, object: T, kinds: u32) -> Result<()> {
+        let c_name = to_c_string("state name", name)?;
+        // SAFETY: live engine; the object (its C handle) is kept below until
+        // the core stops using it (unregister_state, or drop after destroy).
+        check(unsafe { object.register_raw(self.raw.as_ptr(), c_name.as_ptr(), kinds) })?;
+        self.states.insert(name.to_string(), Box::new(object));
+        Ok(())
+    }
+
+    /// [`CkptEngine::register_object`] for a router (its bias, for one).
+    pub fn register_router(&mut self, name: &str, router: Router, kinds: u32) -> Result<()> {
+        self.register_object(name, router, kinds)
+    }
+
+    /// [`CkptEngine::register_object`] for a quantizer (its scale history).
+    pub fn register_quantizer(&mut self, name: &str, quantizer: Quantizer, kinds: u32) -> Result<()> {
+        self.register_object(name, quantizer, kinds)
+    }
+
+    /// [`CkptEngine::register_object`] for a scheduler; each save's export
+    /// counts as a checkpoint in its ledger.
+    pub fn register_scheduler(&mut self, name: &str, scheduler: Scheduler, kinds: u32) -> Result<()> {
+        self.register_object(name, scheduler, kinds)
+    }
+
+    /// [`CkptEngine::register_object`] for a loss scaler (scale and counters).
+    pub fn register_loss_scaler(&mut self, name: &str, scaler: LossScaler, kinds: u32) -> Result<()> {
+        self.register_object(name, scaler, kinds)
+    }
+
+    /// Registers Rust state saved as bytes under `name` (see
+    /// [`HostState`]); owned by the engine like a core object. An `Err` or
+    /// a panic of its functions fails that save or restore with an error
+    /// naming the state (a panic as `ErrorCode::Internal`).
+    pub fn register_state<S: HostState>(&mut self, name: &str, state: S, kinds: u32) -> Result<()> {
+        let c_name = to_c_string("state name", name)?;
+        let (fns, handle) = state_fns(name, state);
+        // SAFETY: live engine; `fns` is copied; its user_data (owned by
+        // `handle`) stays valid until unregister_state or drop.
+        check(unsafe { sys::frugal_ckpt_register_state(self.raw.as_ptr(), c_name.as_ptr(), &fns, kinds) })?;
+        self.states.insert(name.to_string(), Box::new(handle));
+        Ok(())
+    }
+
+    /// The registered state `name` (a core object or a [`HostState`]) as
+    /// `T`; `&mut self` keeps any save or restore from running meanwhile.
+    pub fn state_mut<T: Any>(&mut self, name: &str) -> Result<&mut T> {
+        let entry = self
+            .states
+            .get_mut(name)
+            .ok_or_else(|| Error::new(ErrorCode::NotFound, &format!("no state '{}' is registered", name)))?;
+        if entry.is::<T>() {
+            return Ok(entry.downcast_mut::<T>().expect("checked"));
+        }
+        match entry.downcast_mut::<SlotHandle<T>>() {
+            Some(handle) => Ok(handle.state_mut()),
+            None => Err(wrong_type::<T>(name)),
+        }
+    }
+
+    /// Unregisters state `name` and hands it back as `T`;
+    /// `ErrorCode::NotFound` if no state is registered under `name`,
+    /// `ErrorCode::InvalidArgument` (still registered) if it is not a `T`.
+    pub fn unregister_state<T: Any>(&mut self, name: &str) -> Result<T> {
+        self.state_mut::<T>(name)?;
+        let c_name = to_c_string("state name", name)?;
+        // SAFETY: live engine; once this returns the core never calls the state again.
+        check(unsafe { sys::frugal_ckpt_unregister(self.raw.as_ptr(), c_name.as_ptr()) })?;
+        let entry = self.states.remove(name).expect("checked above");
+        match entry.downcast::<T>() {
+            Ok(object) => Ok(*object),
+            Err(entry) => Ok(entry.downcast::<SlotHandle<T>>().expect("checked above").into_state()),
+        }
+    }
+
+    /// Unregisters tensor `name` and hands its view back;
+    /// `ErrorCode::NotFound` if it is not registered (a state is
+    /// unregistered with [`CkptEngine::unregister_state`]).
     pub fn unregister(&mut self, name: &str) -> Result<TensorMut<'buf>> {
+        if self.states.contains_key(name) {
+            let message = format!("'{}' is a registered state: unregister it with unregister_state", name);
+            return Err(Error::new(ErrorCode::InvalidArgument, &message));
+        }
         let c_name = to_c_string("tensor name", name)?;
         // SAFETY: live engine.
         check(unsafe { sys::frugal_ckpt_unregister(self.raw.as_ptr(), c_name.as_ptr()) })?;
@@ -395,8 +505,8 @@ impl<'buf> CkptEngine<'buf> {
 impl Drop for CkptEngine<'_> {
     fn drop(&mut self) {
         // SAFETY: we own the engine. It is destroyed before `registered`
-        // (dropped after this body), so the core stops using the borrowed
-        // memory before the borrows end.
+        // and `states` (dropped after this body), so the core stops using
+        // the borrowed memory and the states before they go.
         unsafe { sys::frugal_ckpt_engine_destroy(self.raw.as_ptr()) }
     }
 }

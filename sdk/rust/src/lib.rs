@@ -16,6 +16,7 @@
 pub mod sys;
 
 mod checkpoint;
+mod ckpt_state;
 mod context;
 mod error;
 mod loss_scaler;
@@ -34,6 +35,7 @@ mod tensor;
 mod version;
 
 pub use crate::checkpoint::{CkptEngine, CkptInfo, CkptKind, EmergencyResult, PersistResult, Restored, SaveResult};
+pub use crate::ckpt_state::{CkptObject, HostState};
 pub use crate::context::{Context, LoadFailure, LogLevel, OptionDecl, PluginInfo, StrategyInfo};
 pub use crate::error::{Error, ErrorCode, Result};
 pub use crate::loss_scaler::{LossScaler, LossScalerState};

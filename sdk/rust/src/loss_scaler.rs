@@ -3,10 +3,12 @@
 //! ceiling. Pure host arithmetic in the core; no plugin or context needed.
 
 use std::mem::size_of;
+use std::os::raw::c_void;
 use std::ptr::{self, NonNull};
 
 use crate::error::{check, Result};
 use crate::options::Options;
+use crate::state_blob::export_blob;
 use crate::sys;
 
 /// A scaler's state, to checkpoint with the model and restore with
@@ -93,6 +95,26 @@ impl LossScaler {
         };
         // SAFETY: live scaler, exclusively borrowed; `s` read during the call.
         check(unsafe { sys::frugal_loss_scaler_set_state(self.raw.as_ptr(), &s) })
+    }
+
+    /// The state as the core's versioned, checksummed bytes
+    /// (`frugal_loss_scaler_export_state`; what a checkpoint stores).
+    pub fn export_state(&self) -> Result<Vec<u8>> {
+        // SAFETY: live scaler; the helper passes a buffer of `capacity` bytes or NULL.
+        export_blob(|buffer, capacity, size| unsafe {
+            sys::frugal_loss_scaler_export_state(self.raw.as_ptr(), buffer, capacity, size)
+        })
+    }
+
+    /// Restores `export_state`'s bytes. A blob that is truncated, of
+    /// another kind, fails its checksum or holds a field outside this
+    /// scaler's configuration is `ErrorCode::DataCorrupted` naming what is
+    /// wrong, and changes nothing.
+    pub fn import_state(&mut self, state: &[u8]) -> Result<()> {
+        // SAFETY: live scaler, exclusively borrowed; `state` read during the call.
+        check(unsafe {
+            sys::frugal_loss_scaler_import_state(self.raw.as_ptr(), state.as_ptr() as *const c_void, state.len())
+        })
     }
 
     /// The raw handle, still owned by `self`.

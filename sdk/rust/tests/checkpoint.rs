@@ -6,14 +6,8 @@
 
 mod common;
 
-use common::TempDir;
-use frugal::{sys, CkptEngine, CkptKind, Context, ErrorCode, Options, Store, TensorMut};
-
-fn fs_store(context: &Context, dir: &TempDir) -> Store {
-    let mut options = Options::new().unwrap();
-    options.set_str("root", &dir.path.to_string_lossy()).unwrap().set_bool("fsync", false).unwrap();
-    Store::open(context, "fs", Some(&options)).unwrap()
-}
+use common::{fs_store, TempDir};
+use frugal::{sys, CkptEngine, CkptKind, ErrorCode, Store, TensorMut};
 
 #[test]
 fn save_then_restore_brings_back_every_byte_and_the_metadata() {

@@ -7,6 +7,10 @@
 
 use std::os::raw::{c_char, c_void};
 
+use super::loss_scaler::frugal_loss_scaler;
+use super::quantizer::frugal_quantizer;
+use super::router::frugal_router;
+use super::scheduler::frugal_scheduler;
 use super::store::frugal_store;
 use super::tensor::frugal_tensor;
 use super::types::{frugal_error, frugal_options};
@@ -111,6 +115,26 @@ pub struct frugal_ckpt_emergency_result {
 /// Return nonzero to stop.
 pub type frugal_ckpt_list_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, info: *const frugal_ckpt_info) -> i32>;
 
+/// Since ABI 1.1. The most bytes one registered state may export (256 MiB).
+pub const FRUGAL_CKPT_STATE_MAX_SIZE: u64 = 256 << 20;
+
+/// Since ABI 1.1. `frugal_error* (*export_state)(void* user_data, void* buffer, size_t capacity, size_t* size)`.
+pub type frugal_ckpt_export_state_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, buffer: *mut c_void, capacity: usize, size: *mut usize) -> *mut frugal_error>;
+/// Since ABI 1.1. `frugal_error* (*import_state)(void* user_data, const void* data, size_t size)`.
+pub type frugal_ckpt_import_state_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, data: *const c_void, size: usize) -> *mut frugal_error>;
+
+/// Since ABI 1.1. How the engine saves and restores one piece of host state.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct frugal_ckpt_state_fns {
+    pub struct_size: usize,
+    pub user_data: *mut c_void,
+    pub export_state: frugal_ckpt_export_state_fn,
+    pub import_state: frugal_ckpt_import_state_fn,
+}
+
 /// Opaque checkpoint engine bound to one store.
 #[repr(C)]
 pub struct frugal_ckpt_engine {
@@ -134,7 +158,44 @@ extern "C" {
         view: *const frugal_tensor,
         kinds: u32,
     ) -> *mut frugal_error;
+    /// Unregisters the tensor or the state `name`.
     pub fn frugal_ckpt_unregister(engine: *mut frugal_ckpt_engine, name: *const c_char) -> *mut frugal_error;
+
+    /// Since ABI 1.1. Copies `fns`; `user_data` must stay valid until unregistered or the engine is destroyed.
+    pub fn frugal_ckpt_register_state(
+        engine: *mut frugal_ckpt_engine,
+        name: *const c_char,
+        fns: *const frugal_ckpt_state_fns,
+        kinds: u32,
+    ) -> *mut frugal_error;
+    /// Since ABI 1.1. BORROWS `router` until unregistered or the engine is destroyed.
+    pub fn frugal_ckpt_register_router(
+        engine: *mut frugal_ckpt_engine,
+        name: *const c_char,
+        router: *mut frugal_router,
+        kinds: u32,
+    ) -> *mut frugal_error;
+    /// Since ABI 1.1. BORROWS `quantizer` as `frugal_ckpt_register_router` does.
+    pub fn frugal_ckpt_register_quantizer(
+        engine: *mut frugal_ckpt_engine,
+        name: *const c_char,
+        quantizer: *mut frugal_quantizer,
+        kinds: u32,
+    ) -> *mut frugal_error;
+    /// Since ABI 1.1. BORROWS `scheduler` as `frugal_ckpt_register_router` does.
+    pub fn frugal_ckpt_register_scheduler(
+        engine: *mut frugal_ckpt_engine,
+        name: *const c_char,
+        scheduler: *mut frugal_scheduler,
+        kinds: u32,
+    ) -> *mut frugal_error;
+    /// Since ABI 1.1. BORROWS `scaler` as `frugal_ckpt_register_router` does.
+    pub fn frugal_ckpt_register_loss_scaler(
+        engine: *mut frugal_ckpt_engine,
+        name: *const c_char,
+        scaler: *mut frugal_loss_scaler,
+        kinds: u32,
+    ) -> *mut frugal_error;
 
     /// `result` may be NULL.
     pub fn frugal_ckpt_save(

@@ -1,6 +1,8 @@
 //! frugal/loss_scaler.h: dynamic loss scaling. Not thread-safe: the caller
 //! serialises calls on one scaler.
 
+use std::os::raw::c_void;
+
 use super::types::{frugal_error, frugal_options};
 
 /// A scaler's state; caller sets struct_size.
@@ -33,6 +35,16 @@ extern "C" {
         scaler: *mut frugal_loss_scaler,
         state: *const frugal_loss_scaler_state,
     ) -> *mut frugal_error;
+    /// Since ABI 1.1. The state as a versioned, checksummed blob; `buffer` NULL queries the size.
+    pub fn frugal_loss_scaler_export_state(
+        scaler: *const frugal_loss_scaler,
+        buffer: *mut c_void,
+        capacity: usize,
+        size: *mut usize,
+    ) -> *mut frugal_error;
+    /// Since ABI 1.1. Restores a blob of `frugal_loss_scaler_export_state`.
+    pub fn frugal_loss_scaler_import_state(scaler: *mut frugal_loss_scaler, data: *const c_void, size: usize)
+        -> *mut frugal_error;
     /// NULL allowed.
     pub fn frugal_loss_scaler_destroy(scaler: *mut frugal_loss_scaler);
 }

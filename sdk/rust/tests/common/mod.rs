@@ -1,6 +1,6 @@
 //! Shared by the integration tests: a context with the built-in plugins.
 
-use frugal::Context;
+use frugal::{Context, Options, Store};
 
 /// A context that discovered the built-in plugins (libfrugal finds them
 /// next to itself). FRUGAL_PLUGIN_PATH is ignored, so the tests see the
@@ -54,4 +54,12 @@ impl Lcg {
         self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (self.0 >> 33) as f64 / 2147483648.0 * 2.0 - 1.0
     }
+}
+
+/// The fs store over `dir`, without fsync (the tests do not crash the machine).
+#[allow(dead_code)] // not every test file uses it
+pub fn fs_store(context: &Context, dir: &TempDir) -> Store {
+    let mut options = Options::new().unwrap();
+    options.set_str("root", &dir.path.to_string_lossy()).unwrap().set_bool("fsync", false).unwrap();
+    Store::open(context, "fs", Some(&options)).unwrap()
 }
