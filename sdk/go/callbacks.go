@@ -5,12 +5,26 @@ package frugal
 // hence its own file.
 
 /*
+#include <stddef.h>
 #include <stdint.h>
 #include "frugal/checkpoint.h"
 */
 import "C"
 
-import "runtime/cgo"
+import (
+	"runtime/cgo"
+	"unsafe"
+)
+
+//export frugalGoStateExport
+func frugalGoStateExport(handle C.uintptr_t, buffer unsafe.Pointer, capacity C.size_t, size *C.size_t) *C.frugal_error {
+	return cgo.Handle(handle).Value().(*hostState).exportInto(buffer, capacity, size)
+}
+
+//export frugalGoStateImport
+func frugalGoStateImport(handle C.uintptr_t, data unsafe.Pointer, size C.size_t) *C.frugal_error {
+	return cgo.Handle(handle).Value().(*hostState).importFrom(data, size)
+}
 
 //export frugalGoCkptListVisit
 func frugalGoCkptListVisit(handle C.uintptr_t, info *C.frugal_ckpt_info) C.int32_t {

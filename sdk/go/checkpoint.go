@@ -47,6 +47,9 @@ type CkptEngine struct {
 type ckptEngineHandle struct {
 	ptr        *C.frugal_ckpt_engine
 	registered map[string]*CTensor
+	// states keeps each registered object or Go state referenced while the
+	// core may call it (ckpt_state.go).
+	states map[string]registeredState
 }
 
 // NewCkptEngine creates an engine writing through store (which it keeps
@@ -64,7 +67,8 @@ func NewCkptEngine(store *Store, opts *Options) (*CkptEngine, error) {
 	if err := takeError(C.frugal_ckpt_engine_create(store.ptr, copts, &out)); err != nil {
 		return nil, err
 	}
-	return &CkptEngine{ckptEngineHandle: &ckptEngineHandle{ptr: out, registered: map[string]*CTensor{}}}, nil
+	return &CkptEngine{ckptEngineHandle: &ckptEngineHandle{ptr: out, registered: map[string]*CTensor{},
+		states: map[string]registeredState{}}}, nil
 }
 
 // withName runs call with name as a C string freed before returning.
@@ -93,7 +97,8 @@ func (e *CkptEngine) Register(name string, t *CTensor, kinds CkptKind) error {
 	return nil
 }
 
-// Unregister removes name; CodeNotFound if it is not registered.
+// Unregister removes the tensor or state name; CodeNotFound if it is not
+// registered. A registered object may be closed once no engine holds it.
 func (e *CkptEngine) Unregister(name string) error {
 	err := e.withName(name, func(cname *C.char) *C.frugal_error {
 		return C.frugal_ckpt_unregister(e.ptr, cname)
@@ -104,6 +109,10 @@ func (e *CkptEngine) Unregister(name string) error {
 	if t, ok := e.registered[name]; ok {
 		t.registered--
 		delete(e.registered, name)
+	}
+	if state, ok := e.states[name]; ok {
+		state.release()
+		delete(e.states, name)
 	}
 	return nil
 }
@@ -308,7 +317,7 @@ func (e *CkptEngine) InspectJSON(name string) (string, error) {
 }
 
 // Close waits for an in-flight persist, destroys the engine and releases
-// its registered tensors (they may be closed afterwards). Calling it again
+// its registered tensors and states (they may be closed afterwards). Calling it again
 // does nothing.
 func (e *CkptEngine) Close() error {
 	if e.ptr != nil {
@@ -317,6 +326,10 @@ func (e *CkptEngine) Close() error {
 		for name, t := range e.registered {
 			t.registered--
 			delete(e.registered, name)
+		}
+		for name, state := range e.states {
+			state.release()
+			delete(e.states, name)
 		}
 	}
 	return nil

@@ -5,6 +5,8 @@ package frugal
 */
 import "C"
 
+import "unsafe"
+
 // LossScalerState is a loss scaler's state, for checkpoints
 // (frugal_loss_scaler_state).
 type LossScalerState struct {
@@ -38,6 +40,7 @@ type LossScaler struct {
 // LossScaler shares it (handle.go).
 type lossScalerHandle struct {
 	ptr *C.frugal_loss_scaler
+	borrows
 }
 
 // NewLossScaler creates a loss scaler. opts (nil for defaults; read during
@@ -112,8 +115,36 @@ func (s *LossScaler) SetState(state LossScalerState) error {
 	return takeError(C.frugal_loss_scaler_set_state(s.ptr, &st))
 }
 
-// Close destroys the scaler. Calling it again does nothing.
+// ExportState serialises the state as the core's versioned, checksummed
+// blob (frugal_loss_scaler_export_state: the bytes a checkpoint stores).
+func (s *LossScaler) ExportState() ([]byte, error) {
+	if s.ptr == nil {
+		return nil, closedError("loss scaler")
+	}
+	return exportState(func(buf unsafe.Pointer, capacity C.size_t, size *C.size_t) *C.frugal_error {
+		return C.frugal_loss_scaler_export_state(s.ptr, buf, capacity, size)
+	})
+}
+
+// ImportState restores ExportState's bytes. A blob that is truncated, of
+// another kind, fails its checksum or holds a field outside this scaler's
+// configuration is CodeDataCorrupted naming what is wrong, and changes
+// nothing.
+func (s *LossScaler) ImportState(state []byte) error {
+	if s.ptr == nil {
+		return closedError("loss scaler")
+	}
+	data, size := stateArg(state)
+	return takeError(C.frugal_loss_scaler_import_state(s.ptr, data, size))
+}
+
+// Close destroys the scaler. Calling it again does nothing. It fails with
+// CodeFailedPrecondition while the scaler is registered with a checkpoint
+// engine.
 func (s *LossScaler) Close() error {
+	if err := s.closeRefusal("loss scaler"); err != nil {
+		return err
+	}
 	if s.ptr != nil {
 		C.frugal_loss_scaler_destroy(s.ptr)
 		s.ptr = nil

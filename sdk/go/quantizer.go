@@ -56,6 +56,7 @@ type Quantizer struct {
 type quantizerHandle struct {
 	ptr    *C.frugal_quantizer
 	layout QuantLayout
+	borrows
 }
 
 // NewQuantizer creates quantizer `name` configured by opts (nil for
@@ -359,8 +360,13 @@ func (q *Quantizer) ImportState(state []byte) error {
 	return takeError(C.frugal_quantizer_import_state(q.ptr, data, size))
 }
 
-// Close destroys the quantizer. Calling it again does nothing.
+// Close destroys the quantizer. Calling it again does nothing. It fails
+// with CodeFailedPrecondition while the quantizer is registered with a
+// checkpoint engine.
 func (q *Quantizer) Close() error {
+	if err := q.closeRefusal("quantizer"); err != nil {
+		return err
+	}
 	if q.ptr != nil {
 		C.frugal_quantizer_destroy(q.ptr)
 		q.ptr = nil

@@ -78,6 +78,7 @@ type Router struct {
 type routerHandle struct {
 	ptr    *C.frugal_router
 	layout RouterLayout
+	borrows
 }
 
 // NewRouter creates router `name` configured by opts (nil for defaults;
@@ -229,8 +230,13 @@ func (r *Router) ImportState(state []byte) error {
 	return takeError(C.frugal_router_import_state(r.ptr, data, size))
 }
 
-// Close destroys the router. Calling it again does nothing.
+// Close destroys the router. Calling it again does nothing. It fails with
+// CodeFailedPrecondition while the router is registered with a checkpoint
+// engine.
 func (r *Router) Close() error {
+	if err := r.closeRefusal("router"); err != nil {
+		return err
+	}
 	if r.ptr != nil {
 		C.frugal_router_destroy(r.ptr)
 		r.ptr = nil

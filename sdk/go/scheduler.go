@@ -69,6 +69,7 @@ type Scheduler struct {
 // Scheduler shares it (handle.go).
 type schedulerHandle struct {
 	ptr *C.frugal_scheduler
+	borrows
 }
 
 // cStrings is a NULL-free array of C strings in C memory: the config holds
@@ -213,8 +214,12 @@ func (s *Scheduler) ImportState(state []byte) error {
 }
 
 // Close destroys the scheduler and its strategy instances. Calling it
-// again does nothing.
+// again does nothing. It fails with CodeFailedPrecondition while the
+// scheduler is registered with a checkpoint engine.
 func (s *Scheduler) Close() error {
+	if err := s.closeRefusal("scheduler"); err != nil {
+		return err
+	}
 	if s.ptr != nil {
 		C.frugal_scheduler_destroy(s.ptr)
 		s.ptr = nil

@@ -12,6 +12,8 @@ extern int32_t frugalGoCkptListVisit(uintptr_t handle, frugal_ckpt_info* info);
 extern int32_t frugalGoStoreListVisit(uintptr_t handle, char* key, uint64_t size);
 extern void frugalGoLog(uintptr_t handle, int32_t level, char* source, char* message);
 extern void frugalGoRelease(uintptr_t handle);
+extern frugal_error* frugalGoStateExport(uintptr_t handle, void* buffer, size_t capacity, size_t* size);
+extern frugal_error* frugalGoStateImport(uintptr_t handle, void* data, size_t size);
 
 /* Slots of the router plan tensors in a frame, in frugal_route_plan order. */
 enum { kPlanFirst = 1, kPlanCount = 12 };
@@ -261,6 +263,24 @@ frugal_error* frugal_go_set_log_callback(frugal_context* context, int32_t enable
                                          int32_t min_level) {
   if (!enabled) return frugal_context_set_log_callback(context, NULL, NULL, min_level);
   return frugal_context_set_log_callback(context, log_trampoline, (void*)handle, min_level);
+}
+
+static frugal_error* state_export_trampoline(void* user_data, void* buffer, size_t capacity, size_t* size) {
+  return frugalGoStateExport((uintptr_t)user_data, buffer, capacity, size);
+}
+
+static frugal_error* state_import_trampoline(void* user_data, const void* data, size_t size) {
+  return frugalGoStateImport((uintptr_t)user_data, (void*)data, size);
+}
+
+frugal_error* frugal_go_ckpt_register_state(frugal_ckpt_engine* engine, const char* name, uintptr_t handle,
+                                            uint32_t kinds) {
+  frugal_ckpt_state_fns fns;
+  fns.struct_size = sizeof fns;
+  fns.user_data = (void*)handle;
+  fns.export_state = state_export_trampoline;
+  fns.import_state = state_import_trampoline;
+  return frugal_ckpt_register_state(engine, name, &fns, kinds);
 }
 
 static void release_trampoline(void* user_data) { frugalGoRelease((uintptr_t)user_data); }

@@ -97,6 +97,13 @@ frugal_error* frugal_go_pack_gather(const frugal_pack_plan* plan, size_t pack, c
  * frugal_context_set_log_callback delivering each message to the Go
  * callback of cgo handle `handle`; enabled 0 silences logging (NULL sink).
  */
+/*
+ * frugal_ckpt_register_state with trampolines into Go (callbacks.go);
+ * user_data is the cgo handle of the Go state.
+ */
+frugal_error* frugal_go_ckpt_register_state(frugal_ckpt_engine* engine, const char* name, uintptr_t handle,
+                                            uint32_t kinds);
+
 frugal_error* frugal_go_set_log_callback(frugal_context* context, int32_t enabled, uintptr_t handle,
                                          int32_t min_level);
 
