@@ -245,6 +245,16 @@ def tour_scheduler(context):
 
 
 def tour_checkpoint(context):
+    # The scheduler's state travels in the checkpoint too: registered with the engine, no container of our own.
+    scheduler = frugal.Scheduler(context, schedule="cosine", schedule_options=COSINE,
+                                 policies=[("checkpoint_cadence", {"heartbeat_interval_s": 60.0})])
+
+    def step_scheduler(first, last):
+        for i in range(first, last + 1):
+            scheduler.step(frugal.Telemetry(step=10 * i, wall_time_s=30.0 * i, tokens=10 * i * 2048,
+                                            loss=4.0 - 0.05 * i, nodes=2, resource=frugal.ResourceClass.SPOT,
+                                            price_per_node_hour=1.10))
+
     metadata = b"step=100"
     stream = Lcg(17)
     expected_weights = stream.uniforms(1024)
@@ -257,11 +267,17 @@ def tour_checkpoint(context):
         with frugal.Store(context, "fs", root=root) as store, frugal.CheckpointEngine(store) as engine:
             engine.register("weights", weights)
             engine.register("cursor", cursor)
+            engine.register_scheduler("scheduler", scheduler)
+            step_scheduler(1, 10)
             saved = engine.save(step=100, kind=frugal.CheckpointKind.FULL, metadata=metadata, wait=True)
+            saved_ledger = scheduler.ledger()
             weights[:] = 0
             cursor[:] = 0
+            step_scheduler(11, 20)  # training went on past the checkpoint
             info, restored_metadata = engine.restore()
+            restored_ledger = scheduler.ledger()
     finally:
+        scheduler.close()
         shutil.rmtree(root, ignore_errors=True)
     expect(info.name == saved.name, f"checkpoint: restored {info.name!r}, the save wrote {saved.name!r}")
     expect(info.step == 100, f"checkpoint: restored step {info.step}, not 100")
@@ -269,9 +285,12 @@ def tour_checkpoint(context):
     expect(weights_back.tobytes() == expected_weights.tobytes(), "checkpoint: the restored weights differ")
     expect(cursor.tobytes() == expected_cursor.tobytes(), f"checkpoint: the restored cursor is {cursor.tolist()}")
     expect(restored_metadata == metadata, f"checkpoint: the restored metadata is {restored_metadata!r}")
+    expect(info.not_restored == (), f"checkpoint: the restore left {info.not_restored} as they were")
+    expect(restored_ledger == saved_ledger,
+           f"checkpoint: the restored scheduler's ledger is {restored_ledger}, the save had {saved_ledger}")
     tensor_bytes = expected_weights.nbytes + expected_cursor.nbytes
     print(f"checkpoint: saved and restored {info.name}: step {info.step}, {tensor_bytes} tensor bytes back, "
-          f"metadata \"{restored_metadata.decode()}\"")
+          f"metadata \"{restored_metadata.decode()}\", scheduler back at ${restored_ledger.dollars:.6f} paid")
 
 
 def main():
