@@ -11,10 +11,12 @@ set -eu
 # llvm-14 (llvm-symbolizer, for readable reports): the fuzzers (scripts/fuzz.sh).
 # python3-venv, python3-setuptools: the Python package installed with pip into
 # a venv, offline (sdk/python/tests/install_venv.sh).
+# nlohmann-json3-dev (header-only): every JSON the tools read or write, the
+# CLI and its cost simulator, the conformance kit and the demo's report.
 packages="cmake make g++ pkg-config binutils python3 \
 libboost-dev libfmt-dev libflatbuffers-dev flatbuffers-compiler libxxhash-dev catch2 \
 abigail-tools dpkg-dev lintian cargo golang-go python3-numpy python3-torch \
-clang-14 libclang-rt-14-dev llvm-14 python3-venv python3-setuptools"
+clang-14 libclang-rt-14-dev llvm-14 python3-venv python3-setuptools nlohmann-json3-dev"
 
 missing=""
 for p in $packages; do
