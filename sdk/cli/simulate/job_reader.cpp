@@ -50,30 +50,33 @@ bool valid_option_name(const std::string& name) {
 // A JSON object of option values: integers become INT (readable as double
 // too), other numbers DOUBLE, true/false BOOL, strings STRING.
 std::vector<OptionValue> read_options(const JsonValue& object, const std::string& path, const std::string& source) {
-  if (!object.is_object()) fail_at(source, object, fmt::format("{} must be an object, got {}", path, json_kind_name(object.kind)));
+  if (!object.is_object()) fail_in(source, fmt::format("{} must be an object, got {}", path, json_kind_name(object)));
   std::vector<OptionValue> options;
-  for (const auto& [name, value] : object.members) {
+  for (const auto& member : object.items()) {
+    const std::string& name = member.key();
+    const JsonValue& value = member.value();
     if (!valid_option_name(name))
-      fail_at(source, value, fmt::format("{}: option name '{}' is not 1-128 characters of [A-Za-z0-9_.-]", path, name));
+      fail_in(source, fmt::format("{}: option name '{}' is not 1-128 characters of [A-Za-z0-9_.-]", path, name));
     OptionValue option;
     option.name = name;
     if (value.is_number()) {
-      if (value.number == std::floor(value.number) && std::abs(value.number) <= 9.007199254740992e15) {
+      const double number = json_number(value);
+      if (number == std::floor(number) && std::abs(number) <= 9.007199254740992e15) {
         option.type = OptionValue::Type::kInt;
-        option.int_value = static_cast<int64_t>(value.number);
+        option.int_value = static_cast<int64_t>(number);
       } else {
         option.type = OptionValue::Type::kDouble;
-        option.double_value = value.number;
+        option.double_value = number;
       }
-    } else if (value.is_bool()) {
+    } else if (value.is_boolean()) {
       option.type = OptionValue::Type::kBool;
-      option.bool_value = value.boolean;
+      option.bool_value = value.get<bool>();
     } else if (value.is_string()) {
       option.type = OptionValue::Type::kString;
-      option.string_value = value.text;
+      option.string_value = value.get<std::string>();
     } else {
-      fail_at(source, value, fmt::format("{}.{} must be a number, true/false or a string, got {}", path, name,
-                                         json_kind_name(value.kind)));
+      fail_in(source, fmt::format("{}.{} must be a number, true/false or a string, got {}", path, name,
+                                  json_kind_name(value)));
     }
     options.push_back(std::move(option));
   }
@@ -83,18 +86,16 @@ std::vector<OptionValue> read_options(const JsonValue& object, const std::string
 PolicySpec read_policy(const JsonValue& item, const std::string& path, const std::string& source,
                        const KnownStrategies& known) {
   PolicySpec policy;
-  const JsonValue* name_value = &item;
   if (item.is_string()) {
-    policy.name = item.text;
+    policy.name = item.get<std::string>();
   } else {
     JsonFields fields(item, path, source);
     policy.name = fields.string("name");
-    name_value = fields.get("name");
     if (const JsonValue* options = fields.object("options", true)) policy.options = read_options(*options, path + ".options", source);
     fields.finish();
   }
   if (!known_name(known.policies, policy.name))
-    fail_at(source, *name_value, fmt::format("{}: unknown policy '{}' (known: {})", path, policy.name, listing(known.policies)));
+    fail_in(source, fmt::format("{}: unknown policy '{}' (known: {})", path, policy.name, listing(known.policies)));
   return policy;
 }
 
@@ -103,35 +104,34 @@ frugal_resource_class read_resource(JsonFields& fields, const std::string& key, 
   const std::string text = fields.string(key);
   if (text == "spot") return FRUGAL_RESOURCE_SPOT;
   if (text == "reserved") return FRUGAL_RESOURCE_RESERVED;
-  fields.fail(*fields.get(key), fmt::format("{} must be \"spot\" or \"reserved\", got \"{}\"", fields.path_of(key), text));
+  fields.fail(fmt::format("{} must be \"spot\" or \"reserved\", got \"{}\"", fields.path_of(key), text));
 }
 
 PlanSpec read_plan(const JsonValue& item, const std::string& path, const Job& job, const KnownStrategies& known) {
   JsonFields fields(item, path, job.source);
   PlanSpec plan;
   plan.name = fields.string("name");
-  if (plan.name.empty()) fields.fail(*fields.get("name"), path + ".name must not be empty");
+  if (plan.name.empty()) fields.fail(path + ".name must not be empty");
   plan.description = fields.string("description", "");
   plan.resource = read_resource(fields, "resource", FRUGAL_RESOURCE_SPOT);
   plan.nodes = static_cast<uint32_t>(fields.integer("nodes", 1, 100000, job.nodes));
   plan.padding_fraction = fields.number("padding_fraction", 0.0, 0.99, 0.0);
   if (!(plan_tokens(job, plan) <= kMaxPlanTokens))
-    fields.fail(*fields.get("padding_fraction"),
-                fmt::format("{}.padding_fraction {} makes the plan process {:.3g} tokens (the work / (1 - padding_fraction)), "
-                            "more than the {:.3g} a telemetry record can count",
+    fields.fail(fmt::format("{}.padding_fraction {} makes the plan process {:.3g} tokens (the work / (1 - "
+                            "padding_fraction)), more than the {:.3g} a telemetry record can count",
                             path, plan.padding_fraction, plan_tokens(job, plan), kMaxPlanTokens));
   plan.schedule = fields.string("schedule", "");
   if (!plan.schedule.empty() && !known_name(known.schedules, plan.schedule))
-    fields.fail(*fields.get("schedule"),
-                fmt::format("{}.schedule: unknown LR schedule '{}' (known: {})", path, plan.schedule, listing(known.schedules)));
+    fields.fail(
+        fmt::format("{}.schedule: unknown LR schedule '{}' (known: {})", path, plan.schedule, listing(known.schedules)));
   if (const JsonValue* options = fields.object("schedule_options", true)) {
-    if (plan.schedule.empty()) fields.fail(*options, path + ".schedule_options given without a schedule");
+    if (plan.schedule.empty()) fields.fail(path + ".schedule_options given without a schedule");
     plan.schedule_options = read_options(*options, path + ".schedule_options", job.source);
   }
   if (const JsonValue* policies = fields.array("policies", true)) {
-    for (size_t i = 0; i < policies->items.size(); ++i)
-      plan.policies.push_back(read_policy(policies->items[i], fmt::format("{}.policies[{}]", path, i), job.source, known));
-    if (plan.policies.size() > 64) fields.fail(*policies, path + ".policies: at most 64 policies");
+    for (size_t i = 0; i < policies->size(); ++i)
+      plan.policies.push_back(read_policy((*policies)[i], fmt::format("{}.policies[{}]", path, i), job.source, known));
+    if (plan.policies.size() > 64) fields.fail(path + ".policies: at most 64 policies");
   }
   fields.finish();
   return plan;
@@ -143,17 +143,15 @@ void read_work(JsonFields& top, Job& job) {
   job.tokens_per_gpu_s = throughput.number("tokens_per_gpu_s", 1e-9, kMaxTokensPerGpuS);
   job.scaling_efficiency = throughput.number("scaling_efficiency", 0.01, 1.0, 1.0);
   throughput.finish();
-  if (work.has("tokens") == work.has("gpu_hours"))
-    work.fail(*top.get("work"), "work needs exactly one of \"tokens\" or \"gpu_hours\"");
+  if (work.has("tokens") == work.has("gpu_hours")) work.fail("work needs exactly one of \"tokens\" or \"gpu_hours\"");
   if (work.has("tokens"))
     job.work_tokens = work.number("tokens", 1.0, kMaxWorkTokens);
   else
     job.work_tokens = work.number("gpu_hours", 1e-6, 1e9) * 3600.0 * job.tokens_per_gpu_s;
   if (!(job.work_tokens <= kMaxWorkTokens))
-    work.fail(*work.get("gpu_hours"),
-              fmt::format("work.gpu_hours {} x 3600 x throughput.tokens_per_gpu_s {} is {:.3g} tokens, more than work.tokens "
-                          "allows ({:g})",
-                          work.get("gpu_hours")->number, job.tokens_per_gpu_s, job.work_tokens, kMaxWorkTokens));
+    work.fail(fmt::format("work.gpu_hours {} x 3600 x throughput.tokens_per_gpu_s {} is {:.3g} tokens, more than "
+                          "work.tokens allows ({:g})",
+                          json_number(*work.get("gpu_hours")), job.tokens_per_gpu_s, job.work_tokens, kMaxWorkTokens));
   work.finish();
 }
 
@@ -167,7 +165,7 @@ void read_loss(JsonFields& top, Job& job, const std::string& base_dir) {
     spec.kind = LossSpec::Kind::kPowerLaw;
     spec.initial = loss.number("initial", -1e9, 1e9, spec.initial);
     spec.floor = loss.number("floor", -1e9, 1e9, spec.floor);
-    if (spec.floor >= spec.initial) loss.fail(*object, "loss.floor must be below loss.initial");
+    if (spec.floor >= spec.initial) loss.fail("loss.floor must be below loss.initial");
     spec.alpha = loss.number("alpha", 1e-6, 10.0, spec.alpha);
     spec.scale_tokens = loss.number("scale_tokens", 1e-9, 1e18, spec.scale_tokens);
   } else if (model == "log") {
@@ -177,7 +175,7 @@ void read_loss(JsonFields& top, Job& job, const std::string& base_dir) {
     if (path.is_relative() && !base_dir.empty()) path = std::filesystem::path(base_dir) / path;
     read_loss_log(read_text_file(path.string()), path.string(), spec);
   } else {
-    loss.fail(*loss.get("model"), fmt::format("loss.model must be \"power_law\" or \"log\", got \"{}\"", model));
+    loss.fail(fmt::format("loss.model must be \"power_law\" or \"log\", got \"{}\"", model));
   }
   spec.noise = loss.number("noise", 0.0, 1.0, 0.0);
   spec.eval_noise = loss.number("eval_noise", 0.0, 1.0, spec.noise);
@@ -237,9 +235,9 @@ Job parse_job(std::string_view text, const std::string& source, const std::strin
   const JsonValue* plans = top.array("plans", true);
   const bool standard = top.boolean("standard_plans", plans == nullptr);
   if (plans != nullptr) {
-    if (plans->items.empty() && !standard) top.fail(*plans, "plans is empty (and standard_plans is false)");
-    for (size_t i = 0; i < plans->items.size(); ++i)
-      job.plans.push_back(read_plan(plans->items[i], fmt::format("plans[{}]", i), job, known));
+    if (plans->empty() && !standard) top.fail("plans is empty (and standard_plans is false)");
+    for (size_t i = 0; i < plans->size(); ++i)
+      job.plans.push_back(read_plan((*plans)[i], fmt::format("plans[{}]", i), job, known));
   }
   top.finish();
   if (standard)

@@ -1,5 +1,5 @@
 // Typed, checked reading of a JSON object's members for the job file: each
-// getter names the member's path ("prices.spot") and its place in the file
+// getter names the member's path ("prices.spot") in the file's message
 // when the value is missing, of the wrong type or out of range, and
 // finish() refuses members nobody asked for (a typo is an error, not a
 // silently ignored setting).
@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "json_value.hpp"
+#include "json_input.hpp"
 
 namespace frugal::simulate {
 
@@ -34,23 +34,21 @@ class JsonFields {
   const JsonValue* object(std::string_view key, bool optional);
   const JsonValue* array(std::string_view key, bool optional);
 
-  // InputError for the first member no getter asked for.
+  // InputError for the first member (in name order) no getter asked for.
   void finish() const;
 
   std::string path_of(std::string_view key) const;
-  [[noreturn]] void fail(const JsonValue& where, const std::string& what) const;
+  // InputError "source: what".
+  [[noreturn]] void fail(const std::string& what) const;
 
  private:
   const JsonValue& require(std::string_view key);
-  const JsonValue* typed(std::string_view key, bool optional, JsonValue::Kind kind);
+  const JsonValue* typed(std::string_view key, bool optional, JsonValue::value_t kind);
 
   const JsonValue& object_;
   std::string path_;
   std::string source_;
   std::set<std::string, std::less<>> known_;  // every key a getter asked for
 };
-
-// "source:line:column: what".
-[[noreturn]] void fail_at(const std::string& source, const JsonValue& where, const std::string& what);
 
 }  // namespace frugal::simulate

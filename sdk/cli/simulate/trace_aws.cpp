@@ -11,7 +11,7 @@
 
 #include "input_error.hpp"
 #include "input_limits.hpp"
-#include "json_value.hpp"
+#include "json_input.hpp"
 #include "text_input.hpp"
 #include "trace_readers.hpp"
 
@@ -22,7 +22,7 @@ struct PriceRow {
   std::string zone, instance_type, product;
   double price = 0.0;
   double time_s = 0.0;  // seconds since 1970
-  std::string where;    // "source:line" or "source:line:column: SpotPriceHistory[i]", for errors
+  std::string where;    // "source:line" or "source: SpotPriceHistory[i]", for errors
 };
 
 using SeriesKey = std::tuple<std::string, std::string, std::string>;
@@ -87,37 +87,36 @@ void check_price(double price, const std::string& where) {
 
 // ---- JSON ------------------------------------------------------------------
 
-const std::string& json_string_field(const JsonValue& row, const char* name, const std::string& where, bool required) {
-  static const std::string kEmpty;
-  const JsonValue* value = row.find(name);
+std::string json_string_field(const JsonValue& row, const char* name, const std::string& where, bool required) {
+  const JsonValue* value = json_member(row, name);
   if (value == nullptr) {
-    if (!required) return kEmpty;
+    if (!required) return "";
     throw InputError(fmt::format("{}: \"{}\" is missing", where, name));
   }
   if (!value->is_string())
-    throw InputError(fmt::format("{}.{} must be a string, got {}", where, name, json_kind_name(value->kind)));
-  return value->text;
+    throw InputError(fmt::format("{}.{} must be a string, got {}", where, name, json_kind_name(*value)));
+  return value->get<std::string>();
 }
 
 PriceRow json_row(const JsonValue& row, const std::string& where) {
-  if (!row.is_object()) throw InputError(fmt::format("{} must be an object, got {}", where, json_kind_name(row.kind)));
+  if (!row.is_object()) throw InputError(fmt::format("{} must be an object, got {}", where, json_kind_name(row)));
   PriceRow out;
   out.where = where;
   out.zone = json_string_field(row, "AvailabilityZone", where, true);
   out.instance_type = json_string_field(row, "InstanceType", where, true);
   out.product = json_string_field(row, "ProductDescription", where, false);
-  const JsonValue* price = row.find("SpotPrice");
+  const JsonValue* price = json_member(row, "SpotPrice");
   if (price == nullptr) throw InputError(fmt::format("{}: \"SpotPrice\" is missing", where));
   // The API writes the price as a string ("12.3450"); accept a number too.
   std::optional<double> value;
-  if (price->is_number()) value = price->number;
-  if (price->is_string()) value = parse_finite(price->text);
+  if (price->is_number()) value = json_number(*price);
+  if (price->is_string()) value = parse_finite(price->get_ref<const std::string&>());
   if (!value)
     throw InputError(fmt::format("{}.SpotPrice is not a number: {}", where,
-                                 price->is_string() ? "\"" + price->text + "\"" : json_kind_name(price->kind)));
+                                 price->is_string() ? "\"" + price->get<std::string>() + "\"" : json_kind_name(*price)));
   check_price(*value, where + ".SpotPrice");
   out.price = *value;
-  const std::string& stamp = json_string_field(row, "Timestamp", where, true);
+  const std::string stamp = json_string_field(row, "Timestamp", where, true);
   const auto time = parse_timestamp(stamp);
   if (!time) throw InputError(fmt::format("{}.Timestamp is not an ISO 8601 time: \"{}\"", where, stamp));
   out.time_s = *time;
@@ -154,17 +153,14 @@ bool looks_like_aws_header(std::string_view line) {
 }
 
 Trace read_aws_json_trace(const JsonValue& root, const std::string& source, const TraceSelection& selection) {
-  const JsonValue* history = root.is_object() ? root.find("SpotPriceHistory") : nullptr;
+  const JsonValue* history = json_member(root, "SpotPriceHistory");
   if (history == nullptr || !history->is_array())
-    throw InputError(fmt::format("{}:{}:{}: wrong JSON shape: expected {{\"SpotPriceHistory\": [...]}} as written by "
-                                 "aws ec2 describe-spot-price-history",
-                                 source, root.line, root.column));
+    fail_in(source, "wrong JSON shape: expected {\"SpotPriceHistory\": [...]} as written by aws ec2 "
+                    "describe-spot-price-history");
   std::vector<PriceRow> rows;
-  rows.reserve(history->items.size());
-  for (size_t i = 0; i < history->items.size(); ++i) {
-    const JsonValue& item = history->items[i];
-    rows.push_back(json_row(item, fmt::format("{}:{}:{}: SpotPriceHistory[{}]", source, item.line, item.column, i)));
-  }
+  rows.reserve(history->size());
+  for (size_t i = 0; i < history->size(); ++i)
+    rows.push_back(json_row((*history)[i], fmt::format("{}: SpotPriceHistory[{}]", source, i)));
   return build_price_trace(std::move(rows), source, selection);
 }
 

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "input_error.hpp"
-#include "json_value.hpp"
+#include "json_input.hpp"
 #include "text_input.hpp"
 
 namespace frugal::simulate {
@@ -23,13 +23,12 @@ Trace read_json_trace(std::string_view text, const std::string& source, TraceFor
   const JsonValue root = parse_json(text, source);
   if (format == TraceFormat::kSkyPilot) return read_skypilot_trace(root, source);
   if (format == TraceFormat::kAws) return read_aws_json_trace(root, source, selection);
-  if (root.is_object() && root.find("SpotPriceHistory") != nullptr) return read_aws_json_trace(root, source, selection);
-  if (root.is_object() && (root.find("data") != nullptr || root.find("metadata") != nullptr))
+  if (json_member(root, "SpotPriceHistory") != nullptr) return read_aws_json_trace(root, source, selection);
+  if (json_member(root, "data") != nullptr || json_member(root, "metadata") != nullptr)
     return read_skypilot_trace(root, source);
-  throw InputError(fmt::format(
-      "{}:{}:{}: wrong JSON shape: expected a SkyPilot trace {{\"metadata\": {{\"gap_seconds\": N}}, \"data\": [...]}} "
-      "or AWS spot price history {{\"SpotPriceHistory\": [...]}}, got {}",
-      source, root.line, root.column, json_kind_name(root.kind)));
+  fail_in(source, fmt::format("wrong JSON shape: expected a SkyPilot trace {{\"metadata\": {{\"gap_seconds\": N}}, "
+                              "\"data\": [...]}} or AWS spot price history {{\"SpotPriceHistory\": [...]}}, got {}",
+                              json_kind_name(root)));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Readers for the three trace formats the simulator replays. Every reader
 // validates everything and throws InputError naming the file, the line (or
-// line:column and element) and what is wrong.
+// for JSON the line:column of a syntax error, or the element's path) and
+// what is wrong.
 //   SkyPilot spot traces (JSON): {"metadata": {"gap_seconds": N}, "data": [0, 1, ...]}:
 //     data[i] is 1 (or true) when spot capacity was preempted/unavailable
 //     during gap i, 0 (false) when it was available. Availability only.
@@ -14,6 +15,8 @@
 //   Simple CSV: "time_s,available[,spot_price]" rows (the header line is
 //     optional), time from 0, strictly increasing.
 #pragma once
+
+#include <nlohmann/json_fwd.hpp>
 
 #include <optional>
 #include <string>
@@ -44,7 +47,7 @@ Trace parse_trace(std::string_view text, const std::string& source, TraceFormat 
                   const TraceSelection& selection);
 
 // The formats' readers (trace_skypilot.cpp, trace_aws.cpp, trace_simple_csv.cpp).
-struct JsonValue;
+using JsonValue = nlohmann::json;  // as json_input.hpp names it
 Trace read_skypilot_trace(const JsonValue& root, const std::string& source);
 Trace read_aws_json_trace(const JsonValue& root, const std::string& source, const TraceSelection& selection);
 Trace read_aws_csv_trace(std::string_view text, const std::string& source, const TraceSelection& selection);
