@@ -4,10 +4,7 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <ctime>
-
-#include "json_writer.hpp"
 
 namespace frugal::cli {
 
@@ -80,16 +77,20 @@ std::string human_bytes(double bytes) {
   return unit == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.2f} {}", bytes, kUnits[unit]);
 }
 
-std::string info_json(const frugal_ckpt_info& info, const std::string& status) {
+json::Json info_json(const frugal_ckpt_info& info, const std::string& status) {
   const std::string created = utc_time(info.created_unix_ns);
-  return fmt::format(
-      "{{\"name\": {}, \"kind\": {}, \"step\": {}, \"sequence\": {}, \"status\": {}, \"bytes\": {}, "
-      "\"tensors\": {}, \"emergency\": {}, \"created_unix_ns\": {}, \"created\": {}, \"reason\": {}}}",
-      json_string(info.name),
-      info.kind == FRUGAL_CKPT_HEARTBEAT || info.kind == FRUGAL_CKPT_FULL ? json_string(kind_name(info.kind)) : "null",
-      info.step, info.sequence,
-      json_string(status.empty() ? status_name(info.status) : status), info.bytes, info.tensor_count, info.emergency != 0 ? "true" : "false",
-      info.created_unix_ns, created.empty() ? "null" : json_string(created), json_string(info.reason));
+  const bool known_kind = info.kind == FRUGAL_CKPT_HEARTBEAT || info.kind == FRUGAL_CKPT_FULL;
+  return {{"name", info.name},
+          {"kind", known_kind ? json::Json(kind_name(info.kind)) : json::Json(nullptr)},
+          {"step", info.step},
+          {"sequence", info.sequence},
+          {"status", status.empty() ? status_name(info.status) : status},
+          {"bytes", info.bytes},
+          {"tensors", info.tensor_count},
+          {"emergency", info.emergency != 0},
+          {"created_unix_ns", info.created_unix_ns},
+          {"created", created.empty() ? json::Json(nullptr) : json::Json(created)},
+          {"reason", info.reason}};
 }
 
 std::string human_seconds(double seconds) {
@@ -97,7 +98,5 @@ std::string human_seconds(double seconds) {
   if (seconds < 1.0) return fmt::format("{:.2f} ms", seconds * 1e3);
   return fmt::format("{:.3f} s", seconds);
 }
-
-std::string json_number(double value) { return std::isfinite(value) ? fmt::format("{}", value) : "null"; }
 
 }  // namespace frugal::cli

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "frugal/sdk/host.hpp"
+#include "json_text.hpp"
 
 namespace frugal::cli {
 
@@ -55,12 +56,10 @@ std::string human_bytes(double bytes);
 // "12.3 us", "4.56 ms", "1.234 s".
 std::string human_seconds(double seconds);
 
-// One checkpoint as a single-line JSON object (keys: name, kind, step,
-// sequence, status, bytes, tensors, emergency, created_unix_ns, created,
-// reason; kind and created are null when unknown). `status` replaces the status name when not empty.
-std::string info_json(const frugal_ckpt_info& info, const std::string& status = "");
-
-// A JSON number, or null when `value` is not finite.
-std::string json_number(double value);
+// One checkpoint as a JSON object (keys: name, kind, step, sequence,
+// status, bytes, tensors, emergency, created_unix_ns, created, reason;
+// kind and created are null when unknown). `status` replaces the status
+// name when not empty.
+json::Json info_json(const frugal_ckpt_info& info, const std::string& status = "");
 
 }  // namespace frugal::cli

@@ -7,7 +7,8 @@
 
 #include "commands.hpp"
 #include "frugal/sdk/host.hpp"
-#include "json_writer.hpp"
+#include "json_text.hpp"
+#include "terminal_text.hpp"
 
 namespace frugal::cli {
 
@@ -21,9 +22,11 @@ bool wants_help(const std::vector<std::string>& args) { return std::any_of(args.
 
 int report_error(const std::string& command, const std::string& code, const std::string& message, int exit_code,
                  bool json) {
-  if (json)
-    fmt::print("{{\"command\": {}, \"error\": {{\"code\": {}, \"message\": {}}}, \"exit_code\": {}}}\n",
-               json_string(command), json_string(code), json_string(message), exit_code);
+  if (json) {
+    const json::Json error = {
+        {"command", command}, {"error", {{"code", code}, {"message", message}}}, {"exit_code", exit_code}};
+    fmt::print("{}\n", json::json_text(error, -1));
+  }
   if (exit_code == kExitUsage)
     fmt::print(stderr, "frugal {}: {} (see 'frugal {} --help')\n", command, terminal_text(message), command);
   else

@@ -3,8 +3,8 @@
 // only. Exit codes: 0 ok, 1 the command found a problem (a committed
 // checkpoint that fails, no valid checkpoint, a store error), 2 bad usage.
 // Text that comes from the store (reasons quoting a manifest, the manifest
-// itself) is escaped on the way out: valid UTF-8 in JSON, no control
-// characters on the terminal (json_writer.hpp).
+// itself) is escaped on the way out: ASCII-only JSON (json_text.hpp), no
+// control characters on the terminal (terminal_text.hpp).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,7 +16,8 @@
 #include "ckpt_args.hpp"
 #include "ckpt_session.hpp"
 #include "commands.hpp"
-#include "json_writer.hpp"
+#include "json_text.hpp"
+#include "terminal_text.hpp"
 
 namespace frugal::cli {
 namespace {
@@ -114,15 +115,20 @@ std::vector<frugal_ckpt_info> list_checkpoints(frugal_ckpt_engine* engine, bool 
   return out;
 }
 
-std::string header_json(const std::string& dir, const std::string& prefix) {
-  return fmt::format("\"dir\": {}, \"prefix\": {}", json_string(dir), json_string(prefix));
+// A subcommand's --json object: "dir" and "prefix", then `members`.
+json::Json with_header(const std::string& dir, const std::string& prefix, const json::Json& members) {
+  json::Json out = {{"dir", dir}, {"prefix", prefix}};
+  out.update(members);
+  return out;
 }
 
-void print_info_array(const std::vector<frugal_ckpt_info>& infos) {
-  fmt::print("[");
-  for (size_t i = 0; i < infos.size(); ++i) fmt::print("{}\n    {}", i == 0 ? "" : ",", info_json(infos[i]));
-  fmt::print("{}]", infos.empty() ? "" : "\n  ");
+json::Json info_array(const std::vector<frugal_ckpt_info>& infos) {
+  json::Json out = json::Json::array();
+  for (const auto& info : infos) out.push_back(info_json(info));
+  return out;
 }
+
+void print_json(const json::Json& value) { fmt::print("{}\n", json::json_text(value)); }
 
 void print_table(const std::vector<frugal_ckpt_info>& infos) {
   fmt::print("{:<26} {:<9} {:>12} {:>8} {:<12} {:>11} {:>7} {:<9} {:<20} {}\n", "NAME", "KIND", "STEP", "SEQ",
@@ -159,10 +165,7 @@ int ckpt_ls(const std::vector<std::string>& args) {
   const bool deep = parsed.has("--verify");
   const auto infos = list_checkpoints(session.engine.get(), deep);
   if (parsed.has("--json")) {
-    fmt::print("{{\n  {}, \"verified_shards\": {},\n  \"checkpoints\": ", header_json(dir, settings.prefix),
-               deep ? "true" : "false");
-    print_info_array(infos);
-    fmt::print("\n}}\n");
+    print_json(with_header(dir, settings.prefix, {{"verified_shards", deep}, {"checkpoints", info_array(infos)}}));
   } else if (infos.empty()) {
     fmt::print("no checkpoints in {}{}\n", terminal_text(dir),
                settings.prefix.empty() ? "" : " under prefix '" + terminal_text(settings.prefix) + "'");
@@ -198,15 +201,13 @@ int ckpt_latest(const std::vector<std::string>& args) {
     const std::string reason = frugal_error_message(error);
     frugal_error_destroy(error);
     if (parsed.has("--json"))
-      fmt::print("{{\n  {}, \"kind\": {},\n  \"checkpoint\": null,\n  \"reason\": {}\n}}\n",
-                 header_json(dir, settings.prefix), json_string(kinds_text), json_string(reason));
+      print_json(with_header(dir, settings.prefix, {{"kind", kinds_text}, {"checkpoint", nullptr}, {"reason", reason}}));
     fmt::print(stderr, "frugal ckpt latest: {}: {}\n", terminal_text(dir), terminal_text(reason));
     return kExitProblem;
   }
   host::check(error);
   if (parsed.has("--json"))
-    fmt::print("{{\n  {}, \"kind\": {},\n  \"checkpoint\": {}\n}}\n", header_json(dir, settings.prefix),
-               json_string(kinds_text), info_json(info));
+    print_json(with_header(dir, settings.prefix, {{"kind", kinds_text}, {"checkpoint", info_json(info)}}));
   else
     print_details(info);
   return kExitOk;
@@ -320,14 +321,16 @@ int ckpt_verify(const std::vector<std::string>& args) {
     return std::count_if(rows.begin(), rows.end(), [&](const VerifyRow& row) { return row.status == status; });
   };
   if (parsed.has("--json")) {
-    fmt::print(
-        "{{\n  {}, \"checked\": {}, \"failed\": {}, \"valid\": {}, \"in_progress\": {}, \"retired\": {}, "
-        "\"incomplete\": {},\n  \"checkpoints\": [",
-        header_json(dir, settings.prefix), rows.size(), failed.size(), valid, count(kInProgress), count(kRetired),
-        count(kIncomplete));
-    for (size_t i = 0; i < rows.size(); ++i)
-      fmt::print("{}\n    {}", i == 0 ? "" : ",", info_json(rows[i].info, rows[i].status));
-    fmt::print("{}]\n}}\n", rows.empty() ? "" : "\n  ");
+    json::Json checkpoints = json::Json::array();
+    for (const auto& row : rows) checkpoints.push_back(info_json(row.info, row.status));
+    print_json(with_header(dir, settings.prefix,
+                           {{"checked", rows.size()},
+                            {"failed", failed.size()},
+                            {"valid", valid},
+                            {"in_progress", count(kInProgress)},
+                            {"retired", count(kRetired)},
+                            {"incomplete", count(kIncomplete)},
+                            {"checkpoints", std::move(checkpoints)}}));
   } else {
     if (rows.empty()) fmt::print("no checkpoints in {}\n", terminal_text(dir));
     for (const auto& row : rows)
@@ -393,8 +396,8 @@ int ckpt_gc(const std::vector<std::string>& args) {
   const int64_t keep_heartbeats = settings.keep_heartbeats.value_or(2);
   const int64_t keep_full = settings.keep_full.value_or(2);
   if (parsed.has("--json"))
-    fmt::print("{{\n  {}, \"removed\": {}, \"keep_heartbeats\": {}, \"keep_full\": {}\n}}\n",
-               header_json(dir, settings.prefix), removed, keep_heartbeats, keep_full);
+    print_json(with_header(dir, settings.prefix,
+                           {{"removed", removed}, {"keep_heartbeats", keep_heartbeats}, {"keep_full", keep_full}}));
   else
     fmt::print("removed {} checkpoint{} (keeping {} heartbeat{} and {} full)\n", removed, removed == 1 ? "" : "s",
                keep_heartbeats, keep_heartbeats == 1 ? "" : "s", keep_full);

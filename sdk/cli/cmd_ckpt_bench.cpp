@@ -30,7 +30,7 @@
 #include "ckpt_args.hpp"
 #include "ckpt_session.hpp"
 #include "commands.hpp"
-#include "json_writer.hpp"
+#include "json_text.hpp"
 
 namespace frugal::cli {
 namespace {
@@ -130,12 +130,6 @@ double median(std::vector<double> values) {
 
 double maximum(const std::vector<double>& values) {
   return values.empty() ? 0 : *std::max_element(values.begin(), values.end());
-}
-
-std::string json_array(const std::vector<double>& values) {
-  std::string out = "[";
-  for (size_t i = 0; i < values.size(); ++i) out += (i == 0 ? "" : ", ") + json_number(values[i]);
-  return out + "]";
 }
 
 std::string mib_per_s(double bytes_per_second) { return fmt::format("{:.1f} MiB/s", bytes_per_second / (1 << 20)); }
@@ -344,35 +338,42 @@ void print_report(const Report& report) {
   const double stall_paired = median(stall_pairs), persist_paired = median(persist_pairs);
 
   if (config.json) {
-    std::string names;
-    for (size_t i = 0; i < report.iterations.size(); ++i)
-      names += (i == 0 ? "" : ", ") + json_string(report.iterations[i].name);
-    std::string kept;
-    for (size_t i = 0; i < report.kept.size(); ++i) kept += (i == 0 ? "" : ", ") + json_string(report.kept[i]);
-    fmt::print("{{\n  \"dir\": {}, \"prefix\": {},\n", json_string(config.dir), json_string(config.engine.prefix));
-    fmt::print("  \"size_bytes\": {}, \"count\": {}, \"kind\": {}, \"tensors\": {},\n", config.size, config.count,
-               json_string(kind_name(config.kind)), report.tensors);
-    fmt::print("  \"shard_bytes\": {}, \"keep_heartbeats\": {}, \"keep_full\": {},\n",
-               config.engine.shard_bytes.value_or(kEngineDefaultShardBytes),
-               config.engine.keep_heartbeats.value_or(kEngineDefaultKeep), config.engine.keep_full.value_or(kEngineDefaultKeep));
-    fmt::print("  \"snapshot_seconds\": {},\n  \"snapshot_seconds_median\": {}, \"snapshot_seconds_max\": {},\n",
-               json_array(snapshot), json_number(stall_median), json_number(maximum(snapshot)));
-    fmt::print("  \"memcpy_seconds\": {},\n  \"memcpy_seconds_median\": {},\n", json_array(memcpy_s),
-               json_number(memcpy_median));
-    fmt::print("  \"stall_ratio\": {}, \"stall_target\": {}, \"stall_target_met\": {}, \"stall_ratio_paired_median\": {},\n",
-               json_number(stall_ratio), kStallTarget, stall_met ? "true" : "false", json_number(stall_paired));
-    fmt::print("  \"persist_seconds\": {},\n  \"persist_bytes_per_second\": {},\n", json_array(persist),
-               json_array(persist_bps));
-    fmt::print("  \"persist_seconds_median\": {}, \"persist_bytes_per_second_median\": {},\n",
-               json_number(median(persist)), json_number(persist_bps_median));
-    fmt::print("  \"raw_write_seconds\": {},\n  \"raw_write_bytes_per_second\": {},\n", json_array(raw),
-               json_array(raw_bps));
-    fmt::print("  \"raw_write_seconds_median\": {}, \"raw_write_bytes_per_second_median\": {},\n",
-               json_number(median(raw)), json_number(raw_bps_median));
-    fmt::print("  \"persist_ratio\": {}, \"persist_target\": {}, \"persist_target_met\": {}, "
-               "\"persist_ratio_paired_median\": {},\n",
-               json_number(persist_ratio), kPersistTarget, persist_met ? "true" : "false", json_number(persist_paired));
-    fmt::print("  \"checkpoints\": [{}],\n  \"kept\": [{}]\n}}\n", names, kept);
+    json::Json names = json::Json::array();
+    for (const auto& it : report.iterations) names.push_back(it.name);
+    const json::Json out = {
+        {"dir", config.dir},
+        {"prefix", config.engine.prefix},
+        {"size_bytes", config.size},
+        {"count", config.count},
+        {"kind", kind_name(config.kind)},
+        {"tensors", report.tensors},
+        {"shard_bytes", config.engine.shard_bytes.value_or(kEngineDefaultShardBytes)},
+        {"keep_heartbeats", config.engine.keep_heartbeats.value_or(kEngineDefaultKeep)},
+        {"keep_full", config.engine.keep_full.value_or(kEngineDefaultKeep)},
+        {"snapshot_seconds", snapshot},
+        {"snapshot_seconds_median", stall_median},
+        {"snapshot_seconds_max", maximum(snapshot)},
+        {"memcpy_seconds", memcpy_s},
+        {"memcpy_seconds_median", memcpy_median},
+        {"stall_ratio", stall_ratio},
+        {"stall_target", kStallTarget},
+        {"stall_target_met", stall_met},
+        {"stall_ratio_paired_median", stall_paired},
+        {"persist_seconds", persist},
+        {"persist_bytes_per_second", persist_bps},
+        {"persist_seconds_median", median(persist)},
+        {"persist_bytes_per_second_median", persist_bps_median},
+        {"raw_write_seconds", raw},
+        {"raw_write_bytes_per_second", raw_bps},
+        {"raw_write_seconds_median", median(raw)},
+        {"raw_write_bytes_per_second_median", raw_bps_median},
+        {"persist_ratio", persist_ratio},
+        {"persist_target", kPersistTarget},
+        {"persist_target_met", persist_met},
+        {"persist_ratio_paired_median", persist_paired},
+        {"checkpoints", std::move(names)},
+        {"kept", report.kept}};
+    fmt::print("{}\n", json::json_text(out));
     return;
   }
 

@@ -18,7 +18,7 @@
 #include "cli_errors.hpp"
 #include "commands.hpp"
 #include "frugal/sdk/host.hpp"
-#include "json_writer.hpp"
+#include "json_text.hpp"
 #include "pack_input.hpp"
 
 namespace frugal::cli {
@@ -77,14 +77,24 @@ void print_table(const Summary& s) {
 
 void print_json(const Summary& s) {
   const auto& st = s.stats;
-  fmt::print(
-      "{{\"algorithm\": {}, \"max_len\": {}, \"max_per_pack\": {}, \"sequences\": {}, \"units\": {}, "
-      "\"real_tokens\": {}, \"packs\": {}, \"lower_bound\": {}, \"lower_bound_tight\": {}, \"efficiency\": {:.9f}, "
-      "\"padding_before\": {:.9f}, \"padding_after\": {:.9f}, \"speedup\": {:.9f}, \"truncated_sequences\": {}, "
-      "\"truncated_tokens\": {}, \"split_sequences\": {}, \"seconds\": {:.6f}}}\n",
-      json_string(st.method), st.max_len, s.max_per_pack, st.sequences, st.units, st.real_tokens, st.packs,
-      st.lower_bound, st.lower_bound_tight, st.efficiency, st.padding_before, st.padding_after, st.speedup,
-      st.truncated_sequences, st.truncated_tokens, st.split_sequences, s.seconds);
+  const json::Json out = {{"algorithm", st.method},
+                          {"max_len", st.max_len},
+                          {"max_per_pack", s.max_per_pack},
+                          {"sequences", st.sequences},
+                          {"units", st.units},
+                          {"real_tokens", st.real_tokens},
+                          {"packs", st.packs},
+                          {"lower_bound", st.lower_bound},
+                          {"lower_bound_tight", st.lower_bound_tight},
+                          {"efficiency", st.efficiency},
+                          {"padding_before", st.padding_before},
+                          {"padding_after", st.padding_after},
+                          {"speedup", st.speedup},
+                          {"truncated_sequences", st.truncated_sequences},
+                          {"truncated_tokens", st.truncated_tokens},
+                          {"split_sequences", st.split_sequences},
+                          {"seconds", s.seconds}};
+  fmt::print("{}\n", json::json_text(out, -1));
 }
 
 void write_assignments(const std::string& path, const frugal_pack_plan* plan, bool pieces) {

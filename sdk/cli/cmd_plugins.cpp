@@ -10,7 +10,7 @@
 #include "cli_errors.hpp"
 #include "commands.hpp"
 #include "frugal/sdk/host.hpp"
-#include "json_writer.hpp"
+#include "json_text.hpp"
 #include "plugin_options.hpp"
 
 namespace frugal::cli {
@@ -51,35 +51,35 @@ Listing collect(frugal_context* context, bool with_options) {
 }
 
 void print_json(const Listing& listing) {
-  fmt::print("{{\n  \"plugins\": [");
-  for (size_t p = 0; p < listing.plugins.size(); ++p) {
-    const auto& info = listing.plugins[p].info;
-    fmt::print("{}\n    {{\"name\": {}, \"version\": {}, \"vendor\": {}, \"license\": {}, \"path\": {}, "
-               "\"abi\": \"{}.{}\", \"strategies\": [",
-               p == 0 ? "" : ",", json_string(info.name), json_string(info.version), json_string(info.vendor),
-               json_string(info.license), json_string(info.path), info.abi_major, info.abi_minor);
-    const auto& strategies = listing.plugins[p].strategies;
-    const auto& options = listing.plugins[p].options;
-    for (size_t s = 0; s < strategies.size(); ++s) {
-      const auto& st = strategies[s];
-      fmt::print("{}\n      {{\"kind\": {}, \"name\": {}, \"summary\": {}, \"thread_safe\": {}, "
-                 "\"deterministic\": {}, \"shadowed\": {}{}}}",
-                 s == 0 ? "" : ",", json_string(frugal_strategy_kind_name(st.kind)), json_string(st.name),
-                 json_string(st.summary), (st.flags & FRUGAL_STRATEGY_THREAD_SAFE) != 0 ? "true" : "false",
-                 (st.flags & FRUGAL_STRATEGY_DETERMINISTIC) != 0 ? "true" : "false",
-                 st.shadowed != 0 ? "true" : "false",
-                 options.empty() ? "" : ", \"options\": " + options_json(options[s]));
+  json::Json plugins = json::Json::array();
+  for (const auto& row : listing.plugins) {
+    const auto& info = row.info;
+    json::Json strategies = json::Json::array();
+    for (size_t s = 0; s < row.strategies.size(); ++s) {
+      const auto& st = row.strategies[s];
+      json::Json strategy = {{"kind", frugal_strategy_kind_name(st.kind)},
+                             {"name", st.name},
+                             {"summary", st.summary},
+                             {"thread_safe", (st.flags & FRUGAL_STRATEGY_THREAD_SAFE) != 0},
+                             {"deterministic", (st.flags & FRUGAL_STRATEGY_DETERMINISTIC) != 0},
+                             {"shadowed", st.shadowed != 0}};
+      if (!row.options.empty()) strategy["options"] = options_json(row.options[s]);
+      strategies.push_back(std::move(strategy));
     }
-    fmt::print("{}]}}", strategies.empty() ? "" : "\n    ");
+    plugins.push_back({{"name", info.name},
+                       {"version", info.version},
+                       {"vendor", info.vendor},
+                       {"license", info.license},
+                       {"path", info.path},
+                       {"abi", fmt::format("{}.{}", info.abi_major, info.abi_minor)},
+                       {"strategies", std::move(strategies)}});
   }
-  fmt::print("{}],\n  \"failures\": [", listing.plugins.empty() ? "" : "\n  ");
-  for (size_t f = 0; f < listing.failures.size(); ++f) {
-    const auto& failure = listing.failures[f];
-    fmt::print("{}\n    {{\"path\": {}, \"code\": {}, \"error\": {}}}", f == 0 ? "" : ",",
-               json_string(failure.path), json_string(frugal_error_code_name(failure.code)),
-               json_string(failure.message));
-  }
-  fmt::print("{}]\n}}\n", listing.failures.empty() ? "" : "\n  ");
+  json::Json failures = json::Json::array();
+  for (const auto& failure : listing.failures)
+    failures.push_back(
+        {{"path", failure.path}, {"code", frugal_error_code_name(failure.code)}, {"error", failure.message}});
+  const json::Json out = {{"plugins", std::move(plugins)}, {"failures", std::move(failures)}};
+  fmt::print("{}\n", json::json_text(out));
 }
 
 void print_table(const Listing& listing) {

@@ -9,7 +9,7 @@
 
 #include "frugal/sdk/host.hpp"
 #include "frugal/sdk/option_decl.hpp"
-#include "json_writer.hpp"
+#include "terminal_text.hpp"
 
 namespace frugal::cli {
 namespace {
@@ -18,19 +18,32 @@ constexpr double kTwoTo63 = 9223372036854775808.0;
 
 bool has(const frugal_option_info& o, uint32_t flag) { return (o.flags & flag) != 0; }
 
-// A declared bound as a JSON number: an integer for INT options, the
-// shortest round-trip text for doubles; nullopt when not declared or
-// infinite (no bound, and JSON has no infinity).
-std::optional<std::string> bound_number(const frugal_option_info& o, uint32_t flag, double value) {
+// A declared bound, nullopt when not declared or infinite (no bound).
+std::optional<double> bound(const frugal_option_info& o, uint32_t flag, double value) {
   if (!has(o, flag) || std::isinf(value)) return std::nullopt;
-  if (o.type == FRUGAL_OPTION_INT && std::fabs(value) < kTwoTo63)
-    return fmt::format("{}", static_cast<int64_t>(value));
-  return fmt::format("{}", value);
+  return value;
+}
+
+// Whether a bound shows as an integer (table and JSON): for INT options.
+bool as_integer(const frugal_option_info& o, double value) {
+  return o.type == FRUGAL_OPTION_INT && std::fabs(value) < kTwoTo63;
+}
+
+std::optional<std::string> bound_text(const frugal_option_info& o, uint32_t flag, double value) {
+  const auto b = bound(o, flag, value);
+  if (!b) return std::nullopt;
+  return as_integer(o, *b) ? fmt::format("{}", static_cast<int64_t>(*b)) : fmt::format("{}", *b);
+}
+
+json::Json bound_json(const frugal_option_info& o, uint32_t flag, double value) {
+  const auto b = bound(o, flag, value);
+  if (!b) return nullptr;
+  return as_integer(o, *b) ? json::Json(static_cast<int64_t>(*b)) : json::Json(*b);
 }
 
 std::string range_text(const frugal_option_info& o) {
-  const auto lo = bound_number(o, FRUGAL_OPTION_DECL_HAS_MIN, o.min);
-  const auto hi = bound_number(o, FRUGAL_OPTION_DECL_HAS_MAX, o.max);
+  const auto lo = bound_text(o, FRUGAL_OPTION_DECL_HAS_MIN, o.min);
+  const auto hi = bound_text(o, FRUGAL_OPTION_DECL_HAS_MAX, o.max);
   if (lo && hi) return fmt::format("[{}, {}]", *lo, *hi);
   if (lo) return ">= " + *lo;
   if (hi) return "<= " + *hi;
@@ -49,19 +62,17 @@ std::string default_text(const frugal_option_info& o) {
   return o.default_value != nullptr ? terminal_text(o.default_value) : "-";
 }
 
-std::string json_or_null(const std::optional<std::string>& value) { return value ? *value : "null"; }
-
-std::string choices_json(const char* choices) {
-  if (choices == nullptr) return "null";
-  std::string out = "[";
+json::Json choices_json(const char* choices) {
+  if (choices == nullptr) return nullptr;
+  json::Json out = json::Json::array();
   const std::string_view all(choices);
   for (size_t start = 0;;) {
     const size_t bar = all.find('|', start);
-    out += (start == 0 ? "" : ", ") + json_string(all.substr(start, bar == std::string_view::npos ? bar : bar - start));
+    out.push_back(all.substr(start, bar == std::string_view::npos ? bar : bar - start));
     if (bar == std::string_view::npos) break;
     start = bar + 1;
   }
-  return out + "]";
+  return out;
 }
 
 }  // namespace
@@ -98,21 +109,19 @@ std::string options_table(const std::vector<frugal_option_info>& options, const 
   return out;
 }
 
-std::string options_json(const std::vector<frugal_option_info>& options) {
-  std::string out = "[";
-  for (size_t i = 0; i < options.size(); ++i) {
-    const auto& o = options[i];
-    out += fmt::format(
-        "{}{{\"name\": {}, \"type\": \"{}\", \"required\": {}, \"default\": {}, \"min\": {}, \"max\": {}, "
-        "\"choices\": {}, \"directory\": {}, \"doc\": {}}}",
-        i == 0 ? "" : ", ", json_string(o.name), sdk::option_type_name(o.type),
-        has(o, FRUGAL_OPTION_DECL_REQUIRED),
-        o.default_value != nullptr ? json_string(o.default_value) : "null",
-        json_or_null(bound_number(o, FRUGAL_OPTION_DECL_HAS_MIN, o.min)),
-        json_or_null(bound_number(o, FRUGAL_OPTION_DECL_HAS_MAX, o.max)), choices_json(o.choices),
-        has(o, FRUGAL_OPTION_DECL_DIRECTORY), json_string(o.doc));
-  }
-  return out + "]";
+json::Json options_json(const std::vector<frugal_option_info>& options) {
+  json::Json out = json::Json::array();
+  for (const auto& o : options)
+    out.push_back({{"name", o.name},
+                   {"type", sdk::option_type_name(o.type)},
+                   {"required", has(o, FRUGAL_OPTION_DECL_REQUIRED)},
+                   {"default", o.default_value != nullptr ? json::Json(o.default_value) : json::Json(nullptr)},
+                   {"min", bound_json(o, FRUGAL_OPTION_DECL_HAS_MIN, o.min)},
+                   {"max", bound_json(o, FRUGAL_OPTION_DECL_HAS_MAX, o.max)},
+                   {"choices", choices_json(o.choices)},
+                   {"directory", has(o, FRUGAL_OPTION_DECL_DIRECTORY)},
+                   {"doc", o.doc}});
+  return out;
 }
 
 }  // namespace frugal::cli

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "frugal/frugal.h"
+#include "json_text.hpp"
 
 namespace frugal::cli {
 
@@ -23,6 +24,6 @@ std::string options_table(const std::vector<frugal_option_info>& options, const 
 
 // [{"name", "type", "required", "default" (text or null), "min", "max"
 // (numbers or null), "choices" (array or null), "directory", "doc"}, ...].
-std::string options_json(const std::vector<frugal_option_info>& options);
+json::Json options_json(const std::vector<frugal_option_info>& options);
 
 }  // namespace frugal::cli

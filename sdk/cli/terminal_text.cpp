@@ -1,4 +1,4 @@
-#include "json_writer.hpp"
+#include "terminal_text.hpp"
 
 #include <fmt/format.h>
 
@@ -43,32 +43,6 @@ CodePoint decode_at(std::string_view text, size_t at) {
 bool is_control(uint32_t value) { return value < 0x20 || (value >= 0x7F && value <= 0x9F); }
 
 }  // namespace
-
-std::string json_string(std::string_view text) {
-  std::string out = "\"";
-  for (size_t at = 0; at < text.size();) {
-    const CodePoint cp = decode_at(text, at);
-    if (!cp.valid) {
-      out += "\\ufffd";
-    } else if (cp.value == '"') {
-      out += "\\\"";
-    } else if (cp.value == '\\') {
-      out += "\\\\";
-    } else if (cp.value == '\n') {
-      out += "\\n";
-    } else if (cp.value == '\r') {
-      out += "\\r";
-    } else if (cp.value == '\t') {
-      out += "\\t";
-    } else if (is_control(cp.value)) {
-      out += fmt::format("\\u{:04x}", cp.value);
-    } else {
-      out.append(text.substr(at, cp.length));
-    }
-    at += cp.length;
-  }
-  return out + "\"";
-}
 
 std::string terminal_text(std::string_view text) {
   std::string out;
