@@ -1,7 +1,8 @@
 #include "report.hpp"
 
 #include <algorithm>
-#include <cstdio>
+
+#include "json_text.hpp"
 
 namespace frugal::conformance {
 
@@ -32,39 +33,16 @@ std::string Report::text() const {
   return out;
 }
 
-std::string json_escape(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
-
 std::string Report::json(const std::string& plugin) const {
-  std::string out = "{\"plugin\": \"" + json_escape(plugin) + "\", \"pass\": " + (all_pass() ? "true" : "false") +
-                    ", \"results\": [";
-  for (std::size_t i = 0; i < verdicts_.size(); ++i) {
-    const Verdict& v = verdicts_[i];
-    static constexpr const char* kStatus[] = {"pass", "fail", "skip"};  // Outcome order
-    out += std::string(i ? ", " : "") + "{\"status\": \"" + kStatus[static_cast<int>(v.outcome)] +
-           "\", \"strategy\": \"" +
-           json_escape(v.strategy) + "\", \"rule\": \"" + json_escape(v.rule) + "\", \"message\": \"" +
-           json_escape(v.message) + "\"}";
-  }
-  return out + "]}\n";
+  static constexpr const char* kStatus[] = {"pass", "fail", "skip"};  // Outcome order
+  json::Json results = json::Json::array();
+  for (const Verdict& v : verdicts_)
+    results.push_back({{"status", kStatus[static_cast<int>(v.outcome)]},
+                       {"strategy", v.strategy},
+                       {"rule", v.rule},
+                       {"message", v.message}});
+  const json::Json out = {{"plugin", plugin}, {"pass", all_pass()}, {"results", std::move(results)}};
+  return json::json_text(out) + "\n";
 }
 
 }  // namespace frugal::conformance

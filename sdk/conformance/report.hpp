@@ -36,7 +36,4 @@ class Report {
   std::vector<Verdict> verdicts_;
 };
 
-// Escapes `text` as the inside of a JSON string.
-std::string json_escape(const std::string& text);
-
 }  // namespace frugal::conformance
