@@ -2,14 +2,16 @@
 // report.svg is well-formed XML with both runs' series and the legend, and
 // the terminal table has every row.
 #include <catch2/catch.hpp>
-#include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
 
-#include "json_out.hpp"
+#include <nlohmann/json.hpp>
+
 #include "report.hpp"
 #include "synthetic_runs.hpp"
 
@@ -35,23 +37,6 @@ struct Written {
     report = compute_report(baseline, frugal);
   }
 };
-
-// The text of the JSON object that follows "key": { in `json`, braces
-// balanced (strings in the report hold no braces).
-std::string json_section(const std::string& json, const std::string& key) {
-  const auto at = json.find("\"" + key + "\": {");
-  if (at == std::string::npos) return {};
-  int depth = 0;
-  for (auto i = json.find('{', at); i < json.size(); ++i) {
-    depth += json[i] == '{' ? 1 : json[i] == '}' ? -1 : 0;
-    if (depth == 0) return json.substr(at, i + 1 - at);
-  }
-  return {};
-}
-
-bool has_member(const std::string& json, const std::string& key, const std::string& value) {
-  return json.find(fmt::format("\"{}\": {}", key, value)) != std::string::npos;
-}
 
 // Tags balanced and properly nested, attribute values quoted, every '&'
 // an entity: enough of XML's well-formedness to catch a broken writer.
@@ -95,83 +80,83 @@ std::string xml_problem(const std::string& xml) {
 TEST_CASE("report.json holds every figure with its value") {
   Written w;
   const auto file = w.tmp.path() / "report.json";
+  w.report.frugal.run_info.emplace_back("note", "tab\there, bad byte \xff");
   write_report_json(w.report, file);
-  const auto json = file_text(file);
-  CHECK(has_member(json, "equal_time_clock_s", "57"));
+  const auto text = file_text(file);
+  // ASCII only: what is beyond it, or a control character, is escaped.
+  CHECK(std::all_of(text.begin(), text.end(), [](char c) { return c == '\n' || (c >= 0x20 && c < 0x7f); }));
+  auto json = nlohmann::json::parse(text);
+  CHECK(json["equal_time_clock_s"] == 57);
 
-  const auto baseline = json_section(json, "baseline");
-  const auto frugal = json_section(json, "frugal");
-  const auto savings = json_section(json, "frugal_vs_baseline");
-  REQUIRE(!baseline.empty());
-  REQUIRE(!frugal.empty());
-  REQUIRE(!savings.empty());
-  for (const auto* key :
-       {"dir", "steps", "attempts", "real_tokens", "slots", "processed_tokens", "padding_waste", "clock_s", "tokens_per_s",
-        "time_scale", "tokens_per_real_s", "train_loss_start", "train_loss_end", "eval_loss_first", "eval_loss_final",
-        "eval_loss_at_equal_time", "checkpoints_full", "checkpoints_heartbeat", "stall_total_s", "stall_mean_s",
-        "preempt_notices", "kills", "restarts", "preemptions", "mean_steps_lost", "mean_seconds_lost", "resume",
-        "replayed_steps", "max_abs_loss_diff", "restored_steps", "exact", "from_checkpointed_step", "dollars", "total",
-        "spot", "reserved", "productive", "stall", "lost", "expert_balance", "worst_max_over_mean", "mean_cv", "plan"}) {
-    INFO(key);
-    CHECK(baseline.find(fmt::format("\"{}\":", key)) != std::string::npos);
-    CHECK(frugal.find(fmt::format("\"{}\":", key)) != std::string::npos);
+  auto& baseline = json["baseline"];
+  auto& frugal = json["frugal"];
+  auto& savings = json["frugal_vs_baseline"];
+  for (const auto* run : {&baseline, &frugal}) {
+    for (const auto* key :
+         {"/dir", "/steps", "/attempts", "/real_tokens", "/slots", "/processed_tokens", "/padding_waste", "/clock_s",
+          "/tokens_per_s", "/time_scale", "/tokens_per_real_s", "/train_loss_start", "/train_loss_end",
+          "/eval_loss_first", "/eval_loss_final", "/eval_loss_at_equal_time", "/checkpoints_full",
+          "/checkpoints_heartbeat", "/stall_total_s", "/stall_mean_s", "/preempt_notices", "/kills", "/restarts",
+          "/preemptions", "/mean_steps_lost", "/mean_seconds_lost", "/resume/replayed_steps",
+          "/resume/max_abs_loss_diff", "/resume/restored_steps", "/resume/exact", "/resume/from_checkpointed_step",
+          "/dollars/total", "/dollars/spot", "/dollars/reserved", "/dollars/productive", "/dollars/stall",
+          "/dollars/lost", "/expert_balance/worst_max_over_mean", "/expert_balance/mean_cv", "/plan"}) {
+      INFO(key);
+      CHECK(run->contains(nlohmann::json::json_pointer(key)));
+    }
   }
-  CHECK(has_member(baseline, "steps", "6"));
-  CHECK(has_member(baseline, "padding_waste", fmt::format("{}", w.report.baseline.padding_waste)));
-  CHECK(has_member(baseline, "time_scale", "null"));
-  CHECK(has_member(baseline, "preemptions", "[]"));
-  CHECK(has_member(baseline, "total", "3.1"));
-  CHECK(has_member(baseline, "batching", "\"padded\""));
+  CHECK(baseline["steps"] == 6);
+  CHECK(baseline["padding_waste"] == w.report.baseline.padding_waste);
+  CHECK(baseline["time_scale"].is_null());
+  CHECK(baseline["preemptions"] == nlohmann::json::array());
+  CHECK(baseline["dollars"]["total"] == 3.1);
+  CHECK(baseline["plan"]["batching"] == "padded");
 
-  CHECK(has_member(frugal, "steps", "8"));
-  CHECK(has_member(frugal, "real_tokens", "720"));
-  CHECK(has_member(frugal, "processed_tokens", "900"));
-  CHECK(has_member(frugal, "time_scale", "2"));
-  CHECK(has_member(frugal, "eval_loss_final", "2"));
-  CHECK(has_member(frugal, "steps_lost", "2"));
-  CHECK(has_member(frugal, "seconds_lost", "13"));
-  CHECK(has_member(frugal, "signal", "\"SIGKILL\""));
-  CHECK(has_member(frugal, "restored_step", "3"));
-  CHECK(has_member(frugal, "max_abs_loss_diff", "0"));
-  CHECK(has_member(frugal, "exact", "true"));
-  CHECK(has_member(frugal, "from_checkpointed_step", "true"));
-  CHECK(has_member(frugal, "spot", "1"));
-  CHECK(has_member(frugal, "lost", "0.2"));
-  CHECK(has_member(frugal, "max_over_mean", "1.6"));
-  CHECK(has_member(frugal, "stall_mean_s", fmt::format("{}", 2.5 / 3.0)));
+  CHECK(frugal["steps"] == 8);
+  CHECK(frugal["real_tokens"] == 720);
+  CHECK(frugal["processed_tokens"] == 900);
+  CHECK(frugal["time_scale"] == 2);
+  CHECK(frugal["eval_loss_final"] == 2);
+  auto& preemption = frugal["preemptions"].at(0);
+  CHECK(preemption["steps_lost"] == 2);
+  CHECK(preemption["seconds_lost"] == 13);
+  CHECK(preemption["signal"] == "SIGKILL");
+  CHECK(preemption["restored_step"] == 3);
+  CHECK(frugal["resume"]["max_abs_loss_diff"] == 0);
+  CHECK(frugal["resume"]["exact"] == true);
+  CHECK(frugal["resume"]["from_checkpointed_step"] == true);
+  CHECK(frugal["dollars"]["spot"] == 1);
+  CHECK(frugal["dollars"]["lost"] == 0.2);
+  CHECK(frugal["expert_balance"]["layers"].at(0)["max_over_mean"] == 1.6);
+  CHECK(frugal["stall_mean_s"] == 2.5 / 3.0);
+  // Text is kept, an invalid byte becomes U+FFFD.
+  CHECK(frugal["plan"]["note"] == "tab\there, bad byte \xef\xbf\xbd");
 
-  CHECK(has_member(savings, "dollars_ratio", fmt::format("{}", *w.report.savings.dollars_ratio)));
-  CHECK(has_member(savings, "padding_waste_delta", fmt::format("{}", w.report.savings.padding_waste_delta)));
-  CHECK(has_member(savings, "frugal_clock_to_target_s", fmt::format("{}", *w.report.savings.frugal_clock_to_target_s)));
-  CHECK(has_member(savings, "frugal_dollars_to_target", fmt::format("{}", *w.report.savings.frugal_dollars_to_target)));
-  CHECK(has_member(savings, "target_loss", "3"));
+  CHECK(savings["dollars_ratio"] == *w.report.savings.dollars_ratio);
+  CHECK(savings["padding_waste_delta"] == w.report.savings.padding_waste_delta);
+  CHECK(savings["frugal_clock_to_target_s"] == *w.report.savings.frugal_clock_to_target_s);
+  CHECK(savings["frugal_dollars_to_target"] == *w.report.savings.frugal_dollars_to_target);
+  CHECK(savings["target_loss"] == 3);
   for (const auto* key : {"dollars_saved", "tokens_per_s_ratio", "eval_loss_delta_at_equal_time",
                           "baseline_dollars_to_target", "dollars_to_target_ratio"}) {
     INFO(key);
-    CHECK(savings.find(fmt::format("\"{}\": ", key)) != std::string::npos);
-    CHECK(savings.find(fmt::format("\"{}\": null", key)) == std::string::npos);
+    REQUIRE(savings.contains(key));
+    CHECK(savings[key].is_number());
   }
 }
 
-TEST_CASE("the JSON writer escapes strings and writes null for missing values") {
-  JsonOut j;
-  j.begin_object();
-  j.string("text", "a \"quoted\"\\ line\n\x01");
-  j.number("missing", std::optional<double>{});
-  j.number("nan", NAN);
-  j.begin_array("list");
-  j.integer("", 1);
-  j.integer("", 2);
-  j.end_array();
-  j.begin_array("empty");
-  j.end_array();
-  j.end_object();
-  CHECK(j.text() ==
-        "{\n  \"text\": \"a \\\"quoted\\\"\\\\ line\\n\\u0001\",\n  \"missing\": null,\n  \"nan\": null,\n"
-        "  \"list\": [\n    1,\n    2\n  ],\n  \"empty\": []\n}");
-  JsonOut open;
-  open.begin_object();
-  CHECK_THROWS_AS(open.text(), std::logic_error);
+TEST_CASE("report.json writes a figure that is missing or not finite as null") {
+  Written w;
+  w.report.savings.target_loss.reset();
+  w.report.savings.dollars_saved = NAN;
+  w.report.frugal.clock_s = INFINITY;
+  const auto file = w.tmp.path() / "report.json";
+  write_report_json(w.report, file);
+  auto json = nlohmann::json::parse(file_text(file));
+  CHECK(json["frugal_vs_baseline"]["target_loss"].is_null());
+  CHECK(json["frugal_vs_baseline"]["dollars_saved"].is_null());
+  CHECK(json["frugal"]["clock_s"].is_null());
+  CHECK(json["baseline"]["clock_s"].is_number());
 }
 
 TEST_CASE("report.svg is well-formed and shows both runs, the markers and the legend") {
