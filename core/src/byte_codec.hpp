@@ -18,7 +18,7 @@
 
 #include <fmt/format.h>
 
-#include "ckpt/hash.hpp"
+#include "hash.hpp"
 #include "error.hpp"
 
 namespace frugal {
@@ -153,7 +153,7 @@ inline ByteWriter begin_sealed(const BlobFrame& frame) {
 // Appends the checksum; the blob is then out.bytes().
 inline void seal(ByteWriter& out) {
   std::vector<std::byte>& bytes = out.bytes();
-  out.u64(ckpt::xxh3(bytes.data(), bytes.size()));
+  out.u64(xxh3(bytes.data(), bytes.size()));
 }
 
 // A reader over a sealed blob's fields, past its magic and format, checked
@@ -168,7 +168,7 @@ inline ByteReader open_sealed(std::span<const std::byte> blob, const BlobFrame& 
   ByteReader in(body, frame.subject);
   if (in.u32("magic") != frame.magic)
     fail(FRUGAL_ERR_DATA_CORRUPTED, "not a {} (its first bytes are not \"{}\")", frame.subject, frame.magic_text);
-  if (ckpt::checksums_enforced() && tail.u64("checksum") != ckpt::xxh3(body.data(), body.size()))
+  if (checksums_enforced() && tail.u64("checksum") != xxh3(body.data(), body.size()))
     fail(FRUGAL_ERR_DATA_CORRUPTED, "{} checksum mismatch (the blob is corrupted)", frame.subject);
   const uint32_t format = in.u32("format");
   if (format != frame.format)

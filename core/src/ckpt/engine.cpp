@@ -14,7 +14,7 @@
 #include <set>
 #include <tuple>
 
-#include "ckpt/hash.hpp"
+#include "hash.hpp"
 #include "ckpt/shard_verify.hpp"
 #include "dtype.hpp"
 #include "frugal/managed_tensor.h"

@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "checkpoint_manifest_generated.h"
-#include "ckpt/hash.hpp"
+#include "hash.hpp"
 #include "error.hpp"
 #include "frugal/checkpoint.h"
 #include "frugal/managed_tensor.h"

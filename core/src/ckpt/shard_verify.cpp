@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "ckpt/hash.hpp"
+#include "hash.hpp"
 #include "error.hpp"
 #include "frugal/checkpoint.h"
 

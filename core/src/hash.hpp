@@ -1,4 +1,5 @@
-// XXH3-64 (seed 0), used header-only: shard and manifest checksums.
+// XXH3-64 (seed 0), used header-only: the checksums of checkpoint shards
+// and manifests and of the core's state blobs (byte_codec.hpp).
 #pragma once
 
 #include <cstddef>
@@ -7,7 +8,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-namespace frugal::ckpt {
+namespace frugal {
 
 inline uint64_t xxh3(const void* data, size_t size) { return XXH3_64bits(data, size); }
 
@@ -34,4 +35,4 @@ class Xxh3Stream {
   XXH3_state_t state_{};
 };
 
-}  // namespace frugal::ckpt
+}  // namespace frugal
