@@ -2,7 +2,8 @@
  * Tour steps 6-7 (samples/README.md), what keeps a run going: the run
  * scheduler's decisions and cost ledger over 30 telemetry records, and a
  * full checkpoint saved through the fs store and restored into zeroed
- * tensors.
+ * tensors, with a loss scaler's state saved and restored by the engine
+ * beside them (no container of the host's own in the metadata).
  */
 /* mkdtemp, nftw and P_tmpdir are POSIX (X/Open), outside strict C99. */
 #define _XOPEN_SOURCE 700
@@ -149,9 +150,17 @@ static void remove_tree(const char* root) {
     fprintf(stderr, "warning: could not remove the temporary directory %s\n", root);
 }
 
-/* Registers the two tensors, saves step 100 and waits until it persisted;
-   writes the checkpoint's name into `name`. */
-static int save(frugal_ckpt_engine* engine, TrainingState* state, char* name) {
+/* Two overflows, then clean steps: the scaler's scale and counters move. */
+static int step_scaler(frugal_loss_scaler* scaler, int steps) {
+  int i;
+  for (i = 0; i < steps; ++i)
+    if (failed(frugal_loss_scaler_update(scaler, i < 2, NULL), "frugal_loss_scaler_update")) return 1;
+  return 0;
+}
+
+/* Registers the two tensors and the scaler, saves step 100 and waits until
+   it persisted; writes the checkpoint's name into `name`. */
+static int save(frugal_ckpt_engine* engine, TrainingState* state, frugal_loss_scaler* scaler, char* name) {
   static const int64_t kWeightsShape[1] = {kWeights};
   static const int64_t kCursorShape[1] = {kCursor};
   const frugal_tensor weights = host_tensor(state->weights, FRUGAL_DTYPE_FLOAT32, 1, kWeightsShape);
@@ -161,7 +170,8 @@ static int save(frugal_ckpt_engine* engine, TrainingState* state, char* name) {
   frugal_ckpt_persist_result persisted;
 
   if (failed(frugal_ckpt_register(engine, "weights", &weights, 0), "frugal_ckpt_register (weights)") ||
-      failed(frugal_ckpt_register(engine, "cursor", &cursor, 0), "frugal_ckpt_register (cursor)"))
+      failed(frugal_ckpt_register(engine, "cursor", &cursor, 0), "frugal_ckpt_register (cursor)") ||
+      failed(frugal_ckpt_register_loss_scaler(engine, "loss_scaler", scaler, 0), "frugal_ckpt_register_loss_scaler"))
     return 1;
   memset(&args, 0, sizeof args);
   args.struct_size = sizeof args;
@@ -184,14 +194,25 @@ static int save(frugal_ckpt_engine* engine, TrainingState* state, char* name) {
   return 0;
 }
 
-/* Zeroes the state, restores the newest checkpoint and checks it. */
+/* The scaler's scale and counters, for comparisons. */
+static int scaler_state(const frugal_loss_scaler* scaler, frugal_loss_scaler_state* out) {
+  memset(out, 0, sizeof *out);
+  out->struct_size = sizeof *out;
+  return failed(frugal_loss_scaler_get_state(scaler, out), "frugal_loss_scaler_get_state");
+}
+
+/* Zeroes the state, moves the scaler on, restores the newest checkpoint
+   and checks that both came back as saved. */
 static int restore_and_check(frugal_ckpt_engine* engine, TrainingState* state, const TrainingState* expected,
+                             frugal_loss_scaler* scaler, const frugal_loss_scaler_state* saved_scaler,
                              const char* saved_name) {
   char metadata[64];
   uint64_t metadata_size = 0;
   frugal_ckpt_info info;
+  frugal_loss_scaler_state restored;
 
   memset(state, 0, sizeof *state);
+  if (step_scaler(scaler, 5)) return 1;
   memset(&info, 0, sizeof info);
   info.struct_size = sizeof info;
   if (failed(frugal_ckpt_restore(engine, NULL, FRUGAL_CKPT_ALL_KINDS, metadata, sizeof metadata, &metadata_size, &info),
@@ -207,8 +228,19 @@ static int restore_and_check(frugal_ckpt_engine* engine, TrainingState* state, c
   if (metadata_size != sizeof kMetadata - 1 || memcmp(metadata, kMetadata, sizeof kMetadata - 1) != 0)
     return tour_mismatch("checkpoint: the restored metadata is %llu bytes, not \"%s\"",
                          (unsigned long long)metadata_size, kMetadata);
-  printf("checkpoint: saved and restored %s: step %llu, %lu tensor bytes back, metadata \"%.*s\"\n", info.name,
-         (unsigned long long)info.step, (unsigned long)sizeof *state, (int)metadata_size, metadata);
+  if (info.not_restored_count != 0)
+    return tour_mismatch("checkpoint: %u registered items were not restored", (unsigned)info.not_restored_count);
+  if (scaler_state(scaler, &restored)) return 1;
+  if (restored.scale != saved_scaler->scale || restored.clean_steps != saved_scaler->clean_steps ||
+      restored.skipped_steps != saved_scaler->skipped_steps)
+    return tour_mismatch("checkpoint: the loss scaler came back as scale %g, %lld clean, %lld skipped; saved %g, "
+                         "%lld, %lld",
+                         restored.scale, (long long)restored.clean_steps, (long long)restored.skipped_steps,
+                         saved_scaler->scale, (long long)saved_scaler->clean_steps,
+                         (long long)saved_scaler->skipped_steps);
+  printf("checkpoint: saved and restored %s: step %llu, %lu tensor bytes back, metadata \"%.*s\", loss scale %g\n",
+         info.name, (unsigned long long)info.step, (unsigned long)sizeof *state, (int)metadata_size, metadata,
+         restored.scale);
   return 0;
 }
 
@@ -220,6 +252,8 @@ static int round_trip(frugal_context* context, const char* root) {
   frugal_options* options = NULL;
   frugal_store* store = NULL;
   frugal_ckpt_engine* engine = NULL;
+  frugal_loss_scaler* scaler = NULL;
+  frugal_loss_scaler_state saved_scaler;
   int i, bad;
 
   for (i = 0; i < kWeights; ++i) state.weights[i] = uniform(&rng);
@@ -229,9 +263,13 @@ static int round_trip(frugal_context* context, const char* root) {
   bad = failed(frugal_options_set_string(options, "root", root), "set root") ||
         failed(frugal_store_open(context, "fs", options, &store), "frugal_store_open (fs)") ||
         failed(frugal_ckpt_engine_create(store, NULL, &engine), "frugal_ckpt_engine_create") ||
-        save(engine, &state, name) || restore_and_check(engine, &state, &expected, name);
-  /* The engine keeps the store open until it is destroyed itself. */
+        failed(frugal_loss_scaler_create(NULL, &scaler), "frugal_loss_scaler_create") || step_scaler(scaler, 3) ||
+        scaler_state(scaler, &saved_scaler) || save(engine, &state, scaler, name) ||
+        restore_and_check(engine, &state, &expected, scaler, &saved_scaler, name);
+  /* The engine keeps the store open until it is destroyed itself; the
+     scaler, registered with it, must outlive it. */
   frugal_ckpt_engine_destroy(engine);
+  frugal_loss_scaler_destroy(scaler);
   frugal_store_close(store);
   frugal_options_destroy(options);
   return bad;
