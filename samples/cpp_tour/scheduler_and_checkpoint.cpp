@@ -1,7 +1,8 @@
 // Tour steps 6-7 (samples/README.md), what keeps a run going: the run
 // scheduler's decisions and cost ledger over 30 telemetry records, and a
 // full checkpoint saved through the fs store and restored into zeroed
-// tensors.
+// tensors, with a loss scaler's state saved and restored by the engine
+// beside them (no container of the host's own in the metadata).
 #include <stdlib.h>  // mkdtemp (POSIX)
 
 #include <array>
@@ -157,10 +158,26 @@ void scheduler_step(host::Context& context) {
       ledger.lost_dollars);
 }
 
+// Two overflows, then clean steps: the scaler's scale and counters move.
+void step_scaler(frugal_loss_scaler* scaler, int steps) {
+  for (int i = 0; i < steps; ++i) host::check(frugal_loss_scaler_update(scaler, i < 2 ? 1 : 0, nullptr));
+}
+
+frugal_loss_scaler_state scaler_state(const frugal_loss_scaler* scaler) {
+  frugal_loss_scaler_state out{};
+  out.struct_size = sizeof(out);
+  host::check(frugal_loss_scaler_get_state(scaler, &out));
+  return out;
+}
+
 void checkpoint_step(host::Context& context) {
   // Declared first so that it is removed last, after the engine and the
   // store let go of it.
   const TemporaryDirectory directory("frugal-cpp-tour");
+  // Registered with the engine below, so it must outlive it: declared before.
+  const host::LossScalerPtr scaler = host::make_loss_scaler(nullptr);
+  step_scaler(scaler.get(), 3);
+  const frugal_loss_scaler_state saved_scaler = scaler_state(scaler.get());
 
   TrainingState state;
   Lcg rng(17);
@@ -176,10 +193,14 @@ void checkpoint_step(host::Context& context) {
   const HostTensor cursor(state.cursor.data(), FRUGAL_DTYPE_INT64, {static_cast<int64_t>(state.cursor.size())});
   host::check(frugal_ckpt_register(engine.get(), "weights", weights.get(), 0));
   host::check(frugal_ckpt_register(engine.get(), "cursor", cursor.get(), 0));
+  // The scaler's state travels in the checkpoint: no container of our own.
+  host::check(frugal_ckpt_register_loss_scaler(engine.get(), "loss_scaler", scaler.get(), 0));
   const std::string saved_name = save(engine.get());
 
-  // Lose the state, then bring the newest checkpoint back into it.
+  // Lose the state and move the scaler on, then bring the newest
+  // checkpoint back into both.
   state = TrainingState{};
+  step_scaler(scaler.get(), 5);
   std::array<char, 64> metadata{};
   uint64_t metadata_size = 0;
   frugal_ckpt_info info{};
@@ -200,9 +221,18 @@ void checkpoint_step(host::Context& context) {
     throw Mismatch("checkpoint: the restored metadata is \"" + std::string(restored_metadata) + "\", not \"" +
                    std::string(kMetadata) + "\"");
   }
-  std::printf("checkpoint: saved and restored %s: step %llu, %zu tensor bytes back, metadata \"%s\"\n", info.name,
-              static_cast<unsigned long long>(info.step), sizeof(state.weights) + sizeof(state.cursor),
-              std::string(restored_metadata).c_str());
+  if (info.not_restored_count != 0)
+    throw mismatch("checkpoint: %u registered items were not restored", static_cast<unsigned>(info.not_restored_count));
+  const frugal_loss_scaler_state restored = scaler_state(scaler.get());
+  if (restored.scale != saved_scaler.scale || restored.clean_steps != saved_scaler.clean_steps ||
+      restored.skipped_steps != saved_scaler.skipped_steps)
+    throw mismatch("checkpoint: the loss scaler came back as scale %g, %lld clean, %lld skipped; saved %g, %lld, %lld",
+                   restored.scale, static_cast<long long>(restored.clean_steps),
+                   static_cast<long long>(restored.skipped_steps), saved_scaler.scale,
+                   static_cast<long long>(saved_scaler.clean_steps), static_cast<long long>(saved_scaler.skipped_steps));
+  std::printf("checkpoint: saved and restored %s: step %llu, %zu tensor bytes back, metadata \"%s\", loss scale %g\n",
+              info.name, static_cast<unsigned long long>(info.step), sizeof(state.weights) + sizeof(state.cursor),
+              std::string(restored_metadata).c_str(), restored.scale);
 }
 
 }  // namespace tour
