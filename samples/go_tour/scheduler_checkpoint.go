@@ -156,6 +156,22 @@ func checkpointRoundTrip(ctx *frugal.Context, root string) (string, error) {
 	wantWeights := append([]byte(nil), weights.Tensor().Bytes()...)
 	wantCursor := append([]byte(nil), cursor.Tensor().Bytes()...)
 
+	// A loss scaler moved off its initial scale; registered with the engine
+	// below, its state travels in the checkpoint (no container of our own).
+	// Deferred before the engine, so it closes after it.
+	scaler, err := frugal.NewLossScaler(nil)
+	if err != nil {
+		return "", err
+	}
+	defer scaler.Close()
+	if err := stepScaler(scaler, 3); err != nil {
+		return "", err
+	}
+	wantScaler, err := scaler.State()
+	if err != nil {
+		return "", err
+	}
+
 	// Deferred after the tensors, so it closes before them.
 	engine, err := frugal.NewCkptEngine(store, nil)
 	if err != nil {
@@ -168,6 +184,9 @@ func checkpointRoundTrip(ctx *frugal.Context, root string) (string, error) {
 	if err := engine.Register("cursor", cursor, 0); err != nil {
 		return "", err
 	}
+	if err := engine.RegisterLossScaler("loss_scaler", scaler, 0); err != nil {
+		return "", err
+	}
 	saved, err := engine.Save(frugal.CkptFull, 100, []byte("step=100"), frugal.SaveWait)
 	if err != nil {
 		return "", err
@@ -175,6 +194,9 @@ func checkpointRoundTrip(ctx *frugal.Context, root string) (string, error) {
 
 	zero(weights.Tensor().Bytes())
 	zero(cursor.Tensor().Bytes())
+	if err := stepScaler(scaler, 5); err != nil {
+		return "", err
+	}
 	info, metadata, err := engine.Restore("", frugal.CkptAllKinds)
 	if err != nil {
 		return "", err
@@ -191,8 +213,28 @@ func checkpointRoundTrip(ctx *frugal.Context, root string) (string, error) {
 	if string(metadata) != "step=100" {
 		return "", mismatch("checkpoint: the metadata came back as %q, not \"step=100\"", metadata)
 	}
-	return fmt.Sprintf("checkpoint: saved and restored %s: step %d, %d tensor bytes back, metadata %q",
-		info.Name, info.Step, len(wantWeights)+len(wantCursor), metadata), nil
+	if len(info.NotRestored) != 0 {
+		return "", mismatch("checkpoint: the restore left %v as they were", info.NotRestored)
+	}
+	gotScaler, err := scaler.State()
+	if err != nil {
+		return "", err
+	}
+	if gotScaler != wantScaler {
+		return "", mismatch("checkpoint: the loss scaler came back as %+v; saved %+v", gotScaler, wantScaler)
+	}
+	return fmt.Sprintf("checkpoint: saved and restored %s: step %d, %d tensor bytes back, metadata %q, loss scale %g",
+		info.Name, info.Step, len(wantWeights)+len(wantCursor), metadata, gotScaler.Scale), nil
+}
+
+// Two overflows, then clean steps: the scaler's scale and counters move.
+func stepScaler(s *frugal.LossScaler, steps int) error {
+	for i := 0; i < steps; i++ {
+		if _, err := s.Update(i < 2); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func zero(b []byte) {
