@@ -1,12 +1,16 @@
 //! Tour steps 6 and 7: the run scheduler's decisions and cost ledger over
 //! 30 telemetry records, and a full checkpoint saved through the fs store
-//! and restored into zeroed tensors.
+//! and restored into zeroed tensors, with a loss scaler's state saved and
+//! restored by the engine beside them (no container of the host's own).
 
 use std::fs;
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use frugal::{sys, CkptEngine, CkptKind, Context, Options, Schedule, Scheduler, SchedulerConfig, Store, TensorMut, Telemetry};
+use frugal::{
+    sys, CkptEngine, CkptKind, Context, LossScaler, Options, Schedule, Scheduler, SchedulerConfig, Store, TensorMut,
+    Telemetry,
+};
 
 use crate::check::{ensure, sci, StepResult};
 use crate::random::Lcg;
@@ -128,6 +132,11 @@ pub fn checkpoint(context: &Context) -> StepResult {
     let mut engine = CkptEngine::new(&store, None)?;
     engine.register("weights", TensorMut::new(&mut weights, &[WEIGHTS as i64])?, 0)?;
     engine.register("cursor", TensorMut::new(&mut cursor, &[4])?, 0)?;
+    // The engine owns the registered scaler; it is reached through it.
+    let mut scaler = LossScaler::new(None)?;
+    step_scaler(&mut scaler, 3)?;
+    let saved_scaler = scaler.state()?;
+    engine.register_loss_scaler("loss_scaler", scaler, 0)?;
 
     // The save returns once the state is snapshotted; the persist runs in
     // the background until wait.
@@ -140,6 +149,7 @@ pub fn checkpoint(context: &Context) -> StepResult {
     // The registered tensors are reached through the engine that borrows them.
     engine.tensor_mut::<f32>("weights")?.iter_mut().for_each(|w| *w = 0.0);
     engine.tensor_mut::<i64>("cursor")?.iter_mut().for_each(|c| *c = 0);
+    step_scaler(engine.state_mut::<LossScaler>("loss_scaler")?, 5)?;
     let restored = engine.restore(None, sys::FRUGAL_CKPT_ALL_KINDS)?;
     ensure(restored.info.name == saved.name, || {
         format!("checkpoint: restored '{}'; the save named '{}'", restored.info.name, saved.name)
@@ -155,16 +165,32 @@ pub fn checkpoint(context: &Context) -> StepResult {
     ensure(restored.metadata == METADATA, || {
         format!("checkpoint: the restored metadata is {:?}, not \"step=100\"", String::from_utf8_lossy(&restored.metadata))
     })?;
+    ensure(restored.not_restored.is_empty(), || {
+        format!("checkpoint: the restore left {:?} as they were", restored.not_restored)
+    })?;
+    let restored_scaler = engine.state_mut::<LossScaler>("loss_scaler")?.state()?;
+    ensure(restored_scaler == saved_scaler, || {
+        format!("checkpoint: the loss scaler came back as {:?}; saved {:?}", restored_scaler, saved_scaler)
+    })?;
     let tensor_bytes = WEIGHTS * 4 + expected_cursor.len() * 8;
     println!(
-        "checkpoint: saved and restored {}: step {}, {} tensor bytes back, metadata \"{}\"",
+        "checkpoint: saved and restored {}: step {}, {} tensor bytes back, metadata \"{}\", loss scale {}",
         restored.info.name,
         restored.info.step,
         tensor_bytes,
-        String::from_utf8_lossy(&restored.metadata)
+        String::from_utf8_lossy(&restored.metadata),
+        restored_scaler.scale
     );
     // The engine (and its borrows of the tensors) ends before the directory goes.
     drop(engine);
     drop(store);
+    Ok(())
+}
+
+/// Two overflows, then clean steps: the scaler's scale and counters move.
+fn step_scaler(scaler: &mut LossScaler, steps: usize) -> frugal::Result<()> {
+    for i in 0..steps {
+        scaler.update(i < 2)?;
+    }
     Ok(())
 }
