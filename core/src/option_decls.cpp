@@ -12,17 +12,20 @@
 #include "error.hpp"
 #include "frugal/error.h"
 #include "frugal/options.h"
+#include "frugal/sdk/option_decl.hpp"
 #include "options.hpp"
 #include "sized_structs.hpp"
 
 namespace frugal {
 namespace {
 
+using sdk::int_bound;
+using sdk::split_choices;
+
 constexpr size_t kMaxChainLinks = 64;
 constexpr size_t kMaxDeclaredOptions = 256;
 constexpr size_t kMaxStringLength = 4096;
 constexpr uint32_t kBoundFlags = FRUGAL_OPTION_DECL_HAS_MIN | FRUGAL_OPTION_DECL_HAS_MAX;
-constexpr double kTwoTo63 = 9223372036854775808.0;
 
 std::optional<std::string> copy_text(const char* value, const std::string& owner, std::string_view field) {
   if (value == nullptr) return std::nullopt;
@@ -30,24 +33,6 @@ std::optional<std::string> copy_text(const char* value, const std::string& owner
   if (length > kMaxStringLength)
     fail(FRUGAL_ERR_PLUGIN_INVALID, "{}: option {} is longer than {} bytes", owner, field, kMaxStringLength);
   return std::string(value, length);
-}
-
-std::vector<std::string_view> split_choices(std::string_view choices) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  while (true) {
-    const size_t bar = choices.find('|', start);
-    out.push_back(choices.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start));
-    if (bar == std::string_view::npos) return out;
-    start = bar + 1;
-  }
-}
-
-// INT bounds as int64 (declared bounds are integral; beyond int64 clamps).
-int64_t int_bound(double bound) {
-  if (bound <= -kTwoTo63) return INT64_MIN;
-  if (bound >= kTwoTo63) return INT64_MAX;
-  return static_cast<int64_t>(bound);
 }
 
 std::string range_text(const OptionDecl& d) {

@@ -79,17 +79,6 @@ bool parse_double(const char* text, double* out) {
 }
 
 }  // namespace
-
-const char* option_type_name(int32_t type) {
-  switch (type) {
-    case FRUGAL_OPTION_INT: return "int";
-    case FRUGAL_OPTION_DOUBLE: return "double";
-    case FRUGAL_OPTION_BOOL: return "bool";
-    case FRUGAL_OPTION_STRING: return "string";
-    default: return "unknown";
-  }
-}
-
 }  // namespace frugal
 
 using frugal::guard;

@@ -5,6 +5,7 @@
 #include <string>
 #include <deque>
 
+#include "frugal/sdk/option_decl.hpp"
 #include "frugal/types.h"
 
 struct frugal_options {
@@ -21,8 +22,9 @@ struct frugal_options {
 };
 
 namespace frugal {
-// "int", "double", "bool", "string" or "unknown".
-const char* option_type_name(int32_t type);
+// "int", "double", "bool", "string" or "unknown": the SDK's spelling, which
+// tools print too.
+using sdk::option_type_name;
 
 // Implementation of frugal_host_api.options_check_known.
 frugal_error* options_check_known(const frugal_options* options, const char* const* known, size_t count,

@@ -143,8 +143,9 @@ void check_choices(Checks& c) {
   RuleLines lines(c, "option-choices", "create accepts each declared choice and refuses any other string: ");
   for (const DeclaredOption& o : c.s.declared) {
     if (!o.choices) continue;
-    const std::vector<std::string> choices = split_choices(*o.choices);
-    for (const std::string& choice : choices) lines.accepted(o, Value::of_string(choice), "a declared choice");
+    const std::vector<std::string_view> choices = split_choices(*o.choices);
+    for (const std::string_view choice : choices)
+      lines.accepted(o, Value::of_string(std::string(choice)), "a declared choice");
     std::string other = "conformance-not-a-choice";
     while (std::find(choices.begin(), choices.end(), other) != choices.end()) other += "-either";
     lines.refused(o, Value::of_string(other), "not among " + *o.choices, kArgumentByCore);

@@ -12,7 +12,6 @@ namespace frugal::conformance {
 
 namespace {
 
-constexpr double kTwoTo63 = 9223372036854775808.0;
 
 std::string libfrugal_message(frugal_error* e) {
   const std::string message = frugal_error_message(e);
@@ -65,21 +64,6 @@ std::vector<DeclaredOption> read_declared_options(const frugal_context* context,
   return out;
 }
 
-std::vector<std::string> split_choices(const std::string& choices) {
-  std::vector<std::string> out;
-  for (size_t start = 0;;) {
-    const size_t bar = choices.find('|', start);
-    out.push_back(choices.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
-    if (bar == std::string::npos) return out;
-    start = bar + 1;
-  }
-}
-
-int64_t int_bound(double bound) {
-  if (bound <= -kTwoTo63) return INT64_MIN;
-  if (bound >= kTwoTo63) return INT64_MAX;
-  return static_cast<int64_t>(bound);
-}
 
 Value Value::of_int(int64_t v) {
   Value out;
@@ -163,7 +147,7 @@ std::optional<Value> built_value(const DeclaredOption& o, const std::string& tmp
     case FRUGAL_OPTION_BOOL: return Value::of_bool(false);
     default: break;
   }
-  if (o.choices) return Value::of_string(split_choices(*o.choices).front());
+  if (o.choices) return Value::of_string(std::string(split_choices(*o.choices).front()));
   if (o.has(FRUGAL_OPTION_DECL_DIRECTORY)) return Value::of_string(fresh_directory(tmpdir, o.name));
   return std::nullopt;
 }

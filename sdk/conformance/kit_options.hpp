@@ -9,8 +9,12 @@
 
 #include "command_line.hpp"
 #include "frugal/frugal.h"
+#include "frugal/sdk/option_decl.hpp"
 
 namespace frugal::conformance {
+
+using sdk::int_bound;
+using sdk::split_choices;
 
 // One declared option, copied out of frugal_option_info (its strings die
 // with the context that reported them).
@@ -35,12 +39,6 @@ struct DeclaredOption {
 // (`count` of them: frugal_strategy_info.option_count).
 std::vector<DeclaredOption> read_declared_options(const frugal_context* context, size_t strategy_index,
                                                   size_t count);
-
-// The entries of a '|'-separated choices list.
-std::vector<std::string> split_choices(const std::string& choices);
-
-// A declared INT bound as int64, clamped as the core clamps it.
-int64_t int_bound(double bound);
 
 // A value the kit gives an option: of the declared type, set exactly, or a
 // declaration's text as a host would give it (frugal_options_set_parsed).

@@ -20,7 +20,10 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <iterator>
+#include <string_view>
+#include <vector>
 
 #include "frugal/plugin.h"
 
@@ -117,6 +120,29 @@ constexpr const char* option_type_name(int32_t type) {
     case FRUGAL_OPTION_STRING: return "string";
     default: return "unknown";
   }
+}
+
+// Reading declarations back (the core, the conformance kit and the CLI
+// all read them the same way):
+
+// The entries of a '|'-separated choices list, viewing into `choices`.
+inline std::vector<std::string_view> split_choices(std::string_view choices) {
+  std::vector<std::string_view> out;
+  for (std::size_t start = 0;;) {
+    const std::size_t bar = choices.find('|', start);
+    out.push_back(choices.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start));
+    if (bar == std::string_view::npos) return out;
+    start = bar + 1;
+  }
+}
+
+// A declared INT bound as int64: declared bounds are integral, and one
+// beyond the int64 range clamps to its end.
+constexpr int64_t int_bound(double bound) {
+  constexpr double kTwoTo63 = 9223372036854775808.0;
+  if (bound <= -kTwoTo63) return INT64_MIN;
+  if (bound >= kTwoTo63) return INT64_MAX;
+  return static_cast<int64_t>(bound);
 }
 
 // A strategy that takes no option at all: every option is refused by the core.
