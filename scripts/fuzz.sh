@@ -19,7 +19,7 @@ command -v "$cxx" >/dev/null || { echo "fuzz.sh: $cxx not found (scripts/setup-d
 FRUGAL_BUILD_TARGET=frugal_fuzzers scripts/build.sh build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" -DFRUGAL_BUILD_FUZZERS=ON \
   -DFRUGAL_SANITIZE=address,undefined -DFRUGAL_WITH_CUDA=OFF -DFRUGAL_BUILD_TESTS=OFF \
-  -DFRUGAL_BUILD_SAMPLES=OFF -DFRUGAL_BUILD_BENCH=OFF >/dev/null
+  -DFRUGAL_BUILD_SAMPLES=OFF -DFRUGAL_BUILD_DEMO=OFF -DFRUGAL_BUILD_BENCH=OFF >/dev/null
 
 targets=${*:-$(cd build-fuzz/bin && ls fuzz_* | grep -v '_seeds$' | sort)}
 mkdir -p build-fuzz/findings

@@ -1,5 +1,5 @@
 // `frugal demo [ARGS...]`: the end-to-end training demo. The demo is its
-// own program (frugal-demo, built with the samples), installed next to
+// own program (frugal-demo, programs/demo), installed next to
 // this tool; `frugal demo` replaces itself with it so that the demo owns
 // the terminal, its signals and its exit code, and ARGS reach it as given.
 #include <fmt/format.h>
@@ -35,8 +35,8 @@ int cmd_demo(const std::vector<std::string>& args) {
   const auto demo = dir / "frugal-demo";
   if (::access(demo.c_str(), X_OK) != 0) {
     fmt::print(stderr,
-               "frugal demo: no demo program at {} ({}); it is built with the samples "
-               "(configure with -DFRUGAL_BUILD_SAMPLES=ON) and installed next to frugal\n",
+               "frugal demo: no demo program at {} ({}); it is built with "
+               "-DFRUGAL_BUILD_DEMO=ON (the default) and installed next to frugal\n",
                demo.string(), std::strerror(errno));
     return kExitUsage;
   }

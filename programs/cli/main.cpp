@@ -35,7 +35,7 @@ void print_usage(std::FILE* out) {
       "                     the main job: train a tiny MoE language model on CPU twice, a\n"
       "                     padded dense fp32 baseline on reserved nodes and a frugal run\n"
       "                     (packing, MoE, FP8, spot with real preemptions), and report\n"
-      "                     the savings (`frugal demo --help`; built with the samples)\n"
+      "                     the savings (`frugal demo --help`; programs/demo)\n"
       "  help               this text\n",
       out);
 }

@@ -1,5 +1,5 @@
 // The worked example `frugal simulate` runs without --job: the job file
-// samples/simulate/worked_example.json, compiled in (docs/simulate.md
+// programs/cli/simulate/examples/worked_example.json, compiled in (docs/simulate.md
 // explains its reading of the example and its calibration).
 #pragma once
 

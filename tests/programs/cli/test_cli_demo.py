@@ -61,7 +61,7 @@ class CliDemoTest(unittest.TestCase):
             self.assertEqual(result.returncode, 2)
             self.assertEqual(result.stdout, "")
             self.assertIn(os.path.join(os.path.realpath(tmp), "frugal-demo"), result.stderr)
-            self.assertIn("FRUGAL_BUILD_SAMPLES=ON", result.stderr)
+            self.assertIn("FRUGAL_BUILD_DEMO=ON", result.stderr)
 
     def test_usage_lists_the_demo(self):
         result = subprocess.run([CLI, "help"], capture_output=True, text=True, timeout=60)

@@ -13,7 +13,8 @@ import unittest
 import xml.etree.ElementTree as ET
 
 CLI = os.environ["FRUGAL_CLI"]
-SAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "samples", "simulate")
+SAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "programs", "cli", "simulate",
+                       "examples")
 EXAMPLE_PLANS = ["A_16gpu_spot", "B_8gpu_warmup_reserved", "reserved", "spot", "spot_then_reserved",
                  "spot_heartbeats", "autoscaling"]
 
