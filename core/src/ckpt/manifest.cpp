@@ -1,7 +1,6 @@
 #include "ckpt/manifest.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstring>
@@ -10,6 +9,7 @@
 
 #include "checkpoint_manifest_generated.h"
 #include "hash.hpp"
+#include "json_text.hpp"
 #include "error.hpp"
 #include "frugal/checkpoint.h"
 #include "frugal/managed_tensor.h"
@@ -27,71 +27,6 @@ uint64_t checksum_without_field(std::vector<uint8_t> bytes, const uint8_t* field
                                 const uint8_t* original_begin) {
   std::memset(bytes.data() + (field_in_original - original_begin), 0, sizeof(uint64_t));
   return xxh3(bytes.data(), bytes.size());
-}
-
-// Length of the well-formed UTF-8 sequence (RFC 3629: shortest form, no
-// surrogates, at most U+10FFFF) at text[i], or 0 when it is not one.
-size_t utf8_sequence_length(const std::string& text, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  size_t length = 0;
-  uint32_t code = 0;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-    code = lead & 0x1Fu;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    code = lead & 0x0Fu;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    code = lead & 0x07u;
-  } else {
-    return 0;
-  }
-  if (i + length > text.size()) return 0;
-  for (size_t k = 1; k < length; ++k) {
-    if ((byte(i + k) & 0xC0u) != 0x80u) return 0;
-    code = code << 6 | (byte(i + k) & 0x3Fu);
-  }
-  const bool shortest = length == 2 || (length == 3 && code >= 0x800) || (length == 4 && code >= 0x10000);
-  const bool scalar = code <= 0x10FFFF && (code < 0xD800 || code > 0xDFFF);
-  return shortest && scalar ? length : 0;
-}
-
-// A JSON string body for manifest text, which is outside bytes (a crafted
-// or damaged manifest can hold anything): control characters (C0, DEL and
-// C1) are escaped,
-// and each byte that is not part of well-formed UTF-8 becomes U+FFFD, so
-// the output is always valid JSON in valid UTF-8 and never carries a raw
-// terminal control sequence.
-std::string json_escape(const std::string& text) {
-  std::string out;
-  for (size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x80) {
-      if (c == '"' || c == '\\') {
-        out += '\\';
-        out += static_cast<char>(c);
-      } else if (c < 0x20 || c == 0x7F) {
-        out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-      } else {
-        out += static_cast<char>(c);
-      }
-      ++i;
-    } else if (const size_t length = utf8_sequence_length(text, i); length > 0) {
-      // U+0080..U+009F (C1 controls, 0xC2 0x80..0x9F) act on terminals too.
-      const auto second = static_cast<unsigned char>(text[i + 1]);
-      if (length == 2 && c == 0xC2 && second <= 0x9F)
-        out += fmt::format("\\u{:04x}", static_cast<unsigned>(second));
-      else
-        out.append(text, i, length);
-      i += length;
-    } else {
-      out += "\\ufffd";
-      ++i;
-    }
-  }
-  return out;
 }
 
 // Why the shard and tensor records cannot all be true at once ("" when they
@@ -299,38 +234,42 @@ DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes) {
   return out;
 }
 
+// Manifest text is outside bytes (a crafted or damaged manifest can hold
+// anything): json_text writes it as ASCII JSON, control characters escaped
+// and invalid UTF-8 as U+FFFD, so the output never carries a raw terminal
+// control sequence.
 std::string manifest_to_json(const Manifest& m) {
-  std::string json = fmt::format(
-      "{{\n  \"format_version\": {},\n  \"name\": \"{}\",\n  \"kind\": \"{}\",\n  \"step\": {},\n"
-      "  \"sequence\": {},\n  \"generation\": {},\n  \"created_unix_ns\": {},\n  \"emergency\": {},\n"
-      "  \"writer\": \"{}\",\n"
-      "  \"metadata_bytes\": {},\n  \"shards\": [",
-      m.format_version, json_escape(m.name), m.kind == FRUGAL_CKPT_FULL ? "full" : "heartbeat", m.step, m.sequence,
-      m.generation, m.created_unix_ns, m.emergency ? "true" : "false", json_escape(m.writer), m.metadata.size());
-  for (size_t i = 0; i < m.shards.size(); ++i)
-    json += fmt::format("{}\n    {{\"key\": \"{}\", \"size\": {}, \"xxh3\": \"{:016x}\"}}", i == 0 ? "" : ",",
-                        json_escape(m.shards[i].key), m.shards[i].size, m.shards[i].xxh3);
-  json += fmt::format("{}],\n  \"tensors\": [", m.shards.empty() ? "" : "\n  ");
-  for (size_t i = 0; i < m.tensors.size(); ++i) {
-    const auto& t = m.tensors[i];
-    json += fmt::format("{}\n    {{\"name\": \"{}\", \"dtype\": \"{}\", \"shape\": [{}], \"shard\": {}, "
-                        "\"offset\": {}, \"bytes\": {}}}",
-                        i == 0 ? "" : ",", json_escape(t.name), frugal_dtype_name(t.dtype),
-                        fmt::join(t.shape, ", "), t.shard, t.offset, t.bytes);
-  }
-  json += fmt::format("{}],\n  \"states\": [", m.tensors.empty() ? "" : "\n  ");
-  for (size_t i = 0; i < m.states.size(); ++i) {
-    const auto& st = m.states[i];
-    std::vector<const char*> kinds;
-    if ((st.kinds & FRUGAL_CKPT_HEARTBEAT) != 0) kinds.push_back("\"heartbeat\"");
-    if ((st.kinds & FRUGAL_CKPT_FULL) != 0) kinds.push_back("\"full\"");
-    json += fmt::format("{}\n    {{\"name\": \"{}\", \"kinds\": [{}], \"size\": {}, \"shard\": {}, "
-                        "\"offset\": {}, \"xxh3\": \"{:016x}\"}}",
-                        i == 0 ? "" : ",", json_escape(st.name), fmt::join(kinds, ", "), st.size, st.shard,
-                        st.offset, st.xxh3);
-  }
-  json += fmt::format("{}]\n}}\n", m.states.empty() ? "" : "\n  ");
-  return json;
+  const auto kinds_of = [](uint32_t kinds) {
+    json::Json out = json::Json::array();
+    if ((kinds & FRUGAL_CKPT_HEARTBEAT) != 0) out.push_back("heartbeat");
+    if ((kinds & FRUGAL_CKPT_FULL) != 0) out.push_back("full");
+    return out;
+  };
+  json::Json shards = json::Json::array();
+  for (const auto& s : m.shards)
+    shards.push_back({{"key", s.key}, {"size", s.size}, {"xxh3", fmt::format("{:016x}", s.xxh3)}});
+  json::Json tensors = json::Json::array();
+  for (const auto& t : m.tensors)
+    tensors.push_back({{"name", t.name}, {"dtype", frugal_dtype_name(t.dtype)}, {"shape", t.shape},
+                       {"shard", t.shard}, {"offset", t.offset}, {"bytes", t.bytes}});
+  json::Json states = json::Json::array();
+  for (const auto& st : m.states)
+    states.push_back({{"name", st.name}, {"kinds", kinds_of(st.kinds)}, {"size", st.size}, {"shard", st.shard},
+                      {"offset", st.offset}, {"xxh3", fmt::format("{:016x}", st.xxh3)}});
+  const json::Json manifest = {{"format_version", m.format_version},
+                               {"name", m.name},
+                               {"kind", m.kind == FRUGAL_CKPT_FULL ? "full" : "heartbeat"},
+                               {"step", m.step},
+                               {"sequence", m.sequence},
+                               {"generation", m.generation},
+                               {"created_unix_ns", m.created_unix_ns},
+                               {"emergency", m.emergency},
+                               {"writer", m.writer},
+                               {"metadata_bytes", m.metadata.size()},
+                               {"shards", std::move(shards)},
+                               {"tensors", std::move(tensors)},
+                               {"states", std::move(states)}};
+  return json::json_text(manifest) + "\n";
 }
 
 }  // namespace frugal::ckpt

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "report.hpp"
+#include "xml_text.hpp"
 
 namespace frugal::simulate {
 namespace {
@@ -16,26 +17,6 @@ constexpr double kRow = 30.0;
 constexpr double kTop = 64.0;
 constexpr double kBottom = 48.0;
 constexpr double kGap = 40.0;  // between the two panels
-
-std::string xml_escaped(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // XML 1.0 allows no control characters but tab, newline and return.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
-          out += ' ';
-        else
-          out += c;
-    }
-  }
-  return out;
-}
 
 // A round axis step giving about `ticks` intervals up to `max`.
 double nice_step(double max, int ticks) {
@@ -84,7 +65,7 @@ std::string bar(const Panel& p, double y, const Stat& s, const char* colour, con
   const double h = kRow * 0.6;
   std::string out = fmt::format(
       "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"><title>{}</title></rect>\n", p.x,
-      y - h / 2, scale(s.mean) - p.x, h, colour, xml_escaped(label));
+      y - h / 2, scale(s.mean) - p.x, h, colour, xml::xml_text(label));
   out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#222222\" stroke-width=\"1.5\"/>\n",
                      scale(s.p10), y, scale(s.p90), y);
   for (const double v : {s.p10, s.p90})
@@ -118,15 +99,15 @@ std::string format_svg(const Report& report) {
       "<desc>Cost and wall time of each plan over {3} runs (seed {4}); bars are means, whiskers p10 to p90.</desc>\n"
       "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
       "<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{2}: {3} runs per plan{5}</text>\n",
-      kWidth, height, xml_escaped(report.job->name), report.runs, report.seed,
-      xml_escaped(report.trace_description.empty() ? "" : ", " + report.trace_description));
+      kWidth, height, xml::xml_text(report.job->name), report.runs, report.seed,
+      xml::xml_text(report.trace_description.empty() ? "" : ", " + report.trace_description));
   out += panel_frame(cost, plot_height) + panel_frame(wall, plot_height);
   for (size_t i = 0; i < report.plans.size(); ++i) {
     const auto& p = report.plans[i];
     const double y = kTop + kRow * (static_cast<double>(i) + 0.5);
     const char* colour = p.plan->resource == FRUGAL_RESOURCE_RESERVED ? "#3b6fb6" : "#e08a2c";
     out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"12\" text-anchor=\"end\">{}</text>\n", names - 8.0, y + 4.0,
-                       xml_escaped(p.plan->name));
+                       xml::xml_text(p.plan->name));
     out += bar(cost, y, p.cost, colour, fmt::format("{}: ${:.0f} (p10 {:.0f}, p90 {:.0f})", p.plan->name, p.cost.mean, p.cost.p10, p.cost.p90));
     out += bar(wall, y, p.wall_h, colour,
                fmt::format("{}: {:.1f} h (p10 {:.1f}, p90 {:.1f})", p.plan->name, p.wall_h.mean, p.wall_h.p10, p.wall_h.p90));

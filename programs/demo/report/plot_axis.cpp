@@ -51,23 +51,4 @@ std::string tick_text(double value, double step) {
   return fmt::format("{:.{}f}", value, decimals);
 }
 
-std::string xml_escaped(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
-          out += ' ';
-        else
-          out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace frugal_demo

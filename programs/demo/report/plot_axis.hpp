@@ -2,7 +2,6 @@
 #pragma once
 
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace frugal_demo {
@@ -20,9 +19,5 @@ struct PlotAxis {
 PlotAxis make_axis(double min, double max, int ticks);
 
 std::string tick_text(double value, double step);
-
-// Text content or attribute value with XML's special characters escaped
-// and control characters (not allowed in XML 1.0) replaced.
-std::string xml_escaped(std::string_view text);
 
 }  // namespace frugal_demo

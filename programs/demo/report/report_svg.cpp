@@ -12,6 +12,7 @@
 #include "curves.hpp"
 #include "plot_axis.hpp"
 #include "report.hpp"
+#include "xml_text.hpp"
 
 namespace frugal_demo {
 namespace {
@@ -37,7 +38,7 @@ struct Panel {
 std::string frame(const Panel& p, std::string_view title, std::string_view y_label) {
   const double right = kWidth - kRight, bottom = p.top + p.height;
   std::string out = fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"13\" font-weight=\"bold\">{}</text>\n", kLeft,
-                                p.top - 10.0, xml_escaped(title));
+                                p.top - 10.0, frugal::xml::xml_text(title));
   for (const double t : p.x.ticks()) {
     out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e4e4e4\"/>\n", p.px(t),
                        p.top, bottom);
@@ -57,7 +58,7 @@ std::string frame(const Panel& p, std::string_view title, std::string_view y_lab
                      (kLeft + right) / 2.0, bottom + 32.0);
   out += fmt::format(
       "<text x=\"16\" y=\"{0:.1f}\" font-size=\"11\" text-anchor=\"middle\" transform=\"rotate(-90 16 {0:.1f})\">{1}</text>\n",
-      p.top + p.height / 2.0, xml_escaped(y_label));
+      p.top + p.height / 2.0, frugal::xml::xml_text(y_label));
   return out;
 }
 
@@ -70,7 +71,7 @@ std::string polyline(const Panel& p, const Curve& c, const char* colour, double 
   return fmt::format(
       "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"{:.1f}\" stroke-opacity=\"{:.2f}\" points=\"{}\">"
       "<title>{}</title></polyline>\n",
-      colour, width, opacity, points, xml_escaped(name));
+      colour, width, opacity, points, frugal::xml::xml_text(name));
 }
 
 // The frugal run's checkpoints, kills and restarts, marked on its curve.
@@ -100,7 +101,7 @@ std::string markers(const Panel& loss, const Panel& cost, const RunMetrics& run,
       out += fmt::format(
           "<path d=\"M{0:.1f} {1:.1f} l8 8 m0 -8 l-8 8\" stroke=\"{2}\" stroke-width=\"2.5\"><title>preempted: attempt {3} "
           "killed ({4}) after step {5}</title></path>\n",
-          x - 4.0, y - 4.0, kPreemptColour, e.attempt, xml_escaped(e.detail), e.step);
+          x - 4.0, y - 4.0, kPreemptColour, e.attempt, frugal::xml::xml_text(e.detail), e.step);
     } else if (e.event == "resume") {
       out += fmt::format(
           "<path d=\"M{:.1f} {:.1f} l5 9 l-10 0 z\" fill=\"{}\"><title>restart: attempt {} resumed from step {}"
