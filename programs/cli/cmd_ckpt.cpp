@@ -17,6 +17,7 @@
 #include "ckpt_session.hpp"
 #include "commands.hpp"
 #include "json_text.hpp"
+#include "manifest_text.hpp"
 #include "terminal_text.hpp"
 
 namespace frugal::cli {
@@ -43,7 +44,10 @@ constexpr Subcommand kSubcommands[] = {
      "                                     committed checkpoint verified, 1: one failed (or a\n"
      "                                     NAME is not a valid checkpoint, or the store cannot\n"
      "                                     be read), 2: bad usage\n"},
-    {"inspect", "  inspect DIR NAME                   the manifest as JSON\n"},
+    {"inspect",
+     "  inspect DIR NAME [--json]          the manifest: kind, step, writer, its shards, tensors\n"
+     "                                     and registered states (name, kinds, bytes, checksum);\n"
+     "                                     --json: the manifest as JSON\n"},
     {"gc",
      "  gc DIR [--keep-heartbeats N] [--keep-full M] [--json]\n"
      "                                     apply retention (engine defaults: 2 and 2); reads every\n"
@@ -351,7 +355,7 @@ int ckpt_verify(const std::vector<std::string>& args) {
 }
 
 int ckpt_inspect(const std::vector<std::string>& args) {
-  const auto parsed = parse_args(args, with_common({}), {});
+  const auto parsed = parse_args(args, with_common({}), {"--json"});
   if (parsed.positional.size() != 2) throw UsageError("inspect needs DIR and one checkpoint NAME");
   const std::string& dir = parsed.positional[0];
   const auto settings = settings_from(parsed);
@@ -361,8 +365,12 @@ int ckpt_inspect(const std::vector<std::string>& args) {
   host::check(frugal_ckpt_inspect_json(session.engine.get(), parsed.positional[1].c_str(), &json));
   const std::string text = json;
   frugal_string_free(json);
-  // The library escapes manifest text (control characters, invalid UTF-8).
-  fmt::print("{}{}", text, !text.empty() && text.back() == '\n' ? "" : "\n");
+  if (parsed.has("--json")) {
+    // The library escapes manifest text (control characters, invalid UTF-8).
+    fmt::print("{}{}", text, !text.empty() && text.back() == '\n' ? "" : "\n");
+  } else {
+    fmt::print("{}", manifest_text(json::Json::parse(text)));
+  }
   return kExitOk;
 }
 

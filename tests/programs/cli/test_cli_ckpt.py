@@ -8,11 +8,15 @@ import json
 import os
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
 
 CLI = os.environ["FRUGAL_CLI"]
+# The Python binding of this source tree, for checkpoints with registered
+# states (FRUGAL_LIB, set by the test, names the libfrugal it loads).
+PYTHON_BINDING = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "sdk", "python")
 
 
 def run(args, env_extra=None):
@@ -237,7 +241,7 @@ class CkptCliTest(unittest.TestCase):
     def test_inspect_prints_the_manifest(self):
         make_checkpoints(self, self.root, heartbeats=1, fulls=0, size="4099")
         name = listing(self, self.root)[0]["name"]
-        result = ckpt("inspect", self.root, name)
+        result = ckpt("inspect", self.root, name, "--json")
         self.assertEqual(result.returncode, 0, result.stderr)
         manifest = json.loads(result.stdout)
         self.assertEqual((manifest["name"], manifest["kind"], manifest["step"]), (name, "heartbeat", 1))
@@ -248,6 +252,43 @@ class CkptCliTest(unittest.TestCase):
         missing = ckpt("inspect", self.root, "hb-000000000009-00000009")
         self.assertEqual(missing.returncode, 1)
         self.assertIn("hb-000000000009-00000009", missing.stderr)
+
+    def test_inspect_shows_the_registered_states(self):
+        """A checkpoint saved through the Python binding with a loss scaler and a
+        host state registered: inspect's text lists each state (name, kinds,
+        bytes, checksum) as the manifest records it."""
+        sys.path.insert(0, PYTHON_BINDING)
+        import frugal  # noqa: E402 (the binding of this source tree)
+        cursor = {"offset": 4096}
+        with frugal.Context() as context:
+            context.discover_plugins()
+            with frugal.Store(context, "fs", root=self.root, fsync=False) as store, \
+                    frugal.CheckpointEngine(store) as engine, frugal.LossScaler(init_scale=1024.0) as scaler:
+                engine.register_loss_scaler("amp/scaler", scaler)
+                engine.register_state("data/cursor", lambda: json.dumps(cursor).encode(),
+                                      lambda data: cursor.update(json.loads(data)), kinds=frugal.CheckpointKind.FULL)
+                engine.save(step=3, kind=frugal.CheckpointKind.FULL, wait=True)
+                scaler_bytes = len(scaler.export_state())
+        name = listing(self, self.root)[0]["name"]
+        manifest = ok_json(self, ckpt("inspect", self.root, name, "--json"))
+        by_name = {s["name"]: s for s in manifest["states"]}
+        self.assertEqual(sorted(by_name), ["amp/scaler", "data/cursor"])
+        self.assertEqual(by_name["data/cursor"]["size"], len(json.dumps(cursor).encode()))
+
+        result = ckpt("inspect", self.root, name)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = result.stdout.splitlines()
+        self.assertEqual(lines[0], name)
+        self.assertIn("  kind       full", lines)
+        self.assertIn("  step       3", lines)
+        self.assertIn("states (2)", lines)
+        rows = {line.split()[0]: line.split() for line in lines[lines.index("states (2)") + 2:] if line.strip()}
+        self.assertEqual(rows["amp/scaler"][1:],
+                         ["heartbeat,full", str(by_name["amp/scaler"]["size"]), by_name["amp/scaler"]["xxh3"]])
+        self.assertEqual(rows["data/cursor"][1:],
+                         ["full", str(by_name["data/cursor"]["size"]), by_name["data/cursor"]["xxh3"]])
+        self.assertGreater(by_name["amp/scaler"]["size"], 0)
+        self.assertEqual(by_name["amp/scaler"]["size"], scaler_bytes)
 
     def test_gc_applies_retention(self):
         make_checkpoints(self, self.root, heartbeats=3, fulls=2)
@@ -429,7 +470,7 @@ class CkptCliTest(unittest.TestCase):
             self.skipTest("libxxhash not found")
         make_checkpoints(self, self.root, heartbeats=2, fulls=0, size="4099")
         newest, older = [c["name"] for c in listing(self, self.root)]
-        manifest = json.loads(ckpt("inspect", self.root, older).stdout)
+        manifest = json.loads(ckpt("inspect", self.root, older, "--json").stdout)
         writer, tensor = manifest["writer"].encode(), manifest["tensors"][0]["name"].encode()
         # A valid checkpoint whose writer and first tensor name carry hostile bytes.
         rewrite_manifest(os.path.join(self.root, older, "manifest"),
@@ -438,12 +479,16 @@ class CkptCliTest(unittest.TestCase):
         rewrite_manifest(os.path.join(self.root, newest, "manifest"),
                          [(newest.encode(), hostile(len(newest)))], xxh3)
 
-        inspect = ckpt_bytes("inspect", self.root, older)
+        inspect = ckpt_bytes("inspect", self.root, older, "--json")
         self.assertEqual(inspect.returncode, 0, inspect.stderr)
         inspected = json.loads(assert_terminal_safe(self, inspect.stdout))
+        inspect.stdout.decode("ascii")  # the one JSON writer: plain ASCII, whatever the bytes
         self.assertEqual(inspected["name"], older)
         self.assertTrue(inspected["writer"].startswith("\x1b[31m\x07\x7f\x9b\ufffd"), ascii(inspected["writer"]))
         self.assertIn("\ufffd", inspected["tensors"][0]["name"])
+        # The text form: the same bytes shown as \xHH, never raw.
+        text = assert_terminal_safe(self, ckpt_bytes("inspect", self.root, older).stdout)
+        self.assertIn("  writer     \\x1b[31m\\x07\\x7f\\xc2\\x9b", text)
 
         for args in (("ls", "--json"), ("ls", "--verify", "--json"), ("verify", "--json")):
             with self.subTest(args=args):
