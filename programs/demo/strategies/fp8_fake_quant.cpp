@@ -6,14 +6,11 @@
 
 #include "frugal/sdk/host.hpp"
 #include "host_tensor.hpp"
-#include "named_blobs.hpp"
 
 namespace frugal_demo {
 namespace {
 
 namespace host = frugal::host;
-
-constexpr std::string_view kBlobMagic = "DFP8";
 
 // Common practice keeps two kinds of Linear in full precision: the output
 // head (its logits feed a softmax over the whole vocabulary, where FP8's
@@ -59,18 +56,7 @@ class Fp8QuantHooks::Hook final : public FakeQuant {
     host::check(frugal_quantizer_quantize(quantizer_.get(), &args));
   }
 
-  std::vector<std::uint8_t> export_state() {
-    std::size_t size = 0;
-    host::check(frugal_quantizer_export_state(quantizer_.get(), nullptr, 0, &size));
-    std::vector<std::uint8_t> bytes(size);
-    if (size > 0) host::check(frugal_quantizer_export_state(quantizer_.get(), bytes.data(), size, &size));
-    return bytes;
-  }
-
-  void import_state(std::span<const std::uint8_t> bytes) {
-    host::check(frugal_quantizer_import_state(quantizer_.get(), bytes.data(), bytes.size()));
-  }
-
+  frugal_quantizer* quantizer() const { return quantizer_.get(); }
   const std::string& name() const { return name_; }
   void set_frozen(bool frozen) { frozen_ = frozen; }
 
@@ -125,15 +111,6 @@ void Fp8QuantHooks::set_frozen(bool frozen) {
   for (const auto& hook : hooks_) hook->set_frozen(frozen);
 }
 
-std::vector<std::uint8_t> Fp8QuantHooks::export_state() {
-  std::vector<NamedBlob> parts;
-  for (const auto& hook : hooks_) parts.push_back(NamedBlob{hook->name(), hook->export_state()});
-  return pack_named_blobs(kBlobMagic, parts);
-}
-
-void Fp8QuantHooks::import_state(std::span<const std::uint8_t> blob) {
-  const std::vector<NamedBlob> parts = unpack_named_blobs(blob, kBlobMagic, names(), "fp8 quantizer state");
-  for (std::size_t i = 0; i < hooks_.size(); ++i) hooks_[i]->import_state(parts[i].bytes);
-}
+frugal_quantizer* Fp8QuantHooks::quantizer(std::size_t index) const { return hooks_.at(index)->quantizer(); }
 
 }  // namespace frugal_demo

@@ -29,18 +29,16 @@ class Fp8QuantHooks {
   Fp8QuantHooks& operator=(const Fp8QuantHooks&) = delete;
   ~Fp8QuantHooks();
 
-  // Every quantizer's recipe state (amax history) in one blob, with each
-  // hooked tensor's name, for checkpoints.
-  std::vector<std::uint8_t> export_state();
-  // Throws std::runtime_error on a malformed blob or one written for other
-  // hooked tensors; checks the whole blob before changing any quantizer.
-  void import_state(std::span<const std::uint8_t> blob);
-
   // Hooked tensors (two per quantized Linear), e.g. "layers.0.attn.qkv.weight".
   std::size_t hooked() const { return hooks_.size(); }
   std::vector<std::string> names() const;
   // Hooked tensor `index` (in names() order) as the model sees it.
   FakeQuant& hook(std::size_t index);
+  // Hooked tensor `index`'s quantizer (owned here, alive as long as this
+  // object), for registering its recipe state (amax history) with a
+  // checkpoint engine (frugal_ckpt_register_quantizer); std::out_of_range
+  // past hooked().
+  frugal_quantizer* quantizer(std::size_t index) const;
   // The Linears left in full precision.
   const std::vector<std::string>& kept_full_precision() const { return kept_; }
 

@@ -5,22 +5,12 @@
 #include <stdexcept>
 
 #include "host_tensor.hpp"
-#include "named_blobs.hpp"
 
 namespace frugal_demo {
 namespace {
 
 namespace host = frugal::host;
 
-constexpr std::string_view kBlobMagic = "DRTR";
-
-std::string layer_name(std::size_t layer) { return "moe_router." + std::to_string(layer); }
-
-std::vector<std::string> layer_names(std::size_t layers) {
-  std::vector<std::string> names;
-  for (std::size_t l = 0; l < layers; ++l) names.push_back(layer_name(l));
-  return names;
-}
 
 }  // namespace
 
@@ -135,23 +125,6 @@ void PluginRouter::route(const RouteRequest<float>& request, std::span<std::int3
   host::check(frugal_router_stats(layer.router.get(), &plan, &layer.stats));
 }
 
-std::vector<std::uint8_t> PluginRouter::export_state() {
-  std::vector<NamedBlob> parts;
-  for (std::size_t l = 0; l < layers_.size(); ++l) {
-    std::size_t size = 0;
-    host::check(frugal_router_export_state(layers_[l].router.get(), nullptr, 0, &size));
-    std::vector<std::uint8_t> bytes(size);
-    if (size > 0) host::check(frugal_router_export_state(layers_[l].router.get(), bytes.data(), size, &size));
-    parts.push_back(NamedBlob{layer_name(l), std::move(bytes)});
-  }
-  return pack_named_blobs(kBlobMagic, parts);
-}
-
-void PluginRouter::import_state(std::span<const std::uint8_t> blob) {
-  const std::vector<NamedBlob> parts =
-      unpack_named_blobs(blob, kBlobMagic, layer_names(layers_.size()), "router state");
-  for (std::size_t l = 0; l < layers_.size(); ++l)
-    host::check(frugal_router_import_state(layers_[l].router.get(), parts[l].bytes.data(), parts[l].bytes.size()));
-}
+std::string PluginRouter::layer_name(std::size_t layer) { return "moe_router." + std::to_string(layer); }
 
 }  // namespace frugal_demo

@@ -43,14 +43,13 @@ class PluginRouter {
   // for, std::runtime_error when routing fails.
   ExpertSelector<float> selector();
 
-  // All layers' router states in one blob (the topk_softmax router is
-  // stateless: the blob then holds only the header).
-  std::vector<std::uint8_t> export_state();
-  // Throws std::runtime_error on a malformed blob or one written for
-  // another layer count.
-  void import_state(std::span<const std::uint8_t> blob);
-
   std::size_t layers() const { return layers_.size(); }
+  // Layer `layer`'s router (owned here, alive as long as this object), for
+  // registering its state with a checkpoint engine
+  // (frugal_ckpt_register_router); std::out_of_range past layers().
+  frugal_router* router(std::size_t layer) const { return layers_.at(layer).router.get(); }
+  // "moe_router.<layer>": the name its state is saved under.
+  static std::string layer_name(std::size_t layer);
   // The plugin's statistics of layer `layer`'s last routing (max/mean
   // load, dropped fraction, aux loss as the plugin computes it).
   const frugal_route_stats& last_stats(std::size_t layer) const { return layers_.at(layer).stats; }

@@ -54,17 +54,4 @@ frugal_cost_ledger RunScheduler::ledger() const {
   return ledger;
 }
 
-std::vector<std::uint8_t> RunScheduler::export_state() {
-  std::size_t size = 0;
-  check(frugal_scheduler_export_state(scheduler_.get(), nullptr, 0, &size));
-  std::vector<std::uint8_t> state(size);
-  check(frugal_scheduler_export_state(scheduler_.get(), state.data(), state.size(), &size));
-  state.resize(size);
-  return state;
-}
-
-void RunScheduler::import_state(std::span<const std::uint8_t> state) {
-  check(frugal_scheduler_import_state(scheduler_.get(), state.data(), state.size()));
-}
-
 }  // namespace frugal_demo

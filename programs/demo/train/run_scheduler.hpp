@@ -27,9 +27,10 @@ class RunScheduler {
 
   Decision step(const frugal_telemetry& telemetry);
   frugal_cost_ledger ledger() const;
-  // Counts as a checkpoint in the ledger: call it while taking one.
-  std::vector<std::uint8_t> export_state();
-  void import_state(std::span<const std::uint8_t> state);
+  // The scheduler itself (owned here), for registering its state with the
+  // checkpoint engine: each save's export counts as a checkpoint in its
+  // ledger (frugal_ckpt_register_scheduler).
+  frugal_scheduler* get() const { return scheduler_.get(); }
 
  private:
   frugal::host::SchedulerPtr scheduler_;

@@ -10,7 +10,6 @@
 
 #include "adamw.hpp"
 #include "batch_source.hpp"
-#include "checkpoint_metadata.hpp"
 #include "corpus.hpp"
 #include "fp8_fake_quant.hpp"
 #include "frugal/frugal.h"
@@ -24,6 +23,7 @@
 #include "run_plan.hpp"
 #include "run_scheduler.hpp"
 #include "tensor_math.hpp"
+#include "train_progress.hpp"
 
 namespace frugal_demo {
 namespace {
@@ -54,7 +54,8 @@ class Trainer {
   void train_one_step();
   void evaluate();
   std::uint32_t checkpoint_after_step(const Decision& decision);
-  std::vector<std::uint8_t> metadata();
+  void register_states();
+  TrainProgress progress() const;
   frugal_telemetry telemetry(double now, double notice_s);
   int stop_for_preemption();
   int finish();
@@ -86,6 +87,7 @@ class Trainer {
   double last_record_s_ = 0;
   std::int64_t restored_step_ = 0;
   std::map<std::int64_t, double> replay_losses_;  // what earlier attempts logged
+  std::optional<TrainProgress> restored_progress_;  // set by a restore's import of "train/progress"
   std::optional<double> last_eval_;
 };
 
@@ -111,7 +113,30 @@ Trainer::Trainer(const DemoOptions& options, RunPlan plan)
     model_.set_selector(router_->selector());
   }
   if (plan_.fp8) quant_.emplace(context_.get(), model_);
+  register_states();
   frugal::host::check(frugal_preemption_install_sigterm());
+}
+
+// Everything besides the two tensors a resumed attempt needs, each a state
+// the engine saves with the tensors and restores in this order: the
+// routers and quantizers (their strategy states), the scheduler (ledger,
+// schedule and policy states), the data cursor, and the trainer's counters.
+void Trainer::register_states() {
+  if (router_)
+    for (std::size_t l = 0; l < router_->layers(); ++l)
+      checkpoints_.register_router("router/" + PluginRouter::layer_name(l), router_->router(l));
+  if (quant_) {
+    const auto names = quant_->names();
+    for (std::size_t i = 0; i < names.size(); ++i) checkpoints_.register_quantizer("fp8/" + names[i], quant_->quantizer(i));
+  }
+  checkpoints_.register_scheduler("run/scheduler", scheduler_.get());
+  checkpoints_.register_state("data/cursor", {[this] { return source_->cursor(); },
+                                              [this](std::span<const std::uint8_t> bytes) { source_->seek(bytes); }});
+  checkpoints_.register_state("train/progress",
+                              {[this] { return encode_train_progress(progress()); },
+                               [this](std::span<const std::uint8_t> bytes) {
+                                 restored_progress_ = decode_train_progress(bytes);
+                               }});
 }
 
 void Trainer::write_plan() {
@@ -123,13 +148,11 @@ void Trainer::write_plan() {
 }
 
 void Trainer::resume_if_possible() {
+  restored_progress_.reset();
   const auto restored = checkpoints_.restore_latest();
   if (!restored) return;
-  const CheckpointMetadata meta = decode_checkpoint_metadata(restored->metadata);
-  source_->seek(meta.data_cursor);
-  if (router_) router_->import_state(meta.router_state);
-  if (quant_) quant_->import_state(meta.quant_state);
-  scheduler_.import_state(meta.scheduler_state);
+  // The engine imported every registered state; the counters are applied here.
+  const TrainProgress meta = restored_progress_.value();
   optimizer_.set_steps(meta.adam_steps);
   step_ = static_cast<std::int64_t>(meta.step);
   tokens_ = meta.tokens;
@@ -175,18 +198,14 @@ frugal_telemetry Trainer::telemetry(double now, double notice_s) {
   return t;
 }
 
-std::vector<std::uint8_t> Trainer::metadata() {
-  CheckpointMetadata meta;
-  meta.step = static_cast<std::uint64_t>(step_);
-  meta.adam_steps = optimizer_.steps();
-  meta.tokens = tokens_;
-  meta.last_loss = last_loss_;
-  meta.resource = resource_;
-  meta.data_cursor = source_->cursor();
-  if (router_) meta.router_state = router_->export_state();
-  if (quant_) meta.quant_state = quant_->export_state();
-  meta.scheduler_state = scheduler_.export_state();
-  return encode_checkpoint_metadata(meta);
+TrainProgress Trainer::progress() const {
+  TrainProgress p;
+  p.step = static_cast<std::uint64_t>(step_);
+  p.adam_steps = optimizer_.steps();
+  p.tokens = tokens_;
+  p.last_loss = last_loss_;
+  p.resource = resource_;
+  return p;
 }
 
 void Trainer::train_one_step() {
@@ -258,9 +277,8 @@ std::uint32_t Trainer::checkpoint_after_step(const Decision& decision) {
   if (!plan_.policies && step_ % plan_.full_every_steps == 0) kind = FRUGAL_CHECKPOINT_FULL;
   if (plan_.policies) kind = decision.checkpoint;
   if (kind == FRUGAL_CHECKPOINT_NONE) return kind;
-  const auto bytes = metadata();
   const std::int32_t ckpt_kind = kind == FRUGAL_CHECKPOINT_FULL ? FRUGAL_CKPT_FULL : FRUGAL_CKPT_HEARTBEAT;
-  const SaveOutcome saved = checkpoints_.save(ckpt_kind, static_cast<std::uint64_t>(step_), bytes, !plan_.policies);
+  const SaveOutcome saved = checkpoints_.save(ckpt_kind, static_cast<std::uint64_t>(step_), !plan_.policies);
   done_checkpoint_ = kind;
   done_stall_job_s_ = saved.stall_s * plan_.time_scale;
   metrics_.event(clock_.now_s(), "checkpoint", step_, saved.name);
@@ -272,8 +290,7 @@ int Trainer::stop_for_preemption() {
   // least a heartbeat), then the emergency heartbeat carries its state.
   const double notice_job_s = plan_.grace_s * plan_.time_scale;
   (void)scheduler_.step(telemetry(clock_.now_s(), notice_job_s));
-  const auto bytes = metadata();
-  const auto saved = checkpoints_.emergency_save(static_cast<std::uint64_t>(step_), bytes, plan_.emergency_deadline_s);
+  const auto saved = checkpoints_.emergency_save(static_cast<std::uint64_t>(step_), plan_.emergency_deadline_s);
   metrics_.event(clock_.now_s(), "emergency_save", step_,
                  saved.name + (saved.committed ? "" : " (missed the deadline)"));
   std::printf("  %-8s preemption notice at step %lld: emergency heartbeat %s %s in %.2f s\n", plan_.name.c_str(),
@@ -285,8 +302,7 @@ int Trainer::stop_for_preemption() {
 
 int Trainer::finish() {
   checkpoints_.wait();
-  const auto bytes = metadata();
-  const SaveOutcome saved = checkpoints_.save(FRUGAL_CKPT_FULL, static_cast<std::uint64_t>(step_), bytes, true);
+  const SaveOutcome saved = checkpoints_.save(FRUGAL_CKPT_FULL, static_cast<std::uint64_t>(step_), true);
   done_checkpoint_ = FRUGAL_CHECKPOINT_FULL;
   done_stall_job_s_ = saved.stall_s * plan_.time_scale;
   metrics_.event(clock_.now_s(), "checkpoint", step_, saved.name);

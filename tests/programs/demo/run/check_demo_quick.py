@@ -8,6 +8,10 @@ Checks, each with the values it found when it fails:
   - the frugal run was preempted at least once, and every resumed attempt
     continued from the step it restored, with bit-identical losses on the
     steps it recomputed (resume.csv present, max difference 0);
+  - the frugal run's newest checkpoint carries the trainer's states as the
+    engine registered them (each router, each FP8 quantizer, the scheduler,
+    the data cursor, the trainer's progress), read with `frugal ckpt
+    inspect --json` (the frugal program next to frugal-demo);
   - report.json holds every figure of the report for both plans, and
     report.svg is a complete SVG document.
 """
@@ -110,6 +114,29 @@ def check_report(out):
     check("<svg" in svg[:400] and svg.rstrip().endswith("</svg>"), "report.svg is not a complete SVG document")
 
 
+def check_states(demo, run_dir):
+    cli = os.path.join(os.path.dirname(os.path.abspath(demo)), "frugal")
+    store = os.path.join(run_dir, "store")
+    latest = subprocess.run([cli, "ckpt", "latest", store, "--json"], capture_output=True, text=True, timeout=60)
+    if not check(latest.returncode == 0, f"frugal ckpt latest {store}: {latest.stderr.strip()}"):
+        return
+    name = json.loads(latest.stdout)["checkpoint"]["name"]
+    inspect = subprocess.run([cli, "ckpt", "inspect", store, name, "--json"], capture_output=True, text=True,
+                             timeout=60)
+    if not check(inspect.returncode == 0, f"frugal ckpt inspect {name}: {inspect.stderr.strip()}"):
+        return
+    manifest = json.loads(inspect.stdout)
+    states = {s["name"]: s for s in manifest["states"]}
+    check(manifest["metadata_bytes"] == 0, f"frugal: {name} carries {manifest['metadata_bytes']} metadata bytes")
+    for required in ("router/moe_router.0", "router/moe_router.1", "run/scheduler", "data/cursor", "train/progress"):
+        check(required in states, f"frugal: {name} has no state '{required}' (has {sorted(states)})")
+    fp8 = [n for n in states if n.startswith("fp8/")]
+    check(len(fp8) == 40, f"frugal: {name} has {len(fp8)} fp8 quantizer states, want 40")
+    check(all(states[n]["size"] > 0 for n in fp8 + ["run/scheduler", "train/progress"]),
+          f"frugal: {name} has an empty strategy state")
+    print(f"frugal: checkpoint {name} carries {len(states)} registered states")
+
+
 def main():
     demo, out = sys.argv[1], sys.argv[2]
     start = time.monotonic()
@@ -125,6 +152,7 @@ def main():
     check_loss_falls(os.path.join(out, "baseline"), "baseline")
     check_loss_falls(os.path.join(out, "frugal"), "frugal")
     check_resume(os.path.join(out, "frugal"))
+    check_states(demo, os.path.join(out, "frugal"))
     check_report(out)
     for failure in failures:
         print("FAIL:", failure)

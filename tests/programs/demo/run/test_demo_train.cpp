@@ -1,20 +1,26 @@
-// The trainer's own pieces, without training: the checkpoint metadata
-// blob, the command line and the worker's copy of it, the --out rules and
-// the job clock that survives restarts.
+// The trainer's own pieces, without training: its counters' state blob,
+// the checkpoints with every registered state restored, the command line
+// and the worker's copy of it, the --out rules and the job clock that
+// survives restarts.
 #include <catch2/catch.hpp>
 
 #include <stdlib.h>  // mkdtemp (POSIX)
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
-#include "checkpoint_metadata.hpp"
 #include "demo_options.hpp"
+#include "fp8_fake_quant.hpp"
+#include "frugal/sdk/host.hpp"
 #include "job_clock.hpp"
 #include "output_dir.hpp"
+#include "run_checkpoints.hpp"
+#include "strategy_support.hpp"
+#include "train_progress.hpp"
 
 using namespace frugal_demo;
 namespace fs = std::filesystem;
@@ -35,24 +41,20 @@ struct ScratchDir {
   fs::path path;
 };
 
-CheckpointMetadata sample_metadata() {
-  CheckpointMetadata m;
-  m.step = 1234;
-  m.adam_steps = 1234;
-  m.tokens = 987654;
-  m.last_loss = 2.718281828459045;
-  m.resource = 2;
-  m.data_cursor = {1, 2, 3};
-  m.router_state = {4, 5};
-  m.quant_state = {};
-  m.scheduler_state = std::vector<std::uint8_t>(300, 7);
-  return m;
+TrainProgress sample_progress() {
+  TrainProgress p;
+  p.step = 1234;
+  p.adam_steps = 1234;
+  p.tokens = 987654;
+  p.last_loss = 2.718281828459045;
+  p.resource = 2;
+  return p;
 }
 
 std::string error_of(const std::vector<std::uint8_t>& bytes) {
   try {
-    decode_checkpoint_metadata(bytes);
-  } catch (const std::runtime_error& e) {
+    decode_train_progress(bytes);
+  } catch (const std::exception& e) {
     return e.what();
   }
   return "";
@@ -60,39 +62,86 @@ std::string error_of(const std::vector<std::uint8_t>& bytes) {
 
 }  // namespace
 
-TEST_CASE("checkpoint metadata round-trips every field") {
-  const CheckpointMetadata in = sample_metadata();
-  const CheckpointMetadata out = decode_checkpoint_metadata(encode_checkpoint_metadata(in));
+TEST_CASE("the trainer's progress state round-trips every field") {
+  const TrainProgress in = sample_progress();
+  const TrainProgress out = decode_train_progress(encode_train_progress(in));
   CHECK(out.step == 1234);
   CHECK(out.adam_steps == 1234);
   CHECK(out.tokens == 987654);
   CHECK(out.last_loss == in.last_loss);  // bit for bit
   CHECK(out.resource == 2);
-  CHECK(out.data_cursor == in.data_cursor);
-  CHECK(out.router_state == in.router_state);
-  CHECK(out.quant_state.empty());
-  CHECK(out.scheduler_state == in.scheduler_state);
 }
 
-TEST_CASE("malformed checkpoint metadata is refused, naming what is wrong") {
-  const std::vector<std::uint8_t> good = encode_checkpoint_metadata(sample_metadata());
+TEST_CASE("a malformed progress state is refused, naming what is wrong") {
+  const std::vector<std::uint8_t> good = encode_train_progress(sample_progress());
   auto bad_magic = good;
   bad_magic[0] = 'X';
-  CHECK_THAT(error_of(bad_magic), Catch::Contains("does not start with FDMC"));
-  auto newer = good;
-  newer[4] = 2;  // version, little-endian
-  CHECK_THAT(error_of(newer), Catch::Contains("version 2 is not 1"));
-  const std::vector<std::uint8_t> truncated(good.begin(), good.end() - 10);
-  CHECK_THAT(error_of(truncated), Catch::Contains("scheduler state"));
-  auto trailing = good;
-  trailing.push_back(0);
-  CHECK_THAT(error_of(trailing), Catch::Contains("trailing bytes"));
-  CheckpointMetadata no_capacity = sample_metadata();
+  CHECK_THAT(error_of(bad_magic), Catch::Contains("train/progress") && Catch::Contains("magic"));
+  auto flipped = good;
+  flipped[10] ^= 0x01;
+  CHECK_THAT(error_of(flipped), Catch::Contains("checksum"));
+  TrainProgress no_capacity = sample_progress();
   no_capacity.resource = 0;
-  CHECK_THAT(error_of(encode_checkpoint_metadata(no_capacity)), Catch::Contains("capacity class 0"));
-  CheckpointMetadata mismatched = sample_metadata();
+  CHECK_THAT(error_of(encode_train_progress(no_capacity)), Catch::Contains("capacity class 0"));
+  TrainProgress mismatched = sample_progress();
   mismatched.adam_steps = 1233;
-  CHECK_THAT(error_of(encode_checkpoint_metadata(mismatched)), Catch::Contains("AdamW steps 1233 do not match step 1234"));
+  CHECK_THAT(error_of(encode_train_progress(mismatched)), Catch::Contains("AdamW steps 1233 do not match step 1234"));
+}
+
+namespace {
+
+void quantize_once(Fp8QuantHooks& hooks, float magnitude) {
+  std::vector<float> in(8 * 16), out(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = magnitude * static_cast<float>(i % 7) - 2.0f;
+  for (std::size_t i = 0; i < hooks.hooked(); ++i) hooks.hook(i).apply(in, out, 8, 16, QuantRole::activation);
+}
+
+}  // namespace
+
+// What a resume relies on: each strategy state registered with the engine
+// comes back as it was at the save, not as it was later, and a checkpoint
+// missing one of them is refused by name.
+TEST_CASE("run checkpoints restore the tensors and every registered state as saved") {
+  ScratchDir scratch;
+  const auto context = demo_test::plugin_context();
+  Model<float> model(demo_test::small_moe_config(1));
+  Fp8QuantHooks hooks(context.get(), model);
+  std::vector<float> parameters(64, 1.5f), moments(32, -0.25f);
+  std::vector<std::uint8_t> cursor{1, 2, 3};
+  std::vector<std::uint8_t> restored_cursor;
+  {
+    RunCheckpoints checkpoints(context.get(), scratch.path / "store", parameters, moments);
+    for (std::size_t i = 0; i < hooks.hooked(); ++i)
+      checkpoints.register_quantizer("fp8/" + hooks.names()[i], hooks.quantizer(i));
+    checkpoints.register_state("data/cursor", {[&] { return cursor; },
+                                               [&](std::span<const std::uint8_t> b) { restored_cursor.assign(b.begin(), b.end()); }});
+    CHECK_FALSE(checkpoints.restore_latest().has_value());  // a fresh run
+
+    quantize_once(hooks, 3.0f);  // amax histories to save
+    const auto saved_quant = demo_test::quantizer_states(hooks);
+    const SaveOutcome saved = checkpoints.save(FRUGAL_CKPT_HEARTBEAT, 7, true);
+    // Everything moves on past the checkpoint.
+    quantize_once(hooks, 40.0f);
+    REQUIRE(demo_test::quantizer_states(hooks) != saved_quant);
+    std::fill(parameters.begin(), parameters.end(), 9.0f);
+    std::fill(moments.begin(), moments.end(), 9.0f);
+    cursor = {9, 9};
+
+    const auto restored = checkpoints.restore_latest();
+    REQUIRE(restored.has_value());
+    CHECK(restored->name == saved.name);
+    CHECK(demo_test::quantizer_states(hooks) == saved_quant);
+    CHECK(restored_cursor == std::vector<std::uint8_t>{1, 2, 3});
+    CHECK(std::all_of(parameters.begin(), parameters.end(), [](float v) { return v == 1.5f; }));
+    CHECK(std::all_of(moments.begin(), moments.end(), [](float v) { return v == -0.25f; }));
+  }
+  // A build that registers one more state finds the checkpoint lacking it.
+  RunCheckpoints newer(context.get(), scratch.path / "store", parameters, moments);
+  for (std::size_t i = 0; i < hooks.hooked(); ++i)
+    newer.register_quantizer("fp8/" + hooks.names()[i], hooks.quantizer(i));
+  newer.register_state("data/cursor", {[&] { return cursor; }, [](std::span<const std::uint8_t>) {}});
+  newer.register_state("train/progress", {[] { return std::vector<std::uint8_t>{}; }, [](std::span<const std::uint8_t>) {}});
+  CHECK_THROWS_WITH(newer.restore_latest(), Catch::Contains("holds no 'train/progress'"));
 }
 
 TEST_CASE("options parse, and a worker's arguments rebuild the same options") {
@@ -126,7 +175,7 @@ TEST_CASE("bad options name the option") {
   CHECK_THROWS_WITH(parse_demo_options({"-q"}), "unknown option '-q'");
 }
 
-TEST_CASE("--out: created, cleared when it is a previous demo output, refused otherwise") {
+TEST_CASE("the --out directory: created, cleared when it is a previous demo output, refused otherwise") {
   ScratchDir scratch;
   const fs::path out = scratch.path / "out";
   CHECK_THAT(prepare_output_dir(out), Catch::Contains("created"));

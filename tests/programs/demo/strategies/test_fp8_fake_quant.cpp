@@ -6,36 +6,23 @@
 #include <array>
 #include <cmath>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
 #include "fp8_fake_quant.hpp"
 #include "frugal/sdk/host.hpp"
 #include "model.hpp"
+#include "strategy_support.hpp"
 
 using namespace frugal_demo;
 
 namespace {
 
-frugal::host::Context plugin_context() {
-  frugal::host::Context context;
-  context.discover(FRUGAL_DISCOVER_NO_ENV);
-  return context;
-}
+using demo_test::plugin_context;
+using demo_test::quantizer_states;
 
-ModelConfig moe_config() {
-  ModelConfig c;
-  c.vocab = 256;
-  c.d_model = 16;
-  c.heads = 2;
-  c.layers = 2;
-  c.max_seq = 16;
-  c.ffn_hidden = 32;
-  c.moe = true;
-  c.moe_options.experts = 4;
-  c.moe_options.top_k = 2;
-  return c;
-}
+ModelConfig moe_config() { return demo_test::small_moe_config(); }
 
 std::vector<float> random_values(std::size_t n, std::uint64_t seed, float stddev) {
   std::mt19937_64 rng(seed);
@@ -154,41 +141,40 @@ TEST_CASE("fp8 hooks: an imported state gives identical later outputs; frozen ho
   const std::size_t rows = 8, cols = 16;
   for (std::size_t i = 0; i < a.hooked(); ++i)
     apply(a.hook(i), random_values(rows * cols, i, 3.0f), rows, cols);  // builds amax histories
-  const std::vector<std::uint8_t> blob = a.export_state();
+  const auto states = quantizer_states(a);
   const std::vector<float> probe = random_values(rows * cols, 999, 1.0f);
   const std::vector<float> fresh = apply(b.hook(3), probe, rows, cols);  // b without the state
-  b.import_state(blob);
-  CHECK(b.export_state() == blob);
+  for (std::size_t i = 0; i < b.hooked(); ++i)
+    frugal::host::check(frugal_quantizer_import_state(b.quantizer(i), states[i].data(), states[i].size()));
+  CHECK(quantizer_states(b) == states);
   for (std::size_t i = 0; i < a.hooked(); ++i) {
     INFO("hook " << i);
     CHECK(apply(a.hook(i), probe, rows, cols) == apply(b.hook(i), probe, rows, cols));
   }
   CHECK(apply(a.hook(3), probe, rows, cols) != fresh);  // the state matters
 
-  const std::vector<std::uint8_t> before = a.export_state();
+  const auto before = quantizer_states(a);
   a.set_frozen(true);
   apply(a.hook(0), random_values(rows * cols, 5, 50.0f), rows, cols);
-  CHECK(a.export_state() == before);
+  CHECK(quantizer_states(a) == before);
   a.set_frozen(false);
   apply(a.hook(0), random_values(rows * cols, 5, 50.0f), rows, cols);
-  CHECK(a.export_state() != before);
+  CHECK(quantizer_states(a) != before);
 }
 
-TEST_CASE("fp8 hooks: malformed or foreign state blobs are refused with a reason", "[demo][strategies]") {
+TEST_CASE("fp8 hooks: one quantizer per hooked tensor, each its own", "[demo][strategies]") {
   const auto context = plugin_context();
   Model<float> model(moe_config());
   Fp8QuantHooks hooks(context.get(), model);
-  const std::vector<std::uint8_t> blob = hooks.export_state();
-  auto corrupt = blob;
-  corrupt[corrupt.size() / 2] ^= 0x01;
-  CHECK_THROWS_WITH(hooks.import_state(corrupt), Catch::Contains("fp8 quantizer state"));
-  CHECK_THROWS_AS(hooks.import_state(std::span(blob).first(blob.size() - 1)), std::runtime_error);
-  CHECK_THROWS_AS(hooks.import_state(std::vector<std::uint8_t>{}), std::runtime_error);
+  REQUIRE(hooks.hooked() == 40);
+  std::set<frugal_quantizer*> distinct;
+  for (std::size_t i = 0; i < hooks.hooked(); ++i) distinct.insert(hooks.quantizer(i));
+  CHECK(distinct.size() == hooks.hooked());
+  CHECK(distinct.count(nullptr) == 0);
+  CHECK_THROWS_AS(hooks.quantizer(hooks.hooked()), std::out_of_range);
   ModelConfig dense = moe_config();
   dense.moe = false;
   Model<float> dense_model(dense);
   Fp8QuantHooks dense_hooks(context.get(), dense_model);
   CHECK(dense_hooks.hooked() == 16);  // qkv, out, up, down per layer
-  CHECK_THROWS_WITH(dense_hooks.import_state(blob), Catch::Contains("holds 40 states"));
-  CHECK(hooks.export_state() == blob);  // refused imports changed nothing
 }

@@ -12,16 +12,13 @@
 #include "ffn_moe.hpp"
 #include "frugal/sdk/host.hpp"
 #include "router_selector.hpp"
+#include "strategy_support.hpp"
 
 using namespace frugal_demo;
 
 namespace {
 
-frugal::host::Context plugin_context() {
-  frugal::host::Context context;
-  context.discover(FRUGAL_DISCOVER_NO_ENV);
-  return context;
-}
+using demo_test::plugin_context;
 
 struct RandomRequest {
   std::vector<float> logits;
@@ -151,21 +148,19 @@ TEST_CASE("router selector: padding never routed; a layer without router is an e
   CHECK_THROWS_AS(router.selector()(r.request, choice), std::out_of_range);
 }
 
-TEST_CASE("router selector: state blob round trip and malformed blobs", "[demo][strategies]") {
+TEST_CASE("router selector: one router per layer, named for the checkpoint", "[demo][strategies]") {
   const auto context = plugin_context();
-  MoeOptions o;
-  PluginRouter a(context.get(), o, 2);
-  PluginRouter b(context.get(), o, 2);
-  PluginRouter three(context.get(), o, 3);
-  const std::vector<std::uint8_t> blob = a.export_state();
-  REQUIRE_FALSE(blob.empty());
-  CHECK_NOTHROW(b.import_state(blob));
-  CHECK(b.export_state() == blob);
-  CHECK_THROWS_WITH(three.import_state(blob), Catch::Contains("router state") && Catch::Contains("holds 2"));
-  auto corrupt = blob;
-  corrupt[corrupt.size() / 2] ^= 0x40;
-  CHECK_THROWS_AS(b.import_state(corrupt), std::runtime_error);
-  CHECK_THROWS_AS(b.import_state(std::span(blob).first(6)), std::runtime_error);
+  PluginRouter router(context.get(), MoeOptions{}, 3);
+  REQUIRE(router.layers() == 3);
+  CHECK(router.router(0) != nullptr);
+  CHECK(router.router(0) != router.router(1));
+  CHECK(router.router(1) != router.router(2));
+  CHECK_THROWS_AS(router.router(3), std::out_of_range);
+  CHECK(PluginRouter::layer_name(2) == "moe_router.2");
+  // Each layer's state exports on its own (topk_softmax is stateless: empty).
+  std::size_t size = 99;
+  frugal::host::check(frugal_router_export_state(router.router(1), nullptr, 0, &size));
+  CHECK(size == 0);
 }
 
 TEST_CASE("router selector: a context without router_moe is an error naming the strategy", "[demo][strategies]") {
