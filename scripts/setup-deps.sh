@@ -9,6 +9,8 @@ set -eu
 # (numpy and torch are what the Python binding shares tensors with).
 # clang-14, libclang-rt-14-dev (libFuzzer and Clang's sanitizer runtimes),
 # llvm-14 (llvm-symbolizer, for readable reports): the fuzzers (scripts/fuzz.sh).
+# clang-tidy-14: the lint (scripts/lint.sh); clang-format-14: the style
+# (.clang-format, CONTRIBUTING.md).
 # python3-venv, python3-setuptools: the Python package installed with pip into
 # a venv, offline (sdk/python/tests/install_venv.sh).
 # nlohmann-json3-dev (header-only): every JSON the tools read or write, the
@@ -16,7 +18,7 @@ set -eu
 packages="cmake make g++ pkg-config binutils python3 \
 libboost-dev libfmt-dev libflatbuffers-dev flatbuffers-compiler libxxhash-dev catch2 \
 abigail-tools dpkg-dev lintian cargo golang-go python3-numpy python3-torch \
-clang-14 libclang-rt-14-dev llvm-14 python3-venv python3-setuptools nlohmann-json3-dev"
+clang-14 libclang-rt-14-dev llvm-14 clang-tidy-14 clang-format-14 python3-venv python3-setuptools nlohmann-json3-dev"
 
 missing=""
 for p in $packages; do
