@@ -1,13 +1,10 @@
-// Argument parsing for the `frugal ckpt` subcommands: positionals, value
-// flags (`--name value` or `--name=value`) and switches, with usage errors
-// thrown as UsageError (exit code 2).
+// Argument parsing for the `frugal` commands: the tools' one parser
+// (sdk/args) with usage errors thrown as UsageError (exit code 2), and the
+// value checks the commands share.
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <set>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -15,19 +12,14 @@
 
 namespace frugal::cli {
 
-struct ParsedArgs {
-  std::vector<std::string> positional;
-  std::map<std::string, std::string> values;  // value flags given, by name ("--size")
-  std::set<std::string> switches;             // switches given ("--json")
-
-  bool has(const std::string& flag) const { return values.count(flag) != 0 || switches.count(flag) != 0; }
-  std::optional<std::string> value(const std::string& flag) const;
-};
+using args::ParsedArgs;
 
 // Parses `args`. `value_flags` take one value, `switch_flags` none; anything
-// else starting with "--" is a UsageError naming what is accepted.
-ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<std::string>& value_flags,
-                      const std::vector<std::string>& switch_flags);
+// else starting with "-" is a UsageError naming what is accepted.
+inline ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<std::string>& value_flags,
+                             const std::vector<std::string>& switch_flags) {
+  return args::parse(args, {value_flags, switch_flags, {}});
+}
 
 // "1048576", "64K", "64M", "1G", "2T", also "64MiB"/"64MB" (binary: K = 1024).
 // std::nullopt for anything else, zero included, or on overflow.

@@ -11,13 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "command_args.hpp"
+
 namespace frugal::cli {
 
-// Bad command line (exit kExitUsage).
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// Bad command line (exit kExitUsage); the parser (sdk/args) throws it too.
+using UsageError = args::UsageError;
 
 // A problem the command found before it could do its work (exit
 // kExitProblem), with the error code name reported under --json.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ckpt_args.hpp"
 #include "cli_errors.hpp"
 #include "commands.hpp"
 #include "frugal/sdk/host.hpp"
@@ -118,16 +119,22 @@ constexpr const char* kPluginsUsage =
 }  // namespace
 
 int cmd_plugins(const std::vector<std::string>& args) {
-  const bool json = has_word(args, "--json");
-  const bool with_options = has_word(args, "--options");
-  if (wants_help(args)) {
+  const bool json_error = has_word(args, "--json");
+  ParsedArgs parsed;
+  try {
+    parsed = parse_args(args, {}, {"--json", "--options"});
+  } catch (const UsageError& e) {
+    return report_error("plugins", "USAGE", e.what(), kExitUsage, json_error);
+  }
+  if (parsed.help) {
     std::fputs(kPluginsUsage, stdout);
     return kExitOk;
   }
-  for (const auto& arg : args)
-    if (arg != "--json" && arg != "--options")
-      return report_error("plugins", "USAGE", fmt::format("unknown argument '{}' (accepted: --json, --options)", arg),
-                          kExitUsage, json);
+  if (!parsed.positional.empty())
+    return report_error("plugins", "USAGE", fmt::format("takes no positional argument, got '{}'", parsed.positional[0]),
+                        kExitUsage, json_error);
+  const bool json = parsed.has("--json");
+  const bool with_options = parsed.has("--options");
   auto context = host::make_context();
   // Failures are reported in the listing itself; no duplicate log lines.
   host::check(frugal_context_set_log_callback(context.get(), &silent_log, nullptr, FRUGAL_LOG_OFF));

@@ -1,6 +1,7 @@
 // `frugal version`: what the loaded library is, next to what we were built with.
 #include <fmt/format.h>
 
+#include "ckpt_args.hpp"
 #include "cli_errors.hpp"
 #include "commands.hpp"
 #include "frugal/frugal.h"
@@ -8,14 +9,20 @@
 namespace frugal::cli {
 
 int cmd_version(const std::vector<std::string>& args) {
-  if (wants_help(args)) {
+  ParsedArgs parsed;
+  try {
+    parsed = parse_args(args, {}, {});
+  } catch (const UsageError& e) {
+    return report_error("version", "USAGE", e.what(), kExitUsage, has_word(args, "--json"));
+  }
+  if (parsed.help) {
     fmt::print("usage: frugal version\n\nThe SDK and ABI versions of the loaded library and of this tool's headers,\n"
                "and whether it was built with CUDA. Exit code 0.\n");
     return kExitOk;
   }
-  if (!args.empty())
-    return report_error("version", "USAGE", fmt::format("takes no arguments, got '{}'", args[0]), kExitUsage,
-                        has_word(args, "--json"));
+  if (!parsed.positional.empty())
+    return report_error("version", "USAGE", fmt::format("takes no arguments, got '{}'", parsed.positional[0]),
+                        kExitUsage, has_word(args, "--json"));
   const uint32_t abi = frugal_abi_version();
   fmt::print("frugal {}\n", frugal_version_string());
   fmt::print("ABI {}.{} (headers of this tool: {}.{})\n", FRUGAL_ABI_VERSION_GET_MAJOR(abi),

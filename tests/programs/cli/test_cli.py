@@ -137,7 +137,7 @@ class CliTest(unittest.TestCase):
         self.assertEqual(run(["frobnicate"]).returncode, 2)
         bad = run(["plugins", "--yaml"])
         self.assertEqual(bad.returncode, 2)
-        self.assertIn("unknown argument '--yaml' (accepted: --json, --options)", bad.stderr)
+        self.assertIn("unknown argument '--yaml' (accepted: --json, --options", bad.stderr)
 
     # Every command and subcommand: `--help` prints its usage on stdout and
     # exits 0; bad usage is one line on stderr pointing to that --help,
@@ -153,6 +153,51 @@ class CliTest(unittest.TestCase):
                     self.assertEqual(result.returncode, 0, result.stderr)
                     self.assertIn("usage: frugal " + command[0], result.stdout)
                     self.assertEqual(result.stderr, "")
+
+    # The flags each command accepts: its --help names every one, and each
+    # value flag given without its value (last, or followed by another
+    # flag) is refused naming it.
+    VALUE_FLAGS = {
+        ("pack",): ["--lengths", "--histogram", "--max-len", "--strategy", "--algo", "--max-per-pack", "--overlong",
+                    "--seed", "--assignments", "--window", "--max-rounds"],
+        ("simulate",): ["--job", "--trace", "--trace-format", "--zone", "--instance-type", "--product", "--runs",
+                        "--seed", "--plans", "--threads", "--plot"],
+        ("ckpt", "ls"): ["--prefix"],
+        ("ckpt", "latest"): ["--prefix", "--kind"],
+        ("ckpt", "verify"): ["--prefix"],
+        ("ckpt", "inspect"): ["--prefix"],
+        ("ckpt", "gc"): ["--prefix", "--keep-heartbeats", "--keep-full"],
+        ("ckpt", "bench"): ["--prefix", "--size", "--kind", "--count", "--keep-heartbeats", "--keep-full",
+                            "--shard-bytes"],
+    }
+    SWITCHES = {("plugins",): ["--json", "--options"], ("pack",): ["--json"], ("simulate",): ["--json"],
+                ("ckpt", "ls"): ["--json", "--verify"], ("ckpt", "latest"): ["--json"], ("ckpt", "verify"): ["--json"],
+                ("ckpt", "inspect"): ["--json"], ("ckpt", "gc"): ["--json"], ("ckpt", "bench"): ["--json", "--keep"]}
+
+    def test_help_lists_every_flag(self):
+        for command in sorted(set(self.VALUE_FLAGS) | set(self.SWITCHES)):
+            help_text = run(list(command) + ["--help"])
+            self.assertEqual(help_text.returncode, 0, help_text.stderr)
+            for flag in self.VALUE_FLAGS.get(command, []) + self.SWITCHES.get(command, []):
+                with self.subTest(command=command, flag=flag):
+                    self.assertIn(flag, help_text.stdout)
+
+    def test_a_value_flag_without_its_value_is_named(self):
+        for command, flags in self.VALUE_FLAGS.items():
+            for flag in flags:
+                for tail in ([flag], [flag, "--json"]):
+                    with self.subTest(command=command, args=tail):
+                        result = run(list(command) + ["somewhere"] + tail)
+                        self.assertEqual(result.returncode, 2, result.stderr)
+                        self.assertIn("%s needs a value" % flag, result.stderr)
+
+    def test_a_flag_given_twice_or_a_switch_with_a_value_is_named(self):
+        twice = run(["pack", "--max-len", "8", "--max-len", "9"])
+        self.assertEqual(twice.returncode, 2)
+        self.assertIn("--max-len given twice", twice.stderr)
+        valued = run(["plugins", "--json=yes"])
+        self.assertEqual(valued.returncode, 2)
+        self.assertIn("--json takes no value", valued.stderr)
 
     def test_bad_usage_is_one_line_pointing_to_help_and_json_under_json(self):
         for command in self.COMMANDS:
