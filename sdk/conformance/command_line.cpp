@@ -1,5 +1,7 @@
 #include "command_line.hpp"
 
+#include "command_args.hpp"
+
 namespace frugal::conformance {
 
 const char* const kUsage =
@@ -44,43 +46,26 @@ std::optional<OptionArg> parse_option(const std::string& text) {
 
 std::optional<CommandLine> parse_command_line(int argc, char** argv, std::string& error) {
   CommandLine cl;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      cl.help = true;
-    } else if (arg == "--json") {
-      cl.json = true;
-    } else if (arg == "--no-fork") {
-      cl.fork = false;
-    } else if (arg == "--option" || arg.rfind("--option=", 0) == 0) {
-      std::string value;
-      if (arg == "--option") {
-        if (i + 1 >= argc) {
-          error = "--option needs a value STRATEGY.KEY=VALUE";
-          return std::nullopt;
-        }
-        value = argv[++i];
-      } else {
-        value = arg.substr(9);
-      }
+  try {
+    // The tools' one parser (sdk/args) splits the line and words its errors.
+    const auto parsed =
+        args::parse(std::vector<std::string>(argv + 1, argv + argc), {{}, {"--json", "--no-fork"}, {"--option"}});
+    cl.help = parsed.help;
+    if (cl.help) return cl;
+    cl.json = parsed.has("--json");
+    cl.fork = !parsed.has("--no-fork");
+    for (const auto& value : parsed.all("--option")) {
       auto option = parse_option(value);
-      if (!option) {
-        error = "--option '" + value + "' is not STRATEGY.KEY=VALUE";
-        return std::nullopt;
-      }
+      if (!option) throw args::UsageError("--option '" + value + "' is not STRATEGY.KEY=VALUE");
       cl.options.push_back(*option);
-    } else if (!arg.empty() && arg[0] == '-') {
-      error = "unknown flag '" + arg + "'";
-      return std::nullopt;
-    } else if (!cl.plugin.empty()) {
-      error = "only one plugin may be checked per run (got '" + cl.plugin + "' and '" + arg + "')";
-      return std::nullopt;
-    } else {
-      cl.plugin = arg;
     }
-  }
-  if (cl.plugin.empty() && !cl.help) {
-    error = "no plugin given";
+    if (parsed.positional.size() > 1)
+      throw args::UsageError("only one plugin may be checked per run (got '" + parsed.positional[0] + "' and '" +
+                             parsed.positional[1] + "')");
+    if (parsed.positional.empty()) throw args::UsageError("no plugin given");
+    cl.plugin = parsed.positional.front();
+  } catch (const args::UsageError& e) {
+    error = e.what();
     return std::nullopt;
   }
   return cl;
