@@ -54,52 +54,42 @@ const char* demo_usage() {
 }
 
 DemoOptions parse_demo_options(const std::vector<std::string>& args) {
+  // The tools' one parser (sdk/args) splits the line and words its errors;
+  // the values are checked here. --worker and --attempt are hidden.
+  const auto parsed = frugal::args::parse(
+      args, {{"--out", "--budget-s", "--seed", "--threads", "--worker", "--attempt"}, {"--quick", "--no-preempt"}, {"--corpus"}});
   DemoOptions options;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    // The value of an option that takes one; a missing value is an error
-    // naming the option, never the next option taken as a value.
-    const auto value = [&]() -> std::string {
-      if (i + 1 >= args.size() || (args[i + 1].size() > 1 && args[i + 1].starts_with("--")))
-        throw UsageError("option " + arg + " needs a value");
-      return args[++i];
-    };
-    if (arg == "--help" || arg == "-h") {
-      options.help = true;
-    } else if (arg == "--quick") {
-      options.quick = true;
-    } else if (arg == "--no-preempt") {
-      options.preempt = false;
-    } else if (arg == "--out") {
-      const std::string dir = value();
-      if (dir.empty()) throw UsageError("option --out: the directory name is empty");
-      options.out = dir;
-    } else if (arg == "--budget-s") {
-      options.budget_s = parse_seconds(arg, value());
-    } else if (arg == "--seed") {
-      options.seed = parse_unsigned(arg, value());
-    } else if (arg == "--threads") {
-      const std::string text = value();
-      const std::uint64_t threads = parse_unsigned(arg, text);
-      if (threads < 1 || threads > 64) throw UsageError("option --threads: '" + text + "' is not in 1..64");
-      options.threads = static_cast<int>(threads);
-    } else if (arg == "--corpus") {
-      const std::string path = value();
-      if (path.empty()) throw UsageError("option --corpus: the path is empty");
-      options.corpus.emplace_back(path);
-    } else if (arg == "--worker") {
-      const std::string run = value();
-      if (run != "baseline" && run != "frugal")
-        throw UsageError("option --worker: '" + run + "' is not a run (baseline or frugal)");
-      options.worker = run;
-    } else if (arg == "--attempt") {
-      const std::string text = value();
-      const std::uint64_t attempt = parse_unsigned(arg, text);
-      if (attempt > 1000) throw UsageError("option --attempt: '" + text + "' is not in 0..1000");
-      options.attempt = static_cast<int>(attempt);
-    } else {
-      throw UsageError("unknown option '" + arg + "'");
-    }
+  if (parsed.help) {
+    options.help = true;
+    return options;
+  }
+  if (!parsed.positional.empty()) throw UsageError("unexpected argument '" + parsed.positional.front() + "'");
+  options.quick = parsed.has("--quick");
+  options.preempt = !parsed.has("--no-preempt");
+  if (const auto dir = parsed.value("--out")) {
+    if (dir->empty()) throw UsageError("option --out: the directory name is empty");
+    options.out = *dir;
+  }
+  if (const auto text = parsed.value("--budget-s")) options.budget_s = parse_seconds("--budget-s", *text);
+  if (const auto text = parsed.value("--seed")) options.seed = parse_unsigned("--seed", *text);
+  if (const auto text = parsed.value("--threads")) {
+    const std::uint64_t threads = parse_unsigned("--threads", *text);
+    if (threads < 1 || threads > 64) throw UsageError("option --threads: '" + *text + "' is not in 1..64");
+    options.threads = static_cast<int>(threads);
+  }
+  for (const auto& path : parsed.all("--corpus")) {
+    if (path.empty()) throw UsageError("option --corpus: the path is empty");
+    options.corpus.emplace_back(path);
+  }
+  if (const auto run = parsed.value("--worker")) {
+    if (*run != "baseline" && *run != "frugal")
+      throw UsageError("option --worker: '" + *run + "' is not a run (baseline or frugal)");
+    options.worker = *run;
+  }
+  if (const auto text = parsed.value("--attempt")) {
+    const std::uint64_t attempt = parse_unsigned("--attempt", *text);
+    if (attempt > 1000) throw UsageError("option --attempt: '" + *text + "' is not in 0..1000");
+    options.attempt = static_cast<int>(attempt);
   }
   return options;
 }

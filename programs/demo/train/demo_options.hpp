@@ -7,17 +7,16 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "command_args.hpp"
+
 namespace frugal_demo {
 
-// A bad command line; main prints it with the usage and exits 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// A bad command line (the tools' parser, sdk/args, throws it too); main
+// prints it with the usage and exits 2.
+using UsageError = frugal::args::UsageError;
 
 struct DemoOptions {
   std::filesystem::path out = "frugal-demo-out";

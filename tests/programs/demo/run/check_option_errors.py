@@ -9,13 +9,16 @@ import subprocess
 import sys
 
 CASES = [
-    (["--bogus"], 2, "unknown option '--bogus'"),
+    (["--bogus"], 2, "unknown argument '--bogus'"),
+    (["extra"], 2, "unexpected argument 'extra'"),
     (["--threads", "zero"], 2, "option --threads: 'zero' is not a non-negative integer"),
     (["--threads", "0"], 2, "option --threads: '0' is not in 1..64"),
     (["--budget-s", "-3"], 2, "option --budget-s: '-3' is not a positive number of seconds"),
-    (["--seed"], 2, "option --seed needs a value"),
-    (["--out", "--quick"], 2, "option --out needs a value"),
+    (["--seed"], 2, "--seed needs a value"),
+    (["--out", "--quick"], 2, "--out needs a value"),
     (["--worker", "nobody"], 2, "option --worker: 'nobody' is not a run"),
+    (["--seed", "1", "--seed", "2"], 2, "--seed given twice"),
+    (["--quick=yes"], 2, "--quick takes no value"),
 ]
 
 
@@ -46,7 +49,8 @@ def main():
     if got_code != 1 or missing not in output:
         failures.append(f"--corpus {missing}: exit {got_code}, output {output!r}")
     got_code, output = run(demo, ["--help"])
-    if got_code != 0 or "--quick" not in output:
+    if got_code != 0 or any(flag not in output for flag in ("--out", "--quick", "--budget-s", "--seed", "--threads",
+                                                           "--corpus", "--no-preempt")):
         failures.append(f"--help: exit {got_code}, output {output!r}")
     for failure in failures:
         print("FAIL:", failure)

@@ -171,8 +171,10 @@ TEST_CASE("options parse, and a worker's arguments rebuild the same options") {
 TEST_CASE("bad options name the option") {
   CHECK_THROWS_WITH(parse_demo_options({"--seed", "-1"}), "option --seed: '-1' is not a non-negative integer");
   CHECK_THROWS_WITH(parse_demo_options({"--budget-s", "nan"}), "option --budget-s: 'nan' is not a positive number of seconds");
-  CHECK_THROWS_WITH(parse_demo_options({"--threads"}), "option --threads needs a value");
-  CHECK_THROWS_WITH(parse_demo_options({"-q"}), "unknown option '-q'");
+  CHECK_THROWS_WITH(parse_demo_options({"--threads"}), "--threads needs a value");
+  CHECK_THROWS_WITH(parse_demo_options({"-q"}), Catch::Matchers::StartsWith("unknown argument '-q'"));
+  CHECK_THROWS_WITH(parse_demo_options({"--out", "--quick"}), "--out needs a value");
+  CHECK_THROWS_WITH(parse_demo_options({"--corpus", "a", "--corpus"}), "--corpus needs a value");
 }
 
 TEST_CASE("the --out directory: created, cleared when it is a previous demo output, refused otherwise") {
