@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "command_args.hpp"
 #include "modes.hpp"
 #include "report.hpp"
 
@@ -64,21 +65,30 @@ int main(int argc, char** argv) {
   bp::Format format = bp::Format::text;
   int64_t n = 0, repeats = 0;
   std::vector<int64_t> sizes;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    // Options taking a value read the next argument.
-    const auto value = [&]() -> std::string_view { return i + 1 < argc ? std::string_view(argv[++i]) : ""; };
-    if (arg == "--quality") quality = true;
-    else if (arg == "--speed") speed = true;
-    else if (arg == "--versus-naive") versus = true;
-    else if (arg == "--quick") quick = true;
-    else if (arg == "--markdown") format = bp::Format::markdown;
-    else if (arg == "--n") { if (!parse_count(value(), n)) return usage_error("--n needs a positive count"); }
-    else if (arg == "--repeats") { if (!parse_count(value(), repeats)) return usage_error("--repeats needs a positive count"); }
-    else if (arg == "--sizes") { if (!parse_sizes(value(), sizes)) return usage_error("--sizes needs counts like 20000,100000"); }
-    else if (arg == "--help" || arg == "-h") { std::fputs(kUsage, stdout); return 0; }
-    else return usage_error("unknown argument '" + std::string(arg) + "'");
+  // The tools' one parser (sdk/args): it words unknown flags and missing
+  // values; the values are checked here.
+  frugal::args::ParsedArgs parsed;
+  try {
+    parsed = frugal::args::parse(std::vector<std::string>(argv + 1, argv + argc),
+                                 {{"--n", "--repeats", "--sizes"}, {"--quality", "--speed", "--versus-naive", "--quick", "--markdown"}, {}});
+  } catch (const frugal::args::UsageError& e) {
+    return usage_error(e.what());
   }
+  if (parsed.help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (!parsed.positional.empty()) return usage_error("unexpected argument '" + parsed.positional.front() + "'");
+  quality = parsed.has("--quality");
+  speed = parsed.has("--speed");
+  versus = parsed.has("--versus-naive");
+  quick = parsed.has("--quick");
+  if (parsed.has("--markdown")) format = bp::Format::markdown;
+  if (const auto v = parsed.value("--n"); v && !parse_count(*v, n)) return usage_error("--n needs a positive count");
+  if (const auto v = parsed.value("--repeats"); v && !parse_count(*v, repeats))
+    return usage_error("--repeats needs a positive count");
+  if (const auto v = parsed.value("--sizes"); v && !parse_sizes(*v, sizes))
+    return usage_error("--sizes needs counts like 20000,100000");
   if (quick && !quality && !speed && !versus) quality = speed = versus = true;
   if (!quality && !speed && !versus) return usage_error("choose a mode");
 

@@ -32,6 +32,7 @@
 #include "algorithms/permute.hpp"
 #include "algorithms/topk_softmax.hpp"
 #include "api_route.hpp"
+#include "command_args.hpp"
 
 namespace fr = frugal::router;
 
@@ -170,23 +171,39 @@ bool run(const Config& c) {
 
 int main(int argc, char** argv) {
   Config c;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view a = argv[i];
-    if (a == "--quick") {
-      c.quick = true;
-      c.repeats = 1;
-    } else if ((a == "--repeats" || a == "--threads") && i + 1 < argc) {
-      const int v = std::atoi(argv[++i]);
-      if (v <= 0) {
-        std::fprintf(stderr, "router_bench: %s needs a positive number\n", argv[i - 1]);
-        return 2;
-      }
-      if (a == "--repeats") c.repeats = v;
-      else c.threads = static_cast<unsigned>(v);
-    } else {
-      std::fprintf(stderr, "usage: router_bench [--quick] [--repeats R] [--threads N]\n");
+  const char* const usage =
+      "usage: router_bench [--quick] [--repeats R] [--threads N]\n"
+      "  --quick      one repeat at small sizes (the ctest smoke test)\n"
+      "  --repeats R  timed runs per case (a positive number)\n"
+      "  --threads N  worker threads (a positive number)\n";
+  // The tools' one parser (sdk/args); the values are checked here.
+  frugal::args::ParsedArgs parsed;
+  try {
+    parsed = frugal::args::parse(std::vector<std::string>(argv + 1, argv + argc), {{"--repeats", "--threads"}, {"--quick"}, {}});
+    if (!parsed.positional.empty())
+      throw frugal::args::UsageError("unexpected argument '" + parsed.positional.front() + "'");
+  } catch (const frugal::args::UsageError& e) {
+    std::fprintf(stderr, "router_bench: %s\n%s", e.what(), usage);
+    return 2;
+  }
+  if (parsed.help) {
+    std::fputs(usage, stdout);
+    return 0;
+  }
+  if (parsed.has("--quick")) {
+    c.quick = true;
+    c.repeats = 1;
+  }
+  for (const char* flag : {"--repeats", "--threads"}) {
+    const auto text = parsed.value(flag);
+    if (!text) continue;
+    const int v = std::atoi(text->c_str());
+    if (v <= 0) {
+      std::fprintf(stderr, "router_bench: %s needs a positive number\n", flag);
       return 2;
     }
+    if (std::string_view(flag) == "--repeats") c.repeats = v;
+    else c.threads = static_cast<unsigned>(v);
   }
   const bool ok = run(c);
   std::printf("%s\n", ok ? "router_bench: invariants hold" : "router_bench: FAILED");

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "baseline_source.hpp"
+#include "command_args.hpp"
 #include "monte_carlo.hpp"
 #include "report.hpp"
 #include "simulation.hpp"
@@ -40,7 +41,8 @@ constexpr const char* kUsage =
     "  --threads T         worker threads (default: all cores)\n"
     "  --plan NAME         the worked example's plan to time (default A_16gpu_spot, the 400-hour job)\n"
     "  --breakdown-runs N  runs per plan for the per-plan table (default 1000; 0: skip it)\n"
-    "  --quick             200 runs, one repeat: books and determinism only (the ctest smoke test)\n";
+    "  --quick             200 runs, one repeat: books and determinism only (the ctest smoke test)\n"
+    "  --help              this text\n";
 constexpr double kTargetSeconds = 1.0;
 constexpr uint64_t kTargetRuns = 10000;
 
@@ -187,29 +189,41 @@ void breakdown(frugal_context* context, const sim::Job& all, uint64_t runs, unsi
 
 int main(int argc, char** argv) {
   Options o;
-  const std::vector<std::string_view> args(argv + 1, argv + argc);
-  for (size_t i = 0; i < args.size(); ++i) {
-    const auto value = [&](uint64_t& out) {
-      return i + 1 < args.size() && parse_number(args[++i], out);
-    };
-    uint64_t n = 0;
-    if (args[i] == "--quick") {
-      o.quick = true;
-    } else if (args[i] == "--runs" && value(n) && n > 0) {
-      o.runs = n;
-    } else if (args[i] == "--repeats" && value(n) && n > 0 && n < 1000) {
-      o.repeats = static_cast<int>(n);
-    } else if (args[i] == "--threads" && value(n) && n < 1024) {
-      o.threads = static_cast<unsigned>(n);
-    } else if (args[i] == "--breakdown-runs" && value(n)) {
-      o.breakdown_runs = n;
-    } else if (args[i] == "--plan" && i + 1 < args.size()) {
-      o.plan = std::string(args[++i]);
-    } else {
-      std::fprintf(stderr, "simulate_bench: bad argument '%s'\n%s", std::string(args[i]).c_str(), kUsage);
-      return 2;
-    }
+  const auto bad = [](const std::string& message) {
+    std::fprintf(stderr, "simulate_bench: %s\n%s", message.c_str(), kUsage);
+    return 2;
+  };
+  // The tools' one parser (sdk/args); the values are checked here.
+  frugal::args::ParsedArgs parsed;
+  try {
+    parsed = frugal::args::parse(std::vector<std::string>(argv + 1, argv + argc),
+                                 {{"--runs", "--repeats", "--threads", "--breakdown-runs", "--plan"}, {"--quick"}, {}});
+  } catch (const frugal::args::UsageError& e) {
+    return bad(e.what());
   }
+  if (parsed.help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (!parsed.positional.empty()) return bad("unexpected argument '" + parsed.positional.front() + "'");
+  o.quick = parsed.has("--quick");
+  // Each numeric flag with its range; a value outside it names the flag.
+  const auto number = [&](const char* flag, uint64_t min, uint64_t max, uint64_t& out) {
+    const auto text = parsed.value(flag);
+    if (!text) return true;
+    uint64_t n = 0;
+    if (!parse_number(*text, n) || n < min || n > max) return false;
+    out = n;
+    return true;
+  };
+  uint64_t repeats = static_cast<uint64_t>(o.repeats), thread_count = o.threads;
+  if (!number("--runs", 1, UINT64_MAX, o.runs)) return bad("--runs needs a count > 0");
+  if (!number("--repeats", 1, 999, repeats)) return bad("--repeats needs a count from 1 to 999");
+  if (!number("--threads", 0, 1023, thread_count)) return bad("--threads needs a count from 0 to 1023");
+  if (!number("--breakdown-runs", 0, UINT64_MAX, o.breakdown_runs)) return bad("--breakdown-runs needs a count");
+  o.repeats = static_cast<int>(repeats);
+  o.threads = static_cast<unsigned>(thread_count);
+  if (const auto plan = parsed.value("--plan")) o.plan = *plan;
   if (o.quick) {
     o.runs = 200;
     o.repeats = 2;
