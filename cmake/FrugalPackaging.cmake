@@ -58,7 +58,8 @@ set(CPACK_DEBIAN_DEV_PACKAGE_NAME libfrugal-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 # Exactly this build's library: the .so symlink and the CMake export files
 # name its file.
-set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "${_frugal_runtime_pkg} (= ${FRUGAL_DEB_VERSION})")
+# libxxhash-dev: frugal/sdk/checksum.hpp includes xxhash.h.
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "${_frugal_runtime_pkg} (= ${FRUGAL_DEB_VERSION}), libxxhash-dev")
 string(CONCAT CPACK_DEBIAN_DEV_DESCRIPTION
     "frugal development files (headers, CMake package, pkg-config)\n"
     "The C99 ABI headers, the header-only C++ helpers, libfrugal.so, the CMake\n"

@@ -3,8 +3,9 @@
 // process. The first byte picks the strategy; the rest is the blob. A blob
 // is either refused with a PluginError or accepted, and an accepted state
 // must then take ordinary and extreme (but valid) telemetry without
-// undefined behaviour or an endless loop. Most inputs fail the CRC: seed
-// the corpus with exported blobs (or fuzz with a CRC-fixing mutator).
+// undefined behaviour or an endless loop. The fuzzing build does not
+// enforce the blobs' checksum (sdk/checksum.hpp, checksums_enforced), so
+// mutated blobs reach the field checks; seed the corpus with exported blobs.
 //
 // Build: clang++ -fsanitize=fuzzer,address,undefined against the
 // policy_cost_strategies library and the sdk headers.

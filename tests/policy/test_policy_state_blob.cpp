@@ -1,4 +1,4 @@
-// sdk/state_blob.hpp: the CRC, bit-exact fields, and every way a blob can
+// sdk/state_blob.hpp: the checksum, bit-exact fields, and every way a blob can
 // be wrong (truncated, flipped, another strategy's, a newer format,
 // trailing bytes); and each algorithm's state through it.
 #include <catch2/catch.hpp>
@@ -29,6 +29,7 @@ std::vector<std::byte> sample_blob() {
   StateWriter w("TEST", 3);
   w.u8(7).u32(0xDEADBEEF).u64(UINT64_MAX).i64(-42).f64(-0.0).flag(true).text("hello");
   w.f64(std::numeric_limits<double>::denorm_min()).f64(std::numeric_limits<double>::infinity());
+  w.f32(std::numeric_limits<float>::denorm_min());
   return std::move(w).finish();
 }
 
@@ -44,20 +45,28 @@ void read_sample(std::span<const std::byte> blob) {
   CHECK(r.text("g", 100) == "hello");
   CHECK(r.f64("h") == std::numeric_limits<double>::denorm_min());
   CHECK(r.f64("i") == std::numeric_limits<double>::infinity());
+  CHECK(r.f32("j") == std::numeric_limits<float>::denorm_min());
   r.finish();
 }
 
 }  // namespace
 
-TEST_CASE("CRC-32 is the IEEE / zlib one") {
-  CHECK(frugal::sdk::crc32(bytes_of("123456789")) == 0xCBF43926U);
-  CHECK(frugal::sdk::crc32(bytes_of("")) == 0U);
-  CHECK(frugal::sdk::crc32(bytes_of("The quick brown fox jumps over the lazy dog")) == 0x414FA339U);
+TEST_CASE("the checksum is XXH3-64 with seed 0, the core's") {
+  CHECK(frugal::sdk::xxh3(bytes_of("")) == 0x2D06800538D394C2ULL);  // xxHash's published empty-input value
+  const std::string text = "The quick brown fox jumps over the lazy dog";
+  CHECK(frugal::sdk::xxh3(bytes_of(text)) == frugal::sdk::xxh3(text.data(), text.size()));
+  frugal::sdk::Xxh3Stream stream;
+  stream.update(text.data(), 10);
+  stream.update(text.data() + 10, text.size() - 10);
+  CHECK(stream.digest() == frugal::sdk::xxh3(bytes_of(text)));
 }
 
-TEST_CASE("a blob is magic, version, little-endian fields and a trailing CRC; fields read back bit-exact") {
+TEST_CASE("a blob is magic, version, little-endian fields and a trailing XXH3-64; fields read back bit-exact") {
   const std::vector<std::byte> blob = sample_blob();
-  REQUIRE(blob.size() == 4 + 4 + 1 + 4 + 8 + 8 + 8 + 1 + (4 + 5) + 8 + 8 + 4);
+  REQUIRE(blob.size() == 4 + 4 + 1 + 4 + 8 + 8 + 8 + 1 + (4 + 5) + 8 + 8 + 4 + 8);
+  uint64_t trailer = 0;
+  for (std::size_t i = 0; i < 8; ++i) trailer |= std::to_integer<uint64_t>(blob[blob.size() - 8 + i]) << (8 * i);
+  CHECK(trailer == frugal::sdk::xxh3(std::span(blob).first(blob.size() - 8)));
   CHECK(std::memcmp(blob.data(), "TEST", 4) == 0);
   CHECK(std::to_integer<int>(blob[4]) == 3);  // version, little-endian
   CHECK(std::to_integer<int>(blob[9]) == 0xEF);  // 0xDEADBEEF, low byte first
@@ -92,7 +101,7 @@ TEST_CASE("truncated blobs, other magics, newer versions and trailing bytes are 
     const auto [code, message] =
         failure([&] { StateReader(std::span(good).first(n), "TEST", 3, "test state"); });
     CHECK(code == FRUGAL_ERR_DATA_CORRUPTED);
-    CHECK_THAT(message, Catch::Contains(n < 12 ? "truncated" : "checksum"));
+    CHECK_THAT(message, Catch::Contains(n < 16 ? "truncated" : "checksum"));
   }
   auto other = failure([&] { StateReader(good, "PCSP", 3, "spot_phase state"); });
   CHECK(other.first == FRUGAL_ERR_INVALID_ARGUMENT);

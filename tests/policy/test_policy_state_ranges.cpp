@@ -59,10 +59,10 @@ struct Field {
 
 // The blob of a strategy (magic, version, options fingerprint, empty
 // reason, the fields), with field `replaced` holding `with` instead.
-std::vector<std::byte> craft(const char* magic, uint32_t options_crc, const std::vector<Field>& fields,
+std::vector<std::byte> craft(const char* magic, uint64_t options_hash, const std::vector<Field>& fields,
                              std::size_t replaced = SIZE_MAX, Value with = {}) {
-  StateWriter w(magic, std::string_view(magic) == "PCCK" ? 2 : kStateVersion);  // checkpoint_cadence: version 2
-  w.u32(options_crc).text("");
+  StateWriter w(magic, std::string_view(magic) == "PCCK" ? 3 : kStateVersion);  // checkpoint_cadence: version 3
+  w.u64(options_hash).text("");
   for (std::size_t i = 0; i < fields.size(); ++i) {
     const Value& v = i == replaced ? with : fields[i].good;
     switch (v.kind) {

@@ -17,7 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "frugal/sdk/crc32.hpp"
+#include "frugal/sdk/checksum.hpp"
+#include "frugal/sdk/plugin_support.hpp"
 #include "recipes/amax.hpp"
 #include "recipes/current_scaling.hpp"
 #include "recipes/delayed_scaling.hpp"
@@ -25,7 +26,6 @@
 #include "recipes/limits.hpp"
 #include "recipes/mx_scaling.hpp"
 #include "recipes/scale_from_amax.hpp"
-#include "recipes/state_error.hpp"
 
 using namespace frugal::quant::recipes;
 
@@ -540,35 +540,40 @@ void put_u64(std::vector<std::byte>& b, std::size_t at, uint64_t v) {
   for (std::size_t i = 0; i < 8; ++i) b[at + i] = static_cast<std::byte>(v >> (8 * i));
 }
 void put_f32(std::vector<std::byte>& b, std::size_t at, float v) { put_u32(b, at, std::bit_cast<uint32_t>(v)); }
-// Re-seals a hand-edited blob so the field checks, not the CRC, catch it.
-void reseal(std::vector<std::byte>& b) { put_u32(b, b.size() - 4, frugal::sdk::crc32(std::span(b).first(b.size() - 4))); }
+void put_i64(std::vector<std::byte>& b, std::size_t at, int64_t v) { put_u64(b, at, static_cast<uint64_t>(v)); }
+// Re-seals a hand-edited blob so the field checks, not the checksum, catch it.
+void reseal(std::vector<std::byte>& b) { put_u64(b, b.size() - 8, frugal::sdk::xxh3(std::span(b).first(b.size() - 8))); }
 
 std::string import_error(const std::vector<std::byte>& blob) {
   try {
     (void)DelayedScaling::import_state(blob);
-  } catch (const StateError& e) {
+  } catch (const frugal::sdk::PluginError& e) {
     return e.what();
   }
   return "(accepted)";
 }
+
+// Offsets of the version 2 fields (delayed_state.cpp).
+constexpr std::size_t kHistoryAt = 8, kReductionAt = 16, kMarginAt = 17, kFp8MaxAt = 25, kScaleAt = 29,
+                      kScaleInvAt = 33, kPositionAt = 37, kStepsAt = 45, kNonFiniteAt = 53, kRingAt = 61;
 
 }  // namespace
 
 TEST_CASE("delayed state: export/import round trip, explicit little-endian layout") {
   const DelayedScaling d = sample_state();
   const auto blob = d.export_state();
-  REQUIRE(blob.size() == 52 + 4 * 4 + 4);
+  REQUIRE(blob.size() == kRingAt + 4 * 4 + 8);
   // Layout spot checks, independent of the host's byte order.
   CHECK(blob[0] == std::byte{'F'});
   CHECK(blob[3] == std::byte{'S'});
-  CHECK(blob[4] == std::byte{1});  // version 1, little-endian
+  CHECK(blob[4] == std::byte{2});  // version 2, little-endian
   CHECK(blob[5] == std::byte{0});
-  CHECK(blob[8] == std::byte{4});  // H
-  CHECK(blob[12] == std::byte{1});  // most_recent
-  CHECK(blob[16] == std::byte{0xFD});  // margin -3, two's complement LE
-  CHECK(blob[19] == std::byte{0xFF});
-  CHECK(blob[36] == std::byte{6});  // steps
-  CHECK(blob[44] == std::byte{1});  // non-finite steps
+  CHECK(blob[kHistoryAt] == std::byte{4});  // H
+  CHECK(blob[kReductionAt] == std::byte{1});  // most_recent
+  CHECK(blob[kMarginAt] == std::byte{0xFD});  // margin -3, two's complement LE
+  CHECK(blob[kMarginAt + 7] == std::byte{0xFF});
+  CHECK(blob[kStepsAt] == std::byte{6});  // steps
+  CHECK(blob[kNonFiniteAt] == std::byte{1});  // non-finite steps
 
   DelayedScaling back = DelayedScaling::import_state(blob);
   REQUIRE(back == d);
@@ -602,41 +607,62 @@ TEST_CASE("delayed state: every corruption is rejected with a message naming it"
     auto b = good;
     b[bit / 8] ^= static_cast<std::byte>(1U << (bit % 8));
     INFO("bit " << bit);
-    REQUIRE_THROWS_AS(DelayedScaling::import_state(b), StateError);
+    REQUIRE_THROWS_AS(DelayedScaling::import_state(b), frugal::sdk::PluginError);
   }
   // Every truncation, and trailing bytes.
   for (std::size_t n = 0; n < good.size(); ++n) {
     INFO("length " << n);
-    REQUIRE_THROWS_AS(DelayedScaling::import_state(std::span(good).first(n)), StateError);
+    REQUIRE_THROWS_AS(DelayedScaling::import_state(std::span(good).first(n)), frugal::sdk::PluginError);
   }
   CHECK_THAT(import_error(std::vector<std::byte>(good.begin(), good.begin() + 5)), Contains("truncated"));
-  CHECK_THAT(import_error(std::vector<std::byte>(good.begin(), good.begin() + 20)), Contains("truncated"));
+  CHECK_THAT(import_error(std::vector<std::byte>(good.begin(), good.begin() + 20)), Contains("checksum"));
   auto longer = good;
   longer.push_back(std::byte{0});
-  CHECK_THAT(import_error(longer), Contains("size 73 bytes, expected 72"));
+  CHECK_THAT(import_error(longer), Contains("checksum"));
+  auto extended = good;  // a byte more before the checksum, re-sealed
+  extended.insert(extended.end() - 8, std::byte{0});
+  reseal(extended);
+  CHECK_THAT(import_error(extended), Contains("1 unread bytes after the last field"));
 
-  CHECK_THAT(edited([](B b) { b[1] = std::byte{'X'}; }), Contains("magic"));
-  CHECK_THAT(edited([](B b) { put_u32(b, 4, 2); reseal(b); }), Contains("unsupported version 2"));
-  CHECK_THAT(edited([](B b) { put_u32(b, 4, 0); }), Contains("unsupported version 0"));
-  CHECK_THAT(edited([](B b) { put_u32(b, 8, 0); reseal(b); }), Contains("history length 0"));
-  CHECK_THAT(edited([](B b) { put_u32(b, 8, 1U << 20); reseal(b); }), Contains("history length 1048576"));
-  CHECK_THAT(edited([](B b) { put_u32(b, 8, 5); reseal(b); }), Contains("expected 76 for history length 5"));
-  CHECK_THAT(edited([](B b) { b[60] ^= std::byte{0x10}; }), Contains("checksum"));
+  CHECK_THAT(edited([](B b) { b[1] = std::byte{'X'}; }), Contains("magic 'FXDS' is not 'FQDS'"));
+  CHECK_THAT(edited([](B b) { put_u32(b, 4, 3); reseal(b); }), Contains("format version 3, this build reads version 2"));
+  CHECK_THAT(edited([](B b) { put_u32(b, 4, 1); }), Contains("format version 1"));
+  CHECK_THAT(edited([](B b) { put_u64(b, kHistoryAt, 0); reseal(b); }), Contains("field 'history' is 0"));
+  CHECK_THAT(edited([](B b) { put_u64(b, kHistoryAt, 1U << 20); reseal(b); }), Contains("field 'history' is 1048576"));
+  CHECK_THAT(edited([](B b) { put_u64(b, kHistoryAt, 5); reseal(b); }), Contains("truncated at field 'history entry'"));
+  CHECK_THAT(edited([](B b) { b[kRingAt] ^= std::byte{0x10}; }), Contains("checksum"));
   CHECK_THAT(edited([](B b) { b[b.size() - 1] ^= std::byte{0x01}; }), Contains("checksum"));
-  CHECK_THAT(edited([](B b) { b[12] = std::byte{2}; reseal(b); }), Contains("reduction code 2"));
-  CHECK_THAT(edited([](B b) { b[14] = std::byte{1}; reseal(b); }), Contains("reserved"));
-  CHECK_THAT(edited([](B b) { put_u32(b, 16, 17); reseal(b); }), Contains("margin 17"));
-  CHECK_THAT(edited([](B b) { put_f32(b, 20, kNan); reseal(b); }), Contains("fp8_max"));
-  CHECK_THAT(edited([](B b) { put_f32(b, 20, 1.0f); reseal(b); }), Contains("fp8_max"));
-  CHECK_THAT(edited([](B b) { put_f32(b, 24, 0.0f); reseal(b); }), Contains("scale 0x0p+0 out of range"));
-  CHECK_THAT(edited([](B b) { put_f32(b, 24, kInf); reseal(b); }), Contains("scale inf out of range"));
-  CHECK_THAT(edited([](B b) { put_f32(b, 24, 0x1p127f); reseal(b); }), Contains("out of range"));
-  CHECK_THAT(edited([](B b) { put_f32(b, 28, 1.0f); reseal(b); }), Contains("scale_inv"));
-  CHECK_THAT(edited([](B b) { put_u32(b, 32, 4); reseal(b); }), Contains("position 4"));
-  CHECK_THAT(edited([](B b) { put_u64(b, 44, 7); reseal(b); }), Contains("non-finite steps 7 exceed steps 6"));
+  CHECK_THAT(edited([](B b) { b[kReductionAt] = std::byte{2}; reseal(b); }), Contains("field 'reduction' is 2"));
+  CHECK_THAT(edited([](B b) { put_i64(b, kMarginAt, 17); reseal(b); }), Contains("field 'margin' is 17; it must be in [-16, 16]"));
+  CHECK_THAT(edited([](B b) { put_f32(b, kFp8MaxAt, kNan); reseal(b); }), Contains("field 'fp8_max' is nan"));
+  CHECK_THAT(edited([](B b) { put_f32(b, kFp8MaxAt, 1.0f); reseal(b); }), Contains("field 'fp8_max' is 1; it must be a finite number >= 4"));
+  CHECK_THAT(edited([](B b) { put_f32(b, kScaleAt, 0.0f); reseal(b); }), Contains("field 'scale' is 0"));
+  CHECK_THAT(edited([](B b) { put_f32(b, kScaleAt, kInf); reseal(b); }), Contains("field 'scale' is inf"));
+  CHECK_THAT(edited([](B b) { put_f32(b, kScaleAt, 0x1p127f); reseal(b); }), Contains("it must be in [2^-126, 2^126]"));
+  CHECK_THAT(edited([](B b) { put_f32(b, kScaleInvAt, 1.0f); reseal(b); }), Contains("field 'scale_inv' is 1, not 1 / scale"));
+  CHECK_THAT(edited([](B b) { put_u64(b, kPositionAt, 4); reseal(b); }), Contains("field 'position' is 4; it must be in [0, 3]"));
+  CHECK_THAT(edited([](B b) { put_u64(b, kNonFiniteAt, 7); reseal(b); }), Contains("non-finite steps 7 exceed steps 6"));
   for (const float bad : {kNan, kInf, -1.0f, -0.0f}) {
     INFO("history value " << bad);
-    CHECK_THAT(edited([&](B b) { put_f32(b, 52 + 8, bad); reseal(b); }), Contains("history entry 2"));
+    CHECK_THAT(edited([&](B b) { put_f32(b, kRingAt + 8, bad); reseal(b); }), Contains("history entry 2"));
+  }
+  // Codes: another strategy's blob or another version is the caller's
+  // mistake, damage is corruption.
+  try {
+    auto b = good;
+    b[0] = std::byte{'X'};
+    (void)DelayedScaling::import_state(b);
+    FAIL("accepted another magic");
+  } catch (const frugal::sdk::PluginError& e) {
+    CHECK(e.code() == FRUGAL_ERR_INVALID_ARGUMENT);
+  }
+  try {
+    auto b = good;
+    b[kRingAt] ^= std::byte{1};
+    (void)DelayedScaling::import_state(b);
+    FAIL("accepted a damaged blob");
+  } catch (const frugal::sdk::PluginError& e) {
+    CHECK(e.code() == FRUGAL_ERR_DATA_CORRUPTED);
   }
   // Each of those edits, re-sealed or not, left the good blob importable.
   CHECK(import_error(good) == "(accepted)");

@@ -11,7 +11,7 @@
 namespace frugal::policy::plugin {
 
 CheckpointCadence::CheckpointCadence(const CadenceConfig& config)
-    : config_(config), options_crc_(fingerprint(config)), model_(config.checkpoint_cost_s, config.mtbf_s) {}
+    : config_(config), options_hash_(fingerprint(config)), model_(config.checkpoint_cost_s, config.mtbf_s) {}
 
 template <class Make>
 void CheckpointCadence::explain(Rule rule, int64_t since, Make&& make) {

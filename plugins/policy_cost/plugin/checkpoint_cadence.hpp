@@ -66,12 +66,12 @@ class CheckpointCadence : public StatefulPolicy<CheckpointCadence> {
   [[nodiscard]] double next_due(double now, uint32_t action) const;
   friend class StatefulPolicy<CheckpointCadence>;
   // Version 2: the fields that keep fulls on multiples across restarts.
-  [[nodiscard]] StateFrame frame() const noexcept { return {"PCCK", "checkpoint_cadence state", options_crc_, 2}; }
+  [[nodiscard]] StateFrame frame() const noexcept { return {"PCCK", "checkpoint_cadence state", options_hash_, 3}; }
   void save_fields(sdk::StateWriter& out) const;
   void load_fields(sdk::StateReader& in);
 
   CadenceConfig config_;
-  uint32_t options_crc_;
+  uint64_t options_hash_;
   CheckpointCostModel model_;
   double last_full_s_ = 0.0;     // the job time the last full holds
   int64_t last_full_step_ = 0;   // the step it holds

@@ -116,33 +116,33 @@ EarlyStopConfig read_early_stop_config(const sdk::Options& options) {
   return c;
 }
 
-uint32_t fingerprint(const CadenceConfig& c) {
+uint64_t fingerprint(const CadenceConfig& c) {
   sdk::StateWriter w("OPTS", 1);
   w.f64(c.heartbeat_interval_s).i64(c.full_interval_steps).f64(c.full_interval_s).flag(c.young_daly);
   w.f64(c.checkpoint_cost_s).f64(c.mtbf_s).f64(c.notice_safety);
-  return sdk::crc32(w.bytes());
+  return sdk::xxh3(w.bytes());
 }
 
-uint32_t fingerprint(const SpotPhaseConfig& c) {
+uint64_t fingerprint(const SpotPhaseConfig& c) {
   sdk::StateWriter w("OPTS", 1);
   w.i64(c.window).f64(c.sample_interval_s).f64(c.z_threshold).f64(c.max_noise).i64(c.confirmations);
   w.f64(c.min_spot_s).f64(c.reserved_price).f64(c.max_price_ratio).i64(c.max_preemptions);
   w.f64(c.preemption_window_s).f64(c.cooldown_s);
-  return sdk::crc32(w.bytes());
+  return sdk::xxh3(w.bytes());
 }
 
-uint32_t fingerprint(const AutoscalerConfig& c) {
+uint64_t fingerprint(const AutoscalerConfig& c) {
   sdk::StateWriter w("OPTS", 1);
   w.i64(c.min_nodes).i64(c.max_nodes).f64(c.window_s).f64(c.plateau_improvement).f64(c.fast_improvement);
   w.f64(c.scale_factor).f64(c.cooldown_s);
-  return sdk::crc32(w.bytes());
+  return sdk::xxh3(w.bytes());
 }
 
-uint32_t fingerprint(const EarlyStopConfig& c) {
+uint64_t fingerprint(const EarlyStopConfig& c) {
   sdk::StateWriter w("OPTS", 1);
   w.u8(static_cast<uint8_t>(c.metric)).i64(c.patience).f64(c.min_delta).u8(static_cast<uint8_t>(c.mode));
   w.i64(c.min_step);
-  return sdk::crc32(w.bytes());
+  return sdk::xxh3(w.bytes());
 }
 
 }  // namespace frugal::policy::plugin

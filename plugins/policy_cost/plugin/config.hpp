@@ -71,9 +71,9 @@ inline constexpr int64_t kMaxPreemptions = 1000;
 // A checksum of every option value: a state blob carries its instance's,
 // and import refuses a blob whose options differ (the contract restores
 // only into an instance created with the same options).
-[[nodiscard]] uint32_t fingerprint(const CadenceConfig& c);
-[[nodiscard]] uint32_t fingerprint(const SpotPhaseConfig& c);
-[[nodiscard]] uint32_t fingerprint(const AutoscalerConfig& c);
-[[nodiscard]] uint32_t fingerprint(const EarlyStopConfig& c);
+[[nodiscard]] uint64_t fingerprint(const CadenceConfig& c);
+[[nodiscard]] uint64_t fingerprint(const SpotPhaseConfig& c);
+[[nodiscard]] uint64_t fingerprint(const AutoscalerConfig& c);
+[[nodiscard]] uint64_t fingerprint(const EarlyStopConfig& c);
 
 }  // namespace frugal::policy::plugin

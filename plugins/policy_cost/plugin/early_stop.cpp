@@ -6,7 +6,7 @@
 namespace frugal::policy::plugin {
 
 EarlyStop::EarlyStop(const EarlyStopConfig& config)
-    : config_(config), options_crc_(fingerprint(config)), tracker_(config.patience, config.min_delta, config.mode) {}
+    : config_(config), options_hash_(fingerprint(config)), tracker_(config.patience, config.min_delta, config.mode) {}
 
 void EarlyStop::decide(const frugal_telemetry& t, frugal_decision& proposal) {
   if (!stopped_) {

@@ -30,12 +30,12 @@ class EarlyStop : public StatefulPolicy<EarlyStop> {
 
  private:
   friend class StatefulPolicy<EarlyStop>;
-  [[nodiscard]] StateFrame frame() const noexcept { return {"PCES", "early_stop state", options_crc_}; }
+  [[nodiscard]] StateFrame frame() const noexcept { return {"PCES", "early_stop state", options_hash_}; }
   void save_fields(sdk::StateWriter& out) const;
   void load_fields(sdk::StateReader& in);
 
   EarlyStopConfig config_;
-  uint32_t options_crc_;
+  uint64_t options_hash_;
   EarlyStopping tracker_;
   bool stopped_ = false;
 };

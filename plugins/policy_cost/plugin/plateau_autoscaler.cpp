@@ -9,7 +9,7 @@
 namespace frugal::policy::plugin {
 
 PlateauAutoscaler::PlateauAutoscaler(const AutoscalerConfig& config)
-    : config_(config), options_crc_(fingerprint(config)), windows_(config.window_s) {}
+    : config_(config), options_hash_(fingerprint(config)), windows_(config.window_s) {}
 
 void PlateauAutoscaler::decide(const frugal_telemetry& t, frugal_decision& proposal) {
   const double now = t.wall_time_s;

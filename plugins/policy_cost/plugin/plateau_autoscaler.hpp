@@ -41,12 +41,12 @@ class PlateauAutoscaler : public StatefulPolicy<PlateauAutoscaler> {
  private:
   void judge(double now, double r);
   friend class StatefulPolicy<PlateauAutoscaler>;
-  [[nodiscard]] StateFrame frame() const noexcept { return {"PCAS", "plateau_autoscaler state", options_crc_}; }
+  [[nodiscard]] StateFrame frame() const noexcept { return {"PCAS", "plateau_autoscaler state", options_hash_}; }
   void save_fields(sdk::StateWriter& out) const;
   void load_fields(sdk::StateReader& in);
 
   AutoscalerConfig config_;
-  uint32_t options_crc_;
+  uint64_t options_hash_;
   bool started_ = false;
   int64_t target_ = 0;
   bool has_change_ = false;

@@ -9,13 +9,13 @@ constexpr std::size_t kMaxReason = 4096;
 
 sdk::StateWriter begin_state(const StateFrame& frame, const std::string& reason) {
   sdk::StateWriter w(frame.magic, frame.version);
-  w.u32(frame.options_crc).text(reason);
+  w.u64(frame.options_hash).text(reason);
   return w;
 }
 
 sdk::StateReader open_state(std::span<const std::byte> blob, const StateFrame& frame, std::string& reason) {
   sdk::StateReader r(blob, frame.magic, frame.version, frame.what);
-  if (r.u32("options fingerprint") != frame.options_crc)
+  if (r.u64("options fingerprint") != frame.options_hash)
     r.mismatched("the blob was exported by an instance with other options");
   reason = r.text("reason", kMaxReason);
   return r;

@@ -19,12 +19,14 @@
 
 namespace frugal::policy::plugin {
 
-inline constexpr uint32_t kStateVersion = 1;
+// 2: the options fingerprint and the trailing checksum are XXH3-64 (1 had
+// CRC-32s); a version 1 blob is refused as another version.
+inline constexpr uint32_t kStateVersion = 2;
 
 struct StateFrame {
   const char* magic;     // 4 characters
   const char* what;      // "<strategy> state", for messages
-  uint32_t options_crc;  // fingerprint() of the instance's options
+  uint64_t options_hash;  // fingerprint() of the instance's options
   uint32_t version = kStateVersion;  // the strategy's format version
 };
 

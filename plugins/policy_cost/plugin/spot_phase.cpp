@@ -12,7 +12,7 @@ namespace frugal::policy::plugin {
 
 SpotPhase::SpotPhase(const SpotPhaseConfig& config)
     : config_(config),
-      options_crc_(fingerprint(config)),
+      options_hash_(fingerprint(config)),
       warmup_reason_("warming up on spot: no steady loss descent over " + std::to_string(config.window) +
                      " samples yet (needs " + std::to_string(config.confirmations) +
                      " passing trend tests in a row, on disjoint windows)"),

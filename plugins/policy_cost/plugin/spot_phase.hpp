@@ -57,12 +57,12 @@ class SpotPhase : public StatefulPolicy<SpotPhase> {
   [[nodiscard]] bool spike_seen(const frugal_telemetry& t);
   [[nodiscard]] double next_due() const;
   friend class StatefulPolicy<SpotPhase>;
-  [[nodiscard]] StateFrame frame() const noexcept { return {"PCSP", "spot_phase state", options_crc_}; }
+  [[nodiscard]] StateFrame frame() const noexcept { return {"PCSP", "spot_phase state", options_hash_}; }
   void save_fields(sdk::StateWriter& out) const;
   void load_fields(sdk::StateReader& in);
 
   SpotPhaseConfig config_;
-  uint32_t options_crc_;
+  uint64_t options_hash_;
   std::string warmup_reason_;  // from the options; not state
 
   Phase phase_ = Phase::warmup;

@@ -6,7 +6,6 @@
 #include "ops/cpu_ops.hpp"
 #include "plugin/device_dispatch.hpp"
 #include "plugin/op_views.hpp"
-#include "recipes/state_error.hpp"
 
 namespace frugal::quant::plugin {
 namespace {
@@ -99,8 +98,8 @@ void Fp8Quantizer::import_state(std::span<const std::byte> blob) {
   std::optional<recipes::DelayedScaling> imported;
   try {
     imported.emplace(recipes::DelayedScaling::import_state(blob));
-  } catch (const recipes::StateError& e) {
-    throw PluginError(FRUGAL_ERR_DATA_CORRUPTED, std::string("import_state: ") + e.what());
+  } catch (const PluginError& e) {
+    throw PluginError(e.code(), std::string("import_state: ") + e.what());
   }
   if (const std::string why = config_mismatch(imported->config(), config_.delayed); !why.empty())
     throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, why);

@@ -73,12 +73,13 @@ class DelayedScaling {
   [[nodiscard]] uint64_t steps() const noexcept { return steps_; }
   [[nodiscard]] uint64_t nonfinite_steps() const noexcept { return nonfinite_steps_; }
 
-  // The state as a versioned, little-endian byte blob with a CRC-32
-  // (format in delayed_state.cpp), for a checkpoint to carry.
+  // The state as a versioned, checksummed byte blob (sdk/state_blob.hpp;
+  // fields in delayed_state.cpp), for a checkpoint to carry.
   [[nodiscard]] std::vector<std::byte> export_state() const;
-  // Rebuilds the state from export_state()'s blob. Throws StateError
-  // (state_error.hpp) naming what is wrong: truncated or oversized blob,
-  // magic, version, checksum, or a field out of range.
+  // Rebuilds the state from export_state()'s blob. Throws sdk::PluginError
+  // naming what is wrong: INVALID_ARGUMENT for another strategy's blob or
+  // another version, DATA_CORRUPTED for a truncated, extended or damaged
+  // blob or a field out of range.
   [[nodiscard]] static DelayedScaling import_state(std::span<const std::byte> blob);
 
   friend bool operator==(const DelayedScaling&, const DelayedScaling&) = default;

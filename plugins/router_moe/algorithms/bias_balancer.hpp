@@ -7,18 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 namespace frugal::router {
-
-// import_state() rejects a blob with this; what() names the field that is
-// wrong. The balancer it would have produced is not built.
-class StateError : public std::runtime_error {
- public:
-  explicit StateError(const std::string& what) : std::runtime_error(what) {}
-};
 
 class BiasBalancer {
  public:
@@ -36,7 +27,10 @@ class BiasBalancer {
   // integers (sum - E * load_i), so an exactly average expert does not move.
   void update(std::span<const int64_t> load);
 
-  // Versioned, little-endian, CRC-32-checked blob (layout in bias_state.cpp).
+  // A versioned, checksummed blob (sdk/state_blob.hpp; fields in
+  // bias_state.cpp). import_state throws sdk::PluginError naming what is
+  // wrong: INVALID_ARGUMENT for another strategy's blob or another
+  // version, DATA_CORRUPTED for damage; nothing is built then.
   [[nodiscard]] std::vector<std::byte> export_state() const;
   [[nodiscard]] static BiasBalancer import_state(std::span<const std::byte> blob);
 

@@ -220,8 +220,8 @@ void MoeRouter::import_state(std::span<const std::byte> blob) {
   std::optional<BiasBalancer> restored;
   try {
     restored.emplace(BiasBalancer::import_state(blob));
-  } catch (const StateError& e) {
-    throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, std::string("import_state: ") + e.what());
+  } catch (const PluginError& e) {
+    throw PluginError(e.code(), std::string("import_state: ") + e.what());
   }
   if (static_cast<int64_t>(restored->bias().size()) != config_.experts)
     throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "import_state: the state holds " +

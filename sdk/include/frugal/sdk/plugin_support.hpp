@@ -14,6 +14,7 @@
 // script that exports only frugal_plugin_init_v1 (see docs/abi-rules.md).
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <exception>
 #include <initializer_list>
@@ -95,6 +96,16 @@ inline frugal_error* hand_over_descriptor(const frugal_host_api* host, const fru
     if (out == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "init: out is NULL");
     *out = &descriptor;
   });
+}
+
+// The shortest text that reads back as v ("0.8", "1e-09", "nan", "-inf"),
+// for messages: a value just outside a bound must not print as the bound
+// ("1.0000000000000002"). Float or double.
+template <typename Float>
+std::string number_text(Float v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
 }
 
 // Typed reads of a frugal_options object through the host table. Valid for

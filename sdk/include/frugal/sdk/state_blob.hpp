@@ -3,9 +3,9 @@
 //
 // Layout: a 4-character magic naming the strategy, a u32 format version,
 // the fields in the order written (every integer little-endian whatever the
-// host's byte order, doubles as their exact IEEE bits, strings as a u32
-// length and the bytes), and a trailing u32 CRC-32 (IEEE 802.3, reflected
-// polynomial 0xEDB88320, the zlib / PNG one) of everything before it.
+// host's byte order, floats and doubles as their exact IEEE bits, strings
+// as a u32 length and the bytes), and a trailing u64 XXH3-64 (the one
+// checksum of frugal's formats, checksum.hpp) of everything before it.
 //
 //   std::vector<std::byte> export_state() const {
 //     sdk::StateWriter w("PCES", 1);
@@ -23,20 +23,19 @@
 // StateReader checks, in this order, so that the error names the real
 // problem: the header fits, the magic (another strategy's blob is
 // INVALID_ARGUMENT, not a checksum failure), the version (a newer format is
-// INVALID_ARGUMENT saying so), the CRC (DATA_CORRUPTED), then each field as
+// INVALID_ARGUMENT saying so), the checksum (DATA_CORRUPTED), then each field as
 // it is read (DATA_CORRUPTED naming the field) and finally that nothing is
 // left over. Every message starts with the reader's `what`.
 //
 // A valid checksum only says the bytes are the ones written, not that a
 // writer made them: read every double with finite() / at_least() /
-// above() and every integer with i64_in() / counter(), so a crafted blob
+// above() (floats with finite_f32() / at_least_f32()) and every integer
+// with i64_in() / counter(), so a crafted blob
 // is refused naming the field and its value before a NaN, an infinity or
 // an out-of-range count reaches arithmetic that assumes otherwise.
 #pragma once
 
-#include <array>
 #include <bit>
-#include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -46,7 +45,7 @@
 #include <utility>
 #include <vector>
 
-#include "frugal/sdk/crc32.hpp"
+#include "frugal/sdk/checksum.hpp"
 #include "frugal/sdk/plugin_support.hpp"
 
 namespace frugal::sdk {
@@ -66,6 +65,7 @@ class StateWriter {
   StateWriter& u64(uint64_t v) { return put(v, 8); }
   StateWriter& i64(int64_t v) { return put(static_cast<uint64_t>(v), 8); }
   StateWriter& f64(double v) { return put(std::bit_cast<uint64_t>(v), 8); }
+  StateWriter& f32(float v) { return put(std::bit_cast<uint32_t>(v), 4); }
   StateWriter& flag(bool v) { return put(v ? 1U : 0U, 1); }
   StateWriter& text(std::string_view s) {
     if (s.size() > UINT32_MAX) throw PluginError(FRUGAL_ERR_INTERNAL, "state blob string over 4 GiB");
@@ -78,10 +78,10 @@ class StateWriter {
   [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return bytes_; }
   [[nodiscard]] std::size_t size() const noexcept { return bytes_.size(); }
 
-  // Appends the CRC-32 and hands the blob over.
+  // Appends the checksum and hands the blob over.
   [[nodiscard]] std::vector<std::byte> finish() && {
-    const uint32_t crc = crc32(bytes_);
-    u32(crc);
+    const uint64_t sum = xxh3(bytes_);
+    u64(sum);
     return std::move(bytes_);
   }
 
@@ -97,15 +97,15 @@ class StateWriter {
 class StateReader {
  public:
   static constexpr std::size_t kHeaderSize = 8;  // magic and version
-  static constexpr std::size_t kCrcSize = 4;
+  static constexpr std::size_t kChecksumSize = 8;  // the trailing XXH3-64
 
   // Checks the header and the checksum; throws PluginError (see the top).
   // `what` names the state in messages, e.g. "spot_phase state".
   StateReader(std::span<const std::byte> blob, std::string_view magic, uint32_t version, std::string what)
       : what_(std::move(what)) {
-    if (blob.size() < kHeaderSize + kCrcSize) {
+    if (blob.size() < kHeaderSize + kChecksumSize) {
       corrupted("truncated: " + std::to_string(blob.size()) + " bytes, a blob has at least " +
-                std::to_string(kHeaderSize + kCrcSize));
+                std::to_string(kHeaderSize + kChecksumSize));
     }
     const std::string got(reinterpret_cast<const char*>(blob.data()), 4);
     if (got != magic) {
@@ -119,9 +119,9 @@ class StateReader {
       throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, what_ + ": format version " + std::to_string(found) +
                                                          ", this build reads version " + std::to_string(version));
     }
-    const std::size_t body = blob.size() - kCrcSize;
-    const uint64_t stored = get(body, 4);
-    if (checksums_enforced() && stored != crc32(blob.first(body))) corrupted("checksum mismatch (the blob is corrupted)");
+    const std::size_t body = blob.size() - kChecksumSize;
+    const uint64_t stored = get(body, 8);
+    if (checksums_enforced() && stored != xxh3(blob.first(body))) corrupted("checksum mismatch (the blob is corrupted)");
     blob_ = blob.first(body);
   }
 
@@ -130,28 +130,25 @@ class StateReader {
   uint64_t u64(const char* field) { return take(field, 8); }
   int64_t i64(const char* field) { return static_cast<int64_t>(take(field, 8)); }
   double f64(const char* field) { return std::bit_cast<double>(take(field, 8)); }
+  float f32(const char* field) { return std::bit_cast<float>(static_cast<uint32_t>(take(field, 4))); }
   // The largest counter(): incrementing it never overflows, and it
   // converts to double exactly.
   static constexpr int64_t kMaxCounter = int64_t{1} << 53;
 
   // A double that must be finite.
-  double finite(const char* field) {
-    const double v = f64(field);
-    if (!std::isfinite(v)) out_of_range(field, number(v), "a finite number");
-    return v;
-  }
+  double finite(const char* field) { return checked_finite(field, f64(field)); }
   // A finite double >= lo.
-  double at_least(const char* field, double lo) {
-    const double v = finite(field);
-    if (!(v >= lo)) out_of_range(field, number(v), "a finite number >= " + number(lo));
-    return v;
-  }
+  double at_least(const char* field, double lo) { return checked_at_least(field, f64(field), lo); }
   // A finite double > lo.
   double above(const char* field, double lo) {
     const double v = finite(field);
-    if (!(v > lo)) out_of_range(field, number(v), "a finite number > " + number(lo));
+    if (!(v > lo)) out_of_range(field, number_text(v), "a finite number > " + number_text(lo));
     return v;
   }
+  // A float that must be finite.
+  float finite_f32(const char* field) { return checked_finite(field, f32(field)); }
+  // A finite float >= lo.
+  float at_least_f32(const char* field, float lo) { return checked_at_least(field, f32(field), lo); }
   // An integer in [lo, hi].
   int64_t i64_in(const char* field, int64_t lo, int64_t hi) {
     const int64_t v = i64(field);
@@ -221,11 +218,16 @@ class StateReader {
     corrupted("field '" + std::string(field) + "' is " + value + "; it must be " + rule);
   }
 
-  // The shortest text that reads back as v ("1e+300", "nan", "-inf").
-  static std::string number(double v) {
-    std::array<char, 32> buf{};
-    const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
-    return std::string(buf.data(), r.ptr);
+  template <typename Float>
+  Float checked_finite(const char* field, Float v) const {
+    if (!std::isfinite(v)) out_of_range(field, number_text(v), "a finite number");
+    return v;
+  }
+  template <typename Float>
+  Float checked_at_least(const char* field, Float v, Float lo) const {
+    checked_finite(field, v);
+    if (!(v >= lo)) out_of_range(field, number_text(v), "a finite number >= " + number_text(lo));
+    return v;
   }
 
   static std::string printable(const std::string& s) {
