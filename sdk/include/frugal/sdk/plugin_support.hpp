@@ -15,6 +15,7 @@
 #pragma once
 
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <exception>
 #include <initializer_list>
@@ -137,15 +138,31 @@ class Options {
     return value != nullptr ? std::string(value) : std::string();
   }
 
-  // An integer option in [lo, hi]; OUT_OF_RANGE naming the range otherwise,
-  // the code the core gives a value outside a declared range.
-  int64_t get_int_in(const char* name, int64_t default_value, int64_t lo, int64_t hi) const {
+  // The range checks of every plugin's options: the value must lie in the
+  // range, else OUT_OF_RANGE (the code the core gives a value outside a
+  // declared range), "option '<name>' must be <what is allowed>; got <v>".
+
+  // An integer option in [lo, hi] (hi = INT64_MAX: no upper bound).
+  int64_t get_int_in(const char* name, int64_t default_value, int64_t lo,
+                     int64_t hi = std::numeric_limits<int64_t>::max()) const {
     const int64_t v = get_int(name, default_value);
-    if (v < lo || v > hi)
-      throw PluginError(FRUGAL_ERR_OUT_OF_RANGE, std::string("option '") + name + "' must be in [" +
-                                                         std::to_string(lo) + ", " + std::to_string(hi) + "]; got " +
-                                                         std::to_string(v));
+    if (v < lo || v > hi) {
+      const std::string allowed = hi == std::numeric_limits<int64_t>::max()
+                                      ? ">= " + std::to_string(lo)
+                                      : "in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+      out_of_range(name, allowed, std::to_string(v));
+    }
     return v;
+  }
+  // A finite number option in [lo, hi] (hi = +inf: no upper bound).
+  double get_double_in(const char* name, double default_value, double lo,
+                       double hi = std::numeric_limits<double>::infinity()) const {
+    return double_in(name, default_value, lo, false, hi);
+  }
+  // A finite number option in (lo, hi]: above lo, at most hi.
+  double get_double_above(const char* name, double default_value, double lo,
+                          double hi = std::numeric_limits<double>::infinity()) const {
+    return double_in(name, default_value, lo, true, hi);
   }
 
   // A string option among named choices, mapped to its value. `scope` (may
@@ -184,6 +201,21 @@ class Options {
   }
 
  private:
+  double double_in(const char* name, double default_value, double lo, bool lo_open, double hi) const {
+    const double v = get_double(name, default_value);
+    if (std::isfinite(v) && (lo_open ? v > lo : v >= lo) && v <= hi) return v;
+    std::string allowed = "a finite number ";
+    if (hi == std::numeric_limits<double>::infinity())
+      allowed += (lo_open ? "> " : ">= ") + number_text(lo);
+    else
+      allowed += "in " + std::string(lo_open ? "(" : "[") + number_text(lo) + ", " + number_text(hi) + "]";
+    out_of_range(name, allowed, number_text(v));
+  }
+
+  [[noreturn]] static void out_of_range(const char* name, const std::string& allowed, const std::string& got) {
+    throw PluginError(FRUGAL_ERR_OUT_OF_RANGE, std::string("option '") + name + "' must be " + allowed + "; got " + got);
+  }
+
   const frugal_host_api* host_;
   const frugal_options* options_;
 };
