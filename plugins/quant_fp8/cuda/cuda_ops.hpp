@@ -3,25 +3,17 @@
 // CUDA every function throws UnsupportedDevice.
 #pragma once
 
-#include <stdexcept>
 #include <string>
 
+#include "cuda_support/device_errors.hpp"
 #include "ops/quant_op.hpp"
 
 namespace frugal::quant::cuda {
 
-// A device path that is not available: no CUDA in this build, or the
-// operation has no kernel (the message names the combination).
-class UnsupportedDevice : public std::runtime_error {
- public:
-  explicit UnsupportedDevice(const std::string& what) : std::runtime_error(what) {}
-};
-
-// A CUDA runtime or cuBLASLt failure, with the call and its error string.
-class CudaFailure : public std::runtime_error {
- public:
-  explicit CudaFailure(const std::string& what) : std::runtime_error(what) {}
-};
+// The device path's two failures, shared by the plugins with kernels
+// (plugins/cuda_support/device_errors.hpp).
+using plugin_cuda::CudaFailure;
+using plugin_cuda::UnsupportedDevice;
 
 // True when this build has the CUDA kernels.
 bool built_with_cuda() noexcept;

@@ -116,7 +116,7 @@ void dequantize_cuda(const ops::DequantizeOp& op) {
   if (op.input.rows == 0 || op.input.cols == 0) return;
   const detail::DeviceGuard guard(detail::device_of(op.input.data, "input"));
   auto* stream = static_cast<cudaStream_t>(op.stream);
-  const int sms = detail::multiprocessor_count();
+  const int sms = detail::multiprocessors();
 
   DequantArgs a;
   a.in = op.input.data;

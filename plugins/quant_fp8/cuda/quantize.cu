@@ -669,7 +669,7 @@ void launch_matrix_amax(const ops::Matrix& m, float* out, cudaStream_t stream) {
   auto* key = reinterpret_cast<std::uint32_t*>(out);
   check(cudaMemsetAsync(out, 0, sizeof(float), stream), "cudaMemsetAsync");
   if (m.rows == 0 || m.cols == 0) return;
-  const int sms = multiprocessor_count();
+  const int sms = multiprocessors();
   visit_input(m.dtype, [&](auto tag) { launch_amax<decltype(tag)>(m, key, sms, stream); });
 }
 
@@ -693,7 +693,7 @@ void quantize_cuda(const ops::QuantizeOp& op, float* host_amax) {
 
   const detail::DeviceGuard guard(detail::device_of(op.input.data, "input"));
   auto* stream = static_cast<cudaStream_t>(op.stream);
-  const int sms = detail::multiprocessor_count();
+  const int sms = detail::multiprocessors();
   k::Fp8Mode mode;
   mode.format = op.format == ops::ElementFormat::e4m3 ? 0 : 1;
   mode.interp = mode.format == 0 ? __NV_E4M3 : __NV_E5M2;

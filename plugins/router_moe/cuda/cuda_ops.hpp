@@ -5,27 +5,19 @@
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 
 #include "algorithms/capacity.hpp"
 #include "algorithms/deepseek_gate.hpp"
 #include "algorithms/logits.hpp"
+#include "cuda_support/device_errors.hpp"
 
 namespace frugal::router::cuda {
 
-// A device path that is not available: no CUDA in this build, or a
-// combination without a kernel (the message names it).
-class UnsupportedDevice : public std::runtime_error {
- public:
-  explicit UnsupportedDevice(const std::string& what) : std::runtime_error(what) {}
-};
-
-// A CUDA runtime failure, with the call and its error string.
-class CudaFailure : public std::runtime_error {
- public:
-  explicit CudaFailure(const std::string& what) : std::runtime_error(what) {}
-};
+// The device path's two failures, shared by the plugins with kernels
+// (plugins/cuda_support/device_errors.hpp).
+using plugin_cuda::CudaFailure;
+using plugin_cuda::UnsupportedDevice;
 
 // True when this build has the CUDA kernels.
 bool built_with_cuda() noexcept;
