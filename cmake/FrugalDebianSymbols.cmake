@@ -3,7 +3,7 @@
 # that first shipped its version node (packaging/debian/symver-releases.txt;
 # a node not listed there is new in RELEASE). dpkg-shlibdeps reads exactly
 # these lines (it does not expand patterns), so a package using only
-# FRUGAL_1.0 functions depends on libfrugal1 (>= the release of FRUGAL_1.0),
+# FRUGAL_2.0 functions depends on libfrugal2 (>= the release of FRUGAL_2.0),
 # whatever release it was built against.
 # Inputs: LIBRARY, NM, SONAME, PACKAGE, DEV_PACKAGE, RELEASE, RELEASES_FILE, OUTPUT.
 foreach(_var LIBRARY NM SONAME PACKAGE DEV_PACKAGE RELEASE RELEASES_FILE OUTPUT)
@@ -21,8 +21,8 @@ endif()
 string(REPLACE "\n" ";" _nm_lines "${_nm}")
 set(_lines "")
 foreach(_line IN LISTS _nm_lines)
-  # "0000000000012340 T frugal_abi_version@@FRUGAL_1.0"; the node itself
-  # appears as "A FRUGAL_1.0" and is not a symbol to list.
+  # "0000000000012340 T frugal_abi_version@@FRUGAL_2.0"; the node itself
+  # appears as "A FRUGAL_2.0" and is not a symbol to list.
   if(_line MATCHES " [TDBRVWi] ([A-Za-z0-9_]+)@@?(FRUGAL_[0-9.]+)$")
     set(_name "${CMAKE_MATCH_1}")
     set(_node "${CMAKE_MATCH_2}")

@@ -1,6 +1,6 @@
 # CPack: the SDK as four Debian packages, one per install component, and one
 # relocatable .tar.gz holding the whole install tree:
-#   libfrugal<ABI major>  (component runtime)  libfrugal.so.1*, the built-in plugins
+#   libfrugal<ABI major>  (component runtime)  libfrugal.so.2*, the built-in plugins
 #   libfrugal-dev         (component dev)      headers, libfrugal.so, CMake package, pkg-config files
 #   frugal-tools          (component tools)    frugal, frugal-conformance, frugal-demo
 #   python3-frugal        (component python)   the ctypes binding (sdk/python/frugal)
@@ -93,7 +93,7 @@ find_program(FRUGAL_DPKG_SHLIBDEPS dpkg-shlibdeps)
 if(FRUGAL_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)
   set(CPACK_DEBIAN_TOOLS_PACKAGE_SHLIBDEPS ON)
-  # The tools need libfrugal.so.1, which no installed package provides at
+  # The tools need libfrugal.so.2, which no installed package provides at
   # build time: its dependency is the explicit one above.
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS "${CMAKE_LIBRARY_OUTPUT_DIRECTORY}")
 else()

@@ -2,7 +2,7 @@
 # The build rules every frugal plugin needs, in-tree and out of tree alike
 # (this file is installed with the package config):
 #  - hidden visibility, so only FRUGAL_PLUGIN_EXPORT symbols leave the .so;
-#  - a version script exporting only frugal_plugin_init_v1 (ABI rule 10);
+#  - a version script exporting only frugal_plugin_init_v2 (ABI rule 10);
 #  - -fno-gnu-unique (GCC): STB_GNU_UNIQUE symbols (inline statics,
 #    template statics) would pin the .so in memory and make dlclose a no-op;
 #    Clang never emits them and has no such flag;

@@ -4,13 +4,13 @@
 # $tmp (its scratch directory, copies of the binding under $tmp/src).
 
 # install_prefix BUILD_DIR: `cmake --install` of BUILD_DIR into $tmp/prefix;
-# sets pc (the installed frugal.pc), lib (libfrugal.so.1) and libdir.
+# sets pc (the installed frugal.pc), lib (libfrugal.so.2) and libdir.
 install_prefix() {
   cmake --install "$1" --prefix "$tmp/prefix" >"$tmp/install.log"
   pc=$(find "$tmp/prefix" -name frugal.pc | head -n 1)
   [ -n "$pc" ] || fail "cmake --install $1 put no frugal.pc under $tmp/prefix"
-  lib=$(find "$tmp/prefix" -name libfrugal.so.1 | head -n 1)
-  [ -n "$lib" ] || fail "cmake --install $1 put no libfrugal.so.1 under $tmp/prefix"
+  lib=$(find "$tmp/prefix" -name libfrugal.so.2 | head -n 1)
+  [ -n "$lib" ] || fail "cmake --install $1 put no libfrugal.so.2 under $tmp/prefix"
   libdir=$(dirname "$lib")
 }
 

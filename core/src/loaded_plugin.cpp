@@ -164,8 +164,10 @@ void LoadedPlugin::open_and_initialise(const std::filesystem::path& path) {
       if (major == FRUGAL_ABI_VERSION_MAJOR) continue;
       const std::string other = fmt::format("frugal_plugin_init_v{}", major);
       if (library_.has(other))
+        // Its minor is in a descriptor this core must not ask for: the
+        // entry point of another major takes another host table.
         fail(FRUGAL_ERR_ABI_MISMATCH,
-             "plugin '{}' was built for frugal ABI major {} (it exports {}); this core speaks ABI {}.{} and "
+             "plugin '{}' was built for frugal ABI {}.x (it exports {}); this core speaks ABI {}.{} and "
              "needs {}",
              path_, major, other, FRUGAL_ABI_VERSION_MAJOR, FRUGAL_ABI_VERSION_MINOR, FRUGAL_PLUGIN_ENTRY_NAME);
     }

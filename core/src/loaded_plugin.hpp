@@ -28,7 +28,7 @@ struct StrategyRecord {
   std::string name;
   std::string summary;
   std::vector<uint64_t> vtable_words;  // uint64_t storage keeps pointer alignment
-  // Declared options (ABI 1.1); nullopt when the strategy declares none.
+  // Declared options; nullopt when the strategy declares none.
   std::optional<std::vector<OptionDecl>> options;
 
   template <typename Vtable>

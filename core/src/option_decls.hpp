@@ -1,4 +1,4 @@
-// The options a strategy declares (frugal_strategy_options_ext, ABI 1.1):
+// The options a strategy declares (frugal_strategy_options_ext):
 // read and validated once at load, then used to check a host's options
 // before create and to answer frugal_context_strategy_option. Internal to
 // libfrugal.

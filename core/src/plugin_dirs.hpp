@@ -21,7 +21,7 @@ std::vector<PluginDir> plugin_search_dirs(uint32_t flags, const std::vector<std:
 
 // The system-wide plugin directories, where `cmake --install` and
 // distribution packages put plugins (as GStreamer and ALSA look in theirs):
-// for ABI major 1, /usr/local/lib/<multiarch>/frugal/v1/plugins,
+// for ABI major 1, /usr/local/lib/<multiarch>/frugal/v2/plugins,
 // /usr/local/lib64/..., /usr/local/lib/..., then the same under /usr.
 // FRUGAL_SYSTEM_PLUGIN_DIRS (':'-separated), when set, replaces the list.
 std::vector<std::filesystem::path> system_plugin_dirs();

@@ -1,4 +1,4 @@
-// The options the packer_seq strategy declares (ABI 1.1), kept apart from
+// The options the packer_seq strategy declares, kept apart from
 // the descriptor; they must say exactly what SeqPacker's constructor accepts.
 // max_len, max_per_pack, seed and overlong are the core's: it reads them
 // and never hands them to the strategy, so they are not declared here.

@@ -1,4 +1,4 @@
-// The options each schedule_lr strategy declares (ABI 1.1), kept apart
+// The options each schedule_lr strategy declares, kept apart
 // from the descriptor; they must say exactly what lr_schedules.cpp accepts.
 #pragma once
 

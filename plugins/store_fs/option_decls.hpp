@@ -1,4 +1,4 @@
-// The options the fs store strategy declares (ABI 1.1), kept apart from
+// The options the fs store strategy declares, kept apart from
 // the descriptor; they must say exactly what FsConfig::from accepts.
 #pragma once
 

@@ -109,7 +109,7 @@ constexpr const char* kPluginsUsage =
     "\n"
     "Every plugin found (FRUGAL_PLUGIN_PATH, then the built-in and system plugin\n"
     "directories), its strategies, and every file that failed to load with the reason.\n"
-    "  --options  also each strategy's declared options (ABI 1.1): name, type,\n"
+    "  --options  also each strategy's declared options: name, type,\n"
     "             default or \"required\", range, choices, doc; \"(none declared)\"\n"
     "             for a strategy that declares none or does not declare its options\n"
     "  --json     the same as a JSON object on stdout (with --options, an \"options\"\n"

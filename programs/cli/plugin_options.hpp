@@ -1,4 +1,4 @@
-// The options a strategy declares (ABI 1.1, frugal_context_strategy_option)
+// The options a strategy declares (frugal_context_strategy_option)
 // as `frugal plugins --options` shows them: a table under the strategy's
 // line, or a JSON array.
 #pragma once

@@ -28,13 +28,14 @@ func mismatch(format string, args ...interface{}) error {
 // requiredPlugins are the built-in plugins, one per strategy family.
 var requiredPlugins = []string{"packer_seq", "policy_cost", "quant_fp8", "router_moe", "schedule_lr", "store_fs"}
 
-// tourPlugins is step 1: the loaded library speaks ABI major 1, and
-// discovery (no directory, no environment variable) finds every built-in
-// plugin next to libfrugal.
+// tourPlugins is step 1: the loaded library speaks the ABI major the
+// package was built against, and discovery (no directory, no environment
+// variable) finds every built-in plugin next to libfrugal.
 func tourPlugins(ctx *frugal.Context) (string, error) {
 	major, minor := frugal.ABIVersion()
-	if major != 1 {
-		return "", mismatch("plugins: libfrugal speaks ABI major %d; this tour is written for major 1", major)
+	if major != frugal.ABIMajor {
+		return "", mismatch("plugins: libfrugal speaks ABI major %d; this tour is written for major %d", major,
+			frugal.ABIMajor)
 	}
 	loaded, err := ctx.DiscoverPlugins(0)
 	if err != nil {

@@ -52,5 +52,5 @@ constexpr frugal_plugin_desc kPlugin = frugal::sdk::declare_plugin<kStrategies>(
 
 }  // namespace
 
-// The one exported symbol, frugal_plugin_init_v1.
+// The one exported symbol, frugal_plugin_init_v2.
 FRUGAL_SDK_PLUGIN_ENTRY(kPlugin)

@@ -1,4 +1,4 @@
-// The option rules: a strategy's declarations (ABI 1.1) against what its
+// The option rules: a strategy's declarations against what its
 // create accepts when the kit calls it directly through the vtable, where
 // the core's checks of the declarations do not run. A declaration states
 // what create accepts on its own (plugin.h), so each one is a promise the

@@ -1,5 +1,5 @@
 // Packers (packer_vtable.h): a valid assignment, NULL arguments refused, a
-// larger request struct read like the v1.0 one, determinism per seed and
+// larger request struct read like the v2.0 one, determinism per seed and
 // thread safety as flagged.
 #include <algorithm>
 #include <vector>
@@ -110,7 +110,7 @@ void check_packer(Checks& c) {
   larger.request.struct_size = sizeof(LargerRequest);
   c.check(same(pack(vt, a.get(), larger.request), reference), "struct-size",
           "a request with struct_size " + std::to_string(sizeof(LargerRequest)) +
-              " (zeroed tail) packs like the v1.0 size (plugin.h: receivers read only fields they know)");
+              " (zeroed tail) packs like the v2.0 size (plugin.h: receivers read only fields they know)");
 
   if (c.s.flags & FRUGAL_STRATEGY_DETERMINISTIC) {
     c.begin("determinism");

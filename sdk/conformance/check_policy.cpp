@@ -80,7 +80,7 @@ void check_policy(Checks& c) {
     frugal_telemetry tiny = telemetry(0);
     tiny.struct_size = offsetof(frugal_telemetry, step);
     c.expect_error("struct-size", "decide(telemetry struct_size " + std::to_string(tiny.struct_size) +
-                   ", below v1.0) (plugin.h: receivers need the required fields)",
+                   ", below v2.0) (plugin.h: receivers need the required fields)",
                    vt->decide(small.get(), &tiny, &d), FRUGAL_ERR_ABI_MISMATCH);
     Instance big = c.create("struct-size");
     Instance base = c.create("struct-size");
@@ -104,7 +104,7 @@ void check_policy(Checks& c) {
     }
     c.check(via_big == via_base, "struct-size",
             "telemetry with struct_size " + std::to_string(sizeof(LargerTelemetry)) +
-                " (zeroed tail) gives the proposals of the v1.0 size");
+                " (zeroed tail) gives the proposals of the v2.0 size");
   }
 
   if (c.s.flags & FRUGAL_STRATEGY_DETERMINISTIC) {

@@ -62,7 +62,7 @@ struct Quantized {
   frugal_quant_zero_point_ext zp{};
 };
 
-// The smallest argument structs a v1.0 caller may pass: through `output`,
+// The smallest argument structs a v2.0 caller may pass: through `output`,
 // the last field the headers mark "never NULL".
 constexpr size_t kQuantizeMin = offsetof(frugal_quantize_args, output) + sizeof(void*);
 constexpr size_t kDequantizeMin = offsetof(frugal_dequantize_args, output) + sizeof(void*);
@@ -198,7 +198,7 @@ void check_null_tensors(Checks& c, const frugal_quantizer_vtable* vt, void* a, c
   c.expect_error("null-arguments", "dequantize(args->output NULL)", vt->dequantize(a, &d));
 }
 
-// Fresh instances given the v1.0 minimum, this header's and a larger args
+// Fresh instances given the v2.0 minimum, this header's and a larger args
 // struct quantize (and dequantize) to the same bytes.
 void check_args_sizes(Checks& c, const frugal_quantizer_vtable* vt, const HostTensor& x) {
   c.begin("struct-size");
@@ -208,7 +208,7 @@ void check_args_sizes(Checks& c, const frugal_quantizer_vtable* vt, const HostTe
   const auto reference = twice(vt, plain.get(), x);
   c.check(twice(vt, small.get(), x, kQuantizeMin) == reference && twice(vt, big.get(), x, larger) == reference,
           "struct-size",
-          "quantize args of struct_size " + std::to_string(kQuantizeMin) + " (v1.0 minimum), " +
+          "quantize args of struct_size " + std::to_string(kQuantizeMin) + " (v2.0 minimum), " +
               std::to_string(sizeof(frugal_quantize_args)) + " and " + std::to_string(larger) +
               " (zeroed tail) give identical codes and scales");
   const frugal_quant_layout l = layout_of(vt, plain.get());

@@ -169,7 +169,7 @@ frugal_router_layout layout_of(const frugal_router_vtable* vt, void* instance) {
   return l;
 }
 
-// The smallest argument structs a v1.0 caller may pass: through the last
+// The smallest argument structs a v2.0 caller may pass: through the last
 // field the header marks "never NULL".
 constexpr size_t kRouteMin = offsetof(frugal_route_args, plan) + sizeof(void*);
 constexpr size_t kMoveMin = offsetof(frugal_route_move_args, output) + sizeof(void*);
@@ -333,7 +333,7 @@ void check_router_tensors(Checks& c, void* a) {
   const bool same_big = routed_bytes(vt, a, sizeof(Larger<frugal_route_args>), sizeof(Larger<frugal_route_move_args>)) == reference;
   c.check(same_min && same_big, "struct-size",
           "route/permute/combine args of struct_size " + std::to_string(kRouteMin) + "/" + std::to_string(kMoveMin) +
-              " (v1.0 minimum) and with a zeroed 64-byte tail give the bytes of this header's size");
+              " (v2.0 minimum) and with a zeroed 64-byte tail give the bytes of this header's size");
   if (c.s.flags & FRUGAL_STRATEGY_DETERMINISTIC) {
     c.begin("determinism");
     Instance b = c.create("determinism");

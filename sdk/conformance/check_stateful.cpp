@@ -72,7 +72,7 @@ void check_state(Checks& c, const StateSlots& slots, void* from, Instance fresh,
 
 namespace {
 
-// Layout out-structs: the v1.0 size, a larger one whose tail the plugin
+// Layout out-structs: the v2.0 size, a larger one whose tail the plugin
 // must not touch, and one holding struct_size alone (filled "up to it").
 template <typename Layout, typename Fn>
 void check_layout(Checks& c, void* instance, Fn layout) {

@@ -14,7 +14,7 @@ namespace frugal::conformance {
 
 class DirectPlugin {
  public:
-  // dlopen + frugal_plugin_init_v1. Throws std::runtime_error naming the
+  // dlopen + frugal_plugin_init_v2. Throws std::runtime_error naming the
   // file and what failed.
   explicit DirectPlugin(const std::string& path);
   // Calls on_unload and dlcloses.

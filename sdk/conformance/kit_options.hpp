@@ -1,5 +1,5 @@
 // kit_options.hpp — the options the kit creates a strategy with: what the
-// strategy declares (ABI 1.1, read back from the core), the value the kit
+// strategy declares (read back from the core), the value the kit
 // builds for each required option, and the --option values, which win.
 #pragma once
 #include <cstdint>

@@ -29,7 +29,7 @@ struct Subject {
   int32_t kind = 0;
   uint32_t flags = 0;
   const std::vector<OptionArg>* option_args = nullptr;
-  std::vector<DeclaredOption> declared;  // what it declares (ABI 1.1), as the core reports it
+  std::vector<DeclaredOption> declared;  // what it declares, as the core reports it
   // It chains a frugal_strategy_options_ext (possibly of 0 options); set
   // once the plugin is loaded directly, the only place that tells "declares
   // no option" from "declares nothing".

@@ -32,7 +32,7 @@ func TestPluginsListsBuiltinStrategies(t *testing.T) {
 	if p.Name != "schedule_lr" || s.PluginName != "schedule_lr" {
 		t.Errorf("cosine comes from plugin %q (strategy says %q), want schedule_lr", p.Name, s.PluginName)
 	}
-	if p.Version == "" || p.ABIMajor != 1 || s.Shadowed {
+	if p.Version == "" || p.ABIMajor != ABIMajor || s.Shadowed {
 		t.Errorf("schedule_lr: version %q, abi major %d, shadowed %v", p.Version, p.ABIMajor, s.Shadowed)
 	}
 	if _, _, ok := findStrategy(plugins, KindPacker, "packer_seq"); !ok {

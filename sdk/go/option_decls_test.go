@@ -93,7 +93,7 @@ func TestListingAndLookupAgreeOnOptions(t *testing.T) {
 }
 
 // builtTestPlugin returns <build>/tests/plugins/<name>.so of the build
-// whose schedule_lr.so (<build>/lib/frugal/v1/plugins) ctx loaded.
+// whose schedule_lr.so (<build>/lib/frugal/v2/plugins) ctx loaded.
 func builtTestPlugin(t *testing.T, ctx *Context, name string) string {
 	t.Helper()
 	plugins, err := ctx.Plugins()

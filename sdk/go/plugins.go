@@ -46,12 +46,12 @@ type StrategyInfo struct {
 	// Shadowed is true when another plugin owns the short name; reach this
 	// strategy as "PluginName/Name".
 	Shadowed bool
-	// Options are the options it declares (ABI 1.1), in declaration
+	// Options are the options it declares, in declaration
 	// order; empty when it declares none.
 	Options []OptionDecl
 }
 
-// OptionDecl is one option a strategy declares (ABI 1.1), copied out of
+// OptionDecl is one option a strategy declares, copied out of
 // the context. It describes what the strategy's create accepts on its own;
 // constraints between options (min_lr <= lr) are not declared.
 type OptionDecl struct {

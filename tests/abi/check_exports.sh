@@ -1,7 +1,7 @@
 #!/bin/sh
 # usage: check_exports.sh LIBFRUGAL PLUGIN...
 # Fails when libfrugal exports a symbol not named frugal_*, when a plugin
-# exports anything but frugal_plugin_init_v1, or when a plugin needs a
+# exports anything but frugal_plugin_init_v2, or when a plugin needs a
 # frugal_* symbol (plugins must reach the core only through the host table).
 set -u
 status=0
@@ -27,10 +27,10 @@ esac
 
 for plugin in "$@"; do
   exports=$(defined "$plugin" | sort | tr '\n' ' ')
-  if [ "$exports" != "frugal_plugin_init_v1 " ]; then
-    echo "FAIL: $plugin exports '$exports'; expected exactly frugal_plugin_init_v1"; status=1
+  if [ "$exports" != "frugal_plugin_init_v2 " ]; then
+    echo "FAIL: $plugin exports '$exports'; expected exactly frugal_plugin_init_v2"; status=1
   else
-    echo "ok: $plugin exports only frugal_plugin_init_v1"
+    echo "ok: $plugin exports only frugal_plugin_init_v2"
   fi
   needs=$(nm -D --undefined-only "$plugin" | awk '{ print $2 }' | grep '^frugal_' || true)
   if [ -n "$needs" ]; then

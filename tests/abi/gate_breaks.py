@@ -30,11 +30,17 @@ def elements(root, tag, name):
     return found
 
 
+def first_node(root):
+    """The node of the ABI major's first release (FRUGAL_<major>.0), where frugal_abi_version lives."""
+    return elements(root, "elf-symbol", "frugal_abi_version")[0].get("version")
+
+
 def unshipped_node(root):
-    """A FRUGAL_1.N node newer than every node the library `root` exports."""
+    """A FRUGAL_<major>.N node newer than every node the library `root` exports."""
+    major = first_node(root).split(".", 1)[0]  # "FRUGAL_2"
     minors = [int(v.rsplit(".", 1)[1]) for v in (s.get("version", "") for s in root.iter("elf-symbol"))
-              if v.startswith("FRUGAL_1.")]
-    return f"FRUGAL_1.{max(minors, default=0) + 1}"
+              if v.startswith(major + ".")]
+    return f"{major}.{max(minors, default=0) + 1}"
 
 
 def add_function_copy(root, template, new_name, version):
@@ -132,7 +138,7 @@ def move_symbol_version(root, name, version):
 # (name, side edited, edit, gate must pass, words the verdict must name)
 XML_CASES = [
     ("function removed", "old", lambda r: add_function_copy(r, "frugal_abi_version", "frugal_gone_function",
-                                                             "FRUGAL_1.0"), False, ["frugal_gone_function"]),
+                                                             first_node(r)), False, ["frugal_gone_function"]),
     ("field moved", "old", lambda r: swap_offsets(r, "frugal_plugin_info", "version", "vendor"), False,
      ["frugal_plugin_info", "version", "offset"]),
     ("field retyped", "old", lambda r: retype_field(r, "frugal_plugin_info", "version", "struct_size"), False,
@@ -149,9 +155,9 @@ XML_CASES = [
     ("symbol version node changed", "old", lambda r: move_symbol_version(r, "frugal_abi_version", "FRUGAL_0.9"),
      False, ["frugal_abi_version", "FRUGAL_0.9"]),
     ("new function in a node that shipped", "old", lambda r: remove_function(r, "frugal_version_string"), False,
-     ["frugal_version_string", "FRUGAL_1.0"]),
+     ["frugal_version_string", "FRUGAL_2.0"]),
     ("SONAME changed", "old", lambda r: r.set("soname", "libfrugal.so.0"), False, ["SONAME", "libfrugal.so.0"]),
-    ("new function in a new node", "new", lambda r: add_function_copy(r, "frugal_abi_version", "frugal_added_in_1_1",
+    ("new function in a new node", "new", lambda r: add_function_copy(r, "frugal_abi_version", "frugal_added_later",
                                                                        unshipped_node(r)), True, []),
     ("field appended to a struct with struct_size", "old", lambda r: drop_last_field(r, "frugal_plugin_info"), True,
      []),

@@ -111,7 +111,7 @@ TEST_CASE("the pinned LP64 layout") {
   CHECK(layout.at("frugal_host_api.error_create") == 48);
   CHECK(layout.at("frugal_host_api.option_type") == 96);
   CHECK(layout.at("frugal_host_api.error_destroy") == 104);
-  CHECK(FRUGAL_HOST_API_V1_0_SIZE == 112);
+  CHECK(FRUGAL_HOST_API_V2_0_SIZE == 112);
   CHECK(layout.at("frugal_plugin_desc.strategies") == 56);
   CHECK(FRUGAL_PLUGIN_DESC_MIN_SIZE == 64);
   CHECK(FRUGAL_STRATEGY_DESC_MIN_SIZE == 40);

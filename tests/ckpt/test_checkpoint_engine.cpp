@@ -199,7 +199,7 @@ TEST_CASE("a host with the 1.0 frugal_ckpt_info sees nothing written past its st
   Rig rig;
   const auto full = save_and_wait(rig.engine.get(), FRUGAL_CKPT_FULL, 1);
   const auto heartbeat = save_and_wait(rig.engine.get(), FRUGAL_CKPT_HEARTBEAT, 2);
-  constexpr size_t kSize10 = offsetof(frugal_ckpt_info, full_source);  // sizeof in ABI 1.0
+  constexpr size_t kSize10 = offsetof(frugal_ckpt_info, full_source);  // a caller without the restore fields
   STATIC_REQUIRE(kSize10 == 376);
   unsigned char raw[sizeof(frugal_ckpt_info) + 16];
   std::memset(raw, 0xCC, sizeof(raw));

@@ -122,7 +122,7 @@ constexpr frugal_plugin_desc kPlugin{sizeof(frugal_plugin_desc), FRUGAL_ABI_VERS
 
 }  // namespace
 
-extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v1(const frugal_host_api* host,
+extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v2(const frugal_host_api* host,
                                                                     const frugal_plugin_desc** out) {
   g_host = host;
   *out = &kPlugin;

@@ -1,4 +1,4 @@
-// A schedule whose declared options (ABI 1.1) exercise how the conformance
+// A schedule whose declared options exercise how the conformance
 // kit builds values, one variant per build (DECLARED_VARIANT):
 //   1 a required directory option whose code refuses a directory that is
 //     missing or not empty, and marks each one it takes: it conforms only

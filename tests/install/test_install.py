@@ -74,7 +74,7 @@ class InstallTree(unittest.TestCase):
         cls.prefix = os.path.join(cls.tmp.name, "prefix")
         cls.install = run(["cmake", "--install", BUILD_DIR, "--prefix", cls.prefix], timeout=300)
         cls.lib = os.path.join(cls.prefix, LIBDIR)
-        cls.plugin_dir = os.path.join(cls.lib, "frugal", "v1", "plugins")
+        cls.plugin_dir = os.path.join(cls.lib, "frugal", "v2", "plugins")
         cls.cli = os.path.join(cls.prefix, "bin", "frugal")
         cls.built = {}
 
@@ -99,11 +99,11 @@ class InstallTree(unittest.TestCase):
         for header in ("frugal/frugal.h", "frugal/plugin.h", "frugal/version.h", "frugal/sdk/packer_adapter.hpp",
                        "frugal/sdk/plugin_support.hpp"):
             self.assertTrue(os.path.isfile(os.path.join(self.prefix, "include", header)), header)
-        real = os.path.join(self.lib, "libfrugal.so.1.1.0")
+        real = os.path.join(self.lib, "libfrugal.so.2.0.0")
         self.assertTrue(os.path.isfile(real) and not os.path.islink(real))
-        self.assertEqual(os.readlink(os.path.join(self.lib, "libfrugal.so.1")), "libfrugal.so.1.1.0")
-        self.assertEqual(os.readlink(os.path.join(self.lib, "libfrugal.so")), "libfrugal.so.1")
-        self.assertEqual(needed_and_soname(real)[1], ["libfrugal.so.1"])
+        self.assertEqual(os.readlink(os.path.join(self.lib, "libfrugal.so.2")), "libfrugal.so.2.0.0")
+        self.assertEqual(os.readlink(os.path.join(self.lib, "libfrugal.so")), "libfrugal.so.2")
+        self.assertEqual(needed_and_soname(real)[1], ["libfrugal.so.2"])
         self.assertEqual(sorted(os.listdir(self.plugin_dir)), [f"{name}.so" for name in BUILTIN])
         self.assertTrue(os.access(self.cli, os.X_OK))
         cmake_dir = os.path.join(self.lib, "cmake", "frugal")
@@ -117,7 +117,7 @@ class InstallTree(unittest.TestCase):
         env = {"PKG_CONFIG_PATH": os.path.join(self.lib, "pkgconfig")}
         plugindir = ok(self, run(["pkg-config", "--variable=plugindir", "frugal"], env)).strip()
         self.assertEqual(os.path.realpath(plugindir), os.path.realpath(self.plugin_dir))
-        self.assertEqual(ok(self, run(["pkg-config", "--modversion", "frugal"], env)).strip(), "1.1")
+        self.assertEqual(ok(self, run(["pkg-config", "--modversion", "frugal"], env)).strip(), "2.0")
         self.assertEqual(ok(self, run(["pkg-config", "--variable=sdk_version", "frugal"], env)).strip(), SDK_VERSION)
         self.assertIn("-lfrugal", ok(self, run(["pkg-config", "--libs", "frugal"], env)).split())
         for pc in ("frugal", "frugal-plugin"):
@@ -129,14 +129,15 @@ class InstallTree(unittest.TestCase):
         self.assertIn("-Wl,--no-undefined", plugin_libs)
 
     def test_find_package_asks_for_the_abi_version(self):
-        # SameMajorVersion on the ABI: 1.0 and 1.1 are found, 1.2 (newer
-        # than this core) and 2.0 (another major) are refused. A request of another
+        # SameMajorVersion on the ABI: 2.0 is found, 2.1 (newer than this
+        # core) and 3.0 (another major) are refused. A request of a lower
         # major is an SDK release (the packages' version): 0.1 and 0.1.0 are
-        # found, 0.2 (newer than this release) is refused.
+        # found, 0.2 (newer than this release) and 1.1 (ABI 1's number, read
+        # as a release that does not exist) are refused.
         project = os.path.join(self.tmp.name, "version_probe")
         os.makedirs(project, exist_ok=True)
-        for wanted, found, version in (("1.0", True, "1.1"), ("1.1", True, "1.1"), ("1.2", False, "1.1"),
-                                       ("2.0", False, "1.1"),
+        for wanted, found, version in (("2.0", True, "2.0"), ("2.1", False, "2.0"), ("3.0", False, "2.0"),
+                                       ("1.1", False, SDK_VERSION),
                                        ("0.1", True, SDK_VERSION), ("0.1.0", True, SDK_VERSION),
                                        ("0.2", False, SDK_VERSION), ("0.1...1.0", True, SDK_VERSION)):
             with open(os.path.join(project, "CMakeLists.txt"), "w") as f:
@@ -151,14 +152,14 @@ class InstallTree(unittest.TestCase):
                          {"CMAKE_PREFIX_PATH": self.prefix})
             self.assertEqual(result.returncode == 0, found, f"find_package(frugal {wanted}):\n{result.stderr}")
             if found:
-                self.assertIn(f"version={version} sdk={SDK_VERSION} abi=1.1 dir={self.plugin_dir}", result.stdout)
+                self.assertIn(f"version={version} sdk={SDK_VERSION} abi=2.0 dir={self.plugin_dir}", result.stdout)
             else:
                 self.assertIn(f"version: {version}", result.stderr)
 
     def check_vendor_plugin(self, how):
         plugin = self.vendor_plugin(how)
-        self.assertEqual(exported_symbols(plugin), ["frugal_plugin_init_v1"])
-        self.assertNotIn("libfrugal.so.1", needed_and_soname(plugin)[0], "a plugin must not link libfrugal")
+        self.assertEqual(exported_symbols(plugin), ["frugal_plugin_init_v2"])
+        self.assertNotIn("libfrugal.so.2", needed_and_soname(plugin)[0], "a plugin must not link libfrugal")
         plugin_dir = os.path.dirname(plugin)
 
         result, found = listing(self.cli, plugin_dir)
@@ -168,11 +169,11 @@ class InstallTree(unittest.TestCase):
         self.assertEqual(sorted(by_name), sorted(BUILTIN + ["vendor_bucket"]))
         vendor = by_name["vendor_bucket"]
         self.assertEqual(os.path.realpath(vendor["path"]), os.path.realpath(plugin))
-        self.assertEqual(vendor["abi"], "1.1")
+        self.assertEqual(vendor["abi"], "2.0")
         self.assertEqual([(s["name"], s["kind"]) for s in vendor["strategies"]], [("vendor_bucket", "packer")])
 
         # Through the installed libfrugal's C API, as a host would use it.
-        packs = json.loads(ok(self, run([sys.executable, HOST, os.path.join(self.lib, "libfrugal.so.1"),
+        packs = json.loads(ok(self, run([sys.executable, HOST, os.path.join(self.lib, "libfrugal.so.2"),
                                          "vendor_bucket", '{"max_len": 1000, "bucket_width": 500}',
                                          json.dumps(LENGTHS)], {"FRUGAL_PLUGIN_PATH": plugin_dir})))
         self.assertEqual(sorted(i for p in packs for i in p), list(range(len(LENGTHS))))

@@ -1,5 +1,5 @@
 """The Debian packages as a distribution would take them: the four .debs
-CPack makes (libfrugal1, libfrugal-dev, frugal-tools, python3-frugal) and
+CPack makes (libfrugal2, libfrugal-dev, frugal-tools, python3-frugal) and
 the .tar.gz, checked with lintian, split as documented (files, control
 fields, dependencies, shlibs/symbols/triggers), extracted into an empty root
 and used from there: the CLI, the Python binding, a vendor plugin built with
@@ -22,7 +22,7 @@ CONSUMER = os.path.join(HERE, "consumer")
 MULTIARCH = subprocess.run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"], capture_output=True, text=True,
                            check=True).stdout.strip()
 DEB_VERSION = f"{SDK_VERSION}-1"
-RUNTIME = "libfrugal1"
+RUNTIME = "libfrugal2"
 PACKAGES = [RUNTIME, "libfrugal-dev", "frugal-tools", "python3-frugal"]
 LIB = f"usr/lib/{MULTIARCH}"
 PYTHON_DIR = "usr/lib/python3/dist-packages/frugal"
@@ -128,8 +128,8 @@ class DebianPackages(unittest.TestCase):
 
     def test_files_are_split_by_package(self):
         files = {name: contents(deb) for name, deb in self.debs.items()}
-        runtime = {f"{LIB}/libfrugal.so.1.1.0", f"{LIB}/libfrugal.so.1"} | {
-            f"{LIB}/frugal/v1/plugins/{p}.so" for p in BUILTIN}
+        runtime = {f"{LIB}/libfrugal.so.2.0.0", f"{LIB}/libfrugal.so.2"} | {
+            f"{LIB}/frugal/v2/plugins/{p}.so" for p in BUILTIN}
         self.assertEqual({f for f in files[RUNTIME] if not f.startswith("usr/share/doc/")}, runtime)
         dev = files["libfrugal-dev"]
         for path in ("usr/include/frugal/frugal.h", "usr/include/frugal/plugin.h", "usr/include/frugal/sdk/host.hpp",
@@ -186,17 +186,18 @@ class DebianPackages(unittest.TestCase):
 
     def test_library_package_control_files(self):
         deb = self.debs[RUNTIME]
-        self.assertEqual(control_file(deb, "shlibs"), f"libfrugal 1 {RUNTIME} (>= {SDK_VERSION})\n")
+        self.assertEqual(control_file(deb, "shlibs"), f"libfrugal 2 {RUNTIME} (>= {SDK_VERSION})\n")
         self.assertEqual(control_file(deb, "triggers"), "activate-noawait ldconfig\n")
         symbols = control_file(deb, "symbols").splitlines()
-        self.assertEqual(symbols[0], f"libfrugal.so.1 {RUNTIME} #MINVER#")
+        self.assertEqual(symbols[0], f"libfrugal.so.2 {RUNTIME} #MINVER#")
         self.assertIn("* Build-Depends-Package: libfrugal-dev", symbols)
         # One line per export (dpkg-shlibdeps looks symbols up by name), each
         # with the release that first shipped its version node.
-        library = os.path.join(self.root, LIB, "libfrugal.so.1.1.0")
+        library = os.path.join(self.root, LIB, "libfrugal.so.2.0.0")
         exported = sorted(name.replace("@@", "@") for name in exported_symbols(library) if "@" in name)
         self.assertGreater(len(exported), 50)
-        self.assertIn(" frugal_abi_version@FRUGAL_1.0 0.1.0", symbols)
+        # FRUGAL_2.0 is new in this release (packaging/debian/symver-releases.txt).
+        self.assertIn(f" frugal_abi_version@FRUGAL_2.0 {SDK_VERSION}", symbols)
         self.assertEqual(sorted(line.split()[0] for line in symbols[2:]), exported)
         for name in ("libfrugal-dev", "frugal-tools", "python3-frugal"):
             self.assertIsNone(control_file(self.debs[name], "shlibs"), name)
@@ -210,7 +211,7 @@ class DebianPackages(unittest.TestCase):
         for p in found["plugins"]:
             self.assertTrue(os.path.realpath(p["path"]).startswith(os.path.realpath(self.root) + f"/{LIB}/"), p["path"])
 
-        library = os.path.join(self.root, LIB, "libfrugal.so.1")
+        library = os.path.join(self.root, LIB, "libfrugal.so.2")
         out = ok(self, run([sys.executable, "-c", "import frugal; print(frugal.__file__); print(frugal.version_string()); "
                             "print(frugal._lib.library_path())"],
                            {"PYTHONPATH": os.path.join(self.root, "usr", "lib", "python3", "dist-packages"),
@@ -228,7 +229,7 @@ class DebianPackages(unittest.TestCase):
         self.assertIn("-fPIC", ok(self, run(["pkg-config", "--variable=cxxflags", "frugal-plugin"], env)).split())
         self.assertIn("-fPIC", ok(self, run(["pkg-config", "--variable=cflags", "frugal-plugin"], env)).split())
         lib_env = {"LD_LIBRARY_PATH": os.path.join(self.root, LIB)}
-        expected = f"release={SDK_VERSION} abi=1.1\n"
+        expected = f"release={SDK_VERSION} abi=2.0\n"
 
         # A host with pkg-config.
         host = os.path.join(self.tmp.name, "host-pkg-config")
@@ -240,7 +241,7 @@ class DebianPackages(unittest.TestCase):
         build = os.path.join(self.tmp.name, "host-cmake")
         configure = ok(self, run(["cmake", "-S", CONSUMER, "-B", build, "-DCMAKE_BUILD_TYPE="],
                                  {"CMAKE_PREFIX_PATH": os.path.join(self.root, "usr")}))
-        self.assertIn(f"frugal_VERSION={SDK_VERSION} sdk={SDK_VERSION} abi=1.1", configure)
+        self.assertIn(f"frugal_VERSION={SDK_VERSION} sdk={SDK_VERSION} abi=2.0", configure)
         ok(self, run(["cmake", "--build", build]))
         self.assertEqual(ok(self, run([os.path.join(build, "consumer")], lib_env)), expected)
 
@@ -252,7 +253,7 @@ class DebianPackages(unittest.TestCase):
 
     def test_downstream_package_gets_its_dependency_from_shlibs(self):
         # A package being built that links libfrugal: dpkg-shlibdeps finds the
-        # library in libfrugal1's tree (as in a build that has it installed)
+        # library in libfrugal2's tree (as in a build that has it installed)
         # and reads that package's symbols/shlibs.
         work = os.path.join(self.tmp.name, "downstream")
         pkg_root = os.path.join(work, "debian", RUNTIME)
@@ -264,7 +265,7 @@ class DebianPackages(unittest.TestCase):
         include = os.path.join(self.root, "usr", "include")
         ok(self, run(["cc", "-o", binary, os.path.join(CONSUMER, "main.c"), f"-I{include}",
                       f"-L{os.path.join(self.root, LIB)}", "-lfrugal"]))
-        # -l: the library directory (libfrugal1's unpacked tree), as a build
+        # -l: the library directory (libfrugal2's unpacked tree), as a build
         # against the installed package would find it under /usr/lib.
         out = ok(self, run(["dpkg-shlibdeps", "-O", f"-l{os.path.join(pkg_root, LIB)}", binary], cwd=work))
         self.assertIn(f"{RUNTIME} (>= 0.1.0)", out)
@@ -275,8 +276,8 @@ class DebianPackages(unittest.TestCase):
         with tarfile.open(tgzs[0]) as tgz:
             names = set(tgz.getnames())
         top = os.path.basename(tgzs[0])[:-len(".tar.gz")]
-        for member in ("bin/frugal", "bin/frugal-conformance", f"{LIBDIR}/libfrugal.so.1",
-                       f"{LIBDIR}/frugal/v1/plugins/packer_seq.so", f"{LIBDIR}/cmake/frugal/frugalConfig.cmake",
+        for member in ("bin/frugal", "bin/frugal-conformance", f"{LIBDIR}/libfrugal.so.2",
+                       f"{LIBDIR}/frugal/v2/plugins/packer_seq.so", f"{LIBDIR}/cmake/frugal/frugalConfig.cmake",
                        f"{LIBDIR}/pkgconfig/frugal.pc", "include/frugal/frugal.h"):
             self.assertIn(f"{top}/{member}", names)
         # Debian's own files are only in the .debs.

@@ -89,7 +89,7 @@ constexpr frugal_plugin_desc kDesc{sizeof(frugal_plugin_desc), FRUGAL_ABI_VERSIO
 
 }  // namespace
 
-extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v1(const frugal_host_api*,
+extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v2(const frugal_host_api*,
                                                                     const frugal_plugin_desc** out) {
   *out = &kDesc;
   return nullptr;

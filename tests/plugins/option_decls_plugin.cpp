@@ -1,4 +1,4 @@
-// A schedule plugin that declares its options (ABI 1.1) and accepts any
+// A schedule plugin that declares its options and accepts any
 // options in create, so a test sees exactly what the core checks. The
 // environment variable FRUGAL_TEST_DECL_FAULT, read at init, breaks one
 // declaration (names below); a test copies the file once per fault so each
@@ -60,7 +60,7 @@ void apply_fault(const char* fault) {
 
 }  // namespace
 
-extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v1(const frugal_host_api* host,
+extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v2(const frugal_host_api* host,
                                                                     const frugal_plugin_desc** out) {
   if (const char* fault = std::getenv("FRUGAL_TEST_DECL_FAULT")) apply_fault(fault);
   return hand_over_descriptor(host, out, g_desc);

@@ -169,7 +169,7 @@ constexpr frugal_plugin_desc kPlugin{sizeof(frugal_plugin_desc),
 
 }  // namespace
 
-extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v1(const frugal_host_api*,
+extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v2(const frugal_host_api*,
                                                                     const frugal_plugin_desc** out) {
   *out = &kPlugin;
   return nullptr;

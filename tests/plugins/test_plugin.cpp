@@ -22,9 +22,9 @@ enum Variant {
   kNoEntry,          // exports nothing
   kEntryError,       // entry returns an error
   kEntryThrows,      // entry throws a C++ exception
-  kMajor2Desc,       // exports the v1 symbol but claims ABI 2.0
-  kMajor2Symbol,     // exports frugal_plugin_init_v2 only
-  kNewerMinor,       // ABI 1.7 with larger descriptor, strategy desc and vtable
+  kMajor1Desc,       // exports this major's entry symbol but claims ABI 1.1 (the previous major)
+  kMajor1Symbol,     // exports frugal_plugin_init_v1 only, as a plugin built for ABI 1 does
+  kNewerMinor,       // minor 7 with larger descriptor, strategy desc and vtable
   kOlderMinor,       // smallest legal structs; garbage past struct_size
   kNullSlot,         // required vtable slot lr is NULL
   kNullVtable,       // strategy with a NULL vtable
@@ -76,7 +76,7 @@ frugal_error* failing_create(const frugal_host_api* host, const frugal_options*,
 
 // --- schedule whose create exercises the host services table ---
 frugal_error* hostcheck_create(const frugal_host_api* host, const frugal_options* options, void** instance) {
-  if (host->struct_size < FRUGAL_HOST_API_V1_0_SIZE || host->abi_major != FRUGAL_ABI_VERSION_MAJOR)
+  if (host->struct_size < FRUGAL_HOST_API_V2_0_SIZE || host->abi_major != FRUGAL_ABI_VERSION_MAJOR)
     return host->error_create(FRUGAL_ERR_ABI_MISMATCH, "host table too small or wrong major");
   void* block = host->alloc(host, 1000, 256);
   const bool aligned = block != nullptr && reinterpret_cast<uintptr_t>(block) % 256 == 0;
@@ -189,9 +189,10 @@ frugal_plugin_desc g_desc{};
       break;
     case kEntryError: return host->error_create(FRUGAL_ERR_UNSUPPORTED, "needs a GPU that is not there");
     case kEntryThrows: throw std::runtime_error("boom from init");
-    case kMajor2Desc:
-      g_desc = base_desc("major2", kAlphaList, 1);
-      g_desc.abi_major = 2;
+    case kMajor1Desc:
+      g_desc = base_desc("major1", kAlphaList, 1);
+      g_desc.abi_major = 1;
+      g_desc.abi_minor = 1;
       break;
     case kNewerMinor:
       g_newer.base = base_desc("newer", kNewerList, 1);
@@ -226,14 +227,14 @@ frugal_plugin_desc g_desc{};
 
 }  // namespace
 
-#if FRUGAL_TEST_VARIANT == 7  // kMajor2Symbol: what a plugin for ABI 2 would export
-extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v2(const frugal_host_api* host,
+#if FRUGAL_TEST_VARIANT == 7  // kMajor1Symbol: what a plugin built for ABI 1 exports
+extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v1(const frugal_host_api* host,
                                                                     const frugal_plugin_desc** out) {
   return init(host, out);
 }
 #elif FRUGAL_TEST_VARIANT != 3  // kNoEntry exports nothing at all
-extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v1(const frugal_host_api* host,
-                                                                    const frugal_plugin_desc** out) {
+extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* FRUGAL_PLUGIN_ENTRY(const frugal_host_api* host,
+                                                                  const frugal_plugin_desc** out) {
   return init(host, out);
 }
 #endif

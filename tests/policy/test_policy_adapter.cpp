@@ -88,7 +88,7 @@ TEST_CASE("decide writes a smaller proposal only up to its struct_size; the reas
   CHECK(copy == "heartbeat interval 10.0 min elapsed since job time 0 s");
 }
 
-TEST_CASE("decide refuses a telemetry struct smaller than v1.0 and NULL pointers, as errors") {
+TEST_CASE("decide refuses a telemetry struct smaller than v2.0 and NULL pointers, as errors") {
   Slots s(heartbeats());
   frugal_telemetry t = record(600, 10, 2.0);
   t.struct_size = offsetof(frugal_telemetry, preemption_notice_s);

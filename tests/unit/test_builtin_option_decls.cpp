@@ -1,4 +1,4 @@
-// Every strategy of the six built-in plugins declares its options (ABI 1.1),
+// Every strategy of the six built-in plugins declares its options,
 // and each declaration says what create accepts: the strategy is made with
 // its required options alone, every declared default and bound is
 // accepted, one step outside a bound is OUT_OF_RANGE and a string outside

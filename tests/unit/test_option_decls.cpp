@@ -1,4 +1,4 @@
-// Option declarations (frugal_strategy_options_ext, ABI 1.1): the loader
+// Option declarations (frugal_strategy_options_ext): the loader
 // copies valid ones and refuses malformed ones naming strategy and option;
 // hosts read them back through frugal_context_strategy_option.
 #include <catch2/catch.hpp>

@@ -26,11 +26,12 @@ struct Malformed {
 };
 
 const std::vector<Malformed> kMalformed = {
-    {"no_entry", FRUGAL_ERR_PLUGIN_INVALID, {"not a frugal plugin", "frugal_plugin_init_v1"}},
+    {"no_entry", FRUGAL_ERR_PLUGIN_INVALID, {"not a frugal plugin", "frugal_plugin_init_v2"}},
     {"entry_error", FRUGAL_ERR_UNSUPPORTED, {"failed to initialise", "needs a GPU that is not there"}},
     {"entry_throws", FRUGAL_ERR_PLUGIN_INVALID, {"threw an exception", "boom from init"}},
-    {"major2_desc", FRUGAL_ERR_ABI_MISMATCH, {"built for frugal ABI 2.", "this core speaks ABI 1.1", "major version must match"}},
-    {"major2_symbol", FRUGAL_ERR_ABI_MISMATCH, {"ABI major 2", "frugal_plugin_init_v2", "ABI 1.1"}},
+    // A plugin of the previous major: the message names its version and the core's.
+    {"major1_desc", FRUGAL_ERR_ABI_MISMATCH, {"built for frugal ABI 1.1", "this core speaks ABI 2.0", "major version must match"}},
+    {"major1_symbol", FRUGAL_ERR_ABI_MISMATCH, {"built for frugal ABI 1.x", "frugal_plugin_init_v1", "this core speaks ABI 2.0", "frugal_plugin_init_v2"}},
     {"null_slot", FRUGAL_ERR_PLUGIN_INVALID, {"schedule strategy 'broken'", "slot 'lr'"}},
     {"null_vtable", FRUGAL_ERR_PLUGIN_INVALID, {"'broken'", "NULL vtable"}},
     {"null_name", FRUGAL_ERR_PLUGIN_INVALID, {"field 'name' is NULL"}},
@@ -105,7 +106,7 @@ TEST_CASE("a plugin built for a newer minor with larger structs is accepted") {
   info.struct_size = sizeof(info);
   REQUIRE(frugal_context_plugin_info(c.context.get(), 0, &info) == nullptr);
   CHECK(std::string(info.name) == "newer");
-  CHECK(info.abi_major == 1);
+  CHECK(info.abi_major == FRUGAL_ABI_VERSION_MAJOR);
   CHECK(info.abi_minor == 7);
   CHECK(c.logged("newer than this core"));
   CHECK(test::lr_of(c.context.get(), "newer_linear", 4) == Approx(2.0));

@@ -567,7 +567,7 @@ struct DirectPlugin {
   DirectPlugin() {
     library = ::dlopen(test::builtin_path("store_fs").c_str(), RTLD_NOW | RTLD_LOCAL);
     REQUIRE(library != nullptr);
-    auto init = reinterpret_cast<frugal_plugin_init_fn>(::dlsym(library, "frugal_plugin_init_v1"));
+    auto init = reinterpret_cast<frugal_plugin_init_fn>(::dlsym(library, "frugal_plugin_init_v2"));
     REQUIRE(init != nullptr);
     host.struct_size = sizeof host;
     host.abi_major = FRUGAL_ABI_VERSION_MAJOR;

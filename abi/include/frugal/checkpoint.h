@@ -16,7 +16,7 @@
  * which kinds include it. Host metadata bytes (step, data-loader cursor,
  * RNG state) travel with every checkpoint.
  *
- * Host state (Since ABI 1.1): state that is not a tensor (a router's bias,
+ * Host state: state that is not a tensor (a router's bias,
  * a quantizer's amax history, the run scheduler, the loss scaler, or bytes
  * the host serialises itself) is registered too, with an export and an
  * import function (frugal_ckpt_register_state, or one call per core object:
@@ -80,7 +80,7 @@ enum frugal_ckpt_status_values {
 #define FRUGAL_CKPT_NAME_CAPACITY 64
 /** Capacity of the reason text in frugal_ckpt_info, including the NUL. */
 #define FRUGAL_CKPT_REASON_CAPACITY 256
-/** Longest registered tensor name including the NUL (Since ABI 1.1; names were 1..255 bytes in 1.0 too). */
+/** Longest registered tensor name including the NUL (names are 1..255 bytes). */
 #define FRUGAL_CKPT_TENSOR_NAME_CAPACITY 256
 
 /* ======================================================================== */
@@ -155,18 +155,18 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register(frugal_ckpt_engin
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_unregister(frugal_ckpt_engine* engine, const char* name);
 
 /* ======================================================================== */
-/* Host state (Since ABI 1.1)                                               */
+/* Host state                                                               */
 /* ======================================================================== */
 
 /**
- * Since ABI 1.1. The most bytes one registered state may export: 256 MiB.
+ * The most bytes one registered state may export: 256 MiB.
  * A larger export fails the save with FRUGAL_ERR_OUT_OF_RANGE naming the
  * state and its size; a manifest declaring a larger state is CORRUPT.
  */
 #define FRUGAL_CKPT_STATE_MAX_SIZE ((uint64_t)256 << 20)
 
 /**
- * Since ABI 1.1. How the engine saves and restores one piece of host state
+ * How the engine saves and restores one piece of host state
  * that is not a tensor. Caller-owned; frugal_ckpt_register_state copies it
  * during the call.
  *
@@ -212,11 +212,11 @@ typedef struct frugal_ckpt_state_fns {
   frugal_error* (*import_state)(void* user_data, const void* data, size_t size);
 } frugal_ckpt_state_fns;
 
-/** Since ABI 1.1. Bytes of frugal_ckpt_state_fns the engine requires (through `import_state`). */
+/** Bytes of frugal_ckpt_state_fns the engine requires (through `import_state`). */
 #define FRUGAL_CKPT_STATE_FNS_MIN_SIZE (offsetof(frugal_ckpt_state_fns, import_state) + sizeof(void*))
 
 /**
- * Since ABI 1.1. Registers host state under `name`, saved and restored
+ * Registers host state under `name`, saved and restored
  * with the tensors. Each frugal_ckpt_save (and emergency save) of a kind in
  * `kinds` exports it into the snapshot, on the calling thread, with the
  * tensors; the background thread persists it in the checkpoint's shards,
@@ -241,7 +241,7 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register_state(frugal_ckpt
                                                     const frugal_ckpt_state_fns* fns, uint32_t kinds);
 
 /**
- * Since ABI 1.1. frugal_ckpt_register_state for the core's own stateful
+ * frugal_ckpt_register_state for the core's own stateful
  * objects: the object's export_state / import_state are the functions, so a
  * host writes no trampolines. The object is borrowed, not owned: it must
  * outlive its registration (unregister it, or destroy the engine, before
@@ -257,13 +257,13 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register_state(frugal_ckpt
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register_router(frugal_ckpt_engine* engine, const char* name,
                                                      frugal_router* router, uint32_t kinds);
-/** Since ABI 1.1. See frugal_ckpt_register_router. */
+/** See frugal_ckpt_register_router. */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register_quantizer(frugal_ckpt_engine* engine, const char* name,
                                                         frugal_quantizer* quantizer, uint32_t kinds);
-/** Since ABI 1.1. See frugal_ckpt_register_router. */
+/** See frugal_ckpt_register_router. */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register_scheduler(frugal_ckpt_engine* engine, const char* name,
                                                         frugal_scheduler* scheduler, uint32_t kinds);
-/** Since ABI 1.1. See frugal_ckpt_register_router (frugal_loss_scaler_export_state's bytes are stored). */
+/** See frugal_ckpt_register_router (frugal_loss_scaler_export_state's bytes are stored). */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register_loss_scaler(frugal_ckpt_engine* engine, const char* name,
                                                           frugal_loss_scaler* scaler, uint32_t kinds);
 
@@ -341,15 +341,15 @@ typedef struct frugal_ckpt_info {
   uint32_t tensor_count;                    /**< Tensors in it (states not counted; see frugal_ckpt_inspect_json). */
   int32_t emergency;                        /**< 1 for an emergency (preemption) heartbeat. */
   char reason[FRUGAL_CKPT_REASON_CAPACITY]; /**< Why it is not VALID ("" when it is). */
-  /* Since ABI 1.1: written only by frugal_ckpt_restore (zero elsewhere), and
-     only when the caller's struct_size reaches them. */
-  char full_source[FRUGAL_CKPT_NAME_CAPACITY]; /**< Since ABI 1.1. The full checkpoint the full-only tensors were
+  /* Written only by frugal_ckpt_restore (zero elsewhere), and only when the
+     caller's struct_size reaches them. */
+  char full_source[FRUGAL_CKPT_NAME_CAPACITY]; /**< The full checkpoint the full-only tensors were
                                                     restored from: `name` itself for a full checkpoint, the older
                                                     full one for a heartbeat, "" when none supplied state. */
-  uint32_t not_restored_count;              /**< Since ABI 1.1. Registered tensors and states the restore did not
+  uint32_t not_restored_count;              /**< Registered tensors and states the restore did not
                                                  write (names: frugal_ckpt_restore_report); 0 = everything
                                                  registered was restored. */
-  uint32_t reserved;                        /**< Since ABI 1.1. Always 0. */
+  uint32_t reserved;                        /**< Always 0. */
 } frugal_ckpt_info;
 
 /** Verification depth for listing. */
@@ -456,15 +456,16 @@ FRUGAL_API void frugal_string_free(char* text);
  *   metadata_size: // out, NULL allowed: the metadata's size. Written on
  *                  success and with OUT_OF_RANGE only; every other failure
  *                  leaves it (and info) untouched.
- *   info:          // out, NULL allowed: what was restored; the ABI 1.1
- *                  fields are written when info->struct_size holds them.
+ *   info:          // out, NULL allowed: what was restored; full_source and
+ *                  not_restored_count are written when info->struct_size
+ *                  holds them.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_restore(frugal_ckpt_engine* engine, const char* name, uint32_t kinds,
                                              void* metadata, uint64_t capacity, uint64_t* metadata_size,
                                              frugal_ckpt_info* info);
 
 /**
- * Since ABI 1.1. Names the registered tensors and states that the last
+ * Names the registered tensors and states that the last
  * successful frugal_ckpt_restore on this engine did not write (see its
  * doc), in registration order (tensors and states interleaved as they were
  * registered): index 0 .. info->not_restored_count - 1. The list

@@ -129,15 +129,15 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_add_plugin_dir(frugal_c
  * never opened) from, in order:
  *   1. the directories of FRUGAL_PLUGIN_PATH (':'-separated, empty entries
  *      ignored; skipped with FRUGAL_DISCOVER_NO_ENV);
- *   2. the built-in plugin directory, <dir of libfrugal>/frugal/v1/plugins
+ *   2. the built-in plugin directory, <dir of libfrugal>/frugal/v2/plugins
  *      for ABI major 1, in the build tree and the install tree alike;
  *   3. the host's directories (frugal_context_add_plugin_dir), in the order
  *      added;
  *   4. the system plugin directories, where `cmake --install` (default
  *      prefix /usr/local) and distribution packages put plugins:
- *      /usr/local/lib/<multiarch>/frugal/v1/plugins,
- *      /usr/local/lib64/frugal/v1/plugins (64-bit hosts),
- *      /usr/local/lib/frugal/v1/plugins, then the same three under /usr
+ *      /usr/local/lib/<multiarch>/frugal/v2/plugins,
+ *      /usr/local/lib64/frugal/v2/plugins (64-bit hosts),
+ *      /usr/local/lib/frugal/v2/plugins, then the same three under /usr
  *      (<multiarch> is the distribution's triplet, e.g. x86_64-linux-gnu,
  *      where it has one). FRUGAL_SYSTEM_PLUGIN_DIRS (':'-separated), when
  *      set, even to "", replaces this list: it exists for tests and
@@ -223,7 +223,7 @@ typedef struct frugal_strategy_info {
   int32_t shadowed;            /**< 1 when another plugin owns the short name (reach this one as plugin/name). */
   int32_t reserved;            /**< Always 0. */
   /**
-   * Since ABI 1.1: options the strategy declares (frugal_strategy_options_ext),
+   * Options the strategy declares (frugal_strategy_options_ext),
    * read with frugal_context_strategy_option; 0 when it declares none.
    */
   size_t option_count;
@@ -231,7 +231,7 @@ typedef struct frugal_strategy_info {
 
 /**
  * One option a strategy declares (frugal_option_decl, frugal/plugin.h).
- * Since ABI 1.1. Caller-allocated; the caller sets struct_size and frugal
+ * Caller-allocated; the caller sets struct_size and frugal
  * writes only the fields that fit. Strings are NUL-terminated, owned by
  * the context and valid until it is destroyed.
  */
@@ -305,7 +305,7 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_strategy_info(const fru
 /**
  * Describes option `option_index` (declaration order, 0..option_count-1 of
  * the strategy's frugal_strategy_info) of strategy `strategy_index` of
- * plugin `plugin_index`. Since ABI 1.1. FRUGAL_ERR_OUT_OF_RANGE when any
+ * plugin `plugin_index`. FRUGAL_ERR_OUT_OF_RANGE when any
  * index is too large (always for a strategy that declares no options).
  *   info: // out, caller-owned, not NULL; struct_size set by the caller (at
  *         least sizeof(size_t) + sizeof(void*)).

@@ -81,7 +81,7 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_set_state(frugal_lo
                                                       const frugal_loss_scaler_state* state);
 
 /**
- * Since ABI 1.1. Serialises the state as bytes, with the contract of the
+ * Serialises the state as bytes, with the contract of the
  * other kinds' export_state (and of frugal_ckpt_state_fns): a versioned,
  * checksummed blob ("FRLS", format 1: the scale, clean_steps and
  * skipped_steps, then an XXH3-64 of what precedes it), 40 bytes today.
@@ -94,7 +94,7 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_export_state(const 
                                                          size_t capacity, size_t* size);
 
 /**
- * Since ABI 1.1. Restores a blob of frugal_loss_scaler_export_state. Every
+ * Restores a blob of frugal_loss_scaler_export_state. Every
  * field is checked before any is taken, against this scaler's
  * configuration as frugal_loss_scaler_set_state checks it: the scale finite
  * and in [min_scale, max_scale], clean_steps in [0, growth_interval),

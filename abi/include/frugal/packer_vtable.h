@@ -83,7 +83,7 @@ typedef struct frugal_pack_assignment {
 
 /**
  * Table of a packer strategy. Owned by the plugin (static), valid until
- * unload. Every v1.0 slot is required. Errors are made with the host
+ * unload. Every v2.0 slot is required. Errors are made with the host
  * table's error_create. No slot may throw.
  */
 typedef struct frugal_packer_vtable {

@@ -4,8 +4,8 @@
  * which it reaches the core.
  *
  * A plugin is a shared library that
- *   - exports exactly one symbol, FRUGAL_PLUGIN_ENTRY_NAME
- *     ("frugal_plugin_init_v1"), of type frugal_plugin_init_fn;
+ *   - exports exactly one symbol, FRUGAL_PLUGIN_ENTRY ("frugal_plugin_init_v2",
+ *     the ABI major in its name), of type frugal_plugin_init_fn;
  *   - never links libfrugal and never calls a frugal_* function directly:
  *     everything it needs from the core (errors, logging, allocation,
  *     option values) comes through the frugal_host_api table it receives;
@@ -18,7 +18,7 @@
  * and the file. Minors are compatible both ways: every struct starts with
  * struct_size, receivers read only fields inside it and default the rest,
  * and a plugin built for a newer minor must check host->struct_size (or
- * host->abi_minor) before using a host slot added after 1.0.
+ * host->abi_minor) before using a host slot added after 2.0.
  *
  * Declares no function; safe for plugins.
  */
@@ -38,7 +38,7 @@ FRUGAL_EXTERN_C_BEGIN
  * Services the core offers to one loaded plugin. Owned by the core, one
  * table per loaded plugin, valid until the plugin is unloaded (which the
  * core does only after every object created from the plugin is gone). All
- * slots of v1.0 are non-NULL and thread-safe.
+ * slots of v2.0 are non-NULL and thread-safe.
  *
  * An error returned by a slot is owned by the plugin: it either returns it
  * from the current vtable call (the core then owns it) or releases it with
@@ -134,10 +134,10 @@ typedef struct frugal_host_api {
 } frugal_host_api;
 
 /**
- * Size of the v1.0 host table, frozen: a plugin may rely on every slot
+ * Size of the v2.0 host table, frozen: a plugin may rely on every slot
  * below it; for a slot added later it checks host->struct_size first.
  */
-#define FRUGAL_HOST_API_V1_0_SIZE (offsetof(frugal_host_api, error_destroy) + sizeof(void*))
+#define FRUGAL_HOST_API_V2_0_SIZE (offsetof(frugal_host_api, error_destroy) + sizeof(void*))
 
 #if FRUGAL_LP64
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_host_api, abi_major) == 8, host_abi_major);
@@ -189,7 +189,7 @@ typedef struct frugal_strategy_desc {
    */
   const void* vtable;
   /**
-   * Extension chain, NULL when none. Since ABI 1.1 the core reads
+   * Extension chain, NULL when none. The core reads
    * frugal_strategy_options_ext (FRUGAL_EXT_STRATEGY_OPTIONS) from it, once
    * per type (a second one refuses the plugin); at most 64 links.
    */
@@ -210,24 +210,24 @@ FRUGAL_LAYOUT_ASSERT(sizeof(frugal_strategy_desc) == 48, strategy_size);
 #endif
 
 /* ======================================================================== */
-/* Option declarations (since ABI 1.1)                                      */
+/* Option declarations                                                      */
 /* ======================================================================== */
 
-/** frugal_option_decl.flags: the option must be given (then it has no default). Since ABI 1.1. */
+/** frugal_option_decl.flags: the option must be given (then it has no default). */
 #define FRUGAL_OPTION_DECL_REQUIRED ((uint32_t)1 << 0)
-/** frugal_option_decl.flags: `min` is an inclusive lower bound (INT and DOUBLE only). Since ABI 1.1. */
+/** frugal_option_decl.flags: `min` is an inclusive lower bound (INT and DOUBLE only). */
 #define FRUGAL_OPTION_DECL_HAS_MIN ((uint32_t)1 << 1)
-/** frugal_option_decl.flags: `max` is an inclusive upper bound (INT and DOUBLE only). Since ABI 1.1. */
+/** frugal_option_decl.flags: `max` is an inclusive upper bound (INT and DOUBLE only). */
 #define FRUGAL_OPTION_DECL_HAS_MAX ((uint32_t)1 << 2)
 /**
  * frugal_option_decl.flags: a STRING naming a directory the strategy may
  * create and write (e.g. a store's root); tools that need a valid value
- * (the conformance kit) pass a fresh empty directory. Since ABI 1.1.
+ * (the conformance kit) pass a fresh empty directory.
  */
 #define FRUGAL_OPTION_DECL_DIRECTORY ((uint32_t)1 << 3)
 
 /**
- * One option a strategy accepts. Since ABI 1.1. Owned by the plugin (static
+ * One option a strategy accepts. Owned by the plugin (static
  * storage is the norm), valid and unchanged until the plugin is unloaded;
  * the core copies it at load. Strings are NUL-terminated UTF-8 of at most
  * 4096 bytes. A declaration the core cannot accept (unknown type, a name
@@ -267,14 +267,14 @@ typedef struct frugal_option_decl {
 
 /**
  * Chained on frugal_strategy_desc.ext: the options the strategy's create
- * accepts. Since ABI 1.1. Owned like the desc it hangs on. With it, the
+ * accepts. Owned like the desc it hangs on. With it, the
  * core checks options against the declarations before calling create
  * (frugal_error_code_values: an unknown or ill-typed option, a value not
  * among the choices and a missing required option are
  * FRUGAL_ERR_INVALID_ARGUMENT; a value outside [min, max] is
  * FRUGAL_ERR_OUT_OF_RANGE), and hosts can list them
  * (frugal_context_strategy_option). option_count 0 declares that the
- * strategy takes no option. A core of ABI 1.0 ignores the chain.
+ * strategy takes no option.
  */
 typedef struct frugal_strategy_options_ext {
   /** type == FRUGAL_EXT_STRATEGY_OPTIONS; struct_size at least through `options`. */
@@ -368,8 +368,15 @@ FRUGAL_LAYOUT_ASSERT(sizeof(frugal_plugin_desc) == 88, plugin_size);
 /* Entry point                                                              */
 /* ======================================================================== */
 
-/** Name of the symbol every ABI-1 plugin exports. */
-#define FRUGAL_PLUGIN_ENTRY_NAME "frugal_plugin_init_v1"
+/**
+ * The entry point every ABI-2 plugin defines, as an identifier:
+ *   extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* FRUGAL_PLUGIN_ENTRY(...)
+ * The major is part of the name, so a core never calls the entry point of
+ * a plugin built for another major (it finds another name and refuses it).
+ */
+#define FRUGAL_PLUGIN_ENTRY frugal_plugin_init_v2
+/** FRUGAL_PLUGIN_ENTRY as a string, for dlsym. */
+#define FRUGAL_PLUGIN_ENTRY_NAME "frugal_plugin_init_v2"
 
 /**
  * The plugin entry point, exported as FRUGAL_PLUGIN_ENTRY_NAME.

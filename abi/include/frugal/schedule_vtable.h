@@ -21,7 +21,7 @@ FRUGAL_EXTERN_C_BEGIN
 
 /**
  * Table of a schedule strategy. Owned by the plugin (static), valid until
- * unload. Every v1.0 slot is required (non-NULL). Errors must be made with
+ * unload. Every v2.0 slot is required (non-NULL). Errors must be made with
  * the host table's error_create. No slot may throw.
  */
 typedef struct frugal_schedule_vtable {

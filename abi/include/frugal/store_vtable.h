@@ -39,7 +39,7 @@ typedef int32_t (*frugal_store_list_fn)(void* user_data, const char* key, uint64
 
 /**
  * Table of a store strategy. Owned by the plugin (static), valid until
- * unload. Every v1.0 slot is required. Errors are made with the host
+ * unload. Every v2.0 slot is required. Errors are made with the host
  * table's error_create; I/O failures use FRUGAL_ERR_IO and name the key and
  * the operating system's reason (e.g. "No space left on device"). No slot
  * may throw. An open store may be used from several threads at once, on

@@ -61,11 +61,10 @@ typedef enum frugal_stop_reason {
 /**
  * frugal_telemetry.flags: there is no training loss at this step yet (the
  * first steps before a loss is computed, a host that reports the loss less
- * often than it reports steps). Since ABI 1.1. When set, `loss` is ignored
+ * often than it reports steps). When set, `loss` is ignored
  * (any value, NaN included, is accepted) and the step is no loss
  * observation: the ledger's loss figures, early stopping, loss windows and
- * trend tests skip it. Policies see loss 0 on such a record. A host built
- * against ABI 1.0 never sets it, so a 1.0 host's records read as before.
+ * trend tests skip it. Policies see loss 0 on such a record.
  */
 #define FRUGAL_TELEMETRY_NO_LOSS 4u
 

@@ -111,7 +111,7 @@ enum frugal_log_level_values {
  * The family a strategy belongs to; it fixes which vtable type the
  * strategy's descriptor points to. Carried as int32_t. Values 1..63 are
  * reserved for frugal. A core skips, with a warning, a strategy of any kind
- * it has no vtable for (in ABI 1.0 all but SCHEDULE and STORE) and
+ * it has no vtable for (a kind added by a later minor) and
  * keeps the rest of the plugin; skipped strategies are not registered.
  */
 enum frugal_strategy_kind_values {
@@ -167,9 +167,9 @@ FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ext_header) == 24, ext_header_size);
  * struct starts with a frugal_ext_header. Tags are never reused.
  */
 
-/** frugal_strategy_options_ext (plugin.h) on frugal_strategy_desc.ext: declared options. Since ABI 1.1. */
+/** frugal_strategy_options_ext (plugin.h) on frugal_strategy_desc.ext: declared options. */
 #define FRUGAL_EXT_STRATEGY_OPTIONS 0x00000001
-/** frugal_quant_zero_point_ext (quantizer_vtable.h) on frugal_quant_meta.ext: INT8 zero points. Since ABI 1.0. */
+/** frugal_quant_zero_point_ext (quantizer_vtable.h) on frugal_quant_meta.ext: INT8 zero points. */
 #define FRUGAL_EXT_QUANT_ZERO_POINT 0x00020001
 
 FRUGAL_EXTERN_C_END

@@ -165,7 +165,7 @@ FRUGAL_API frugal_error* frugal_ckpt_restore(frugal_ckpt_engine* engine, const c
         frugal_ckpt_info full = to_info(outcome.found);
         copy_name(full.full_source, outcome.full_source);
         full.not_restored_count = static_cast<uint32_t>(outcome.not_restored.size());
-        frugal::write_sized(info, full, "frugal_ckpt_restore");  // the 1.1 fields only within struct_size
+        frugal::write_sized(info, full, "frugal_ckpt_restore");  // full_source and not_restored_count only within struct_size
       }
     } catch (const frugal::Error& e) {
       if (e.code() == FRUGAL_ERR_OUT_OF_RANGE && metadata_size != nullptr) *metadata_size = size;

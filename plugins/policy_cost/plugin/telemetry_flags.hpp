@@ -7,7 +7,7 @@
 namespace frugal::policy::plugin {
 
 // Whether the record's training loss is an observation: a record flagged
-// FRUGAL_TELEMETRY_NO_LOSS (ABI 1.1) has none, and must not count as one.
+// FRUGAL_TELEMETRY_NO_LOSS has none, and must not count as one.
 [[nodiscard]] inline bool has_training_loss(const frugal_telemetry& t) noexcept {
   return (t.flags & FRUGAL_TELEMETRY_NO_LOSS) == 0;
 }

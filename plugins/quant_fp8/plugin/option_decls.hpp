@@ -1,4 +1,4 @@
-// The options the quant_fp8 strategy declares (ABI 1.1), kept apart from
+// The options the quant_fp8 strategy declares, kept apart from
 // the descriptor; they must say exactly what config.cpp accepts.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The options each router_moe strategy declares (ABI 1.1), kept apart
+// The options each router_moe strategy declares, kept apart
 // from the descriptor; they must say exactly what config.cpp accepts.
 #pragma once
 

@@ -4,9 +4,9 @@ Search order (the first that loads wins):
   1. the FRUGAL_LIB environment variable: a path to libfrugal.so[.1];
   2. only when this package is imported from a frugal source tree
      (sdk/python/frugal beside abi/include): that tree's default build,
-     ``build/lib/libfrugal.so.1``, so tests and samples run from a checkout
+     ``build/lib/libfrugal.so.2``, so tests and samples run from a checkout
      with no setup and never pick up an older installed library;
-  3. an installed library: the SONAME ``libfrugal.so.1`` through the
+  3. an installed library: the SONAME ``libfrugal.so.2`` through the
      dynamic loader (LD_LIBRARY_PATH, the ldconfig cache, /lib, /usr/lib),
      then ``ctypes.util.find_library("frugal")``;
   4. the standard directories the loader finds only once ``ldconfig`` ran
@@ -14,7 +14,7 @@ Search order (the first that loads wins):
      /usr/local/lib64, /usr/local/lib, /usr/lib/<multiarch>, /usr/lib64.
 
 libfrugal finds its built-in plugins relative to its own file
-(<libdir>/frugal/v1/plugins), so loading it by absolute path is enough for
+(<libdir>/frugal/v2/plugins), so loading it by absolute path is enough for
 plugin discovery as well.
 
 The loaded library must speak ABI major 1 (frugal_abi_version); another
@@ -35,11 +35,11 @@ import threading
 from ._prototypes import GIL_HELD, SIGNATURES
 
 #: The ABI major this package is written against (FRUGAL_ABI_VERSION_MAJOR).
-ABI_MAJOR = 1
+ABI_MAJOR = 2
 #: The newest ABI minor whose structs this package mirrors (FRUGAL_ABI_VERSION_MINOR).
-ABI_MINOR = 1
+ABI_MINOR = 0
 
-_SONAME = "libfrugal.so.1"
+_SONAME = "libfrugal.so.2"
 
 
 class LibraryError(OSError):
@@ -60,7 +60,7 @@ _loaded = None
 
 
 def source_tree_library():
-    """The source tree's build/lib/libfrugal.so.1 when this package is imported from a frugal checkout, else None."""
+    """The source tree's build/lib/libfrugal.so.2 when this package is imported from a frugal checkout, else None."""
     package_dir = os.path.dirname(os.path.abspath(__file__))
     repo_root = os.path.dirname(os.path.dirname(os.path.dirname(package_dir)))
     if not os.path.isfile(os.path.join(repo_root, "abi", "include", "frugal", "frugal.h")):

@@ -205,12 +205,12 @@ class StrategyInfo(Structure):
         ("plugin_name", c_char_p),
         ("shadowed", c_int32),
         ("reserved", c_int32),
-        ("option_count", c_size_t),  # since ABI 1.1
+        ("option_count", c_size_t),
     ]
 
 
 class OptionInfo(Structure):
-    """frugal_option_info (since ABI 1.1)."""
+    """frugal_option_info."""
 
     _fields_ = [
         ("struct_size", c_size_t),
@@ -594,7 +594,7 @@ class CkptInfo(Structure):
         ("tensor_count", c_uint32),
         ("emergency", c_int32),
         ("reason", c_char * CKPT_REASON_CAPACITY),
-        # Since ABI 1.1 (written by frugal_ckpt_restore).
+        # (written by frugal_ckpt_restore).
         ("full_source", c_char * CKPT_NAME_CAPACITY),
         ("not_restored_count", c_uint32),
         ("reserved", c_uint32),
@@ -615,7 +615,7 @@ CKPT_STATE_MAX_SIZE = 256 << 20
 
 
 class CkptStateFns(Structure):
-    """frugal_ckpt_state_fns (since ABI 1.1)."""
+    """frugal_ckpt_state_fns."""
 
     _fields_ = [
         ("struct_size", c_size_t),

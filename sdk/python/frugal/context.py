@@ -63,7 +63,7 @@ _DECL_DIRECTORY = 1 << 3
 
 @dataclasses.dataclass(frozen=True)
 class OptionDecl:
-    """One option a strategy declares (copied out of the context; ABI 1.1).
+    """One option a strategy declares (copied out of the context).
 
     ``type`` is an :class:`OptionType` (a plain int for a type this binding
     does not name). ``default`` is the value create uses when the option is

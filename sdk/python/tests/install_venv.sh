@@ -19,9 +19,9 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/frugal-venv.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
 cmake --install "$build" --prefix "$tmp/prefix" >"$tmp/install.log"
-lib=$(find "$tmp/prefix" -name libfrugal.so.1 | head -n 1)
+lib=$(find "$tmp/prefix" -name libfrugal.so.2 | head -n 1)
 if [ -z "$lib" ]; then
-  echo "install_venv.sh: cmake --install $build put no libfrugal.so.1 under $tmp/prefix" >&2
+  echo "install_venv.sh: cmake --install $build put no libfrugal.so.2 under $tmp/prefix" >&2
   exit 1
 fi
 libdir=$(dirname "$lib")

@@ -63,7 +63,7 @@ class InstalledLibraryTest(unittest.TestCase):
                         ignore=shutil.ignore_patterns("__pycache__"))
         self.lib_dir = os.path.join(self.root, "lib")
         os.mkdir(self.lib_dir)
-        os.symlink(os.path.realpath(SOME_LIB), os.path.join(self.lib_dir, "libfrugal.so.1"))
+        os.symlink(os.path.realpath(SOME_LIB), os.path.join(self.lib_dir, "libfrugal.so.2"))
 
     def run_installed(self, code, **env):
         env.setdefault("LD_LIBRARY_PATH", "")
@@ -78,10 +78,10 @@ class InstalledLibraryTest(unittest.TestCase):
         result = self.run_installed("print(frugal.library_path(), frugal.abi_version()[0])",
                                     LD_LIBRARY_PATH=self.lib_dir)
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertEqual(result.stdout.split(), [os.path.join(self.lib_dir, "libfrugal.so.1"), "1"])
+        self.assertEqual(result.stdout.split(), [os.path.join(self.lib_dir, "libfrugal.so.2"), str(frugal.ABI_MAJOR)])
 
     def loader_finds_an_installed_one(self):
-        probe = self.run_installed("import ctypes; ctypes.CDLL('libfrugal.so.1')")
+        probe = self.run_installed("import ctypes; ctypes.CDLL('libfrugal.so.2')")
         return probe.returncode == 0
 
     def test_a_standard_directory_is_searched_without_ldconfig(self):
@@ -92,7 +92,7 @@ class InstalledLibraryTest(unittest.TestCase):
         result = self.run_installed(f"frugal._lib._standard_dirs = lambda: [{self.lib_dir!r}]; "
                                     "print(frugal.library_path())")
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertEqual(result.stdout.strip(), os.path.join(self.lib_dir, "libfrugal.so.1"))
+        self.assertEqual(result.stdout.strip(), os.path.join(self.lib_dir, "libfrugal.so.2"))
 
     def test_nothing_found_names_every_place_tried(self):
         if self.loader_finds_an_installed_one():
@@ -100,8 +100,8 @@ class InstalledLibraryTest(unittest.TestCase):
         result = self.run_installed("frugal._lib._standard_dirs = lambda: ['/nonexistent']; frugal.abi_version()")
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("libfrugal not found", result.stderr)
-        self.assertIn("dynamic loader: libfrugal.so.1 (", result.stderr)
-        self.assertIn("standard directory: /nonexistent/libfrugal.so.1 (no such file)", result.stderr)
+        self.assertIn("dynamic loader: libfrugal.so.2 (", result.stderr)
+        self.assertIn("standard directory: /nonexistent/libfrugal.so.2 (no such file)", result.stderr)
         self.assertNotIn("source tree", result.stderr)
 
 if __name__ == "__main__":

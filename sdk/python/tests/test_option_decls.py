@@ -25,7 +25,7 @@ TOTAL = declared("total_steps", T.INT, required=True, min=1.0)
 
 
 def built_test_plugin(name):
-    """<build>/tests/plugins/<name>.so of the build whose schedule_lr.so (<build>/lib/frugal/v1/plugins) is loaded."""
+    """<build>/tests/plugins/<name>.so of the build whose schedule_lr.so (<build>/lib/frugal/v2/plugins) is loaded."""
     schedule_lr = next(p for p in context().plugins() if p.name == "schedule_lr")
     build = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(schedule_lr.path)))))
     return os.path.join(build, "tests", "plugins", name + ".so")

@@ -13,7 +13,7 @@
 //! `&mut`, the host can never write a registered tensor while a save or
 //! restore runs, which the header forbids.
 //!
-//! Host state (ABI 1.1) follows the same rule: the engine takes the core
+//! Host state follows the same rule: the engine takes the core
 //! object ([`CkptEngine::register_object`]: a router, quantizer, scheduler
 //! or loss scaler) or the [`HostState`] ([`CkptEngine::register_state`])
 //! by value, the host reaches it through [`CkptEngine::state_mut`], and

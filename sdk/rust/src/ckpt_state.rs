@@ -1,5 +1,5 @@
 //! Host state a checkpoint engine saves and restores with the tensors
-//! (frugal/checkpoint.h, "Host state", ABI 1.1): the core's own objects
+//! (frugal/checkpoint.h, "Host state"): the core's own objects
 //! ([`CkptObject`]) and any Rust state as bytes ([`HostState`]).
 //!
 //! The engine calls a state's functions on the thread calling save,

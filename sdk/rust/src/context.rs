@@ -60,7 +60,7 @@ pub struct StrategyInfo {
     pub plugin_name: String,
     /// Another plugin owns the short name: reach this one as "plugin/name".
     pub shadowed: bool,
-    /// The options it declares (ABI 1.1), in declaration order; empty when
+    /// The options it declares, in declaration order; empty when
     /// it declares none.
     pub options: Vec<OptionDecl>,
 }

@@ -90,7 +90,7 @@ fn the_listing_and_the_lookup_agree() {
 }
 
 /// `<build>/tests/plugins/<name>.so` of the build whose schedule_lr.so
-/// (`<build>/lib/frugal/v1/plugins`) the context loaded.
+/// (`<build>/lib/frugal/v2/plugins`) the context loaded.
 fn built_test_plugin(context: &Context, name: &str) -> PathBuf {
     let plugins = context.plugins().unwrap();
     let schedule_lr = plugins.iter().find(|p| p.name == "schedule_lr").expect("schedule_lr loaded");

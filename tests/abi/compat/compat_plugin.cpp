@@ -1,7 +1,9 @@
 // The plugin of the compatibility matrix (test_compat_matrix.cpp), written
 // against the raw C ABI the way a vendor without the sdk helpers would, and
-// compiled twice (CMakeLists.txt):
-// - as is: built against the v1.0 headers;
+// compiled three times (CMakeLists.txt):
+// - as is: built against the v2.0 headers (the first minor of this major);
+// - as is, against the frozen headers of ABI 1.1, the previous major: this
+//   core must refuse it with a message naming both versions;
 // - with FRUGAL_COMPAT_NEWER_MINOR: as a plugin built with the headers of a
 //   later minor looks to this core. Every struct it hands over is larger
 //   (trailing fields and vtable slots this core does not know), it declares
@@ -24,6 +26,13 @@
 #endif
 
 #include "compat_probe.h"
+
+// The headers of ABI 1 had no identifier for the entry point, and named the
+// frozen host-table size after 1.0.
+#ifndef FRUGAL_PLUGIN_ENTRY
+#define FRUGAL_PLUGIN_ENTRY frugal_plugin_init_v1
+#define FRUGAL_HOST_API_V2_0_SIZE FRUGAL_HOST_API_V1_0_SIZE
+#endif
 
 namespace {
 
@@ -76,7 +85,7 @@ frugal_error* probe_lr(void*, int64_t step, double* lr) {
 #ifdef FRUGAL_COMPAT_NEWER_MINOR
 // What the later minor's headers would declare: each struct with more at its end.
 struct HostApiNext {
-  frugal_host_api v1_0;
+  frugal_host_api v2_0;
   void (*trace)(const frugal_host_api* host, const char* event);  // a host slot "added later"
 };
 struct ScheduleVtableNext {
@@ -134,10 +143,10 @@ struct {
 
 }  // namespace
 
-extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v1(const frugal_host_api* host,
-                                                                    const frugal_plugin_desc** out) {
-  if (host->struct_size < FRUGAL_HOST_API_V1_0_SIZE)
-    return host->error_create(FRUGAL_ERR_ABI_MISMATCH, "host table smaller than ABI 1.0's");
+extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* FRUGAL_PLUGIN_ENTRY(const frugal_host_api* host,
+                                                                  const frugal_plugin_desc** out) {
+  if (host->struct_size < FRUGAL_HOST_API_V2_0_SIZE)
+    return host->error_create(FRUGAL_ERR_ABI_MISMATCH, "host table smaller than the first minor's");
   g_host = host;
 #ifdef FRUGAL_COMPAT_NEWER_MINOR
   if (host_has_trace(host)) {

@@ -1,13 +1,14 @@
 // The compatibility matrix (ABI rules 2 and 3): plugins built against other
-// minors of ABI 1 load in this core and their strategies work through the
-// public C API, one row per (built against) case.
+// minors of this ABI major load in this core and their strategies work
+// through the public C API, one row per (built against) case; a plugin built
+// against the previous major's headers is refused.
 //
-// The other direction, a host built against v1.0 struct sizes calling this
+// The other direction, a host built against v2.0 struct sizes calling this
 // library with smaller structs, is covered where each struct is handled:
 //   test_plugin_loading "info structs are written only up to the caller's struct_size"
 //   test_packer_api     "stats and view honour a smaller caller struct_size"
 //   test_tensor_view (tests/sdk) and the tensor checks with FRUGAL_TENSOR_MIN_SIZE
-// and the C99 sample hosts (samples/) are built exactly as a v1.0 host is.
+// and the C99 sample hosts (samples/) are built exactly as a v2.0 host is.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -36,14 +37,12 @@ struct Row {
 
 std::string compat_path(const char* file) { return std::string(FRUGAL_COMPAT_PLUGIN_DIR) + "/" + file; }
 
-// FRUGAL_COMPAT_V1_0_FROZEN: CMakeLists.txt found frozen v1.0 headers under
-// tests/abi/compat/v1.0/ (frozen when ABI 1.1 was introduced).
 const std::vector<Row> kMatrix = {
-    {compat_path("compat_v1_0.so"), "the v1.0 headers", "compat_v1_0", 0, "compat_linear", true, 0.0},
+    {compat_path("compat_v2_0.so"), "the v2.0 headers", "compat_v2_0", 0, "compat_linear", true, 0.0},
     {compat_path("compat_newer_minor.so"), "a later minor's headers: larger structs, extra slots", "compat_newer",
      FRUGAL_ABI_VERSION_MINOR + 1, "compat_linear", true, FRUGAL_ABI_VERSION_MINOR},
     // tests/plugins/test_plugin.cpp, variants of the loader tests:
-    {plugin_path("newer_minor"), "ABI 1.7 with larger descriptors and vtable", "newer", 7, "newer_linear", false, 0},
+    {plugin_path("newer_minor"), "minor 7 with larger descriptors and vtable", "newer", 7, "newer_linear", false, 0},
     {plugin_path("older_minor"), "the smallest legal structs, garbage past them", "older", 0, "older_linear", false,
      0},
 };
@@ -52,8 +51,8 @@ double probe(frugal_context* context, compat_probe_step step) { return lr_of(con
 
 }  // namespace
 
-TEST_CASE("compatibility matrix: plugins of every minor of ABI 1 load and work in this core") {
-  STATIC_REQUIRE(FRUGAL_ABI_VERSION_MAJOR == 1);
+TEST_CASE("compatibility matrix: plugins of every minor of ABI 2 load and work in this core") {
+  STATIC_REQUIRE(FRUGAL_ABI_VERSION_MAJOR == 2);
   for (const Row& row : kMatrix) {
     DYNAMIC_SECTION(row.name << ", built against " << row.built_against) {
       frugal::test::CapturingContext c;
@@ -65,7 +64,7 @@ TEST_CASE("compatibility matrix: plugins of every minor of ABI 1 load and work i
       info.struct_size = sizeof(info);
       REQUIRE(frugal_context_plugin_info(c.context.get(), 0, &info) == nullptr);
       CHECK(std::string(info.name) == row.name);
-      CHECK(info.abi_major == 1);
+      CHECK(info.abi_major == FRUGAL_ABI_VERSION_MAJOR);
       CHECK(info.abi_minor == row.abi_minor);
       CHECK(c.logged("newer than this core") == (row.abi_minor > FRUGAL_ABI_VERSION_MINOR));
 
@@ -80,7 +79,7 @@ TEST_CASE("compatibility matrix: plugins of every minor of ABI 1 load and work i
         // minor's slot, so a correct plugin falls back; and the core never
         // called the vtable slot it does not know.
         CHECK(probe(c.context.get(), kProbeHostStructSize) == static_cast<double>(sizeof(frugal_host_api)));
-        CHECK(probe(c.context.get(), kProbeHostStructSize) >= static_cast<double>(FRUGAL_HOST_API_V1_0_SIZE));
+        CHECK(probe(c.context.get(), kProbeHostStructSize) >= static_cast<double>(FRUGAL_HOST_API_V2_0_SIZE));
         CHECK(probe(c.context.get(), kProbeHostAbiMinor) == FRUGAL_ABI_VERSION_MINOR);
         CHECK(probe(c.context.get(), kProbeUsedNewerHostSlot) == 0.0);
         CHECK(probe(c.context.get(), kProbeNewerVtableSlotCalls) == 0.0);
@@ -88,4 +87,18 @@ TEST_CASE("compatibility matrix: plugins of every minor of ABI 1 load and work i
       }
     }
   }
+}
+
+TEST_CASE("compatibility matrix: a plugin built against the ABI 1.1 headers is refused, naming both versions") {
+  frugal::test::CapturingContext c;
+  const std::string file = compat_path("compat_v1_1.so");
+  const auto loaded = outcome(frugal_context_load_plugin(c.context.get(), file.c_str()));
+  INFO(loaded.message);
+  CHECK(loaded.code == FRUGAL_ERR_ABI_MISMATCH);
+  CHECK(loaded.message.find(file) != std::string::npos);
+  CHECK(loaded.message.find("built for frugal ABI 1.x") != std::string::npos);  // the plugin's version
+  CHECK(loaded.message.find("frugal_plugin_init_v1") != std::string::npos);
+  CHECK(loaded.message.find("this core speaks ABI 2.0") != std::string::npos);  // the core's
+  CHECK(frugal_context_plugin_count(c.context.get()) == 0);
+  CHECK(frugal_context_load_failure_count(c.context.get()) == 1);
 }

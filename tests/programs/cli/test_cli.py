@@ -25,7 +25,7 @@ class CliTest(unittest.TestCase):
         result = run(["version"])
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertRegex(result.stdout, r"^frugal \d+\.\d+\.\d+\n")
-        self.assertIn("ABI 1.1 (headers of this tool: 1.1)", result.stdout)
+        self.assertIn("ABI 2.0 (headers of this tool: 2.0)", result.stdout)
         self.assertRegex(result.stdout, r"CUDA: built (with|without) CUDA")
 
     def test_plugins_json_lists_the_builtin_schedules(self):
@@ -36,7 +36,7 @@ class CliTest(unittest.TestCase):
         by_name = {p["name"]: p for p in listing["plugins"]}
         lr = by_name["schedule_lr"]
         self.assertTrue(os.path.isfile(lr["path"]))
-        self.assertEqual(lr["abi"], "1.1")
+        self.assertEqual(lr["abi"], "2.0")
         self.assertEqual([s["name"] for s in lr["strategies"]], ["constant", "linear_warmup", "cosine", "sgdr", "wsd"])
         self.assertTrue(all(s["kind"] == "schedule" and s["thread_safe"] for s in lr["strategies"]))
 
@@ -110,7 +110,7 @@ class CliTest(unittest.TestCase):
     def test_bad_files_are_listed_with_reasons_next_to_the_good_plugins(self):
         with tempfile.TemporaryDirectory() as tmp:
             shutil.copy(os.path.join(TEST_PLUGINS, "alpha.so"), tmp)
-            shutil.copy(os.path.join(TEST_PLUGINS, "major2_desc.so"), tmp)
+            shutil.copy(os.path.join(TEST_PLUGINS, "major1_desc.so"), tmp)
             with open(os.path.join(tmp, "notes.so"), "w") as f:
                 f.write("plain text")
             result = run(["plugins", "--json"], {"FRUGAL_PLUGIN_PATH": tmp})
@@ -120,9 +120,9 @@ class CliTest(unittest.TestCase):
             self.assertEqual(names[:7], ["alpha", "packer_seq", "policy_cost", "quant_fp8", "router_moe", "schedule_lr",
                                          "store_fs"])
             failures = {os.path.basename(f["path"]): f for f in listing["failures"]}
-            self.assertEqual(set(failures), {"major2_desc.so", "notes.so"})
-            self.assertEqual(failures["major2_desc.so"]["code"], "ABI_MISMATCH")
-            self.assertIn("built for frugal ABI 2.", failures["major2_desc.so"]["error"])
+            self.assertEqual(set(failures), {"major1_desc.so", "notes.so"})
+            self.assertEqual(failures["major1_desc.so"]["code"], "ABI_MISMATCH")
+            self.assertIn("built for frugal ABI 1.1", failures["major1_desc.so"]["error"])
             self.assertEqual(failures["notes.so"]["code"], "PLUGIN_INVALID")
             shadowed = [s for p in listing["plugins"] for s in p["strategies"] if s["shadowed"]]
             self.assertEqual([(s["name"]) for s in shadowed], ["cosine"])

@@ -1,5 +1,5 @@
 // frugal/sdk/option_decl.hpp — declare a strategy's options next to it
-// (frugal_strategy_options_ext, ABI 1.1), so the core checks names, types,
+// (frugal_strategy_options_ext), so the core checks names, types,
 // ranges and choices before create, and tools can list them.
 //
 //   constexpr frugal_option_decl kStepDecayOptions[] = {

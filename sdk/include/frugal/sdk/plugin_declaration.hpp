@@ -135,7 +135,7 @@ consteval frugal_plugin_desc declare_plugin(PluginIdentity identity) {
 
 }  // namespace frugal::sdk
 
-// Defines the plugin's exported entry point, frugal_plugin_init_v1, handing
+// Defines the plugin's exported entry point, frugal_plugin_init_v2, handing
 // out `descriptor` (a frugal_plugin_desc with static storage). A macro
 // because no function or template can do it: the entry must be an
 // extern "C" function with that exact unmangled name, defined in the
@@ -143,7 +143,7 @@ consteval frugal_plugin_desc declare_plugin(PluginIdentity identity) {
 // where it is written out as a declaration. Use it once per plugin, at
 // namespace scope.
 #define FRUGAL_SDK_PLUGIN_ENTRY(descriptor)                                                                  \
-  extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v1(const frugal_host_api* frugal_host,    \
+  extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v2(const frugal_host_api* frugal_host,    \
                                                                       const frugal_plugin_desc** frugal_out) { \
     return ::frugal::sdk::hand_over_descriptor(frugal_host, frugal_out, descriptor);                         \
   }

@@ -11,7 +11,7 @@
 //     check that no unknown option was passed.
 //
 // Build plugins with -fvisibility=hidden, -fno-gnu-unique and a version
-// script that exports only frugal_plugin_init_v1 (see docs/abi-rules.md).
+// script that exports only frugal_plugin_init_v2 (see docs/abi-rules.md).
 #pragma once
 
 #include <charconv>
@@ -87,7 +87,7 @@ frugal_error* guard(const frugal_host_api* host, Body&& body) noexcept {
 }
 
 // The whole body of a plugin's entry point when its descriptor is static:
-//   extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v1(
+//   extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v2(
 //       const frugal_host_api* host, const frugal_plugin_desc** out) {
 //     return frugal::sdk::hand_over_descriptor(host, out, kPlugin);
 //   }

@@ -13,8 +13,8 @@
 // a string it owns (a member), never at a temporary.
 //
 // Telemetry and proposals are the core's own structs: the adapter requires
-// at least the v1.0 telemetry (a smaller struct is ABI_MISMATCH) and reads
-// only v1.0 fields, and writes a proposal smaller than this header's struct
+// at least the v2.0 telemetry (a smaller struct is ABI_MISMATCH) and reads
+// only v2.0 fields, and writes a proposal smaller than this header's struct
 // (an older core) only up to its struct_size. Every slot runs under guard():
 // whatever Impl throws becomes a frugal error. A scheduler calls one
 // instance from one thread at a time, so Impl needs no lock.
@@ -33,7 +33,7 @@ template <typename Impl>
 struct PolicyAdapter : InstanceSlots<Impl> {
   using Base = InstanceSlots<Impl>;
 
-  // Through preemption_notice_s, the last field of v1.0.
+  // Through preemption_notice_s, the last field of v2.0.
   static constexpr std::size_t kTelemetryV1Size = offsetof(frugal_telemetry, preemption_notice_s) + sizeof(double);
 
   static frugal_error* decide(void* instance, const frugal_telemetry* telemetry, frugal_decision* proposal) {

@@ -38,7 +38,7 @@ pub const FRUGAL_CKPT_LIST_VERIFY_SHARDS: u32 = 1 << 0;
 pub const FRUGAL_CKPT_NAME_CAPACITY: usize = 64;
 /// Capacity of frugal_ckpt_info.reason including the NUL.
 pub const FRUGAL_CKPT_REASON_CAPACITY: usize = 256;
-/// Longest registered tensor name including the NUL (since ABI 1.1).
+/// Longest registered tensor name including the NUL.
 pub const FRUGAL_CKPT_TENSOR_NAME_CAPACITY: usize = 256;
 
 /// What to save; caller-owned, read during the call (metadata copied).
@@ -91,12 +91,12 @@ pub struct frugal_ckpt_info {
     pub tensor_count: u32,
     pub emergency: i32,
     pub reason: [c_char; FRUGAL_CKPT_REASON_CAPACITY],
-    /// Since ABI 1.1 (written by frugal_ckpt_restore): the full checkpoint
+    /// (written by frugal_ckpt_restore): the full checkpoint
     /// the full-only tensors came from, "" if none.
     pub full_source: [c_char; FRUGAL_CKPT_NAME_CAPACITY],
-    /// Since ABI 1.1: registered tensors the restore did not write.
+    /// Registered tensors the restore did not write.
     pub not_restored_count: u32,
-    /// Since ABI 1.1: always 0.
+    /// Always 0.
     pub reserved: u32,
 }
 
@@ -115,17 +115,17 @@ pub struct frugal_ckpt_emergency_result {
 /// Return nonzero to stop.
 pub type frugal_ckpt_list_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, info: *const frugal_ckpt_info) -> i32>;
 
-/// Since ABI 1.1. The most bytes one registered state may export (256 MiB).
+/// The most bytes one registered state may export (256 MiB).
 pub const FRUGAL_CKPT_STATE_MAX_SIZE: u64 = 256 << 20;
 
-/// Since ABI 1.1. `frugal_error* (*export_state)(void* user_data, void* buffer, size_t capacity, size_t* size)`.
+/// `frugal_error* (*export_state)(void* user_data, void* buffer, size_t capacity, size_t* size)`.
 pub type frugal_ckpt_export_state_fn =
     Option<unsafe extern "C" fn(user_data: *mut c_void, buffer: *mut c_void, capacity: usize, size: *mut usize) -> *mut frugal_error>;
-/// Since ABI 1.1. `frugal_error* (*import_state)(void* user_data, const void* data, size_t size)`.
+/// `frugal_error* (*import_state)(void* user_data, const void* data, size_t size)`.
 pub type frugal_ckpt_import_state_fn =
     Option<unsafe extern "C" fn(user_data: *mut c_void, data: *const c_void, size: usize) -> *mut frugal_error>;
 
-/// Since ABI 1.1. How the engine saves and restores one piece of host state.
+/// How the engine saves and restores one piece of host state.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct frugal_ckpt_state_fns {
@@ -161,35 +161,35 @@ extern "C" {
     /// Unregisters the tensor or the state `name`.
     pub fn frugal_ckpt_unregister(engine: *mut frugal_ckpt_engine, name: *const c_char) -> *mut frugal_error;
 
-    /// Since ABI 1.1. Copies `fns`; `user_data` must stay valid until unregistered or the engine is destroyed.
+    /// Copies `fns`; `user_data` must stay valid until unregistered or the engine is destroyed.
     pub fn frugal_ckpt_register_state(
         engine: *mut frugal_ckpt_engine,
         name: *const c_char,
         fns: *const frugal_ckpt_state_fns,
         kinds: u32,
     ) -> *mut frugal_error;
-    /// Since ABI 1.1. BORROWS `router` until unregistered or the engine is destroyed.
+    /// BORROWS `router` until unregistered or the engine is destroyed.
     pub fn frugal_ckpt_register_router(
         engine: *mut frugal_ckpt_engine,
         name: *const c_char,
         router: *mut frugal_router,
         kinds: u32,
     ) -> *mut frugal_error;
-    /// Since ABI 1.1. BORROWS `quantizer` as `frugal_ckpt_register_router` does.
+    /// BORROWS `quantizer` as `frugal_ckpt_register_router` does.
     pub fn frugal_ckpt_register_quantizer(
         engine: *mut frugal_ckpt_engine,
         name: *const c_char,
         quantizer: *mut frugal_quantizer,
         kinds: u32,
     ) -> *mut frugal_error;
-    /// Since ABI 1.1. BORROWS `scheduler` as `frugal_ckpt_register_router` does.
+    /// BORROWS `scheduler` as `frugal_ckpt_register_router` does.
     pub fn frugal_ckpt_register_scheduler(
         engine: *mut frugal_ckpt_engine,
         name: *const c_char,
         scheduler: *mut frugal_scheduler,
         kinds: u32,
     ) -> *mut frugal_error;
-    /// Since ABI 1.1. BORROWS `scaler` as `frugal_ckpt_register_router` does.
+    /// BORROWS `scaler` as `frugal_ckpt_register_router` does.
     pub fn frugal_ckpt_register_loss_scaler(
         engine: *mut frugal_ckpt_engine,
         name: *const c_char,
@@ -237,7 +237,7 @@ extern "C" {
         metadata_size: *mut u64,
         info: *mut frugal_ckpt_info,
     ) -> *mut frugal_error;
-    /// Since ABI 1.1: name `index` (< not_restored_count) of the tensors the
+    /// Name `index` (< not_restored_count) of the tensors the
     /// last successful restore did not write; OUT_OF_RANGE past the end or
     /// when `capacity` cannot hold the name and its NUL.
     pub fn frugal_ckpt_restore_report(

@@ -47,7 +47,7 @@ pub struct frugal_strategy_info {
     pub plugin_name: *const c_char,
     pub shadowed: i32,
     pub reserved: i32,
-    /// Options the strategy declares (since ABI 1.1; 0 from a 1.0 core).
+    /// Options the strategy declares.
     pub option_count: usize,
 }
 
@@ -60,7 +60,7 @@ pub const FRUGAL_OPTION_DECL_HAS_MAX: u32 = 1 << 2;
 /// `frugal_option_info.flags`: a STRING naming a directory the strategy may create and write.
 pub const FRUGAL_OPTION_DECL_DIRECTORY: u32 = 1 << 3;
 
-/// One option a strategy declares (since ABI 1.1). Caller-allocated with
+/// One option a strategy declares. Caller-allocated with
 /// `struct_size` set; strings are owned by the context and valid until it
 /// is destroyed.
 #[repr(C)]
@@ -134,7 +134,7 @@ extern "C" {
         strategy_index: usize,
         info: *mut frugal_strategy_info,
     ) -> *mut frugal_error;
-    /// Since ABI 1.1; `FRUGAL_ERR_OUT_OF_RANGE` for any index too large.
+    /// `FRUGAL_ERR_OUT_OF_RANGE` for any index too large.
     pub fn frugal_context_strategy_option(
         context: *const frugal_context,
         plugin_index: usize,

@@ -35,14 +35,14 @@ extern "C" {
         scaler: *mut frugal_loss_scaler,
         state: *const frugal_loss_scaler_state,
     ) -> *mut frugal_error;
-    /// Since ABI 1.1. The state as a versioned, checksummed blob; `buffer` NULL queries the size.
+    /// The state as a versioned, checksummed blob; `buffer` NULL queries the size.
     pub fn frugal_loss_scaler_export_state(
         scaler: *const frugal_loss_scaler,
         buffer: *mut c_void,
         capacity: usize,
         size: *mut usize,
     ) -> *mut frugal_error;
-    /// Since ABI 1.1. Restores a blob of `frugal_loss_scaler_export_state`.
+    /// Restores a blob of `frugal_loss_scaler_export_state`.
     pub fn frugal_loss_scaler_import_state(scaler: *mut frugal_loss_scaler, data: *const c_void, size: usize)
         -> *mut frugal_error;
     /// NULL allowed.

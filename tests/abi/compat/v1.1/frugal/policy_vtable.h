@@ -56,7 +56,9 @@ typedef struct frugal_policy_vtable {
 
   /**
    * Reads one telemetry record (already validated by the scheduler: finite
-   * values, time and steps in order) and proposes.
+   * values, time and steps in order) and proposes. A record flagged
+   * FRUGAL_TELEMETRY_NO_LOSS (since ABI 1.1) carries no loss: its loss
+   * reads 0 and is not an observation.
    *   telemetry: never NULL; valid during the call.
    *   proposal:  // out, never NULL; zeroed by the scheduler (struct_size
    *              set); 0 in a field means no opinion. `reason`, when set,

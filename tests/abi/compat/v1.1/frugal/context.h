@@ -57,7 +57,7 @@ FRUGAL_API int32_t frugal_built_with_cuda(void);
  *   out: // out, not NULL; owned by the caller, destroy with
  *        frugal_context_destroy.
  */
-FRUGAL_API frugal_error* frugal_context_create(frugal_context** out);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_create(frugal_context** out);
 
 /**
  * Destroys a context. Strategy objects created from it stay valid and keep
@@ -97,7 +97,7 @@ typedef void (*frugal_log_fn)(void* user_data, int32_t level, const char* source
  * context, every other context sharing those plugins, and every object
  * created from them (schedules, ...) are destroyed.
  */
-FRUGAL_API frugal_error* frugal_context_set_log_callback(frugal_context* context, frugal_log_fn callback,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_set_log_callback(frugal_context* context, frugal_log_fn callback,
                                                          void* user_data, int32_t min_level);
 
 /* ======================================================================== */
@@ -106,40 +106,64 @@ FRUGAL_API frugal_error* frugal_context_set_log_callback(frugal_context* context
 
 /** Discovery flag: do not read the FRUGAL_PLUGIN_PATH environment variable. */
 #define FRUGAL_DISCOVER_NO_ENV ((uint32_t)1 << 0)
-/** Discovery flag: skip the built-in plugin directory. */
+/**
+ * Discovery flag: skip the built-in plugin directory and the system plugin
+ * directories (those of an installation rather than of the host or the
+ * user): with FRUGAL_DISCOVER_NO_ENV, only the host's directories are read.
+ */
 #define FRUGAL_DISCOVER_NO_BUILTIN ((uint32_t)1 << 1)
 
 /**
  * Adds a directory to the host's search list, scanned by discovery after
- * the environment and the built-in directory. `path` (not NULL, not empty:
+ * the environment and the built-in directory and before the system
+ * directories (see frugal_context_discover_plugins). `path` (not NULL, not empty:
  * FRUGAL_ERR_INVALID_ARGUMENT) is copied. A directory that does not exist
  * is recorded as a load failure at discovery, not reported here.
  */
-FRUGAL_API frugal_error* frugal_context_add_plugin_dir(frugal_context* context, const char* path);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_add_plugin_dir(frugal_context* context, const char* path);
 
 /**
  * Loads every "*.so" regular file or link to one (sorted by name within
- * each directory) from, in order: the directories of FRUGAL_PLUGIN_PATH
- * (':'-separated, empty entries ignored), the built-in plugin directory
- * (<dir of libfrugal>/frugal/v1/plugins for ABI major 1, in the build tree
- * and the install tree alike), then the host's directories. A missing
- * built-in directory is skipped silently; a missing FRUGAL_PLUGIN_PATH or
- * host directory is recorded as a load failure. A file already loaded
- * (same canonical path, or same file through a hard link) is skipped. A
- * file that fails is recorded as a load failure (see
- * frugal_context_load_failure) and logged as a warning; it never stops
- * discovery and never fails this call.
+ * each directory; an entry named "*.so" that is none, such as a dangling
+ * link, a directory or a FIFO, is recorded as a load failure saying so and
+ * never opened) from, in order:
+ *   1. the directories of FRUGAL_PLUGIN_PATH (':'-separated, empty entries
+ *      ignored; skipped with FRUGAL_DISCOVER_NO_ENV);
+ *   2. the built-in plugin directory, <dir of libfrugal>/frugal/v1/plugins
+ *      for ABI major 1, in the build tree and the install tree alike;
+ *   3. the host's directories (frugal_context_add_plugin_dir), in the order
+ *      added;
+ *   4. the system plugin directories, where `cmake --install` (default
+ *      prefix /usr/local) and distribution packages put plugins:
+ *      /usr/local/lib/<multiarch>/frugal/v1/plugins,
+ *      /usr/local/lib64/frugal/v1/plugins (64-bit hosts),
+ *      /usr/local/lib/frugal/v1/plugins, then the same three under /usr
+ *      (<multiarch> is the distribution's triplet, e.g. x86_64-linux-gnu,
+ *      where it has one). FRUGAL_SYSTEM_PLUGIN_DIRS (':'-separated), when
+ *      set, even to "", replaces this list: it exists for tests and
+ *      relocated trees, not as a second FRUGAL_PLUGIN_PATH.
+ * Steps 2 and 4 are skipped with FRUGAL_DISCOVER_NO_BUILTIN. Each directory
+ * is scanned once, at its first place in this order (the same canonical
+ * path twice, e.g. a packaged libfrugal's built-in directory that is also
+ * a system one, counts once). A missing built-in or system directory is
+ * skipped silently; a missing FRUGAL_PLUGIN_PATH or host directory is
+ * recorded as a load failure. A file already loaded (same canonical path,
+ * or same file through a hard link) is skipped. A file that fails is
+ * recorded as a load failure (see frugal_context_load_failure) and logged
+ * as a warning; it never stops discovery and never fails this call.
  *   flags:  FRUGAL_DISCOVER_* bits; other bits are ignored (pass 0).
  *   loaded: // out, NULL allowed: number of plugins newly loaded.
  * Fails only for a NULL context or when out of memory.
  */
-FRUGAL_API frugal_error* frugal_context_discover_plugins(frugal_context* context, uint32_t flags, size_t* loaded);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_discover_plugins(frugal_context* context, uint32_t flags, size_t* loaded);
 
 /**
  * Loads one plugin file; `path` (not NULL) may be relative to the current
  * directory. Errors name the file and the reason: cannot be opened
  * (FRUGAL_ERR_NOT_FOUND); another ABI major or an undersized descriptor or
- * vtable (FRUGAL_ERR_ABI_MISMATCH); not a shared library, no entry symbol,
+ * vtable (FRUGAL_ERR_ABI_MISMATCH); not a shared library of this host's
+ * kind (the file is checked against its own ELF headers before dlopen, so
+ * one cut short by a partial copy is refused, not mapped), no entry symbol,
  * entry threw, malformed descriptor such as missing names, NULL vtables or
  * a strategy declared twice (FRUGAL_ERR_PLUGIN_INVALID); the entry's own
  * error (its code kept); plugin name already loaded from another file
@@ -148,11 +172,18 @@ FRUGAL_API frugal_error* frugal_context_discover_plugins(frugal_context* context
  * loaded (same canonical path, or same file through a hard link) succeeds
  * and does nothing.
  *
+ * A plugin runs in the host's process, unsandboxed: one that crashes,
+ * calls exit or hangs in its static constructors, its entry point, a
+ * create slot or on_unload takes the host down (or blocks this call, or
+ * frugal_context_destroy, forever); only what it returns is contained.
+ * Load only plugins that passed frugal-conformance (docs/conformance.md),
+ * or run untrusted ones in a process of their own.
+ *
  * Duplicate strategies across plugins: the first loaded (kind, name) wins
  * the short name; the later one is logged as shadowed and stays reachable
  * as "plugin_name/strategy_name".
  */
-FRUGAL_API frugal_error* frugal_context_load_plugin(frugal_context* context, const char* path);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_load_plugin(frugal_context* context, const char* path);
 
 /* ======================================================================== */
 /* Introspection                                                            */
@@ -191,7 +222,30 @@ typedef struct frugal_strategy_info {
   const char* plugin_name;     /**< The plugin providing it. */
   int32_t shadowed;            /**< 1 when another plugin owns the short name (reach this one as plugin/name). */
   int32_t reserved;            /**< Always 0. */
+  /**
+   * Since ABI 1.1: options the strategy declares (frugal_strategy_options_ext),
+   * read with frugal_context_strategy_option; 0 when it declares none.
+   */
+  size_t option_count;
 } frugal_strategy_info;
+
+/**
+ * One option a strategy declares (frugal_option_decl, frugal/plugin.h).
+ * Since ABI 1.1. Caller-allocated; the caller sets struct_size and frugal
+ * writes only the fields that fit. Strings are NUL-terminated, owned by
+ * the context and valid until it is destroyed.
+ */
+typedef struct frugal_option_info {
+  size_t struct_size;          /**< Set by the caller: sizeof(frugal_option_info). */
+  const char* name;            /**< Option name. */
+  int32_t type;                /**< frugal_option_type_values. */
+  uint32_t flags;              /**< FRUGAL_OPTION_DECL_* bits as declared. */
+  const char* default_value;   /**< The default as frugal_options_set_parsed text, NULL when none. */
+  double min;                  /**< Inclusive lower bound when flags has FRUGAL_OPTION_DECL_HAS_MIN, else 0. */
+  double max;                  /**< Inclusive upper bound when flags has FRUGAL_OPTION_DECL_HAS_MAX, else 0. */
+  const char* choices;         /**< Allowed STRING values separated by '|', NULL for any. */
+  const char* doc;             /**< One line of documentation, never NULL. */
+} frugal_option_info;
 
 /**
  * Describes a file that failed to load. Caller-allocated; the caller sets
@@ -214,7 +268,12 @@ FRUGAL_LAYOUT_ASSERT(offsetof(frugal_plugin_info, strategy_count) == 64, plugin_
 FRUGAL_LAYOUT_ASSERT(sizeof(frugal_plugin_info) == 72, plugin_info_size);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_strategy_info, name) == 16, strategy_info_name);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_strategy_info, shadowed) == 40, strategy_info_shadowed);
-FRUGAL_LAYOUT_ASSERT(sizeof(frugal_strategy_info) == 48, strategy_info_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_strategy_info, option_count) == 48, strategy_info_option_count);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_strategy_info) == 56, strategy_info_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_option_info, type) == 16, option_info_type);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_option_info, min) == 32, option_info_min);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_option_info, doc) == 56, option_info_doc);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_option_info) == 64, option_info_size);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_load_failure_info, message) == 16, failure_info_message);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_load_failure_info, code) == 24, failure_info_code);
 FRUGAL_LAYOUT_ASSERT(sizeof(frugal_load_failure_info) == 32, failure_info_size);
@@ -230,7 +289,7 @@ FRUGAL_API size_t frugal_context_plugin_count(const frugal_context* context);
  *         least offsetof(frugal_plugin_info, name) + sizeof(char*), else
  *         FRUGAL_ERR_INVALID_ARGUMENT).
  */
-FRUGAL_API frugal_error* frugal_context_plugin_info(const frugal_context* context, size_t index,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_plugin_info(const frugal_context* context, size_t index,
                                                     frugal_plugin_info* info);
 
 /**
@@ -240,8 +299,20 @@ FRUGAL_API frugal_error* frugal_context_plugin_info(const frugal_context* contex
  *   info: // out, caller-owned, not NULL; struct_size set by the caller (at
  *         least sizeof(size_t) + sizeof(void*)).
  */
-FRUGAL_API frugal_error* frugal_context_strategy_info(const frugal_context* context, size_t plugin_index,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_strategy_info(const frugal_context* context, size_t plugin_index,
                                                       size_t strategy_index, frugal_strategy_info* info);
+
+/**
+ * Describes option `option_index` (declaration order, 0..option_count-1 of
+ * the strategy's frugal_strategy_info) of strategy `strategy_index` of
+ * plugin `plugin_index`. Since ABI 1.1. FRUGAL_ERR_OUT_OF_RANGE when any
+ * index is too large (always for a strategy that declares no options).
+ *   info: // out, caller-owned, not NULL; struct_size set by the caller (at
+ *         least sizeof(size_t) + sizeof(void*)).
+ */
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_strategy_option(const frugal_context* context, size_t plugin_index,
+                                                        size_t strategy_index, size_t option_index,
+                                                        frugal_option_info* info);
 
 /**
  * Number of recorded load failures. They accumulate over discoveries and
@@ -255,7 +326,7 @@ FRUGAL_API size_t frugal_context_load_failure_count(const frugal_context* contex
  *   info: // out, caller-owned, not NULL; struct_size set by the caller (at
  *         least sizeof(size_t) + sizeof(void*)).
  */
-FRUGAL_API frugal_error* frugal_context_load_failure(const frugal_context* context, size_t index,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_load_failure(const frugal_context* context, size_t index,
                                                      frugal_load_failure_info* info);
 
 /**
@@ -265,7 +336,7 @@ FRUGAL_API frugal_error* frugal_context_load_failure(const frugal_context* conte
  * FRUGAL_ERR_NOT_FOUND names the kind and the name; for a short name it
  * also lists the available ones.
  */
-FRUGAL_API frugal_error* frugal_context_find_strategy(const frugal_context* context, int32_t kind,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_find_strategy(const frugal_context* context, int32_t kind,
                                                       const char* name, frugal_strategy_info* info);
 
 /** Stable lower-case name of a strategy kind ("schedule", ...), or "unknown". Static storage. */

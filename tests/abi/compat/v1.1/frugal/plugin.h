@@ -188,7 +188,11 @@ typedef struct frugal_strategy_desc {
    * every required slot non-NULL; otherwise the plugin is refused.
    */
   const void* vtable;
-  /** Extension chain, NULL when none. */
+  /**
+   * Extension chain, NULL when none. Since ABI 1.1 the core reads
+   * frugal_strategy_options_ext (FRUGAL_EXT_STRATEGY_OPTIONS) from it, once
+   * per type (a second one refuses the plugin); at most 64 links.
+   */
   const frugal_ext_header* ext;
 } frugal_strategy_desc;
 
@@ -203,6 +207,97 @@ FRUGAL_LAYOUT_ASSERT(offsetof(frugal_strategy_desc, summary) == 24, strategy_sum
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_strategy_desc, vtable) == 32, strategy_vtable);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_strategy_desc, ext) == 40, strategy_ext);
 FRUGAL_LAYOUT_ASSERT(sizeof(frugal_strategy_desc) == 48, strategy_size);
+#endif
+
+/* ======================================================================== */
+/* Option declarations (since ABI 1.1)                                      */
+/* ======================================================================== */
+
+/** frugal_option_decl.flags: the option must be given (then it has no default). Since ABI 1.1. */
+#define FRUGAL_OPTION_DECL_REQUIRED ((uint32_t)1 << 0)
+/** frugal_option_decl.flags: `min` is an inclusive lower bound (INT and DOUBLE only). Since ABI 1.1. */
+#define FRUGAL_OPTION_DECL_HAS_MIN ((uint32_t)1 << 1)
+/** frugal_option_decl.flags: `max` is an inclusive upper bound (INT and DOUBLE only). Since ABI 1.1. */
+#define FRUGAL_OPTION_DECL_HAS_MAX ((uint32_t)1 << 2)
+/**
+ * frugal_option_decl.flags: a STRING naming a directory the strategy may
+ * create and write (e.g. a store's root); tools that need a valid value
+ * (the conformance kit) pass a fresh empty directory. Since ABI 1.1.
+ */
+#define FRUGAL_OPTION_DECL_DIRECTORY ((uint32_t)1 << 3)
+
+/**
+ * One option a strategy accepts. Since ABI 1.1. Owned by the plugin (static
+ * storage is the norm), valid and unchanged until the plugin is unloaded;
+ * the core copies it at load. Strings are NUL-terminated UTF-8 of at most
+ * 4096 bytes. A declaration the core cannot accept (unknown type, a name
+ * outside the option-name grammar of frugal/options.h, a name declared
+ * twice, min > max, a bound on a non-numeric type, a default that does not
+ * parse as the type or lies outside the range or choices, a required
+ * option with a default, a NULL or multi-line doc) refuses the plugin with
+ * FRUGAL_ERR_PLUGIN_INVALID naming the strategy and the option.
+ *
+ * The declaration describes what create accepts on its own; constraints
+ * between options (min_lr <= lr) stay the plugin's to check and report.
+ */
+typedef struct frugal_option_decl {
+  /** sizeof(frugal_option_decl) as built by the plugin; at least through `doc`. */
+  size_t struct_size;
+  /** Option name (frugal/options.h grammar: 1..128 bytes of [A-Za-z0-9_.-]). Not NULL. */
+  const char* name;
+  /** frugal_option_type_values. A DOUBLE option also accepts an INT value. */
+  int32_t type;
+  /** FRUGAL_OPTION_DECL_* bits; unknown bits are ignored. */
+  uint32_t flags;
+  /**
+   * The value create uses when the option is absent, spelt as
+   * frugal_options_set_parsed reads it ("0.001", "100", "true", "cosine").
+   * NULL: no default (required, or absence has its own meaning, see doc).
+   */
+  const char* default_value;
+  /** Inclusive lower bound when FRUGAL_OPTION_DECL_HAS_MIN (an integer value for INT). */
+  double min;
+  /** Inclusive upper bound when FRUGAL_OPTION_DECL_HAS_MAX (an integer value for INT). */
+  double max;
+  /** STRING only: the allowed values separated by '|' ("cosine|linear"), or NULL for any string. */
+  const char* choices;
+  /** What the option does, one line, no newline. Not NULL. */
+  const char* doc;
+} frugal_option_decl;
+
+/**
+ * Chained on frugal_strategy_desc.ext: the options the strategy's create
+ * accepts. Since ABI 1.1. Owned like the desc it hangs on. With it, the
+ * core checks options against the declarations before calling create
+ * (frugal_error_code_values: an unknown or ill-typed option, a value not
+ * among the choices and a missing required option are
+ * FRUGAL_ERR_INVALID_ARGUMENT; a value outside [min, max] is
+ * FRUGAL_ERR_OUT_OF_RANGE), and hosts can list them
+ * (frugal_context_strategy_option). option_count 0 declares that the
+ * strategy takes no option. A core of ABI 1.0 ignores the chain.
+ */
+typedef struct frugal_strategy_options_ext {
+  /** type == FRUGAL_EXT_STRATEGY_OPTIONS; struct_size at least through `options`. */
+  frugal_ext_header header;
+  /** Entries in `options`, at most 256. */
+  size_t option_count;
+  /** option_count non-NULL pointers (NULL allowed when option_count is 0); pointers so each decl can grow. */
+  const frugal_option_decl* const* options;
+} frugal_strategy_options_ext;
+
+#if FRUGAL_LP64
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_option_decl, name) == 8, option_decl_name);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_option_decl, type) == 16, option_decl_type);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_option_decl, flags) == 20, option_decl_flags);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_option_decl, default_value) == 24, option_decl_default);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_option_decl, min) == 32, option_decl_min);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_option_decl, max) == 40, option_decl_max);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_option_decl, choices) == 48, option_decl_choices);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_option_decl, doc) == 56, option_decl_doc);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_option_decl) == 64, option_decl_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_strategy_options_ext, option_count) == 24, options_ext_count);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_strategy_options_ext, options) == 32, options_ext_options);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_strategy_options_ext) == 40, options_ext_size);
 #endif
 
 /* ======================================================================== */

@@ -37,7 +37,7 @@ typedef struct frugal_store frugal_store;
  *   out:     // out, owned by the caller; release with frugal_store_close.
  * Backend errors are prefixed with "store 'name': ".
  */
-FRUGAL_API frugal_error* frugal_store_open(frugal_context* context, const char* name,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_open(frugal_context* context, const char* name,
                                            const frugal_options* options, frugal_store** out);
 
 /**
@@ -47,36 +47,36 @@ FRUGAL_API frugal_error* frugal_store_open(frugal_context* context, const char* 
 FRUGAL_API void frugal_store_close(frugal_store* store);
 
 /** Atomically and durably writes object `key` (see frugal_store_vtable.put). */
-FRUGAL_API frugal_error* frugal_store_put(frugal_store* store, const char* key, const void* data, uint64_t size);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_put(frugal_store* store, const char* key, const void* data, uint64_t size);
 
 /**
  * The size of object `key`.
  *   size: // out. FRUGAL_ERR_NOT_FOUND when absent.
  */
-FRUGAL_API frugal_error* frugal_store_size(frugal_store* store, const char* key, uint64_t* size);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_size(frugal_store* store, const char* key, uint64_t* size);
 
 /**
  * Reads bytes [offset, offset + length) of object `key` into `dst`
  * (caller-owned, at least `length` bytes; NULL only when length is 0).
  */
-FRUGAL_API frugal_error* frugal_store_read(frugal_store* store, const char* key, uint64_t offset, void* dst,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_read(frugal_store* store, const char* key, uint64_t offset, void* dst,
                                            uint64_t length);
 
 /**
  * Calls `fn` for every object whose key starts with `prefix` ("" for all),
  * in key order. `fn` may stop early by returning nonzero.
  */
-FRUGAL_API frugal_error* frugal_store_list(frugal_store* store, const char* prefix, frugal_store_list_fn fn,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_list(frugal_store* store, const char* prefix, frugal_store_list_fn fn,
                                            void* user_data);
 
 /** Removes object `key`; an absent key is not an error. */
-FRUGAL_API frugal_error* frugal_store_remove(frugal_store* store, const char* key);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_remove(frugal_store* store, const char* key);
 
 /**
  * Checks a key against the rules of frugal/store_vtable.h. Returns NULL or
  * FRUGAL_ERR_INVALID_ARGUMENT naming the offending component.
  */
-FRUGAL_API frugal_error* frugal_store_check_key(const char* key);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_check_key(const char* key);
 
 FRUGAL_EXTERN_C_END
 

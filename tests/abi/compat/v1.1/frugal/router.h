@@ -67,14 +67,14 @@ typedef struct frugal_router frugal_router;
  *   out:     // out, not NULL; owned by the caller.
  * Errors from the plugin are prefixed with "router 'name': ".
  */
-FRUGAL_API frugal_error* frugal_router_create(frugal_context* context, const char* name,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_create(frugal_context* context, const char* name,
                                               const frugal_options* options, frugal_router** out);
 
 /**
  * The router's choice kind, experts, top_k, drop policy and capacity factor.
  *   out: // out, not NULL; the caller sets struct_size, the core fills up to it.
  */
-FRUGAL_API frugal_error* frugal_router_get_layout(const frugal_router* router, frugal_router_layout* out);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_get_layout(const frugal_router* router, frugal_router_layout* out);
 
 /** The sizes of a plan for T tokens (frugal_router_plan_shape). */
 typedef struct frugal_route_shape {
@@ -93,7 +93,7 @@ typedef struct frugal_route_shape {
  *   tokens: >= 1.
  *   out:    // out, not NULL; struct_size set by the caller.
  */
-FRUGAL_API frugal_error* frugal_router_plan_shape(const frugal_router* router, int64_t tokens,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_plan_shape(const frugal_router* router, int64_t tokens,
                                                   frugal_route_shape* out);
 
 /**
@@ -101,27 +101,27 @@ FRUGAL_API frugal_error* frugal_router_plan_shape(const frugal_router* router, i
  * plan is checked, see above); CUDA tensors are queued on args->stream.
  *   args: not NULL; struct_size set; read during the call only.
  */
-FRUGAL_API frugal_error* frugal_router_route(frugal_router* router, const frugal_route_args* args);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_route(frugal_router* router, const frugal_route_args* args);
 
 /**
  * Gathers activation rows into the plan's expert-major order: input
  * [T, H] -> output [R, H] (FLOAT32 or BFLOAT16, both the same dtype).
  *   args: not NULL; the plan as written by frugal_router_route.
  */
-FRUGAL_API frugal_error* frugal_router_permute(frugal_router* router, const frugal_route_move_args* args);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_permute(frugal_router* router, const frugal_route_move_args* args);
 
 /**
  * Weighted scatter-add back to token order: input [R, H] -> output [T, H],
  * fp32 accumulation in the plan's token_rows order, so results are
  * deterministic and equal on every device.
  */
-FRUGAL_API frugal_error* frugal_router_combine(frugal_router* router, const frugal_route_move_args* args);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_combine(frugal_router* router, const frugal_route_move_args* args);
 
 /**
  * One aux-loss-free bias step from the experts' loads.
  *   expert_load: not NULL; [E] INT64 in host memory, each >= 0.
  */
-FRUGAL_API frugal_error* frugal_router_update(frugal_router* router, const frugal_tensor* expert_load);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_update(frugal_router* router, const frugal_tensor* expert_load);
 
 /** A plan's load statistics (frugal_router_stats). */
 typedef struct frugal_route_stats {
@@ -153,7 +153,7 @@ typedef struct frugal_route_stats {
  * those four small tensors from a device plan first).
  *   plan: not NULL. out: // out, not NULL; struct_size set by the caller.
  */
-FRUGAL_API frugal_error* frugal_router_stats(const frugal_router* router, const frugal_route_plan* plan,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_stats(const frugal_router* router, const frugal_route_plan* plan,
                                              frugal_route_stats* out);
 
 /**
@@ -162,7 +162,7 @@ FRUGAL_API frugal_error* frugal_router_stats(const frugal_router* router, const 
  *   size:   // out, not NULL: the state's size in bytes. When capacity is
  *           too small: FRUGAL_ERR_OUT_OF_RANGE and *size set.
  */
-FRUGAL_API frugal_error* frugal_router_export_state(frugal_router* router, void* buffer, size_t capacity,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_export_state(frugal_router* router, void* buffer, size_t capacity,
                                                     size_t* size);
 
 /**
@@ -171,7 +171,7 @@ FRUGAL_API frugal_error* frugal_router_export_state(frugal_router* router, void*
  * and leaves the current state as it was.
  *   data: not NULL unless size is 0.
  */
-FRUGAL_API frugal_error* frugal_router_import_state(frugal_router* router, const void* data, size_t size);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_import_state(frugal_router* router, const void* data, size_t size);
 
 /** Destroys a router; may unload its plugin if nothing else uses it. NULL allowed. */
 FRUGAL_API void frugal_router_destroy(frugal_router* router);

@@ -58,6 +58,16 @@ typedef enum frugal_stop_reason {
  * than the previous record's (training resumed from a checkpoint).
  */
 #define FRUGAL_TELEMETRY_RESTARTED 2u
+/**
+ * frugal_telemetry.flags: there is no training loss at this step yet (the
+ * first steps before a loss is computed, a host that reports the loss less
+ * often than it reports steps). Since ABI 1.1. When set, `loss` is ignored
+ * (any value, NaN included, is accepted) and the step is no loss
+ * observation: the ledger's loss figures, early stopping, loss windows and
+ * trend tests skip it. Policies see loss 0 on such a record. A host built
+ * against ABI 1.0 never sets it, so a 1.0 host's records read as before.
+ */
+#define FRUGAL_TELEMETRY_NO_LOSS 4u
 
 /* ======================================================================== */
 /* Telemetry                                                                */
@@ -84,7 +94,7 @@ typedef struct frugal_telemetry {
   int64_t step;
   /** Tokens trained so far (>= 0); same ordering rule as step. */
   int64_t tokens;
-  /** Training loss at this step; finite. */
+  /** Training loss at this step; finite. Ignored when flags has FRUGAL_TELEMETRY_NO_LOSS. */
   double loss;
   /** Validation loss (finite) when flags has FRUGAL_TELEMETRY_EVAL_LOSS; otherwise ignored. */
   double eval_loss;

@@ -40,6 +40,22 @@
 #endif
 
 /**
+ * Marks a function whose result must not be dropped: every function that
+ * returns a frugal_error*. An ignored error is a failure nobody sees and a
+ * leak (the caller owns it), so a host that drops one gets a compiler
+ * warning. C++17 and later use [[nodiscard]] (silenced, where that is
+ * really meant, by a cast to void); GCC and Clang in C use
+ * warn_unused_result, which even a cast does not silence: destroy the error.
+ */
+#if defined(__cplusplus) && __cplusplus >= 201703L
+#define FRUGAL_NODISCARD [[nodiscard]]
+#elif defined(__GNUC__)
+#define FRUGAL_NODISCARD __attribute__((warn_unused_result))
+#else
+#define FRUGAL_NODISCARD
+#endif
+
+/**
  * Marks the single symbol a plugin exports (its entry point). Plugins are
  * built with hidden visibility, so nothing else of theirs is visible.
  */

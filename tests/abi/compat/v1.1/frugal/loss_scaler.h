@@ -12,6 +12,11 @@
  * Pure host arithmetic, identical for every quantizer, so it lives in the
  * core rather than in a plugin.
  *
+ * Checkpoints: frugal_ckpt_register_loss_scaler saves and restores a
+ * scaler with the checkpoint engine (its bytes are
+ * frugal_loss_scaler_export_state's); get_state / set_state give the same
+ * state as a struct.
+ *
  * Thread safety: not thread-safe; the caller serialises calls on one scaler.
  */
 #ifndef FRUGAL_LOSS_SCALER_H_
@@ -50,7 +55,7 @@ typedef struct frugal_loss_scaler_state {
  *            is FRUGAL_ERR_INVALID_ARGUMENT naming it.
  *   out:     // out, not NULL; owned by the caller.
  */
-FRUGAL_API frugal_error* frugal_loss_scaler_create(const frugal_options* options, frugal_loss_scaler** out);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_create(const frugal_options* options, frugal_loss_scaler** out);
 
 /** The current scale (multiply the loss by it). scaler: not NULL. */
 FRUGAL_API double frugal_loss_scaler_scale(const frugal_loss_scaler* scaler);
@@ -61,19 +66,46 @@ FRUGAL_API double frugal_loss_scaler_scale(const frugal_loss_scaler* scaler);
  *   apply_step: // out, NULL allowed: 1 when the optimizer step may be
  *               applied, 0 when it must be skipped.
  */
-FRUGAL_API frugal_error* frugal_loss_scaler_update(frugal_loss_scaler* scaler, int32_t found_inf,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_update(frugal_loss_scaler* scaler, int32_t found_inf,
                                                    int32_t* apply_step);
 
 /** Reads the state. out: // out, not NULL; the caller sets struct_size. */
-FRUGAL_API frugal_error* frugal_loss_scaler_get_state(const frugal_loss_scaler* scaler,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_get_state(const frugal_loss_scaler* scaler,
                                                       frugal_loss_scaler_state* out);
 
 /**
  * Restores a state (from a checkpoint). A state outside the scaler's
  * configuration is FRUGAL_ERR_INVALID_ARGUMENT and changes nothing.
  */
-FRUGAL_API frugal_error* frugal_loss_scaler_set_state(frugal_loss_scaler* scaler,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_set_state(frugal_loss_scaler* scaler,
                                                       const frugal_loss_scaler_state* state);
+
+/**
+ * Since ABI 1.1. Serialises the state as bytes, with the contract of the
+ * other kinds' export_state (and of frugal_ckpt_state_fns): a versioned,
+ * checksummed blob ("FRLS", format 1: the scale, clean_steps and
+ * skipped_steps, then an XXH3-64 of what precedes it), 40 bytes today.
+ *   buffer: capacity bytes, or NULL (with capacity 0) to query the size.
+ *   size:   // out, not NULL: the blob's size. When buffer is not NULL and
+ *           capacity is too small: FRUGAL_ERR_OUT_OF_RANGE with *size set
+ *           and nothing written.
+ */
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_export_state(const frugal_loss_scaler* scaler, void* buffer,
+                                                         size_t capacity, size_t* size);
+
+/**
+ * Since ABI 1.1. Restores a blob of frugal_loss_scaler_export_state. Every
+ * field is checked before any is taken, against this scaler's
+ * configuration as frugal_loss_scaler_set_state checks it: the scale finite
+ * and in [min_scale, max_scale], clean_steps in [0, growth_interval),
+ * skipped_steps >= 0. A blob that is truncated, of another kind (magic), or
+ * whose checksum or a field fails is FRUGAL_ERR_DATA_CORRUPTED naming what
+ * is wrong (the field and its value); a newer format is
+ * FRUGAL_ERR_UNSUPPORTED. A refused blob changes nothing.
+ *   data: not NULL unless size is 0.
+ */
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_import_state(frugal_loss_scaler* scaler, const void* data,
+                                                         size_t size);
 
 /** Destroys a scaler. NULL allowed. */
 FRUGAL_API void frugal_loss_scaler_destroy(frugal_loss_scaler* scaler);

@@ -142,7 +142,7 @@ enum frugal_strategy_kind_values {
 typedef struct frugal_ext_header {
   /** sizeof the full extension struct, as built by its producer. */
   size_t struct_size;
-  /** Identifies the extension struct type; registered per kind in the docs (none in ABI 1.0). */
+  /** Identifies the extension struct type: one of the FRUGAL_EXT_* tags below. */
   int32_t type;
   /** Padding; producers set it to 0. */
   int32_t reserved;
@@ -156,6 +156,21 @@ FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ext_header, type) == 8, ext_header_type);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ext_header, next) == 16, ext_header_next);
 FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ext_header) == 24, ext_header_size);
 #endif
+
+/*
+ * The registry of extension type tags: every tag of the ABI is defined
+ * here, in one place, so that two headers cannot hand out one number. A
+ * tag is (kind << 16) | n, kind being a frugal_strategy_kind_values value
+ * and n counting from 1 within it; kind 0 holds the extensions that apply
+ * to every kind. A new extension takes the next n of its kind, appends a
+ * line here and one to the table in docs/abi-rules.md (rule 4), and its
+ * struct starts with a frugal_ext_header. Tags are never reused.
+ */
+
+/** frugal_strategy_options_ext (plugin.h) on frugal_strategy_desc.ext: declared options. Since ABI 1.1. */
+#define FRUGAL_EXT_STRATEGY_OPTIONS 0x00000001
+/** frugal_quant_zero_point_ext (quantizer_vtable.h) on frugal_quant_meta.ext: INT8 zero points. Since ABI 1.0. */
+#define FRUGAL_EXT_QUANT_ZERO_POINT 0x00020001
 
 FRUGAL_EXTERN_C_END
 

@@ -62,7 +62,7 @@ typedef struct frugal_quantizer frugal_quantizer;
  *   out:     // out, not NULL; owned by the caller.
  * Errors from the plugin are prefixed with "quantizer 'name': ".
  */
-FRUGAL_API frugal_error* frugal_quantizer_create(frugal_context* context, const char* name,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_create(frugal_context* context, const char* name,
                                                  const frugal_options* options, frugal_quantizer** out);
 
 /**
@@ -70,14 +70,14 @@ FRUGAL_API frugal_error* frugal_quantizer_create(frugal_context* context, const 
  * scale dtype, for filling frugal_quant_meta.
  *   out: // out, not NULL; the caller sets struct_size, the core fills up to it.
  */
-FRUGAL_API frugal_error* frugal_quantizer_layout(const frugal_quantizer* quantizer, frugal_quant_layout* out);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_layout(const frugal_quantizer* quantizer, frugal_quant_layout* out);
 
 /**
  * The scale grid for a [rows, cols] input: shape[0] x shape[1] scales.
  *   rows, cols: >= 1.
  *   shape:      // out, not NULL; 2 entries.
  */
-FRUGAL_API frugal_error* frugal_quantizer_scale_shape(const frugal_quantizer* quantizer, int64_t rows,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_scale_shape(const frugal_quantizer* quantizer, int64_t rows,
                                                       int64_t cols, int64_t* shape);
 
 /**
@@ -87,14 +87,14 @@ FRUGAL_API frugal_error* frugal_quantizer_scale_shape(const frugal_quantizer* qu
  * delayed-scaling update reads the amax back and so waits for the stream.
  *   args: not NULL; struct_size set; read during the call only.
  */
-FRUGAL_API frugal_error* frugal_quantizer_quantize(frugal_quantizer* quantizer, const frugal_quantize_args* args);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_quantize(frugal_quantizer* quantizer, const frugal_quantize_args* args);
 
 /**
  * Dequantizes input (codes with their quant meta) into output (fp32, bf16
  * or fp16), same shape.
  *   input, output: not NULL. stream: as for quantize.
  */
-FRUGAL_API frugal_error* frugal_quantizer_dequantize(frugal_quantizer* quantizer, const frugal_tensor* input,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_dequantize(frugal_quantizer* quantizer, const frugal_tensor* input,
                                                      const frugal_tensor* output, void* stream);
 
 /**
@@ -104,7 +104,7 @@ FRUGAL_API frugal_error* frugal_quantizer_dequantize(frugal_quantizer* quantizer
  * operands (block-scaled operands, their device, their dtypes).
  *   args: not NULL; struct_size set.
  */
-FRUGAL_API frugal_error* frugal_quantizer_gemm(frugal_quantizer* quantizer, const frugal_quant_gemm_args* args);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_gemm(frugal_quantizer* quantizer, const frugal_quant_gemm_args* args);
 
 /**
  * Serialises the recipe state (checkpoint it with the model).
@@ -112,7 +112,7 @@ FRUGAL_API frugal_error* frugal_quantizer_gemm(frugal_quantizer* quantizer, cons
  *   size:   // out, not NULL: the state's size in bytes. When capacity is
  *           too small: FRUGAL_ERR_OUT_OF_RANGE and *size set.
  */
-FRUGAL_API frugal_error* frugal_quantizer_export_state(frugal_quantizer* quantizer, void* buffer,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_export_state(frugal_quantizer* quantizer, void* buffer,
                                                        size_t capacity, size_t* size);
 
 /**
@@ -121,7 +121,7 @@ FRUGAL_API frugal_error* frugal_quantizer_export_state(frugal_quantizer* quantiz
  * and leaves the current state as it was.
  *   data: not NULL unless size is 0.
  */
-FRUGAL_API frugal_error* frugal_quantizer_import_state(frugal_quantizer* quantizer, const void* data,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_import_state(frugal_quantizer* quantizer, const void* data,
                                                        size_t size);
 
 /** Destroys a quantizer; may unload its plugin if nothing else uses it. NULL allowed. */

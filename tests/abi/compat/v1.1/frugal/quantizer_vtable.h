@@ -65,9 +65,6 @@ typedef struct frugal_quant_layout {
 /* Extensions                                                               */
 /* ======================================================================== */
 
-/** frugal_ext_header.type of frugal_quant_zero_point_ext. */
-#define FRUGAL_EXT_QUANT_ZERO_POINT 0x00020001
-
 /**
  * Chained on a frugal_quant_meta's ext by layouts with
  * FRUGAL_QUANT_LAYOUT_ZERO_POINT: asymmetric INT8 codes mean

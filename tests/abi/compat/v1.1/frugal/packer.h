@@ -71,7 +71,7 @@ typedef struct frugal_pack_stream frugal_pack_stream;
  *   out:     // out, not NULL; owned by the caller.
  * Errors from the plugin are prefixed with "packer 'name': ".
  */
-FRUGAL_API frugal_error* frugal_packer_create(frugal_context* context, const char* name,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_packer_create(frugal_context* context, const char* name,
                                               const frugal_options* options, frugal_packer** out);
 
 /**
@@ -81,8 +81,15 @@ FRUGAL_API frugal_error* frugal_packer_create(frugal_context* context, const cha
  *            length must be >= 1 (FRUGAL_ERR_INVALID_ARGUMENT names the
  *            first bad one); count == 0 is FRUGAL_ERR_INVALID_ARGUMENT.
  *   out:     // out, not NULL; owned by the caller.
+ * Before anything is allocated the units (a sequence split under overlong
+ * = "split" is ceil(length / max_len) of them) are counted against
+ * min(2^40, available memory / 128 bytes per unit), available memory being
+ * MemAvailable in /proc/meminfo (else the free pages): over it is
+ * FRUGAL_ERR_OUT_OF_MEMORY naming the sequence that crossed it and the
+ * limit. Lengths summing past INT64_MAX are FRUGAL_ERR_OUT_OF_RANGE. An
+ * allocation that fails anyway is FRUGAL_ERR_OUT_OF_MEMORY, never a crash.
  */
-FRUGAL_API frugal_error* frugal_packer_pack(frugal_packer* packer, const int64_t* lengths, size_t count,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_packer_pack(frugal_packer* packer, const int64_t* lengths, size_t count,
                                             frugal_pack_plan** out);
 
 /**
@@ -92,8 +99,11 @@ FRUGAL_API frugal_error* frugal_packer_pack(frugal_packer* packer, const int64_t
  * length may appear in several bins.
  *   lengths, counts: not NULL, `bins` entries each; read during the call.
  *   out: // out, not NULL; owned by the caller.
+ * The plan lists every unit, so memory grows with the counts' sum: the
+ * same budget as frugal_packer_pack is checked bin by bin first (the
+ * error names the bin, its length and count), and at most 2^40 sequences.
  */
-FRUGAL_API frugal_error* frugal_packer_pack_histogram(frugal_packer* packer, const int64_t* lengths,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_packer_pack_histogram(frugal_packer* packer, const int64_t* lengths,
                                                       const int64_t* counts, size_t bins, frugal_pack_plan** out);
 
 /**
@@ -175,13 +185,13 @@ typedef struct frugal_pack_plan_view {
  * Fills `stats` (honouring stats->struct_size).
  *   plan: not NULL.  stats: // out, not NULL.
  */
-FRUGAL_API frugal_error* frugal_pack_plan_stats(const frugal_pack_plan* plan, frugal_pack_stats* stats);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_stats(const frugal_pack_plan* plan, frugal_pack_stats* stats);
 
 /**
  * Fills `view` (honouring view->struct_size).
  *   plan: not NULL.  view: // out, not NULL.
  */
-FRUGAL_API frugal_error* frugal_pack_plan_view_get(const frugal_pack_plan* plan, frugal_pack_plan_view* view);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_view_get(const frugal_pack_plan* plan, frugal_pack_plan_view* view);
 
 /**
  * The flash-attention varlen description of pack `pack`.
@@ -192,7 +202,7 @@ FRUGAL_API frugal_error* frugal_pack_plan_view_get(const frugal_pack_plan* plan,
  *   max_seqlen: // out, may be NULL: the longest unit in the pack.
  * FRUGAL_ERR_OUT_OF_RANGE when pack >= pack_count.
  */
-FRUGAL_API frugal_error* frugal_pack_plan_varlen(const frugal_pack_plan* plan, size_t pack, int32_t* cu_seqlens,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_varlen(const frugal_pack_plan* plan, size_t pack, int32_t* cu_seqlens,
                                                  size_t capacity, size_t* written, int32_t* max_seqlen);
 
 /**
@@ -203,7 +213,7 @@ FRUGAL_API frugal_error* frugal_pack_plan_varlen(const frugal_pack_plan* plan, s
  * FRUGAL_ERR_OUT_OF_RANGE when pack >= pack_count or length is below the
  * pack's real tokens.
  */
-FRUGAL_API frugal_error* frugal_pack_plan_position_ids(const frugal_pack_plan* plan, size_t pack, int64_t* out,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_position_ids(const frugal_pack_plan* plan, size_t pack, int64_t* out,
                                                        size_t length);
 
 /**
@@ -212,7 +222,7 @@ FRUGAL_API frugal_error* frugal_pack_plan_position_ids(const frugal_pack_plan* p
  *   out: // out, not NULL, `length` entries.
  * FRUGAL_ERR_OUT_OF_RANGE as for frugal_pack_plan_position_ids.
  */
-FRUGAL_API frugal_error* frugal_pack_plan_segment_ids(const frugal_pack_plan* plan, size_t pack, int32_t* out,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_segment_ids(const frugal_pack_plan* plan, size_t pack, int32_t* out,
                                                       size_t length);
 
 /**
@@ -226,7 +236,7 @@ FRUGAL_API frugal_error* frugal_pack_plan_segment_ids(const frugal_pack_plan* pl
  * FRUGAL_ERR_OUT_OF_RANGE when pack >= pack_count or side is below the
  * pack's real tokens.
  */
-FRUGAL_API frugal_error* frugal_pack_plan_mask(const frugal_pack_plan* plan, size_t pack, uint8_t* out, size_t side);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_mask(const frugal_pack_plan* plan, size_t pack, uint8_t* out, size_t side);
 
 /** Arguments of frugal_pack_plan_gather. Caller-owned; read during the call. */
 typedef struct frugal_pack_gather_args {
@@ -268,7 +278,7 @@ typedef struct frugal_pack_gather_args {
  * FRUGAL_ERR_OUT_OF_RANGE when pack >= pack_count or out_length is below
  * the pack's real tokens.
  */
-FRUGAL_API frugal_error* frugal_pack_plan_gather(const frugal_pack_plan* plan, size_t pack,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_gather(const frugal_pack_plan* plan, size_t pack,
                                                  const frugal_pack_gather_args* args);
 
 /** Destroys a plan. NULL allowed. */
@@ -288,36 +298,37 @@ FRUGAL_API void frugal_pack_plan_destroy(frugal_pack_plan* plan);
  *                          wait before it is handed out regardless.
  *   out:     // out, not NULL.
  */
-FRUGAL_API frugal_error* frugal_pack_stream_create(frugal_packer* packer, const frugal_options* options,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_stream_create(frugal_packer* packer, const frugal_options* options,
                                                    frugal_pack_stream** out);
 
 /**
  * Adds sequence `sequence_id` (any value the caller chooses, e.g. its
  * dataset index; gather needs it to index the caller's arrays) of `length`
  * tokens. The overlong policy applies (a split sequence adds several
- * units). Packs when the window fills; a packing error is returned here
- * and leaves the window as it was.
+ * units, checked against frugal_packer_pack's memory budget together with
+ * the units held and ready). Packs when the window fills; a packing error
+ * is returned here and leaves the window as it was.
  */
-FRUGAL_API frugal_error* frugal_pack_stream_push(frugal_pack_stream* stream, int64_t sequence_id, int64_t length);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_stream_push(frugal_pack_stream* stream, int64_t sequence_id, int64_t length);
 
 /**
  * Packs everything still held (e.g. at the end of an epoch), so that the
  * next pop hands out every unit pushed so far. The stream stays usable.
  */
-FRUGAL_API frugal_error* frugal_pack_stream_flush(frugal_pack_stream* stream);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_stream_flush(frugal_pack_stream* stream);
 
 /**
  * Takes the packs ready so far as a plan (possibly with zero packs); its
  * stats cover those packs only.
  *   out: // out, not NULL; owned by the caller.
  */
-FRUGAL_API frugal_error* frugal_pack_stream_pop(frugal_pack_stream* stream, frugal_pack_plan** out);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_stream_pop(frugal_pack_stream* stream, frugal_pack_plan** out);
 
 /**
  * Units held in the window, and packs ready to pop.
  *   held, ready: // out, each may be NULL.
  */
-FRUGAL_API frugal_error* frugal_pack_stream_pending(const frugal_pack_stream* stream, size_t* held, size_t* ready);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_stream_pending(const frugal_pack_stream* stream, size_t* held, size_t* ready);
 
 /** Destroys a stream; held units are discarded. NULL allowed. */
 FRUGAL_API void frugal_pack_stream_destroy(frugal_pack_stream* stream);

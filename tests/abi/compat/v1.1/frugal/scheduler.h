@@ -110,7 +110,7 @@ typedef struct frugal_cost_ledger {
   int64_t checkpoints_full;
   /** Heartbeat checkpoints reported done. */
   int64_t checkpoints_heartbeat;
-  /** The first record's training loss (0 before any record). */
+  /** The first training loss reported (0 before any; records flagged FRUGAL_TELEMETRY_NO_LOSS do not count). */
   double loss_first;
   /** The lowest smoothed training loss so far (EMA, alpha 0.1, seeded with the first loss). */
   double loss_best;
@@ -134,7 +134,7 @@ typedef struct frugal_scheduler frugal_scheduler;
  *            prefixed with "policy 'name': " or "schedule 'name': ".
  *   out:     // out, not NULL; owned by the caller.
  */
-FRUGAL_API frugal_error* frugal_scheduler_create(frugal_context* context, const frugal_scheduler_config* config,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_scheduler_create(frugal_context* context, const frugal_scheduler_config* config,
                                                  frugal_scheduler** out);
 
 /**
@@ -149,14 +149,14 @@ FRUGAL_API frugal_error* frugal_scheduler_create(frugal_context* context, const 
  * scheduler is then failed (later steps are FRUGAL_ERR_FAILED_PRECONDITION)
  * until frugal_scheduler_import_state restores a state.
  */
-FRUGAL_API frugal_error* frugal_scheduler_step(frugal_scheduler* scheduler, const frugal_telemetry* telemetry,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_scheduler_step(frugal_scheduler* scheduler, const frugal_telemetry* telemetry,
                                                frugal_decision* decision);
 
 /**
  * Copies the ledger.
  *   out: // out, not NULL; the caller sets struct_size.
  */
-FRUGAL_API frugal_error* frugal_scheduler_ledger(const frugal_scheduler* scheduler, frugal_cost_ledger* out);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_scheduler_ledger(const frugal_scheduler* scheduler, frugal_cost_ledger* out);
 
 /**
  * Serialises the scheduler (its own counters, the ledger and every
@@ -167,7 +167,7 @@ FRUGAL_API frugal_error* frugal_scheduler_ledger(const frugal_scheduler* schedul
  *   size:     // out, not NULL; the blob's size. When capacity is too small,
  *             *size is set and FRUGAL_ERR_OUT_OF_RANGE returned.
  */
-FRUGAL_API frugal_error* frugal_scheduler_export_state(frugal_scheduler* scheduler, void* buffer, size_t capacity,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_scheduler_export_state(frugal_scheduler* scheduler, void* buffer, size_t capacity,
                                                        size_t* size);
 
 /**
@@ -177,7 +177,7 @@ FRUGAL_API frugal_error* frugal_scheduler_export_state(frugal_scheduler* schedul
  * wrong, and leaves the scheduler as it was.
  *   data: not NULL.
  */
-FRUGAL_API frugal_error* frugal_scheduler_import_state(frugal_scheduler* scheduler, const void* data, size_t size);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_scheduler_import_state(frugal_scheduler* scheduler, const void* data, size_t size);
 
 /** Destroys a scheduler and its strategy instances. NULL allowed. */
 FRUGAL_API void frugal_scheduler_destroy(frugal_scheduler* scheduler);

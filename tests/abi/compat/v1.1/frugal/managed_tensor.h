@@ -38,12 +38,16 @@ FRUGAL_API const char* frugal_dtype_name(int32_t dtype);
  * Checks that a view (not NULL) is well formed: struct_size >=
  * FRUGAL_TENSOR_MIN_SIZE (else FRUGAL_ERR_ABI_MISMATCH), known dtype and
  * device type, 0 <= ndim <= FRUGAL_TENSOR_MAX_NDIM, shape non-NULL when
- * ndim > 0, extents >= 0, element count fits int64. data, byte_offset,
- * strides, quant and ext are not checked. Returns NULL, or an error
+ * ndim > 0, extents >= 0, element count fits int64, and so does the
+ * product of the extents with zeros counted as 1 (the compact strides,
+ * even of a tensor with no element); when strides is not NULL and the
+ * tensor has elements, every element's offset sum(|strides[i]| *
+ * (shape[i] - 1)) fits int64. data, byte_offset, quant and ext are not
+ * checked. Returns NULL, or an error
  * (FRUGAL_ERR_INVALID_ARGUMENT unless noted) naming the field. Reads the
  * view during the call only.
  */
-FRUGAL_API frugal_error* frugal_tensor_validate(const frugal_tensor* tensor);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_tensor_validate(const frugal_tensor* tensor);
 
 /* ======================================================================== */
 /* Managed tensors                                                          */
@@ -65,12 +69,14 @@ typedef void (*frugal_release_fn)(void* user_data);
 
 /**
  * Allocates a zero-filled, compact row-major CPU tensor (64-byte aligned;
- * data is NULL when it has no elements). Unknown dtype, bad ndim or shape,
- * or a byte size overflowing int64 is FRUGAL_ERR_INVALID_ARGUMENT.
+ * data is NULL when it has no elements). Unknown dtype, bad ndim or shape
+ * (as frugal_tensor_validate checks it: e.g. {0, 2^62, 4}, whose compact
+ * strides overflow int64, is refused naming the shape), or a byte size
+ * overflowing int64 is FRUGAL_ERR_INVALID_ARGUMENT.
  *   shape: ndim extents, copied; may be NULL when ndim == 0.
  *   out:   // out, not NULL; owned by the caller.
  */
-FRUGAL_API frugal_error* frugal_managed_tensor_alloc(int32_t dtype, int32_t ndim, const int64_t* shape,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_alloc(int32_t dtype, int32_t ndim, const int64_t* shape,
                                                      frugal_managed_tensor** out);
 
 /**
@@ -83,7 +89,7 @@ FRUGAL_API frugal_error* frugal_managed_tensor_alloc(int32_t dtype, int32_t ndim
  * On failure `release` is not called.
  *   out: // out, not NULL; owned by the caller.
  */
-FRUGAL_API frugal_error* frugal_managed_tensor_wrap(const frugal_tensor* view, frugal_release_fn release,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_wrap(const frugal_tensor* view, frugal_release_fn release,
                                                     void* user_data, frugal_managed_tensor** out);
 
 /**
@@ -115,12 +121,13 @@ FRUGAL_API void frugal_managed_tensor_destroy(frugal_managed_tensor* tensor);
  * (NULL strides become compact row-major). Rejected with
  * FRUGAL_ERR_UNSUPPORTED: another DLPack major, lanes != 1, a type
  * code/bits pair frugal has no dtype for, a device other than CPU, CUDA or
- * CUDA host; with FRUGAL_ERR_INVALID_ARGUMENT: a bad ndim or shape. A
+ * CUDA host; with FRUGAL_ERR_INVALID_ARGUMENT: a bad ndim, shape or
+ * strides, as frugal_tensor_validate checks them. A
  * READ_ONLY flag is kept in the managed tensor and carried on export;
  * other flags are ignored.
  *   out: // out, not NULL (else src is still released); owned by the caller.
  */
-FRUGAL_API frugal_error* frugal_managed_tensor_from_dlpack_versioned(frugal_dlpack_managed_tensor_versioned* src,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_from_dlpack_versioned(frugal_dlpack_managed_tensor_versioned* src,
                                                                      frugal_managed_tensor** out);
 
 /**
@@ -129,7 +136,7 @@ FRUGAL_API frugal_error* frugal_managed_tensor_from_dlpack_versioned(frugal_dlpa
  * read-only.
  *   out: // out, not NULL (else src is still released); owned by the caller.
  */
-FRUGAL_API frugal_error* frugal_managed_tensor_from_dlpack(frugal_dlpack_managed_tensor* src,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_from_dlpack(frugal_dlpack_managed_tensor* src,
                                                            frugal_managed_tensor** out);
 
 /* ======================================================================== */
@@ -148,7 +155,7 @@ FRUGAL_API frugal_error* frugal_managed_tensor_from_dlpack(frugal_dlpack_managed
  *        the consumer until its deleter runs. Its shape and strides arrays
  *        belong to the capsule.
  */
-FRUGAL_API frugal_error* frugal_managed_tensor_to_dlpack_versioned(frugal_managed_tensor* tensor,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_to_dlpack_versioned(frugal_managed_tensor* tensor,
                                                                    frugal_dlpack_managed_tensor_versioned** out);
 
 /**
@@ -157,7 +164,7 @@ FRUGAL_API frugal_error* frugal_managed_tensor_to_dlpack_versioned(frugal_manage
  * legacy struct cannot carry the flag.
  *   out: // out, not NULL; released by (*out)->deleter(*out), exactly once.
  */
-FRUGAL_API frugal_error* frugal_managed_tensor_to_dlpack(frugal_managed_tensor* tensor,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_to_dlpack(frugal_managed_tensor* tensor,
                                                          frugal_dlpack_managed_tensor** out);
 
 /** Nonzero when the tensor was imported read-only (writes are the caller's bug); 0 for NULL. */

@@ -36,7 +36,7 @@ typedef struct frugal_schedule frugal_schedule;
  *   out:     // out, not NULL; owned by the caller.
  * Errors from the plugin are prefixed with "schedule 'name': ".
  */
-FRUGAL_API frugal_error* frugal_schedule_create(frugal_context* context, const char* name,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_schedule_create(frugal_context* context, const char* name,
                                                 const frugal_options* options, frugal_schedule** out);
 
 /**
@@ -46,7 +46,7 @@ FRUGAL_API frugal_error* frugal_schedule_create(frugal_context* context, const c
  *   schedule: not NULL.
  *   lr:       // out, not NULL; receives a finite value.
  */
-FRUGAL_API frugal_error* frugal_schedule_lr(frugal_schedule* schedule, int64_t step, double* lr);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_schedule_lr(frugal_schedule* schedule, int64_t step, double* lr);
 
 /**
  * Destroys a schedule; may unload its plugin (on the calling thread) if

@@ -31,7 +31,7 @@ FRUGAL_EXTERN_C_BEGIN
  * (still safe to destroy) if allocation fails. Never returns NULL.
  * Thread-safe.
  */
-FRUGAL_API frugal_error* frugal_error_create(int32_t code, const char* message);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_error_create(int32_t code, const char* message);
 
 /**
  * Returns the code of `error`, or FRUGAL_OK when error is NULL.
