@@ -107,10 +107,10 @@ frugal::Store& impl_of(frugal_store* store, const char* function) {
 
 extern "C" {
 
-FRUGAL_API frugal_error* frugal_store_open(frugal_context* context, const char* name, const frugal_options* options,
+FRUGAL_API frugal_error* frugal_store_create(frugal_context* context, const char* name, const frugal_options* options,
                                            frugal_store** out) {
-  return guard("frugal_store_open", [&] {
-    require_non_null(out, "frugal_store_open", "out");
+  return guard("frugal_store_create", [&] {
+    require_non_null(out, "frugal_store_create", "out");
     auto resolved = frugal::resolve_strategy(context, FRUGAL_KIND_STORE, name);
     auto store = std::make_unique<frugal_store>();
     store->impl = std::make_shared<frugal::Store>(resolved.plugin, *resolved.record, options,
@@ -119,7 +119,7 @@ FRUGAL_API frugal_error* frugal_store_open(frugal_context* context, const char* 
   });
 }
 
-FRUGAL_API void frugal_store_close(frugal_store* store) { delete store; }
+FRUGAL_API void frugal_store_destroy(frugal_store* store) { delete store; }
 
 FRUGAL_API frugal_error* frugal_store_put(frugal_store* store, const char* key, const void* data, uint64_t size) {
   return guard("frugal_store_put", [&] {

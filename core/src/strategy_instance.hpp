@@ -1,6 +1,6 @@
 // One plugin instance of a strategy, of any kind: the plugin kept loaded,
 // the vtable copied, the host's options checked against the strategy's
-// declarations before create, create / destroy (a store's open / close),
+// declarations before create, create / destroy (every kind, stores too),
 // calls whose errors come back prefixed with the strategy's label, and the
 // export_state / import_state protocol the stateful kinds share. Every
 // kind's host object holds one, so the lifetime rules live here only.
@@ -14,7 +14,6 @@
 
 #include "error.hpp"
 #include "frugal/options.h"
-#include "frugal/store_vtable.h"
 #include "loaded_plugin.hpp"
 #include "option_decls.hpp"
 #include "plugin_call.hpp"
@@ -28,15 +27,6 @@ struct LifetimeSlots {
   static constexpr auto release = &Vtable::destroy;
   static constexpr const char* make_name = "create";
   static constexpr const char* release_name = "destroy";
-};
-
-// A store's instance is an open handle.
-template <>
-struct LifetimeSlots<frugal_store_vtable> {
-  static constexpr auto make = &frugal_store_vtable::open;
-  static constexpr auto release = &frugal_store_vtable::close;
-  static constexpr const char* make_name = "open";
-  static constexpr const char* release_name = "close";
 };
 
 template <class Vtable>

@@ -21,7 +21,8 @@ constexpr std::array kScheduleSlots = {
 };
 
 constexpr std::array kStoreSlots = {
-    VtableSlot{offsetof(frugal_store_vtable, open), "open"},   VtableSlot{offsetof(frugal_store_vtable, close), "close"},
+    VtableSlot{offsetof(frugal_store_vtable, create), "create"},
+    VtableSlot{offsetof(frugal_store_vtable, destroy), "destroy"},
     VtableSlot{offsetof(frugal_store_vtable, put), "put"},     VtableSlot{offsetof(frugal_store_vtable, size), "size"},
     VtableSlot{offsetof(frugal_store_vtable, read), "read"},   VtableSlot{offsetof(frugal_store_vtable, list), "list"},
     VtableSlot{offsetof(frugal_store_vtable, remove), "remove"},

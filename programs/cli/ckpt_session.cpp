@@ -16,7 +16,7 @@ CkptSession open_session(const std::string& dir, const EngineSettings& settings)
   auto store_options = host::make_options();
   host::check(frugal_options_set_string(store_options.get(), "root", dir.c_str()));
   frugal_store* store = nullptr;
-  host::check(frugal_store_open(session.context.get(), "fs", store_options.get(), &store));
+  host::check(frugal_store_create(session.context.get(), "fs", store_options.get(), &store));
   session.store.reset(store);
 
   auto engine_options = host::make_options();

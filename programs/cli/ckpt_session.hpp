@@ -14,7 +14,7 @@
 namespace frugal::cli {
 
 struct StoreCloser {
-  void operator()(frugal_store* s) const noexcept { frugal_store_close(s); }
+  void operator()(frugal_store* s) const noexcept { frugal_store_destroy(s); }
 };
 struct EngineDestroyer {
   void operator()(frugal_ckpt_engine* e) const noexcept { frugal_ckpt_engine_destroy(e); }

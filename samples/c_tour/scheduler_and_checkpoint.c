@@ -195,21 +195,21 @@ static int save(frugal_ckpt_engine* engine, TrainingState* state, frugal_loss_sc
 }
 
 /* The scaler's scale and counters, for comparisons. */
-static int scaler_state(const frugal_loss_scaler* scaler, frugal_loss_scaler_state* out) {
+static int scaler_state(const frugal_loss_scaler* scaler, frugal_loss_scaler_status* out) {
   memset(out, 0, sizeof *out);
   out->struct_size = sizeof *out;
-  return failed(frugal_loss_scaler_get_state(scaler, out), "frugal_loss_scaler_get_state");
+  return failed(frugal_loss_scaler_get_status(scaler, out), "frugal_loss_scaler_get_status");
 }
 
 /* Zeroes the state, moves the scaler on, restores the newest checkpoint
    and checks that both came back as saved. */
 static int restore_and_check(frugal_ckpt_engine* engine, TrainingState* state, const TrainingState* expected,
-                             frugal_loss_scaler* scaler, const frugal_loss_scaler_state* saved_scaler,
+                             frugal_loss_scaler* scaler, const frugal_loss_scaler_status* saved_scaler,
                              const char* saved_name) {
   char metadata[64];
   uint64_t metadata_size = 0;
   frugal_ckpt_info info;
-  frugal_loss_scaler_state restored;
+  frugal_loss_scaler_status restored;
 
   memset(state, 0, sizeof *state);
   if (step_scaler(scaler, 5)) return 1;
@@ -253,7 +253,7 @@ static int round_trip(frugal_context* context, const char* root) {
   frugal_store* store = NULL;
   frugal_ckpt_engine* engine = NULL;
   frugal_loss_scaler* scaler = NULL;
-  frugal_loss_scaler_state saved_scaler;
+  frugal_loss_scaler_status saved_scaler;
   int i, bad;
 
   for (i = 0; i < kWeights; ++i) state.weights[i] = uniform(&rng);
@@ -261,7 +261,7 @@ static int round_trip(frugal_context* context, const char* root) {
   expected = state;
   if (failed(frugal_options_create(&options), "frugal_options_create")) return 1;
   bad = failed(frugal_options_set_string(options, "root", root), "set root") ||
-        failed(frugal_store_open(context, "fs", options, &store), "frugal_store_open (fs)") ||
+        failed(frugal_store_create(context, "fs", options, &store), "frugal_store_create (fs)") ||
         failed(frugal_ckpt_engine_create(store, NULL, &engine), "frugal_ckpt_engine_create") ||
         failed(frugal_loss_scaler_create(NULL, &scaler), "frugal_loss_scaler_create") || step_scaler(scaler, 3) ||
         scaler_state(scaler, &saved_scaler) || save(engine, &state, scaler, name) ||
@@ -270,7 +270,7 @@ static int round_trip(frugal_context* context, const char* root) {
      scaler, registered with it, must outlive it. */
   frugal_ckpt_engine_destroy(engine);
   frugal_loss_scaler_destroy(scaler);
-  frugal_store_close(store);
+  frugal_store_destroy(store);
   frugal_options_destroy(options);
   return bad;
 }

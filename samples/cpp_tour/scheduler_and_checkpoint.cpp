@@ -163,10 +163,10 @@ void step_scaler(frugal_loss_scaler* scaler, int steps) {
   for (int i = 0; i < steps; ++i) host::check(frugal_loss_scaler_update(scaler, i < 2 ? 1 : 0, nullptr));
 }
 
-frugal_loss_scaler_state scaler_state(const frugal_loss_scaler* scaler) {
-  frugal_loss_scaler_state out{};
+frugal_loss_scaler_status scaler_state(const frugal_loss_scaler* scaler) {
+  frugal_loss_scaler_status out{};
   out.struct_size = sizeof(out);
-  host::check(frugal_loss_scaler_get_state(scaler, &out));
+  host::check(frugal_loss_scaler_get_status(scaler, &out));
   return out;
 }
 
@@ -177,7 +177,7 @@ void checkpoint_step(host::Context& context) {
   // Registered with the engine below, so it must outlive it: declared before.
   const host::LossScalerPtr scaler = host::make_loss_scaler(nullptr);
   step_scaler(scaler.get(), 3);
-  const frugal_loss_scaler_state saved_scaler = scaler_state(scaler.get());
+  const frugal_loss_scaler_status saved_scaler = scaler_state(scaler.get());
 
   TrainingState state;
   Lcg rng(17);
@@ -223,7 +223,7 @@ void checkpoint_step(host::Context& context) {
   }
   if (info.not_restored_count != 0)
     throw mismatch("checkpoint: %u registered items were not restored", static_cast<unsigned>(info.not_restored_count));
-  const frugal_loss_scaler_state restored = scaler_state(scaler.get());
+  const frugal_loss_scaler_status restored = scaler_state(scaler.get());
   if (restored.scale != saved_scaler.scale || restored.clean_steps != saved_scaler.clean_steps ||
       restored.skipped_steps != saved_scaler.skipped_steps)
     throw mismatch("checkpoint: the loss scaler came back as scale %g, %lld clean, %lld skipped; saved %g, %lld, %lld",

@@ -24,7 +24,7 @@ func routerOptions() (*frugal.Options, error) {
 	}
 	for _, set := range []error{
 		opts.SetInt("experts", routeExperts), opts.SetInt("k", routeK),
-		opts.SetFloat("capacity_factor", 8), opts.SetBool("renormalize", true),
+		opts.SetDouble("capacity_factor", 8), opts.SetBool("renormalize", true),
 	} {
 		if set != nil {
 			opts.Close()

@@ -23,7 +23,7 @@ func cosineOptions() (*frugal.Options, error) {
 		return nil, err
 	}
 	for _, set := range []error{
-		opts.SetFloat("lr", peakLR), opts.SetFloat("min_lr", minLR),
+		opts.SetDouble("lr", peakLR), opts.SetDouble("min_lr", minLR),
 		opts.SetInt("warmup_steps", warmupSteps), opts.SetInt("total_steps", totalSteps),
 	} {
 		if set != nil {

@@ -30,7 +30,7 @@ func tourScheduler(ctx *frugal.Context) (string, error) {
 		return "", err
 	}
 	defer cadence.Close()
-	if err := cadence.SetFloat("heartbeat_interval_s", 60); err != nil {
+	if err := cadence.SetDouble("heartbeat_interval_s", 60); err != nil {
 		return "", err
 	}
 	scheduler, err := frugal.NewScheduler(ctx, frugal.SchedulerConfig{
@@ -133,7 +133,7 @@ func checkpointRoundTrip(ctx *frugal.Context, root string) (string, error) {
 	if err := opts.SetString("root", root); err != nil {
 		return "", err
 	}
-	store, err := frugal.OpenStore(ctx, "fs", opts)
+	store, err := frugal.NewStore(ctx, "fs", opts)
 	if err != nil {
 		return "", err
 	}
@@ -167,7 +167,7 @@ func checkpointRoundTrip(ctx *frugal.Context, root string) (string, error) {
 	if err := stepScaler(scaler, 3); err != nil {
 		return "", err
 	}
-	wantScaler, err := scaler.State()
+	wantScaler, err := scaler.Status()
 	if err != nil {
 		return "", err
 	}
@@ -216,7 +216,7 @@ func checkpointRoundTrip(ctx *frugal.Context, root string) (string, error) {
 	if len(info.NotRestored) != 0 {
 		return "", mismatch("checkpoint: the restore left %v as they were", info.NotRestored)
 	}
-	gotScaler, err := scaler.State()
+	gotScaler, err := scaler.Status()
 	if err != nil {
 		return "", err
 	}

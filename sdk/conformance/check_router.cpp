@@ -24,7 +24,7 @@ struct Shape {
   bool token_choice = true;
 };
 
-Shape shape_of(const frugal_router_layout& l, int64_t tokens) {
+Shape shape_of(const frugal_route_layout& l, int64_t tokens) {
   const auto ceil_cap = [&](int64_t n) {
     return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(n) * l.capacity_factor / l.experts)));
   };
@@ -46,7 +46,7 @@ Shape shape_of(const frugal_router_layout& l, int64_t tokens) {
 
 // The plan tensors, allocated by the host (here) with the plan's shapes.
 struct Plan {
-  Plan(const frugal_router_layout& l, int64_t tokens)
+  Plan(const frugal_route_layout& l, int64_t tokens)
       : T(tokens),
         E(l.experts),
         s(shape_of(l, tokens)),
@@ -154,14 +154,14 @@ std::string plan_error(const Plan& p) {
   return "";
 }
 
-std::unique_ptr<HostTensor> logits(const frugal_router_layout& l, uint64_t seed) {
+std::unique_ptr<HostTensor> logits(const frugal_route_layout& l, uint64_t seed) {
   auto t = std::make_unique<HostTensor>(FRUGAL_DTYPE_FLOAT32, kTokens, l.experts);
   Random(seed).fill(*t, 4.0f);
   return t;
 }
 
-frugal_router_layout layout_of(const frugal_router_vtable* vt, void* instance) {
-  frugal_router_layout l{};
+frugal_route_layout layout_of(const frugal_router_vtable* vt, void* instance) {
+  frugal_route_layout l{};
   l.struct_size = sizeof l;
   const Error e(vt->layout(instance, &l));
   if (e) throw std::runtime_error("layout: " + e.describe());
@@ -177,7 +177,7 @@ constexpr size_t kMoveMin = offsetof(frugal_route_move_args, output) + sizeof(vo
 // One route + permute + combine on `instance`, every args struct of
 // struct_size `route_size` / `move_size`.
 struct Routed {
-  Routed(const frugal_router_layout& l, uint64_t seed)
+  Routed(const frugal_route_layout& l, uint64_t seed)
       : x(logits(l, seed)), plan(l, kTokens), in(FRUGAL_DTYPE_FLOAT32, kTokens, kHidden),
         permuted(FRUGAL_DTYPE_FLOAT32, plan.s.rows, kHidden), out(FRUGAL_DTYPE_FLOAT32, kTokens, kHidden) {
     Random(seed + 1000).fill(in);
@@ -262,7 +262,7 @@ void check_thread_safety(Checks& c, const frugal_router_vtable* vt, void* a) {
   // concurrent calls on one instance must equal sequential ones exactly.
   c.begin("thread-safety");
   constexpr int kThreads = 4;
-  const frugal_router_layout l = layout_of(vt, a);
+  const frugal_route_layout l = layout_of(vt, a);
   std::vector<std::vector<unsigned char>> expected;
   for (int t = 0; t < kThreads; ++t) {
     Routed r(l, 10 + t);
@@ -287,7 +287,7 @@ void check_thread_safety(Checks& c, const frugal_router_vtable* vt, void* a) {
 
 }  // namespace
 
-std::vector<unsigned char> route_plan_bytes(const frugal_router_layout& l, const RouteFn& route, std::string& error) {
+std::vector<unsigned char> route_plan_bytes(const frugal_route_layout& l, const RouteFn& route, std::string& error) {
   Plan plan(l, kTokens);
   const auto x = logits(l, 1);
   const frugal_route_args args{sizeof(frugal_route_args), x->view(), &plan.plan, nullptr};
@@ -304,7 +304,7 @@ std::vector<unsigned char> route_result(const frugal_router_vtable* vt, void* in
 
 void check_router_tensors(Checks& c, void* a) {
   const auto* vt = static_cast<const frugal_router_vtable*>(c.s.vtable);
-  const frugal_router_layout l = layout_of(vt, a);
+  const frugal_route_layout l = layout_of(vt, a);
   if (!c.core_result.empty()) {
     c.begin("core-parity");
     std::string error;

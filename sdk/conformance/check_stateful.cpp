@@ -171,9 +171,9 @@ void check_router_core(Checks& c) {
   frugal_route_shape shape{};
   shape.struct_size = sizeof shape;
   const Error se(frugal_router_plan_shape(r, 32, &shape));
-  frugal_router_layout layout{};
+  frugal_route_layout layout{};
   layout.struct_size = sizeof layout;
-  const Error le(frugal_router_get_layout(r, &layout));
+  const Error le(frugal_router_layout(r, &layout));
   std::string re;
   if (!se && !le)
     c.core_result =
@@ -189,7 +189,7 @@ void check_router(Checks& c) {
   const auto* vt = static_cast<const frugal_router_vtable*>(c.s.vtable);
   Instance a = c.create();
   if (!a) return;
-  check_layout<frugal_router_layout>(c, a.get(), vt->layout);
+  check_layout<frugal_route_layout>(c, a.get(), vt->layout);
   c.expect_error("null-arguments", "route(args NULL)", vt->route(a.get(), nullptr));
   c.expect_error("null-arguments", "permute(args NULL)", vt->permute(a.get(), nullptr));
   c.expect_error("null-arguments", "combine(args NULL)", vt->combine(a.get(), nullptr));

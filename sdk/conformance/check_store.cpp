@@ -25,13 +25,13 @@ void check_store_core(Checks& c) {
   c.begin("core");
   const Options options(c.user_options());
   frugal_store* store = nullptr;
-  const Error e(frugal_store_open(c.s.context, c.s.label.c_str(), options.p, &store));
-  if (e) return c.fail("core", "frugal_store_open: " + e.describe());
+  const Error e(frugal_store_create(c.s.context, c.s.label.c_str(), options.p, &store));
+  if (e) return c.fail("core", "frugal_store_create: " + e.describe());
   const Error put(frugal_store_put(store, "core/object", kPayload.data(), kPayload.size()));
   std::string back(kPayload.size(), '\0');
   const Error read(put ? nullptr : frugal_store_read(store, "core/object", 0, back.data(), back.size()));
   const Error removed(frugal_store_remove(store, "core/object"));
-  frugal_store_close(store);
+  frugal_store_destroy(store);
   const bool ok = !put && !read && !removed && back == kPayload;
   c.check(ok, "core", ok ? "put, read and remove through frugal_store_* round trip"
                          : "through frugal_store_*: put " + put.describe() + ", read " + read.describe() +

@@ -16,7 +16,7 @@ using RouteFn = std::function<frugal_error*(const frugal_route_args*)>;
 
 // The plan bytes of routing the kit's standard logits with `route`, for a
 // router of layout `l`; empty with `error` set when the call fails.
-std::vector<unsigned char> route_plan_bytes(const frugal_router_layout& l, const RouteFn& route, std::string& error);
+std::vector<unsigned char> route_plan_bytes(const frugal_route_layout& l, const RouteFn& route, std::string& error);
 // The bytes of routing the standard logits and moving activations through
 // the plan (permute, combine) on `instance`: what later calls answer.
 std::vector<unsigned char> route_result(const frugal_router_vtable* vt, void* instance);

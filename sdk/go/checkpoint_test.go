@@ -12,9 +12,9 @@ func newTestStore(t *testing.T) *Store {
 	opts := newTestOptions(t)
 	must(t, opts.SetString("root", t.TempDir()))
 	must(t, opts.SetBool("fsync", false))
-	s, err := OpenStore(newTestContext(t), "fs", opts)
+	s, err := NewStore(newTestContext(t), "fs", opts)
 	if err != nil {
-		t.Fatalf("OpenStore: %v", err)
+		t.Fatalf("NewStore: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
@@ -155,7 +155,7 @@ func TestRestoreLargeMetadataGrowsItsBuffer(t *testing.T) {
 }
 
 func TestCheckpointErrorsCarryCodeAndMessage(t *testing.T) {
-	_, err := OpenStore(newTestContext(t), "fs", nil)
+	_, err := NewStore(newTestContext(t), "fs", nil)
 	wantError(t, err, CodeInvalidArgument, "store 'fs'", "root")
 
 	e, err := NewCkptEngine(newTestStore(t), nil)

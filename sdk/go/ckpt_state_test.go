@@ -45,7 +45,7 @@ func TestCkptStatesComeBackExactly(t *testing.T) {
 		must(t, err)
 	}
 	*pos = cursor{epoch: 2, offset: 4096}
-	saved, err := scaler.State()
+	saved, err := scaler.Status()
 	must(t, err)
 	_, err = engine.Save(CkptFull, 7, nil, SaveWait)
 	must(t, err)
@@ -65,7 +65,7 @@ func TestCkptStatesComeBackExactly(t *testing.T) {
 	if len(info.NotRestored) != 0 {
 		t.Fatalf("not restored: %v", info.NotRestored)
 	}
-	wantScalerState(t, scaler, saved)
+	wantScalerStatus(t, scaler, saved)
 	if *pos != (cursor{epoch: 2, offset: 4096}) {
 		t.Fatalf("cursor %+v after restore", *pos)
 	}
@@ -102,14 +102,14 @@ func TestCkptStateMissingFromTheCheckpointIsReported(t *testing.T) {
 	must(t, engine.RegisterLossScaler("scaler/late", late, 0))
 	_, err = late.Update(true)
 	must(t, err)
-	kept, err := late.State()
+	kept, err := late.Status()
 	must(t, err)
 	info, _, err := engine.Restore("", CkptAllKinds)
 	must(t, err)
 	if !reflect.DeepEqual(info.NotRestored, []string{"scaler/late"}) {
 		t.Fatalf("not restored: %v", info.NotRestored)
 	}
-	wantScalerState(t, late, kept)
+	wantScalerStatus(t, late, kept)
 }
 
 func TestCkptStateErrorsPanicsAndBorrows(t *testing.T) {
@@ -161,9 +161,9 @@ func TestLossScalerBlobRoundTripsAndIsChecked(t *testing.T) {
 		t.Fatalf("blob starts %q", blob[:4])
 	}
 	must(t, second.ImportState(blob))
-	want, err := first.State()
+	want, err := first.Status()
 	must(t, err)
-	wantScalerState(t, second, want)
+	wantScalerStatus(t, second, want)
 	wantError(t, second.ImportState(blob[:len(blob)-1]), CodeDataCorrupted)
-	wantScalerState(t, second, want)
+	wantScalerStatus(t, second, want)
 }

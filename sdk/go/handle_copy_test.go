@@ -95,7 +95,7 @@ func handleCases() []handleCase {
 		{"Store", func(t *testing.T) (io.Closer, io.Closer, func() bool, func() error) {
 			opts := newTestOptions(t)
 			must(t, opts.SetString("root", t.TempDir()))
-			s, err := OpenStore(newTestContext(t), "fs", opts)
+			s, err := NewStore(newTestContext(t), "fs", opts)
 			must(t, err)
 			return pair(s, copyByValue(s), func() bool { return s.ptr == nil },
 				func() error { _, err := s.List(""); return err })

@@ -7,9 +7,9 @@ import "C"
 
 import "unsafe"
 
-// LossScalerState is a loss scaler's state, for checkpoints
-// (frugal_loss_scaler_state).
-type LossScalerState struct {
+// LossScalerStatus is a loss scaler's scale and step counters
+// (frugal_loss_scaler_status); a checkpoint stores ExportState's bytes.
+type LossScalerStatus struct {
 	// Scale is the current scale, in [min_scale, max_scale].
 	Scale float64
 	// CleanSteps counts steps since the last growth or overflow, in
@@ -86,33 +86,34 @@ func (s *LossScaler) Update(foundInf bool) (bool, error) {
 	return apply != 0, nil
 }
 
-// State returns the state, for a checkpoint.
-func (s *LossScaler) State() (LossScalerState, error) {
+// Status returns the scale and the step counters (as a struct; ExportState
+// gives the bytes a checkpoint stores).
+func (s *LossScaler) Status() (LossScalerStatus, error) {
 	if s.ptr == nil {
-		return LossScalerState{}, closedError("loss scaler")
+		return LossScalerStatus{}, closedError("loss scaler")
 	}
-	var st C.frugal_loss_scaler_state
-	st.struct_size = C.sizeof_frugal_loss_scaler_state
-	if err := takeError(C.frugal_loss_scaler_get_state(s.ptr, &st)); err != nil {
-		return LossScalerState{}, err
+	var st C.frugal_loss_scaler_status
+	st.struct_size = C.sizeof_frugal_loss_scaler_status
+	if err := takeError(C.frugal_loss_scaler_get_status(s.ptr, &st)); err != nil {
+		return LossScalerStatus{}, err
 	}
-	return LossScalerState{Scale: float64(st.scale), CleanSteps: int64(st.clean_steps),
+	return LossScalerStatus{Scale: float64(st.scale), CleanSteps: int64(st.clean_steps),
 		SkippedSteps: int64(st.skipped_steps)}, nil
 }
 
-// SetState restores a state (from a checkpoint). A state outside the
+// SetStatus restores a status (e.g. from Status). One outside the
 // scaler's configuration is CodeInvalidArgument and changes nothing.
-func (s *LossScaler) SetState(state LossScalerState) error {
+func (s *LossScaler) SetStatus(status LossScalerStatus) error {
 	if s.ptr == nil {
 		return closedError("loss scaler")
 	}
 	// A plain struct of numbers in Go memory, read during the call only.
-	var st C.frugal_loss_scaler_state
-	st.struct_size = C.sizeof_frugal_loss_scaler_state
-	st.scale = C.double(state.Scale)
-	st.clean_steps = C.int64_t(state.CleanSteps)
-	st.skipped_steps = C.int64_t(state.SkippedSteps)
-	return takeError(C.frugal_loss_scaler_set_state(s.ptr, &st))
+	var st C.frugal_loss_scaler_status
+	st.struct_size = C.sizeof_frugal_loss_scaler_status
+	st.scale = C.double(status.Scale)
+	st.clean_steps = C.int64_t(status.CleanSteps)
+	st.skipped_steps = C.int64_t(status.SkippedSteps)
+	return takeError(C.frugal_loss_scaler_set_status(s.ptr, &st))
 }
 
 // ExportState serialises the state as the core's versioned, checksummed

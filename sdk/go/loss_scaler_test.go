@@ -7,21 +7,21 @@ import "testing"
 func newTestScaler(t *testing.T) *LossScaler {
 	t.Helper()
 	opts := newTestOptions(t)
-	must(t, opts.SetFloat("init_scale", 1024))
+	must(t, opts.SetDouble("init_scale", 1024))
 	must(t, opts.SetInt("growth_interval", 3))
-	must(t, opts.SetFloat("growth_factor", 2))
-	must(t, opts.SetFloat("backoff_factor", 0.5))
-	must(t, opts.SetFloat("min_scale", 1))
-	must(t, opts.SetFloat("max_scale", 4096))
+	must(t, opts.SetDouble("growth_factor", 2))
+	must(t, opts.SetDouble("backoff_factor", 0.5))
+	must(t, opts.SetDouble("min_scale", 1))
+	must(t, opts.SetDouble("max_scale", 4096))
 	s, err := NewLossScaler(opts)
 	must(t, err)
 	t.Cleanup(func() { s.Close() })
 	return s
 }
 
-func wantScalerState(t *testing.T, s *LossScaler, want LossScalerState) {
+func wantScalerStatus(t *testing.T, s *LossScaler, want LossScalerStatus) {
 	t.Helper()
-	got, err := s.State()
+	got, err := s.Status()
 	must(t, err)
 	if got != want {
 		t.Fatalf("state %+v, want %+v", got, want)
@@ -35,74 +35,74 @@ func wantScalerState(t *testing.T, s *LossScaler, want LossScalerState) {
 
 func TestLossScalerGrowsAfterTheIntervalAndBacksOffOnOverflow(t *testing.T) {
 	s := newTestScaler(t)
-	wantScalerState(t, s, LossScalerState{Scale: 1024})
+	wantScalerStatus(t, s, LossScalerStatus{Scale: 1024})
 	for i := 1; i <= 2; i++ {
 		apply, err := s.Update(false)
 		must(t, err)
 		if !apply {
 			t.Fatalf("clean step %d skipped", i)
 		}
-		wantScalerState(t, s, LossScalerState{Scale: 1024, CleanSteps: int64(i)})
+		wantScalerStatus(t, s, LossScalerStatus{Scale: 1024, CleanSteps: int64(i)})
 	}
 	apply, err := s.Update(false) // the third clean step grows the scale
 	must(t, err)
 	if !apply {
 		t.Fatalf("clean step 3 skipped")
 	}
-	wantScalerState(t, s, LossScalerState{Scale: 2048})
+	wantScalerStatus(t, s, LossScalerStatus{Scale: 2048})
 
 	apply, err = s.Update(true)
 	must(t, err)
 	if apply {
 		t.Fatalf("an overflow step must be skipped")
 	}
-	wantScalerState(t, s, LossScalerState{Scale: 1024, SkippedSteps: 1})
+	wantScalerStatus(t, s, LossScalerStatus{Scale: 1024, SkippedSteps: 1})
 
 	// The floor: 1024 halves ten times to 1 and stays there.
 	for i := 0; i < 12; i++ {
 		_, err := s.Update(true)
 		must(t, err)
 	}
-	wantScalerState(t, s, LossScalerState{Scale: 1, SkippedSteps: 13})
+	wantScalerStatus(t, s, LossScalerStatus{Scale: 1, SkippedSteps: 13})
 	// The ceiling: 1 doubles every 3 clean steps up to 4096 and stays.
 	for i := 0; i < 3*14; i++ {
 		_, err := s.Update(false)
 		must(t, err)
 	}
-	wantScalerState(t, s, LossScalerState{Scale: 4096, SkippedSteps: 13})
+	wantScalerStatus(t, s, LossScalerStatus{Scale: 4096, SkippedSteps: 13})
 }
 
-func TestLossScalerStateRoundTrips(t *testing.T) {
+func TestLossScalerStatusRoundTrips(t *testing.T) {
 	a := newTestScaler(t)
 	for _, inf := range []bool{false, true, false, false, false, false} {
 		_, err := a.Update(inf)
 		must(t, err)
 	}
-	st, err := a.State()
+	st, err := a.Status()
 	must(t, err)
-	if st != (LossScalerState{Scale: 1024, CleanSteps: 1, SkippedSteps: 1}) {
+	if st != (LossScalerStatus{Scale: 1024, CleanSteps: 1, SkippedSteps: 1}) {
 		t.Fatalf("state after the sequence: %+v", st)
 	}
 	b := newTestScaler(t)
-	must(t, b.SetState(st))
-	wantScalerState(t, b, st)
+	must(t, b.SetStatus(st))
+	wantScalerStatus(t, b, st)
 	for i := 0; i < 2; i++ { // both grow on the same step
 		_, err := a.Update(false)
 		must(t, err)
 		_, err = b.Update(false)
 		must(t, err)
 	}
-	wantScalerState(t, b, LossScalerState{Scale: 2048, SkippedSteps: 1})
-	wantScalerState(t, a, LossScalerState{Scale: 2048, SkippedSteps: 1})
+	wantScalerStatus(t, b, LossScalerStatus{Scale: 2048, SkippedSteps: 1})
+	wantScalerStatus(t, a, LossScalerStatus{Scale: 2048, SkippedSteps: 1})
 
 	// Outside the configuration: refused, state unchanged.
-	wantError(t, b.SetState(LossScalerState{Scale: 1 << 20}), CodeInvalidArgument)
-	wantScalerState(t, b, LossScalerState{Scale: 2048, SkippedSteps: 1})
+	wantError(t, b.SetStatus(LossScalerStatus{Scale: 1 << 20}), CodeInvalidArgument)
+	wantScalerStatus(t, b, LossScalerStatus{Scale: 2048, SkippedSteps: 1})
 }
 
 func TestLossScalerBadOptionsAndClose(t *testing.T) {
 	opts := newTestOptions(t)
-	must(t, opts.SetFloat("growth_factor", 0.5))
+	must(t, opts.SetDouble("growth_factor", 0.5))
 	_, err := NewLossScaler(opts)
 	wantError(t, err, CodeInvalidArgument, "growth_factor")
 

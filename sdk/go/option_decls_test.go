@@ -31,8 +31,8 @@ func withMax(d OptionDecl, max float64) OptionDecl {
 }
 
 var (
-	declLr     = declared("lr", OptionFloat, "0.001")
-	declMinLr  = withMin(declared("min_lr", OptionFloat, "0"), 0)
+	declLr     = declared("lr", OptionDouble, "0.001")
+	declMinLr  = withMin(declared("min_lr", OptionDouble, "0"), 0)
 	declWarmup = withMin(declared("warmup_steps", OptionInt, "0"), 0)
 )
 
@@ -68,7 +68,7 @@ func TestSgdrDeclaresBoundsAndChoices(t *testing.T) {
 		declLr, declMinLr, declWarmup,
 		requiredInt("cycle_steps", 1),
 		withMax(withMin(declared("cycle_mult", OptionInt, "1"), 1), 1024),
-		withMax(declared("restart_decay", OptionFloat, "1"), 1),
+		withMax(declared("restart_decay", OptionDouble, "1"), 1),
 		shape,
 	})
 }

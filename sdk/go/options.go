@@ -71,8 +71,8 @@ func (o *Options) SetInt(name string, value int64) error {
 	})
 }
 
-// SetFloat sets name to a floating-point value.
-func (o *Options) SetFloat(name string, value float64) error {
+// SetDouble sets name to a double (frugal_options_set_double).
+func (o *Options) SetDouble(name string, value float64) error {
 	return o.set(name, func(cname *C.char) *C.frugal_error {
 		return C.frugal_options_set_double(o.ptr, cname, C.double(value))
 	})
@@ -140,8 +140,8 @@ type OptionType int32
 // Option types, as numbered in frugal/types.h; 0 means absent.
 const (
 	OptionAbsent OptionType = 0
-	OptionInt    OptionType = 1 // int64; may also be read as a float
-	OptionFloat  OptionType = 2 // double
+	OptionInt    OptionType = 1 // int64; may also be read as a double
+	OptionDouble OptionType = 2 // double
 	OptionBool   OptionType = 3
 	OptionString OptionType = 4
 )
@@ -153,7 +153,7 @@ func (t OptionType) String() string {
 		return "absent"
 	case OptionInt:
 		return "int"
-	case OptionFloat:
+	case OptionDouble:
 		return "double"
 	case OptionBool:
 		return "bool"
@@ -224,9 +224,9 @@ func (o *Options) GetInt(name string, def int64) (int64, error) {
 	return int64(out), err
 }
 
-// GetFloat reads name as a float64 (an int converts), or returns def when
+// GetDouble reads name as a double (an int converts), or returns def when
 // it is absent. Another type is CodeInvalidArgument.
-func (o *Options) GetFloat(name string, def float64) (float64, error) {
+func (o *Options) GetDouble(name string, def float64) (float64, error) {
 	var out C.double
 	err := o.set(name, func(cname *C.char) *C.frugal_error {
 		return C.frugal_options_get_double(o.ptr, cname, C.double(def), &out)

@@ -5,7 +5,7 @@ import "testing"
 func TestSettersAcceptEveryType(t *testing.T) {
 	opts := newTestOptions(t)
 	must(t, opts.SetInt("i", -7))
-	must(t, opts.SetFloat("f", 2.5))
+	must(t, opts.SetDouble("f", 2.5))
 	must(t, opts.SetBool("b", true))
 	must(t, opts.SetString("s", "text with spaces"))
 }
@@ -18,17 +18,17 @@ func TestBadOptionNameIsInvalidArgument(t *testing.T) {
 func TestGettersReadBackTypedValuesAndDefaults(t *testing.T) {
 	opts := newTestOptions(t)
 	must(t, opts.SetInt("i", -7))
-	must(t, opts.SetFloat("f", 2.5))
+	must(t, opts.SetDouble("f", 2.5))
 	must(t, opts.SetBool("b", true))
 	must(t, opts.SetString("s", "text with spaces"))
 	if v, err := opts.GetInt("i", 0); err != nil || v != -7 {
 		t.Errorf("GetInt(i) = %d, %v", v, err)
 	}
-	if v, err := opts.GetFloat("i", 0); err != nil || v != -7 { // an int reads as a float
-		t.Errorf("GetFloat(i) = %v, %v", v, err)
+	if v, err := opts.GetDouble("i", 0); err != nil || v != -7 { // an int reads as a float
+		t.Errorf("GetDouble(i) = %v, %v", v, err)
 	}
-	if v, err := opts.GetFloat("f", 0); err != nil || v != 2.5 {
-		t.Errorf("GetFloat(f) = %v, %v", v, err)
+	if v, err := opts.GetDouble("f", 0); err != nil || v != 2.5 {
+		t.Errorf("GetDouble(f) = %v, %v", v, err)
 	}
 	if v, err := opts.GetBool("b", false); err != nil || !v {
 		t.Errorf("GetBool(b) = %v, %v", v, err)
@@ -54,7 +54,7 @@ func TestGettersReadBackTypedValuesAndDefaults(t *testing.T) {
 	_, err = opts.GetString("i", "")
 	wantError(t, err, CodeInvalidArgument, "i")
 
-	if opts.Type("i") != OptionInt || opts.Type("f") != OptionFloat || opts.Type("b") != OptionBool ||
+	if opts.Type("i") != OptionInt || opts.Type("f") != OptionDouble || opts.Type("b") != OptionBool ||
 		opts.Type("s") != OptionString || opts.Type("none") != OptionAbsent {
 		t.Errorf("types %v %v %v %v %v", opts.Type("i"), opts.Type("f"), opts.Type("b"), opts.Type("s"), opts.Type("none"))
 	}
@@ -63,7 +63,7 @@ func TestGettersReadBackTypedValuesAndDefaults(t *testing.T) {
 	}
 	must(t, opts.SetString("i", "now a string")) // keeps its position
 	wantNames := []string{"i", "f", "b", "s"}
-	wantTypes := []OptionType{OptionString, OptionFloat, OptionBool, OptionString}
+	wantTypes := []OptionType{OptionString, OptionDouble, OptionBool, OptionString}
 	for k := range wantNames {
 		name, typ, err := opts.Entry(k)
 		must(t, err)
@@ -80,8 +80,8 @@ func TestSetParsedInfersTheType(t *testing.T) {
 	cases := []struct {
 		text string
 		typ  OptionType
-	}{{"true", OptionBool}, {"42", OptionInt}, {"1e3", OptionFloat}, {"nan", OptionFloat},
-		{"99999999999999999999", OptionFloat}, {"+5", OptionString}, {" 7", OptionString}, {"fast", OptionString}}
+	}{{"true", OptionBool}, {"42", OptionInt}, {"1e3", OptionDouble}, {"nan", OptionDouble},
+		{"99999999999999999999", OptionDouble}, {"+5", OptionString}, {" 7", OptionString}, {"fast", OptionString}}
 	for i, c := range cases {
 		name := string(rune('a' + i))
 		must(t, opts.SetParsed(name, c.text))
@@ -92,7 +92,7 @@ func TestSetParsedInfersTheType(t *testing.T) {
 	if v, _ := opts.GetInt("b", 0); v != 42 {
 		t.Errorf("parsed 42 reads %d", v)
 	}
-	if v, _ := opts.GetFloat("c", 0); v != 1000 {
+	if v, _ := opts.GetDouble("c", 0); v != 1000 {
 		t.Errorf("parsed 1e3 reads %v", v)
 	}
 	if v, _ := opts.GetString("f", ""); v != "+5" {

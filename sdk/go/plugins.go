@@ -56,7 +56,7 @@ type StrategyInfo struct {
 // constraints between options (min_lr <= lr) are not declared.
 type OptionDecl struct {
 	Name string
-	// Type is the type a value must have (an OptionFloat option also
+	// Type is the type a value must have (an OptionDouble option also
 	// accepts an int).
 	Type OptionType
 	// Required: the option must be given; then it has no default.

@@ -27,7 +27,7 @@ const (
 	DropByPosition    DropPolicy = 2
 )
 
-// RouterLayout is what a router produces (frugal_router_layout).
+// RouterLayout is what a router produces (frugal_route_layout).
 type RouterLayout struct {
 	Choice         RouterChoice
 	Experts        int32
@@ -94,9 +94,9 @@ func NewRouter(ctx *Context, name string, opts *Options) (*Router, error) {
 		return nil, err
 	}
 	r := &Router{routerHandle: &routerHandle{ptr: out}}
-	var l C.frugal_router_layout
-	l.struct_size = C.sizeof_frugal_router_layout
-	if err := takeError(C.frugal_router_get_layout(out, &l)); err != nil {
+	var l C.frugal_route_layout
+	l.struct_size = C.sizeof_frugal_route_layout
+	if err := takeError(C.frugal_router_layout(out, &l)); err != nil {
 		r.Close()
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func NewRouter(ctx *Context, name string, opts *Options) (*Router, error) {
 		TopK:           int32(l.top_k),
 		DropPolicy:     DropPolicy(l.drop_policy),
 		CapacityFactor: float64(l.capacity_factor),
-		Bias:           uint32(l.flags)&C.FRUGAL_ROUTER_LAYOUT_BIAS != 0,
+		Bias:           uint32(l.flags)&C.FRUGAL_ROUTE_LAYOUT_BIAS != 0,
 	}
 	return r, nil
 }

@@ -64,7 +64,7 @@ func TestTopKSoftmaxMatchesGoReference(t *testing.T) {
 // compares every choice and weight with topKReference.
 func checkTopKSoftmax(t *testing.T, renormalize bool) {
 	r := newTestRouter(t, "topk_softmax", func(o *Options) {
-		must(t, o.SetFloat("capacity_factor", 8))
+		must(t, o.SetDouble("capacity_factor", 8))
 		must(t, o.SetBool("renormalize", renormalize))
 	})
 	l := r.Layout()

@@ -9,8 +9,8 @@ import (
 // steps to lr 0.1, then cosine decay to 0.01 at step 110.
 func cosineOptions(t *testing.T) *Options {
 	opts := newTestOptions(t)
-	must(t, opts.SetFloat("lr", 0.1))
-	must(t, opts.SetFloat("min_lr", 0.01))
+	must(t, opts.SetDouble("lr", 0.1))
+	must(t, opts.SetDouble("min_lr", 0.01))
 	must(t, opts.SetInt("warmup_steps", 10))
 	must(t, opts.SetInt("total_steps", 110))
 	return opts
@@ -88,7 +88,7 @@ func TestUnknownScheduleIsNotFound(t *testing.T) {
 func TestBadScheduleOptionIsInvalidArgument(t *testing.T) {
 	ctx := newTestContext(t)
 	opts := cosineOptions(t)
-	must(t, opts.SetFloat("lr", -1))
+	must(t, opts.SetDouble("lr", -1))
 	_, err := NewSchedule(ctx, "cosine", opts)
 	wantError(t, err, CodeInvalidArgument, "'lr'")
 

@@ -10,7 +10,7 @@ import (
 func newTestScheduler(t *testing.T) *Scheduler {
 	t.Helper()
 	cadence := newTestOptions(t)
-	must(t, cadence.SetFloat("heartbeat_interval_s", 60))
+	must(t, cadence.SetDouble("heartbeat_interval_s", 60))
 	s, err := NewScheduler(newTestContext(t), SchedulerConfig{
 		Schedule:        "cosine",
 		ScheduleOptions: cosineOptions(t),
@@ -108,7 +108,7 @@ func TestSchedulerErrorsCarryCodeAndMessage(t *testing.T) {
 	_, err = NewScheduler(ctx, SchedulerConfig{Policies: []PolicyConfig{{Name: "no_such_policy"}}})
 	wantError(t, err, CodeNotFound, "no_such_policy")
 	opts := newTestOptions(t)
-	must(t, opts.SetFloat("heartbeat_interval_s", -5))
+	must(t, opts.SetDouble("heartbeat_interval_s", -5))
 	_, err = NewScheduler(ctx, SchedulerConfig{Policies: []PolicyConfig{{Name: "checkpoint_cadence", Options: opts}}})
 	// A value outside the declared range: refused by the core before create.
 	wantError(t, err, CodeOutOfRange, "policy 'checkpoint_cadence': option 'heartbeat_interval_s' = -5 is out of range")

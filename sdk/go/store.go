@@ -15,7 +15,7 @@ import (
 // ("fs" from store_fs, options "root" (required) and "fsync"). Checkpoint
 // engines write through it; it can also be used directly.
 //
-// Ownership: opened by OpenStore, released by Close. Engines created on it
+// Ownership: made by NewStore, released by Close. Engines created on it
 // keep the backend open on their own, so the Store may be closed right
 // after NewCkptEngine.
 //
@@ -33,16 +33,16 @@ type storeHandle struct {
 	ptr *C.frugal_store
 }
 
-// OpenStore opens store `name` configured by opts (read during the call
+// NewStore creates store `name` configured by opts (read during the call
 // only). Backend errors are prefixed with "store 'name': ".
-func OpenStore(ctx *Context, name string, opts *Options) (*Store, error) {
+func NewStore(ctx *Context, name string, opts *Options) (*Store, error) {
 	args, err := newStrategyArgs(ctx, name, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer args.free()
 	var out *C.frugal_store
-	if err := takeError(C.frugal_store_open(args.ctx, args.name, args.opts, &out)); err != nil {
+	if err := takeError(C.frugal_store_create(args.ctx, args.name, args.opts, &out)); err != nil {
 		return nil, err
 	}
 	return &Store{storeHandle: &storeHandle{ptr: out}}, nil
@@ -115,7 +115,7 @@ func (s *Store) List(prefix string) ([]StoreObject, error) {
 // Close releases this handle. Calling it again does nothing.
 func (s *Store) Close() error {
 	if s.ptr != nil {
-		C.frugal_store_close(s.ptr)
+		C.frugal_store_destroy(s.ptr)
 		s.ptr = nil
 	}
 	return nil

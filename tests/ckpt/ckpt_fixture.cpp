@@ -27,7 +27,7 @@ StorePtr open_fs_store(frugal_context* context, const std::string& root,
   host::check(frugal_options_set_string(options.get(), "root", root.c_str()));
   for (const auto& [name, value] : extra) host::check(frugal_options_set_parsed(options.get(), name.c_str(), value.c_str()));
   frugal_store* store = nullptr;
-  host::check(frugal_store_open(context, "fs", options.get(), &store));
+  host::check(frugal_store_create(context, "fs", options.get(), &store));
   return StorePtr(store);
 }
 

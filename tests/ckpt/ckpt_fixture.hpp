@@ -12,7 +12,7 @@
 namespace frugal::test {
 
 struct StorePtrDeleter {
-  void operator()(frugal_store* s) const noexcept { frugal_store_close(s); }
+  void operator()(frugal_store* s) const noexcept { frugal_store_destroy(s); }
 };
 struct EnginePtrDeleter {
   void operator()(frugal_ckpt_engine* e) const noexcept { frugal_ckpt_engine_destroy(e); }

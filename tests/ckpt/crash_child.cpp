@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
     check(frugal_options_set_string(store_options.get(), "root", argv[1]));
     check(frugal_options_set_bool(store_options.get(), "fsync", 1));
     frugal_store* raw_store = nullptr;
-    check(frugal_store_open(context.get(), "fs", store_options.get(), &raw_store));
+    check(frugal_store_create(context.get(), "fs", store_options.get(), &raw_store));
     frugal::test::StorePtr store(raw_store);
     auto engine_options = frugal::host::make_options();
     check(frugal_options_set_int(engine_options.get(), "shard_bytes", State::kShardBytes));

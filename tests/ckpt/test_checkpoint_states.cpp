@@ -248,8 +248,8 @@ frugal_cost_ledger ledger_of(frugal_scheduler* scheduler) {
   return sized_out<frugal_cost_ledger>(frugal_scheduler_ledger, scheduler);
 }
 
-frugal_loss_scaler_state scaler_state(const frugal_loss_scaler* scaler) {
-  return sized_out<frugal_loss_scaler_state>(frugal_loss_scaler_get_state, scaler);
+frugal_loss_scaler_status scaler_state(const frugal_loss_scaler* scaler) {
+  return sized_out<frugal_loss_scaler_status>(frugal_loss_scaler_get_status, scaler);
 }
 
 host::LossScalerPtr make_scaler() {
@@ -349,7 +349,7 @@ TEST_CASE("a loss scaler's scale and counters round-trip") {
   Rig rig;
   auto scaler = make_scaler();
   update_scaler(scaler.get(), {1, 1, 0, 0, 0, 0});  // 1024 -> 512 -> 256, three clean steps -> 512, one more clean
-  const frugal_loss_scaler_state before = scaler_state(scaler.get());
+  const frugal_loss_scaler_status before = scaler_state(scaler.get());
   REQUIRE(before.scale == 512.0);
   REQUIRE(before.clean_steps == 1);
   REQUIRE(before.skipped_steps == 2);
@@ -359,7 +359,7 @@ TEST_CASE("a loss scaler's scale and counters round-trip") {
   update_scaler(scaler.get(), {1, 1, 1});
   REQUIRE(frugal_loss_scaler_scale(scaler.get()) == 64.0);
   restore(rig.engine.get());
-  const frugal_loss_scaler_state after = scaler_state(scaler.get());
+  const frugal_loss_scaler_status after = scaler_state(scaler.get());
   CHECK(after.scale == 512.0);
   CHECK(after.clean_steps == 1);
   CHECK(after.skipped_steps == 2);

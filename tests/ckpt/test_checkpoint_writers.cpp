@@ -27,7 +27,7 @@ const std::vector<std::pair<std::string, std::string>> kJobOptions = {
 StorePtr open_gate_store(frugal_context* context) {
   host::check(frugal_context_load_plugin(context, plugin_path("gate_store").c_str()));
   frugal_store* store = nullptr;
-  host::check(frugal_store_open(context, "mem", nullptr, &store));
+  host::check(frugal_store_create(context, "mem", nullptr, &store));
   return StorePtr(store);
 }
 

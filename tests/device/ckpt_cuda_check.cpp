@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   check(frugal_options_create(&options), "options");
   check(frugal_options_set_string(options, "root", dir.c_str()), "root");
   frugal_store* store = nullptr;
-  check(frugal_store_open(context, "fs", options, &store), "store");
+  check(frugal_store_create(context, "fs", options, &store), "store");
   frugal_ckpt_engine* engine = nullptr;
   check(frugal_ckpt_engine_create(store, nullptr, &engine), "engine");
 
@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
               bytes, same ? 1 : 0, result.snapshot_seconds, baseline,
               static_cast<double>(bytes) / result.snapshot_seconds / 1e9, static_cast<double>(bytes) / baseline / 1e9);
   frugal_ckpt_engine_destroy(engine);
-  frugal_store_close(store);
+  frugal_store_destroy(store);
   frugal_options_destroy(options);
   frugal_context_destroy(context);
   cudaFreeHost(pinned);

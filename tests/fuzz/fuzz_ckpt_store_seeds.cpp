@@ -25,7 +25,7 @@ std::vector<uint8_t> seed(int count) {
   if (!ok(frugal_options_create(&options)) || !ok(frugal_options_set_string(options, "root", scratch.path().c_str())))
     finding("options");
   frugal_store* store = nullptr;
-  if (!ok(frugal_store_open(frugal::fuzz::plugin_context(), "fs", options, &store))) finding("fs store");
+  if (!ok(frugal_store_create(frugal::fuzz::plugin_context(), "fs", options, &store))) finding("fs store");
   frugal_options_destroy(options);
   frugal_options* keep = nullptr;
   if (!ok(frugal_options_create(&keep)) || !ok(frugal_options_set_int(keep, "keep_heartbeats", 4)) ||
@@ -66,7 +66,7 @@ std::vector<uint8_t> seed(int count) {
     if (!ok(frugal_store_read(store, input::file_key(index).c_str(), 0, file.bytes.data(), size))) finding("read");
     input::encode(file, encoded);
   }
-  frugal_store_close(store);
+  frugal_store_destroy(store);
   return encoded;
 }
 

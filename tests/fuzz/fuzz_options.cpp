@@ -142,11 +142,11 @@ void exercise_store(const std::string& name, frugal_options* options, bool engin
   if (!ok(frugal_options_set_string(store_options, "root", (scratch.path() / "store").c_str())))
     finding("cannot set the store root");
   frugal_store* store = nullptr;
-  if (ok(frugal_store_open(plugin_context(), name.c_str(), store_options, &store))) {
+  if (ok(frugal_store_create(plugin_context(), name.c_str(), store_options, &store))) {
     frugal_ckpt_engine* engine = nullptr;
     if (ok(frugal_ckpt_engine_create(store, engine_options ? options : nullptr, &engine)))
       frugal_ckpt_engine_destroy(engine);
-    frugal_store_close(store);
+    frugal_store_destroy(store);
   }
   frugal_options_destroy(defaults);
 }

@@ -183,18 +183,18 @@ class LossScalerTarget : public StateTarget {
   ~LossScalerTarget() override { frugal_loss_scaler_destroy(scaler_); }
   // The loss scaler's state as a struct (get_state / set_state): its bytes are the blob.
   std::vector<uint8_t> export_state() override {
-    frugal_loss_scaler_state state{};
+    frugal_loss_scaler_status state{};
     state.struct_size = sizeof state;
-    if (!ok(frugal_loss_scaler_get_state(scaler_, &state))) return {};
+    if (!ok(frugal_loss_scaler_get_status(scaler_, &state))) return {};
     std::vector<uint8_t> blob(sizeof state);
     std::memcpy(blob.data(), &state, sizeof state);
     return blob;
   }
   bool import_state(const std::vector<uint8_t>& blob) override {
-    frugal_loss_scaler_state state{};
+    frugal_loss_scaler_status state{};
     if (!blob.empty()) std::memcpy(&state, blob.data(), std::min(blob.size(), sizeof state));
     state.struct_size = sizeof state;
-    return ok(frugal_loss_scaler_set_state(scaler_, &state));
+    return ok(frugal_loss_scaler_set_status(scaler_, &state));
   }
   void exercise() override {
     for (int i = 0; i < 5; ++i) ok(frugal_loss_scaler_update(scaler_, i == 2, nullptr));

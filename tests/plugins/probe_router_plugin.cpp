@@ -32,7 +32,7 @@ namespace {
 
 struct Probe {
   const frugal_host_api* host;
-  frugal_router_layout layout;
+  frugal_route_layout layout;
   std::string plan_fault;
   bool echo;
   int64_t total_load;  // the state: every load update() has seen, summed
@@ -48,12 +48,12 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // An expert-choice layout, wrong in whichever field the caller gets wrong.
-void expert_choice(frugal_router_layout& l, int32_t top_k, int32_t drop_policy, double capacity_factor) {
+void expert_choice(frugal_route_layout& l, int32_t top_k, int32_t drop_policy, double capacity_factor) {
   l = {l.struct_size, FRUGAL_ROUTER_EXPERT_CHOICE, l.experts, top_k, drop_policy, capacity_factor, 0, 0};
 }
 
 // A token-choice layout whose capacity factor does not fit its drop policy.
-void drop_with(frugal_router_layout& l, int32_t drop_policy, double capacity_factor) {
+void drop_with(frugal_route_layout& l, int32_t drop_policy, double capacity_factor) {
   l.drop_policy = drop_policy;
   l.capacity_factor = capacity_factor;
 }
@@ -61,24 +61,24 @@ void drop_with(frugal_router_layout& l, int32_t drop_policy, double capacity_fac
 // Each entry turns a valid layout into one the core must refuse.
 struct LayoutFault {
   const char* name;
-  void (*apply)(frugal_router_layout& l);
+  void (*apply)(frugal_route_layout& l);
 };
 
 constexpr LayoutFault kLayoutFaults[] = {
-    {"none", [](frugal_router_layout&) {}},
-    {"experts0", [](frugal_router_layout& l) { l.experts = 0; }},
-    {"experts_huge", [](frugal_router_layout& l) { l.experts = (1 << 20) + 1; }},
-    {"k_zero", [](frugal_router_layout& l) { l.top_k = 0; }},
-    {"k_too_big", [](frugal_router_layout& l) { l.top_k = l.experts + 1; }},
-    {"bad_choice", [](frugal_router_layout& l) { l.choice = 7; }},
-    {"bad_drop", [](frugal_router_layout& l) { l.drop_policy = 3; }},
-    {"expert_k", [](frugal_router_layout& l) { expert_choice(l, 2, FRUGAL_ROUTER_DROPLESS, 1.0); }},
-    {"expert_drop", [](frugal_router_layout& l) { expert_choice(l, 0, FRUGAL_ROUTER_DROP_BY_POSITION, 1.0); }},
-    {"zero_factor", [](frugal_router_layout& l) { expert_choice(l, 0, FRUGAL_ROUTER_DROPLESS, 0.0); }},
-    {"nan_factor", [](frugal_router_layout& l) { drop_with(l, FRUGAL_ROUTER_DROP_BY_POSITION, kNaN); }},
-    {"inf_factor", [](frugal_router_layout& l) { drop_with(l, FRUGAL_ROUTER_DROP_BY_PROBABILITY, kInf); }},
-    {"factor_while_dropless", [](frugal_router_layout& l) { drop_with(l, FRUGAL_ROUTER_DROPLESS, 1.5); }},
-    {"unknown_flag", [](frugal_router_layout& l) { l.flags = 6; }},
+    {"none", [](frugal_route_layout&) {}},
+    {"experts0", [](frugal_route_layout& l) { l.experts = 0; }},
+    {"experts_huge", [](frugal_route_layout& l) { l.experts = (1 << 20) + 1; }},
+    {"k_zero", [](frugal_route_layout& l) { l.top_k = 0; }},
+    {"k_too_big", [](frugal_route_layout& l) { l.top_k = l.experts + 1; }},
+    {"bad_choice", [](frugal_route_layout& l) { l.choice = 7; }},
+    {"bad_drop", [](frugal_route_layout& l) { l.drop_policy = 3; }},
+    {"expert_k", [](frugal_route_layout& l) { expert_choice(l, 2, FRUGAL_ROUTER_DROPLESS, 1.0); }},
+    {"expert_drop", [](frugal_route_layout& l) { expert_choice(l, 0, FRUGAL_ROUTER_DROP_BY_POSITION, 1.0); }},
+    {"zero_factor", [](frugal_route_layout& l) { expert_choice(l, 0, FRUGAL_ROUTER_DROPLESS, 0.0); }},
+    {"nan_factor", [](frugal_route_layout& l) { drop_with(l, FRUGAL_ROUTER_DROP_BY_POSITION, kNaN); }},
+    {"inf_factor", [](frugal_route_layout& l) { drop_with(l, FRUGAL_ROUTER_DROP_BY_PROBABILITY, kInf); }},
+    {"factor_while_dropless", [](frugal_route_layout& l) { drop_with(l, FRUGAL_ROUTER_DROPLESS, 1.5); }},
+    {"unknown_flag", [](frugal_route_layout& l) { l.flags = 6; }},
 };
 
 // ------------------------------------------------------------------ plans
@@ -107,7 +107,7 @@ int64_t capacity_for(int64_t n, double factor, int64_t experts) {
       1, static_cast<int64_t>(std::ceil(static_cast<double>(n) * factor / static_cast<double>(experts))));
 }
 
-Plan plan_of(const frugal_router_layout& l, const frugal_route_args& a) {
+Plan plan_of(const frugal_route_layout& l, const frugal_route_args& a) {
   const frugal_route_plan& p = *a.plan;
   const int64_t T = a.logits->shape[0], E = l.experts, k = l.top_k;
   int64_t C = 0;
@@ -387,13 +387,13 @@ frugal_error* create(const frugal_host_api* host, const frugal_options* options,
   const LayoutFault* broken = find_named(kLayoutFaults, layout_fault);
   if (broken == nullptr) return bad("unknown layout_fault '" + layout_fault + "'");
   if (find_named(kPlanFaults, plan_fault) == nullptr) return bad("unknown plan_fault '" + plan_fault + "'");
-  frugal_router_layout layout{sizeof(frugal_router_layout),
+  frugal_route_layout layout{sizeof(frugal_route_layout),
                               expert_choice ? FRUGAL_ROUTER_EXPERT_CHOICE : FRUGAL_ROUTER_TOKEN_CHOICE,
                               static_cast<int32_t>(experts),
                               static_cast<int32_t>(k),
                               policy,
                               factor,
-                              bias != 0 ? FRUGAL_ROUTER_LAYOUT_BIAS : 0u,
+                              bias != 0 ? FRUGAL_ROUTE_LAYOUT_BIAS : 0u,
                               0};
   broken->apply(layout);
   *instance = new Probe{host, layout, plan_fault, echo_on != 0, 0};
@@ -402,10 +402,10 @@ frugal_error* create(const frugal_host_api* host, const frugal_options* options,
 
 void destroy(void* instance) { delete static_cast<Probe*>(instance); }
 
-frugal_error* layout(void* instance, frugal_router_layout* out) {
+frugal_error* layout(void* instance, frugal_route_layout* out) {
   const auto* p = static_cast<Probe*>(instance);
   const size_t size = out->struct_size;  // the core's struct: fill up to it, keep its size
-  std::memcpy(static_cast<void*>(out), &p->layout, std::min(size, sizeof(frugal_router_layout)));
+  std::memcpy(static_cast<void*>(out), &p->layout, std::min(size, sizeof(frugal_route_layout)));
   out->struct_size = size;
   return nullptr;
 }

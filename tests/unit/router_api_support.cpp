@@ -10,7 +10,7 @@ namespace frugal::test {
 HostPlan::HostPlan(const frugal_router* router, int64_t tokens) {
   shape.struct_size = sizeof(shape);
   host::check(frugal_router_plan_shape(router, tokens, &shape));
-  const frugal_router_layout layout = layout_of(router);
+  const frugal_route_layout layout = layout_of(router);
   const int64_t T = tokens;
   const int64_t E = layout.experts;
   const int64_t R = shape.max_rows;
@@ -56,10 +56,10 @@ host::RouterPtr make_router(frugal_context* context, const char* name, const std
   return host::make_router(context, name, opts.get());
 }
 
-frugal_router_layout layout_of(const frugal_router* router) {
-  frugal_router_layout layout{};
+frugal_route_layout layout_of(const frugal_router* router) {
+  frugal_route_layout layout{};
   layout.struct_size = sizeof(layout);
-  host::check(frugal_router_get_layout(router, &layout));
+  host::check(frugal_router_layout(router, &layout));
   return layout;
 }
 

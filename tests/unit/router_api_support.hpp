@@ -36,7 +36,7 @@ host::ContextPtr router_context();
 
 host::RouterPtr make_router(frugal_context* context, const char* name, const std::vector<Option>& options);
 
-frugal_router_layout layout_of(const frugal_router* router);
+frugal_route_layout layout_of(const frugal_router* router);
 
 // Routes `logits` into `plan`; throws host::Exception on error.
 void route(frugal_router* router, const HostTensor& logits, HostPlan& plan);

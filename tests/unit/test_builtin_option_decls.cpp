@@ -186,7 +186,7 @@ Outcome create(frugal_context* context, const Strategy& s, const frugal_options*
   switch (s.kind) {
     case FRUGAL_KIND_SCHEDULE:
       return make_and_destroy(&frugal_schedule_create, &frugal_schedule_destroy, context, name, options);
-    case FRUGAL_KIND_STORE: return make_and_destroy(&frugal_store_open, &frugal_store_close, context, name, options);
+    case FRUGAL_KIND_STORE: return make_and_destroy(&frugal_store_create, &frugal_store_destroy, context, name, options);
     case FRUGAL_KIND_PACKER:
       return make_and_destroy(&frugal_packer_create, &frugal_packer_destroy, context, name, options);
     case FRUGAL_KIND_QUANTIZER:

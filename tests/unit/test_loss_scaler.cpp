@@ -21,10 +21,10 @@ host::LossScalerPtr scaler_with(std::initializer_list<std::pair<const char*, dou
   return host::make_loss_scaler(options.get());
 }
 
-frugal_loss_scaler_state state_of(const frugal_loss_scaler* s) {
-  frugal_loss_scaler_state st{};
+frugal_loss_scaler_status state_of(const frugal_loss_scaler* s) {
+  frugal_loss_scaler_status st{};
   st.struct_size = sizeof st;
-  host::check(frugal_loss_scaler_get_state(s, &st));
+  host::check(frugal_loss_scaler_get_status(s, &st));
   return st;
 }
 
@@ -65,23 +65,23 @@ TEST_CASE("loss scaler: hand-computed sequence") {
   host::check(frugal_loss_scaler_update(s.get(), 0, nullptr));  // apply_step may be NULL
 
   // Restore, and restores that do not fit the configuration change nothing.
-  frugal_loss_scaler_state saved{sizeof(frugal_loss_scaler_state), 4.0, 2, 9};
-  host::check(frugal_loss_scaler_set_state(s.get(), &saved));
+  frugal_loss_scaler_status saved{sizeof(frugal_loss_scaler_status), 4.0, 2, 9};
+  host::check(frugal_loss_scaler_set_status(s.get(), &saved));
   host::check(frugal_loss_scaler_update(s.get(), 0, nullptr));
   CHECK(frugal_loss_scaler_scale(s.get()) == 8.0);
   CHECK(state_of(s.get()).skipped_steps == 9);
-  for (const frugal_loss_scaler_state bad : {frugal_loss_scaler_state{sizeof saved, 64.0, 0, 0},
-                                             frugal_loss_scaler_state{sizeof saved, 4.0, 3, 0},
-                                             frugal_loss_scaler_state{sizeof saved, 4.0, -1, 0},
-                                             frugal_loss_scaler_state{sizeof saved, 4.0, 0, -5}}) {
-    const auto result = outcome(frugal_loss_scaler_set_state(s.get(), &bad));
+  for (const frugal_loss_scaler_status bad : {frugal_loss_scaler_status{sizeof saved, 64.0, 0, 0},
+                                             frugal_loss_scaler_status{sizeof saved, 4.0, 3, 0},
+                                             frugal_loss_scaler_status{sizeof saved, 4.0, -1, 0},
+                                             frugal_loss_scaler_status{sizeof saved, 4.0, 0, -5}}) {
+    const auto result = outcome(frugal_loss_scaler_set_status(s.get(), &bad));
     INFO(result.message);
     CHECK(result.code == FRUGAL_ERR_INVALID_ARGUMENT);
     CHECK(result.message.find("restored") != std::string::npos);
   }
   CHECK(frugal_loss_scaler_scale(s.get()) == 8.0);
-  frugal_loss_scaler_state tiny{8, 4.0, 0, 0};
-  CHECK(outcome(frugal_loss_scaler_set_state(s.get(), &tiny)).code == FRUGAL_ERR_ABI_MISMATCH);
+  frugal_loss_scaler_status tiny{8, 4.0, 0, 0};
+  CHECK(outcome(frugal_loss_scaler_set_status(s.get(), &tiny)).code == FRUGAL_ERR_ABI_MISMATCH);
 }
 
 TEST_CASE("loss scaler: PyTorch's defaults without options") {

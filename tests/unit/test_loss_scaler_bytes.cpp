@@ -33,10 +33,10 @@ std::vector<uint8_t> export_bytes(const frugal_loss_scaler* scaler) {
   return exported_state([&](void* b, size_t c, size_t* s) { return frugal_loss_scaler_export_state(scaler, b, c, s); });
 }
 
-frugal_loss_scaler_state state_of(const frugal_loss_scaler* scaler) {
-  frugal_loss_scaler_state s{};
+frugal_loss_scaler_status state_of(const frugal_loss_scaler* scaler) {
+  frugal_loss_scaler_status s{};
   s.struct_size = sizeof(s);
-  host::check(frugal_loss_scaler_get_state(scaler, &s));
+  host::check(frugal_loss_scaler_get_status(scaler, &s));
   return s;
 }
 
@@ -67,7 +67,7 @@ std::vector<uint8_t> crafted(double scale, int64_t clean, int64_t skipped, uint3
 TEST_CASE("loss scaler bytes: the layout, the size protocol and a round trip into a twin") {
   auto scaler = scaler_with_interval(3);
   for (const int inf : {1, 0, 0, 1, 0}) host::check(frugal_loss_scaler_update(scaler.get(), inf, nullptr));
-  const frugal_loss_scaler_state saved = state_of(scaler.get());
+  const frugal_loss_scaler_status saved = state_of(scaler.get());
   REQUIRE(saved.scale == 1024.0);  // 4096, overflow 2048, two clean, overflow 1024, one clean
   REQUIRE(saved.clean_steps == 1);
   REQUIRE(saved.skipped_steps == 2);
@@ -88,7 +88,7 @@ TEST_CASE("loss scaler bytes: the layout, the size protocol and a round trip int
 
   auto twin = scaler_with_interval(3);
   host::check(frugal_loss_scaler_import_state(twin.get(), blob.data(), blob.size()));
-  const frugal_loss_scaler_state restored = state_of(twin.get());
+  const frugal_loss_scaler_status restored = state_of(twin.get());
   CHECK(restored.scale == saved.scale);
   CHECK(restored.clean_steps == saved.clean_steps);
   CHECK(restored.skipped_steps == saved.skipped_steps);

@@ -242,32 +242,32 @@ TEST_CASE("loss scaler state: a restored skipped_steps at its maximum stays ther
   // practice it wrapped to INT64_MIN, a count the next import refuses).
   auto scaler = host::make_loss_scaler(nullptr);
   const int64_t most = std::numeric_limits<int64_t>::max();
-  const frugal_loss_scaler_state saved{sizeof(frugal_loss_scaler_state), 1024.0, 0, most};
-  host::check(frugal_loss_scaler_set_state(scaler.get(), &saved));
+  const frugal_loss_scaler_status saved{sizeof(frugal_loss_scaler_status), 1024.0, 0, most};
+  host::check(frugal_loss_scaler_set_status(scaler.get(), &saved));
   host::check(frugal_loss_scaler_update(scaler.get(), 1, nullptr));
-  frugal_loss_scaler_state now{};
+  frugal_loss_scaler_status now{};
   now.struct_size = sizeof(now);
-  host::check(frugal_loss_scaler_get_state(scaler.get(), &now));
+  host::check(frugal_loss_scaler_get_status(scaler.get(), &now));
   CHECK(now.skipped_steps == most);
   CHECK(now.scale == 512.0);
-  host::check(frugal_loss_scaler_set_state(scaler.get(), &now));  // what it exports, it imports
+  host::check(frugal_loss_scaler_set_status(scaler.get(), &now));  // what it exports, it imports
 }
 
 TEST_CASE("loss scaler state: a refused field is named with its value and nothing changes") {
   auto scaler = host::make_loss_scaler(nullptr);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const struct {
-    frugal_loss_scaler_state state;
+    frugal_loss_scaler_status state;
     const char* message;
   } cases[] = {
-      {{sizeof(frugal_loss_scaler_state), nan, 0, 0}, "restored scale nan must be in [1, 16777216]"},
-      {{sizeof(frugal_loss_scaler_state), 0.5, 0, 0}, "restored scale 0.5 must be in [1, 16777216]"},
-      {{sizeof(frugal_loss_scaler_state), 4.0, 2000, 0}, "restored clean_steps 2000 must be in [0, 2000)"},
-      {{sizeof(frugal_loss_scaler_state), 4.0, -1, 0}, "restored clean_steps -1 must be in [0, 2000)"},
-      {{sizeof(frugal_loss_scaler_state), 4.0, 0, -5}, "restored skipped_steps -5 must be >= 0"},
+      {{sizeof(frugal_loss_scaler_status), nan, 0, 0}, "restored scale nan must be in [1, 16777216]"},
+      {{sizeof(frugal_loss_scaler_status), 0.5, 0, 0}, "restored scale 0.5 must be in [1, 16777216]"},
+      {{sizeof(frugal_loss_scaler_status), 4.0, 2000, 0}, "restored clean_steps 2000 must be in [0, 2000)"},
+      {{sizeof(frugal_loss_scaler_status), 4.0, -1, 0}, "restored clean_steps -1 must be in [0, 2000)"},
+      {{sizeof(frugal_loss_scaler_status), 4.0, 0, -5}, "restored skipped_steps -5 must be >= 0"},
   };
   for (const auto& c : cases) {
-    const auto result = outcome(frugal_loss_scaler_set_state(scaler.get(), &c.state));
+    const auto result = outcome(frugal_loss_scaler_set_status(scaler.get(), &c.state));
     INFO(result.message);
     CHECK(result.code == FRUGAL_ERR_INVALID_ARGUMENT);
     CHECK(result.message.find(c.message) != std::string::npos);

@@ -327,7 +327,7 @@ TEST_CASE("router api: bad options name the option") {
 TEST_CASE("router api: the layout and plan shapes follow the options") {
   auto context = router_context();
   auto dropless = make_router(context.get(), "topk_softmax", {{"experts", int64_t{8}}});
-  frugal_router_layout l = layout_of(dropless.get());
+  frugal_route_layout l = layout_of(dropless.get());
   CHECK(l.choice == FRUGAL_ROUTER_TOKEN_CHOICE);
   CHECK(l.experts == 8);
   CHECK(l.top_k == 2);
@@ -341,7 +341,7 @@ TEST_CASE("router api: the layout and plan shapes follow the options") {
   auto ds = make_router(context.get(), "deepseek_v3",
                         {{"experts", int64_t{8}}, {"k", int64_t{3}}, {"capacity_factor", 0.5}});
   l = layout_of(ds.get());
-  CHECK(l.flags == FRUGAL_ROUTER_LAYOUT_BIAS);
+  CHECK(l.flags == FRUGAL_ROUTE_LAYOUT_BIAS);
   CHECK(l.drop_policy == FRUGAL_ROUTER_DROP_BY_PROBABILITY);
   HostPlan b(ds.get(), 10);
   CHECK(b.shape.capacity == 2);  // ceil(10 * 3 * 0.5 / 8) = ceil(1.875)

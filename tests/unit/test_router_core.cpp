@@ -114,10 +114,10 @@ const std::vector<const char*> kRoomy{"drop_policy=position", "capacity_factor=1
 const std::vector<const char*> kTight{"drop_policy=position", "capacity_factor=0.5"};  // C = 3, R = 12
 const std::vector<const char*> kExpert{"choice=expert", "capacity_factor=1.0"};        // C = 3, R = 12
 
-frugal_router_layout layout_of(const frugal_router* router) {
-  frugal_router_layout layout{};
+frugal_route_layout layout_of(const frugal_router* router) {
+  frugal_route_layout layout{};
   layout.struct_size = sizeof layout;
-  host::check(frugal_router_get_layout(router, &layout));
+  host::check(frugal_router_layout(router, &layout));
   return layout;
 }
 
@@ -209,7 +209,7 @@ class PlanTensors {
     return changed;
   }
 
-  frugal_router_layout layout;
+  frugal_route_layout layout;
   frugal_route_shape shape;
   frugal_route_plan plan{};
 
@@ -309,14 +309,14 @@ TEST_CASE("plan shapes follow the layout's formulas; layouts come back as the pl
 
   auto router =
       make_probe(context.get(), {"experts=6", "k=3", "drop_policy=probability", "capacity_factor=0.5", "bias=true"});
-  const frugal_router_layout layout = layout_of(router.get());
+  const frugal_route_layout layout = layout_of(router.get());
   CHECK(layout.struct_size == sizeof layout);
   CHECK(layout.choice == FRUGAL_ROUTER_TOKEN_CHOICE);
   CHECK(layout.experts == 6);
   CHECK(layout.top_k == 3);
   CHECK(layout.drop_policy == FRUGAL_ROUTER_DROP_BY_PROBABILITY);
   CHECK(layout.capacity_factor == 0.5);
-  CHECK(layout.flags == FRUGAL_ROUTER_LAYOUT_BIAS);
+  CHECK(layout.flags == FRUGAL_ROUTE_LAYOUT_BIAS);
 
   frugal_route_shape shape{};
   shape.struct_size = sizeof shape;
@@ -326,10 +326,10 @@ TEST_CASE("plan shapes follow the layout's formulas; layouts come back as the pl
                {"tokens 8589934592"});  // past what a plan may index
 
   // A caller's smaller (older) struct gets only what fits; one too small for any field is refused.
-  frugal_router_layout small_layout{};
-  small_layout.struct_size = offsetof(frugal_router_layout, top_k);
+  frugal_route_layout small_layout{};
+  small_layout.struct_size = offsetof(frugal_route_layout, top_k);
   small_layout.top_k = 77;
-  host::check(frugal_router_get_layout(router.get(), &small_layout));
+  host::check(frugal_router_layout(router.get(), &small_layout));
   CHECK(small_layout.experts == 6);
   CHECK(small_layout.top_k == 77);
   frugal_route_shape small_shape{};
@@ -845,14 +845,14 @@ TEST_CASE("router entry points refuse NULL arguments, unknown strategies and con
   PlanTensors plan(probe.get(), kTokens);
   host::check(route(probe.get(), logits_for(kTokens), plan.plan));
 
-  expect_error(frugal_router_get_layout(probe.get(), nullptr), FRUGAL_ERR_INVALID_ARGUMENT, {"out"});
+  expect_error(frugal_router_layout(probe.get(), nullptr), FRUGAL_ERR_INVALID_ARGUMENT, {"out"});
   expect_error(frugal_router_plan_shape(probe.get(), 4, nullptr), FRUGAL_ERR_INVALID_ARGUMENT, {"out"});
-  frugal_router_layout layout{};
+  frugal_route_layout layout{};
   frugal_route_shape shape{};
   frugal_route_stats stats{};
   size_t size = 0;
   for (const Outcome& o :
-       {outcome(frugal_router_get_layout(nullptr, &layout)), outcome(frugal_router_plan_shape(nullptr, 4, &shape)),
+       {outcome(frugal_router_layout(nullptr, &layout)), outcome(frugal_router_plan_shape(nullptr, 4, &shape)),
         outcome(frugal_router_route(nullptr, nullptr)), outcome(frugal_router_permute(nullptr, nullptr)),
         outcome(frugal_router_combine(nullptr, nullptr)), outcome(frugal_router_update(nullptr, nullptr)),
         outcome(frugal_router_stats(nullptr, &plan.plan, &stats)),

@@ -56,7 +56,7 @@ class TempDir {
 };
 
 struct StoreCloser {
-  void operator()(frugal_store* s) const noexcept { frugal_store_close(s); }
+  void operator()(frugal_store* s) const noexcept { frugal_store_destroy(s); }
 };
 using StorePtr = std::unique_ptr<frugal_store, StoreCloser>;
 
@@ -80,7 +80,7 @@ OpenStore open_store(const fs::path& root, std::initializer_list<std::pair<const
   host::check(frugal_options_set_string(options.get(), "root", root.c_str()));
   for (const auto& [name, value] : ints) host::check(frugal_options_set_int(options.get(), name, value));
   frugal_store* store = nullptr;
-  host::check(frugal_store_open(s.context.get(), "fs", options.get(), &store));
+  host::check(frugal_store_create(s.context.get(), "fs", options.get(), &store));
   s.store.reset(store);
   return s;
 }
@@ -196,7 +196,7 @@ TEST_CASE("fsync=false stores the same bytes (for throwaway data)") {
   host::check(frugal_options_set_string(options.get(), "root", (tmp.path() / "r").c_str()));
   host::check(frugal_options_set_bool(options.get(), "fsync", 0));
   frugal_store* raw = nullptr;
-  host::check(frugal_store_open(s.get(), "fs", options.get(), &raw));
+  host::check(frugal_store_create(s.get(), "fs", options.get(), &raw));
   StorePtr store(raw);
   const Bytes data = random_bytes(100000, 7);
   put(store.get(), "a/b", data);
@@ -316,7 +316,7 @@ TEST_CASE("list handles thousands of keys and prunes by prefix") {
   host::check(frugal_options_set_string(options.get(), "root", (tmp.path() / "r").c_str()));
   host::check(frugal_options_set_bool(options.get(), "fsync", 0));  // throwaway data: keep the test fast
   frugal_store* raw = nullptr;
-  host::check(frugal_store_open(s.get(), "fs", options.get(), &raw));
+  host::check(frugal_store_create(s.get(), "fs", options.get(), &raw));
   StorePtr store(raw);
   std::vector<std::string> keys;
   for (int c = 0; c < 40; ++c)
@@ -605,7 +605,7 @@ TEST_CASE("the plugin itself refuses bad keys when called directly, bypassing th
   auto options = host::make_options();
   host::check(frugal_options_set_string(options.get(), "root", root.c_str()));
   void* store = nullptr;
-  host::check(plugin.vtable->open(&plugin.host, options.get(), &store));
+  host::check(plugin.vtable->create(&plugin.host, options.get(), &store));
   REQUIRE(store != nullptr);
 
   const Bytes data{9};
@@ -630,7 +630,7 @@ TEST_CASE("the plugin itself refuses bad keys when called directly, bypassing th
   // And the same store works for good keys.
   host::check(plugin.vtable->put(store, "ok/key", data.data(), data.size()));
   CHECK(file_bytes(root / "ok" / "key") == data);
-  plugin.vtable->close(store);
+  plugin.vtable->destroy(store);
 }
 
 TEST_CASE("the plugin itself refuses inject_enospc_after_bytes below its declared -1 with OUT_OF_RANGE") {
@@ -642,7 +642,7 @@ TEST_CASE("the plugin itself refuses inject_enospc_after_bytes below its declare
     host::check(frugal_options_set_string(options.get(), "root", (tmp.path() / "root").c_str()));
     host::check(frugal_options_set_int(options.get(), "inject_enospc_after_bytes", limit));
     void* store = nullptr;
-    const auto r = outcome(plugin.vtable->open(&plugin.host, options.get(), &store));
+    const auto r = outcome(plugin.vtable->create(&plugin.host, options.get(), &store));
     if (limit < -1) {
       CHECK(r.code == FRUGAL_ERR_OUT_OF_RANGE);
       CHECK(contains(r.message, "option 'inject_enospc_after_bytes' must be -1 (off) or >= 0, got -2"));
@@ -650,7 +650,7 @@ TEST_CASE("the plugin itself refuses inject_enospc_after_bytes below its declare
     } else {
       CHECK(r.code == FRUGAL_OK);
       REQUIRE(store != nullptr);
-      plugin.vtable->close(store);
+      plugin.vtable->destroy(store);
     }
   }
 }
@@ -832,7 +832,7 @@ TEST_CASE("option errors name the option") {
   auto context = fs_context();
   const auto open_with = [&](const frugal_options* options) {
     frugal_store* store = nullptr;
-    auto r = outcome(frugal_store_open(context.get(), "fs", options, &store));
+    auto r = outcome(frugal_store_create(context.get(), "fs", options, &store));
     CHECK(store == nullptr);
     return r;
   };
@@ -925,7 +925,7 @@ TEST_CASE("a failed open removes exactly the directories it created") {
     auto options = host::make_options();
     host::check(frugal_options_set_string(options.get(), "root", root.c_str()));
     frugal_store* store = nullptr;
-    auto r = outcome(frugal_store_open(context.get(), "fs", options.get(), &store));
+    auto r = outcome(frugal_store_create(context.get(), "fs", options.get(), &store));
     CHECK(store == nullptr);
     return r;
   };

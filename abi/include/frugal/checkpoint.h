@@ -92,7 +92,7 @@ typedef struct frugal_ckpt_engine frugal_ckpt_engine;
 
 /**
  * Creates an engine writing through `store` (which it keeps open; the
- * caller may close its own handle right away).
+ * caller may destroy its own handle right away).
  *   options (NULL for defaults, read during the call only):
  *     keep_heartbeats  int >= 1, default 2: valid heartbeats retained
  *     keep_full        int >= 1, default 2: valid full checkpoints retained

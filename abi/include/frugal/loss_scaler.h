@@ -14,8 +14,9 @@
  *
  * Checkpoints: frugal_ckpt_register_loss_scaler saves and restores a
  * scaler with the checkpoint engine (its bytes are
- * frugal_loss_scaler_export_state's); get_state / set_state give the same
- * state as a struct.
+ * frugal_loss_scaler_export_state's). "State" means those bytes, as for
+ * every kind; get_status / set_status read and write the same values as a
+ * struct (frugal_loss_scaler_status).
  *
  * Thread safety: not thread-safe; the caller serialises calls on one scaler.
  */
@@ -33,9 +34,9 @@ FRUGAL_EXTERN_C_BEGIN
 /** A loss scaler; owned by its creator, destroyed with frugal_loss_scaler_destroy. */
 typedef struct frugal_loss_scaler frugal_loss_scaler;
 
-/** A scaler's state, for checkpoints. Caller sets struct_size. */
-typedef struct frugal_loss_scaler_state {
-  /** sizeof(frugal_loss_scaler_state) as built by the caller. */
+/** A scaler's scale and step counters, as a struct. Caller sets struct_size. */
+typedef struct frugal_loss_scaler_status {
+  /** sizeof(frugal_loss_scaler_status) as built by the caller. */
   size_t struct_size;
   /** Current scale, in [min_scale, max_scale]. */
   double scale;
@@ -43,7 +44,7 @@ typedef struct frugal_loss_scaler_state {
   int64_t clean_steps;
   /** Steps skipped for overflow so far, >= 0. */
   int64_t skipped_steps;
-} frugal_loss_scaler_state;
+} frugal_loss_scaler_status;
 
 /**
  * Creates a scaler.
@@ -69,16 +70,16 @@ FRUGAL_API double frugal_loss_scaler_scale(const frugal_loss_scaler* scaler);
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_update(frugal_loss_scaler* scaler, int32_t found_inf,
                                                    int32_t* apply_step);
 
-/** Reads the state. out: // out, not NULL; the caller sets struct_size. */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_get_state(const frugal_loss_scaler* scaler,
-                                                      frugal_loss_scaler_state* out);
+/** Reads the status. out: // out, not NULL; the caller sets struct_size. */
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_get_status(const frugal_loss_scaler* scaler,
+                                                      frugal_loss_scaler_status* out);
 
 /**
- * Restores a state (from a checkpoint). A state outside the scaler's
- * configuration is FRUGAL_ERR_INVALID_ARGUMENT and changes nothing.
+ * Restores a status (e.g. one get_status read). A status outside the
+ * scaler's configuration is FRUGAL_ERR_INVALID_ARGUMENT and changes nothing.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_set_state(frugal_loss_scaler* scaler,
-                                                      const frugal_loss_scaler_state* state);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_set_status(frugal_loss_scaler* scaler,
+                                                      const frugal_loss_scaler_status* status);
 
 /**
  * Serialises the state as bytes, with the contract of the
@@ -96,7 +97,7 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_export_state(const 
 /**
  * Restores a blob of frugal_loss_scaler_export_state. Every
  * field is checked before any is taken, against this scaler's
- * configuration as frugal_loss_scaler_set_state checks it: the scale finite
+ * configuration as frugal_loss_scaler_set_status checks it: the scale finite
  * and in [min_scale, max_scale], clean_steps in [0, growth_interval),
  * skipped_steps >= 0. A blob that is truncated, of another kind (magic), or
  * whose checksum or a field fails is FRUGAL_ERR_DATA_CORRUPTED naming what
@@ -111,10 +112,10 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_import_state(frugal
 FRUGAL_API void frugal_loss_scaler_destroy(frugal_loss_scaler* scaler);
 
 #if FRUGAL_LP64
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_loss_scaler_state, scale) == 8, loss_scaler_scale);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_loss_scaler_state, clean_steps) == 16, loss_scaler_clean);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_loss_scaler_state, skipped_steps) == 24, loss_scaler_skipped);
-FRUGAL_LAYOUT_ASSERT(sizeof(frugal_loss_scaler_state) == 32, loss_scaler_state_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_loss_scaler_status, scale) == 8, loss_scaler_scale);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_loss_scaler_status, clean_steps) == 16, loss_scaler_clean);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_loss_scaler_status, skipped_steps) == 24, loss_scaler_skipped);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_loss_scaler_status) == 32, loss_scaler_state_size);
 #endif
 
 FRUGAL_EXTERN_C_END

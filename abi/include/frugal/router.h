@@ -74,7 +74,7 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_create(frugal_context* c
  * The router's choice kind, experts, top_k, drop policy and capacity factor.
  *   out: // out, not NULL; the caller sets struct_size, the core fills up to it.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_get_layout(const frugal_router* router, frugal_router_layout* out);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_layout(const frugal_router* router, frugal_route_layout* out);
 
 /** The sizes of a plan for T tokens (frugal_router_plan_shape). */
 typedef struct frugal_route_shape {

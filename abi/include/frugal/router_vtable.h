@@ -35,7 +35,7 @@ FRUGAL_EXTERN_C_BEGIN
 /* Layout                                                                   */
 /* ======================================================================== */
 
-/** frugal_router_layout.choice values. */
+/** frugal_route_layout.choice values. */
 enum frugal_router_choice_values {
   /** Each token picks top_k experts. */
   FRUGAL_ROUTER_TOKEN_CHOICE = 0,
@@ -43,7 +43,7 @@ enum frugal_router_choice_values {
   FRUGAL_ROUTER_EXPERT_CHOICE = 1
 };
 
-/** frugal_router_layout.drop_policy values: what happens past an expert's capacity. */
+/** frugal_route_layout.drop_policy values: what happens past an expert's capacity. */
 enum frugal_router_drop_values {
   /** No capacity: every assignment is kept (token choice), or expert choice. */
   FRUGAL_ROUTER_DROPLESS = 0,
@@ -53,8 +53,8 @@ enum frugal_router_drop_values {
   FRUGAL_ROUTER_DROP_BY_POSITION = 2
 };
 
-/** frugal_router_layout.flags: the router has a selection bias moved by update(). */
-#define FRUGAL_ROUTER_LAYOUT_BIAS ((uint32_t)1 << 0)
+/** frugal_route_layout.flags: the router has a selection bias moved by update(). */
+#define FRUGAL_ROUTE_LAYOUT_BIAS ((uint32_t)1 << 0)
 
 /**
  * What an instance produces, fixed at creation. With T tokens the core
@@ -65,8 +65,8 @@ enum frugal_router_drop_values {
  *   expert choice: C = min(T, max(1, ceil(T * capacity_factor / E))),
  *     max_rows E * C.
  */
-typedef struct frugal_router_layout {
-  /** sizeof(frugal_router_layout) as built by the caller; the callee fills up to it. */
+typedef struct frugal_route_layout {
+  /** sizeof(frugal_route_layout) as built by the caller; the callee fills up to it. */
   size_t struct_size;
   /** One of frugal_router_choice_values. */
   int32_t choice;
@@ -78,11 +78,11 @@ typedef struct frugal_router_layout {
   int32_t drop_policy;
   /** > 0 and finite when dropping or expert choice; 0 when dropless. */
   double capacity_factor;
-  /** FRUGAL_ROUTER_LAYOUT_* bits. */
+  /** FRUGAL_ROUTE_LAYOUT_* bits. */
   uint32_t flags;
   /** Padding; 0. */
   uint32_t reserved;
-} frugal_router_layout;
+} frugal_route_layout;
 
 /* ======================================================================== */
 /* The dispatch plan                                                        */
@@ -214,7 +214,7 @@ typedef struct frugal_router_vtable {
    *   out: // out, never NULL; the core sets struct_size, the plugin fills
    *        the fields up to it.
    */
-  frugal_error* (*layout)(void* instance, frugal_router_layout* out);
+  frugal_error* (*layout)(void* instance, frugal_route_layout* out);
 
   /**
    * Routes args->logits into args->plan, every tensor of which the core
@@ -231,7 +231,7 @@ typedef struct frugal_router_vtable {
   frugal_error* (*combine)(void* instance, const frugal_route_move_args* args);
 
   /**
-   * Moves the selection bias (routers with FRUGAL_ROUTER_LAYOUT_BIAS);
+   * Moves the selection bias (routers with FRUGAL_ROUTE_LAYOUT_BIAS);
    * others accept the call and change nothing.
    */
   frugal_error* (*update)(void* instance, const frugal_router_update_args* args);
@@ -257,13 +257,13 @@ typedef struct frugal_router_vtable {
 #define FRUGAL_ROUTER_VTABLE_MIN_SIZE (offsetof(frugal_router_vtable, import_state) + sizeof(void*))
 
 #if FRUGAL_LP64
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_router_layout, choice) == 8, router_layout_choice);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_router_layout, experts) == 12, router_layout_experts);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_router_layout, top_k) == 16, router_layout_top_k);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_router_layout, drop_policy) == 20, router_layout_drop_policy);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_router_layout, capacity_factor) == 24, router_layout_capacity_factor);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_router_layout, flags) == 32, router_layout_flags);
-FRUGAL_LAYOUT_ASSERT(sizeof(frugal_router_layout) == 40, router_layout_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_layout, choice) == 8, router_layout_choice);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_layout, experts) == 12, router_layout_experts);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_layout, top_k) == 16, router_layout_top_k);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_layout, drop_policy) == 20, router_layout_drop_policy);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_layout, capacity_factor) == 24, router_layout_capacity_factor);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_layout, flags) == 32, router_layout_flags);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_route_layout) == 40, router_layout_size);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_plan, expert_ids) == 8, route_plan_expert_ids);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_plan, weights) == 16, route_plan_weights);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_plan, dropped) == 24, route_plan_dropped);

@@ -24,27 +24,27 @@ FRUGAL_EXTERN_C_BEGIN
 /* Store objects                                                            */
 /* ======================================================================== */
 
-/** An open storage backend. */
+/** A storage backend instance; created with frugal_store_create, released with frugal_store_destroy. */
 typedef struct frugal_store frugal_store;
 
 /**
- * Opens a store.
+ * Creates a store (opens the backend).
  *   context: a context with the providing plugin loaded; not NULL.
  *   name:    strategy name ("fs" or "plugin/name"); not NULL.
  *   options: backend configuration (for "fs": "root", required; "fsync",
  *            default true), read during the call only. NULL means none
  *            given, which "fs" refuses for want of "root".
- *   out:     // out, owned by the caller; release with frugal_store_close.
+ *   out:     // out, owned by the caller; release with frugal_store_destroy.
  * Backend errors are prefixed with "store 'name': ".
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_open(frugal_context* context, const char* name,
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_create(frugal_context* context, const char* name,
                                            const frugal_options* options, frugal_store** out);
 
 /**
  * Releases the caller's handle. Engines created on the store keep it open
  * until they are destroyed. NULL allowed.
  */
-FRUGAL_API void frugal_store_close(frugal_store* store);
+FRUGAL_API void frugal_store_destroy(frugal_store* store);
 
 /** Atomically and durably writes object `key` (see frugal_store_vtable.put). */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_put(frugal_store* store, const char* key, const void* data, uint64_t size);

@@ -42,7 +42,7 @@ typedef int32_t (*frugal_store_list_fn)(void* user_data, const char* key, uint64
  * unload. Every v2.0 slot is required. Errors are made with the host
  * table's error_create; I/O failures use FRUGAL_ERR_IO and name the key and
  * the operating system's reason (e.g. "No space left on device"). No slot
- * may throw. An open store may be used from several threads at once, on
+ * may throw. A created store may be used from several threads at once, on
  * different keys; calls on the same key are serialised by the caller.
  */
 typedef struct frugal_store_vtable {
@@ -50,17 +50,17 @@ typedef struct frugal_store_vtable {
   size_t struct_size;
 
   /**
-   * Opens a store.
+   * Creates a store instance (opens the backend).
    *   host:    the plugin's host table.
    *   options: backend configuration (e.g. "root" for a filesystem), read
    *            during the call only; NULL means none given (a backend may
    *            require some, as store_fs requires "root").
-   *   store:   // out, opaque plugin-owned handle, released by close.
+   *   store:   // out, opaque plugin-owned handle, released by destroy.
    */
-  frugal_error* (*open)(const frugal_host_api* host, const frugal_options* options, void** store);
+  frugal_error* (*create)(const frugal_host_api* host, const frugal_options* options, void** store);
 
-  /** Closes a store opened by open. The core never passes NULL. */
-  void (*close)(void* store);
+  /** Destroys (closes) a store made by create. The core never passes NULL. */
+  void (*destroy)(void* store);
 
   /**
    * Writes `size` bytes as object `key`, atomically and durably: once put
@@ -112,8 +112,8 @@ typedef struct frugal_store_vtable {
 #define FRUGAL_STORE_KEY_MAX 1024
 
 #if FRUGAL_LP64
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_store_vtable, open) == 8, store_open);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_store_vtable, close) == 16, store_close);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_store_vtable, create) == 8, store_create);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_store_vtable, destroy) == 16, store_destroy);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_store_vtable, put) == 24, store_put);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_store_vtable, size) == 32, store_size);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_store_vtable, read) == 40, store_read);

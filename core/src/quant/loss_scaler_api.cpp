@@ -103,29 +103,29 @@ FRUGAL_API frugal_error* frugal_loss_scaler_update(frugal_loss_scaler* scaler, i
   });
 }
 
-FRUGAL_API frugal_error* frugal_loss_scaler_get_state(const frugal_loss_scaler* scaler,
-                                                      frugal_loss_scaler_state* out) {
-  constexpr const char* kFn = "frugal_loss_scaler_get_state";
+FRUGAL_API frugal_error* frugal_loss_scaler_get_status(const frugal_loss_scaler* scaler,
+                                                      frugal_loss_scaler_status* out) {
+  constexpr const char* kFn = "frugal_loss_scaler_get_status";
   return frugal::guard(kFn, [&] {
     frugal::require_non_null(scaler, kFn, "scaler");
     const auto& s = scaler->scaler.state();
-    frugal::write_sized(out, frugal_loss_scaler_state{sizeof(frugal_loss_scaler_state), s.scale, s.clean_steps,
+    frugal::write_sized(out, frugal_loss_scaler_status{sizeof(frugal_loss_scaler_status), s.scale, s.clean_steps,
                                                       s.skipped_steps},
                         kFn);
   });
 }
 
-FRUGAL_API frugal_error* frugal_loss_scaler_set_state(frugal_loss_scaler* scaler,
-                                                      const frugal_loss_scaler_state* state) {
-  constexpr const char* kFn = "frugal_loss_scaler_set_state";
+FRUGAL_API frugal_error* frugal_loss_scaler_set_status(frugal_loss_scaler* scaler,
+                                                      const frugal_loss_scaler_status* status) {
+  constexpr const char* kFn = "frugal_loss_scaler_set_status";
   return frugal::guard(kFn, [&] {
     frugal::require_non_null(scaler, kFn, "scaler");
-    frugal::require_non_null(state, kFn, "state");
-    if (state->struct_size < sizeof(frugal_loss_scaler_state))
-      frugal::fail(FRUGAL_ERR_ABI_MISMATCH, "{}: state->struct_size is {}; set it to sizeof the struct ({})", kFn,
-                   state->struct_size, sizeof(frugal_loss_scaler_state));
+    frugal::require_non_null(status, kFn, "status");
+    if (status->struct_size < sizeof(frugal_loss_scaler_status))
+      frugal::fail(FRUGAL_ERR_ABI_MISMATCH, "{}: status->struct_size is {}; set it to sizeof the struct ({})", kFn,
+                   status->struct_size, sizeof(frugal_loss_scaler_status));
     invalid_argument_as_error([&] {
-      scaler->scaler.restore({state->scale, state->clean_steps, state->skipped_steps});
+      scaler->scaler.restore({status->scale, status->clean_steps, status->skipped_steps});
     });
   });
 }

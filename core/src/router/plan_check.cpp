@@ -14,7 +14,7 @@ namespace {
 
 class PlanChecker {
  public:
-  PlanChecker(const PlanViews& p, const frugal_router_layout& layout, const std::string& label)
+  PlanChecker(const PlanViews& p, const frugal_route_layout& layout, const std::string& label)
       : p_(p), layout_(layout), label_(label), T_(p.shape.tokens), E_(layout.experts), R_(p.shape.max_rows) {}
 
   void run() {
@@ -161,7 +161,7 @@ class PlanChecker {
   }
 
   const PlanViews& p_;
-  const frugal_router_layout& layout_;
+  const frugal_route_layout& layout_;
   const std::string& label_;
   const int64_t T_, E_, R_;
   int64_t rows_ = 0;
@@ -169,7 +169,7 @@ class PlanChecker {
 
 }  // namespace
 
-void verify_host_plan(const PlanViews& plan, const frugal_router_layout& layout, const std::string& label) {
+void verify_host_plan(const PlanViews& plan, const frugal_route_layout& layout, const std::string& label) {
   PlanChecker(plan, layout, label).run();
 }
 

@@ -34,7 +34,7 @@ void to_plan_vector(const frugal_tensor* tensor, const char* role, int32_t dtype
   out.view.strides = out.strides;
 }
 
-void to_plan_views(const frugal_route_plan* raw, const frugal_router_layout& layout, const PlanShape& shape,
+void to_plan_views(const frugal_route_plan* raw, const frugal_route_layout& layout, const PlanShape& shape,
                    const Matrix2D& device_of, PlanViews& out) {
   if (raw == nullptr) fail(FRUGAL_ERR_INVALID_ARGUMENT, "plan is NULL");
   require_size(raw, sizeof(frugal_route_plan), "plan");

@@ -50,11 +50,11 @@ struct PlanViews {
 // Checks every tensor `raw` names for `layout` and `shape` (dtype, element
 // count, compact, on the device of `device_of`) and fills `out`. Token-choice
 // tensors are ignored for expert choice. Errors name "plan.<tensor>".
-void to_plan_views(const frugal_route_plan* raw, const frugal_router_layout& layout, const PlanShape& shape,
+void to_plan_views(const frugal_route_plan* raw, const frugal_route_layout& layout, const PlanShape& shape,
                    const Matrix2D& device_of, PlanViews& out);
 
 // Fails with INTERNAL, naming `label`, unless the host plan a plugin wrote
 // is consistent (frugal/router.h, "Plan checks").
-void verify_host_plan(const PlanViews& plan, const frugal_router_layout& layout, const std::string& label);
+void verify_host_plan(const PlanViews& plan, const frugal_route_layout& layout, const std::string& label);
 
 }  // namespace frugal::routing

@@ -35,8 +35,8 @@ FRUGAL_API frugal_error* frugal_router_create(frugal_context* context, const cha
   });
 }
 
-FRUGAL_API frugal_error* frugal_router_get_layout(const frugal_router* router, frugal_router_layout* out) {
-  constexpr const char* kFn = "frugal_router_get_layout";
+FRUGAL_API frugal_error* frugal_router_layout(const frugal_router* router, frugal_route_layout* out) {
+  constexpr const char* kFn = "frugal_router_layout";
   return with_router(kFn, router, [&](const frugal::routing::RouterCore& core) {
     frugal::require_non_null(out, kFn, "out");
     frugal::write_sized(out, core.layout(), kFn);

@@ -51,7 +51,7 @@ RouterCore::RouterCore(std::shared_ptr<LoadedPlugin> plugin, const StrategyRecor
 
 void RouterCore::create_instance(const frugal_options* options) {
   instance_.create(options);
-  frugal_router_layout layout{};
+  frugal_route_layout layout{};
   layout.struct_size = sizeof(layout);
   instance_.call(&frugal_router_vtable::layout, &layout);
   layout_ = layout;

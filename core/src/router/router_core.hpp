@@ -21,7 +21,7 @@ class RouterCore {
   // Creates the plugin instance and reads and checks its layout.
   void create_instance(const frugal_options* options);
 
-  [[nodiscard]] const frugal_router_layout& layout() const noexcept { return layout_; }
+  [[nodiscard]] const frugal_route_layout& layout() const noexcept { return layout_; }
   [[nodiscard]] PlanShape plan_shape(int64_t tokens) const { return routing::plan_shape(layout_, tokens); }
   void route(const frugal_route_args& args);
   void permute(const frugal_route_move_args& args);
@@ -38,7 +38,7 @@ class RouterCore {
   void move(const frugal_route_move_args& args, Move kind);
 
   StrategyInstance<frugal_router_vtable> instance_;  // labelled "router 'deepseek_v3'"
-  frugal_router_layout layout_{};
+  frugal_route_layout layout_{};
 };
 
 }  // namespace frugal::routing

@@ -33,7 +33,7 @@ const char* drop_policy_name(int32_t policy) {
   }
 }
 
-PlanShape plan_shape(const frugal_router_layout& l, int64_t tokens) {
+PlanShape plan_shape(const frugal_route_layout& l, int64_t tokens) {
   if (tokens < 1 || tokens > kMaxTokens)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "tokens {}: a plan holds 1 to {} tokens", tokens, kMaxTokens);
   const int64_t E = l.experts;
@@ -54,7 +54,7 @@ PlanShape plan_shape(const frugal_router_layout& l, int64_t tokens) {
   return s;
 }
 
-void check_layout(const frugal_router_layout& l, const std::string& label) {
+void check_layout(const frugal_route_layout& l, const std::string& label) {
   const auto bad = [&](const std::string& what) {
     fail(FRUGAL_ERR_INTERNAL, "{}: the plugin reported an invalid layout: {}", label, what);
   };
@@ -78,7 +78,7 @@ void check_layout(const frugal_router_layout& l, const std::string& label) {
                     l.choice == FRUGAL_ROUTER_EXPERT_CHOICE ? "expert choice" : drop_policy_name(l.drop_policy)));
   if (!needs_factor && l.capacity_factor != 0.0)
     bad(fmt::format("capacity factor {} while dropless (must be 0)", l.capacity_factor));
-  if ((l.flags & ~FRUGAL_ROUTER_LAYOUT_BIAS) != 0) bad(fmt::format("unknown flags {:#x}", l.flags));
+  if ((l.flags & ~FRUGAL_ROUTE_LAYOUT_BIAS) != 0) bad(fmt::format("unknown flags {:#x}", l.flags));
 }
 
 }  // namespace frugal::routing

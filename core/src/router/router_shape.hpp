@@ -19,11 +19,11 @@ struct PlanShape {
 
 // Formulas in frugal/router_vtable.h. Fails with INVALID_ARGUMENT for
 // tokens < 1 or a plan too large to index (R * anything must stay in int64).
-PlanShape plan_shape(const frugal_router_layout& layout, int64_t tokens);
+PlanShape plan_shape(const frugal_route_layout& layout, int64_t tokens);
 
 // Fails with INTERNAL, naming `label`, when the plugin's layout is not one
 // the core can size plans for.
-void check_layout(const frugal_router_layout& layout, const std::string& label);
+void check_layout(const frugal_route_layout& layout, const std::string& label);
 
 // "dropless", "by_probability", "by_position".
 const char* drop_policy_name(int32_t policy);

@@ -101,8 +101,8 @@ RouterConfig read_config(RouterKind kind, const sdk::Options& options) {
   return c;
 }
 
-frugal_router_layout layout_of(const RouterConfig& c) {
-  frugal_router_layout l{};
+frugal_route_layout layout_of(const RouterConfig& c) {
+  frugal_route_layout l{};
   l.struct_size = sizeof(l);
   l.experts = static_cast<int32_t>(c.experts);
   if (c.kind == RouterKind::expert_choice) {
@@ -119,7 +119,7 @@ frugal_router_layout layout_of(const RouterConfig& c) {
     case DropPolicy::by_position: l.drop_policy = FRUGAL_ROUTER_DROP_BY_POSITION; break;
   }
   l.capacity_factor = c.capacity.policy == DropPolicy::dropless ? 0.0 : c.capacity.capacity_factor;
-  if (c.kind == RouterKind::deepseek_v3) l.flags = FRUGAL_ROUTER_LAYOUT_BIAS;
+  if (c.kind == RouterKind::deepseek_v3) l.flags = FRUGAL_ROUTE_LAYOUT_BIAS;
   return l;
 }
 

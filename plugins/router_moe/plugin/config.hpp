@@ -41,6 +41,6 @@ inline constexpr double kMaxGamma = 1e3;
 // anything else.
 [[nodiscard]] RouterConfig read_config(RouterKind kind, const sdk::Options& options);
 
-[[nodiscard]] frugal_router_layout layout_of(const RouterConfig& config);
+[[nodiscard]] frugal_route_layout layout_of(const RouterConfig& config);
 
 }  // namespace frugal::router::plugin

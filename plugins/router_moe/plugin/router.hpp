@@ -21,7 +21,7 @@ class MoeRouter {
  public:
   MoeRouter(RouterKind kind, const sdk::Options& options);
 
-  [[nodiscard]] frugal_router_layout layout() const { return layout_of(config_); }
+  [[nodiscard]] frugal_route_layout layout() const { return layout_of(config_); }
   // Reads a snapshot of the bias under the lock, then routes without it, so
   // routes run concurrently with each other and with update.
   void route(const frugal_route_args& args) const;

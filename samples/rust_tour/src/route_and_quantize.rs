@@ -85,7 +85,7 @@ pub fn quantize(context: &Context) -> StepResult {
     let mut rng = Lcg::new(13);
     let x: Vec<f32> = (0..ROWS * COLS).map(|_| rng.uniform() * 3.0f32).collect();
     let mut options = Options::new()?;
-    options.set_str("format", "e4m3")?.set_str("recipe", "current")?;
+    options.set_string("format", "e4m3")?.set_string("recipe", "current")?;
     let quantizer = Quantizer::new(context, "quant_fp8", Some(&options))?;
     let layout = quantizer.layout();
     ensure(layout.dtype == DType::F8E4M3, || format!("quantize: the quantizer produces {:?}, not E4M3", layout.dtype))?;

@@ -127,15 +127,15 @@ pub fn checkpoint(context: &Context) -> StepResult {
     let (expected_weights, expected_cursor) = (weights.clone(), cursor.clone());
 
     let mut options = Options::new()?;
-    options.set_str("root", &root.path.to_string_lossy())?;
-    let store = Store::open(context, "fs", Some(&options))?;
+    options.set_string("root", &root.path.to_string_lossy())?;
+    let store = Store::new(context, "fs", Some(&options))?;
     let mut engine = CkptEngine::new(&store, None)?;
     engine.register("weights", TensorMut::new(&mut weights, &[WEIGHTS as i64])?, 0)?;
     engine.register("cursor", TensorMut::new(&mut cursor, &[4])?, 0)?;
     // The engine owns the registered scaler; it is reached through it.
     let mut scaler = LossScaler::new(None)?;
     step_scaler(&mut scaler, 3)?;
-    let saved_scaler = scaler.state()?;
+    let saved_scaler = scaler.status()?;
     engine.register_loss_scaler("loss_scaler", scaler, 0)?;
 
     // The save returns once the state is snapshotted; the persist runs in
@@ -168,7 +168,7 @@ pub fn checkpoint(context: &Context) -> StepResult {
     ensure(restored.not_restored.is_empty(), || {
         format!("checkpoint: the restore left {:?} as they were", restored.not_restored)
     })?;
-    let restored_scaler = engine.state_mut::<LossScaler>("loss_scaler")?.state()?;
+    let restored_scaler = engine.state_mut::<LossScaler>("loss_scaler")?.status()?;
     ensure(restored_scaler == saved_scaler, || {
         format!("checkpoint: the loss scaler came back as {:?}; saved {:?}", restored_scaler, saved_scaler)
     })?;

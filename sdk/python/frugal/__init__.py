@@ -43,7 +43,7 @@ from .context import (
 )
 from .dtypes import DType
 from .errors import ErrorCode, FrugalError
-from .loss_scaler import LossScaler, LossScalerState
+from .loss_scaler import LossScaler, LossScalerStatus
 from .options import Options, OptionType
 from .packer import PackPlan, Packer, PackStats, PackStream
 from .quantizer import QUANTIZE_FREEZE_SCALE, QuantizedTensor, QuantLayout, Quantizer, ScalingMode

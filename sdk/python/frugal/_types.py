@@ -351,8 +351,8 @@ class QuantGemmArgs(Structure):
 # --- loss_scaler.h -----------------------------------------------------------
 
 
-class LossScalerState(Structure):
-    """frugal_loss_scaler_state."""
+class LossScalerStatus(Structure):
+    """frugal_loss_scaler_status."""
 
     _fields_ = [
         ("struct_size", c_size_t),
@@ -366,7 +366,7 @@ class LossScalerState(Structure):
 
 
 class RouterLayout(Structure):
-    """frugal_router_layout."""
+    """frugal_route_layout."""
 
     _fields_ = [
         ("struct_size", c_size_t),
@@ -663,8 +663,8 @@ C_STRUCTS = {
     "frugal_quant_zero_point_ext": QuantZeroPointExt,
     "frugal_quantize_args": QuantizeArgs,
     "frugal_quant_gemm_args": QuantGemmArgs,
-    "frugal_loss_scaler_state": LossScalerState,
-    "frugal_router_layout": RouterLayout,
+    "frugal_loss_scaler_status": LossScalerStatus,
+    "frugal_route_layout": RouterLayout,
     "frugal_route_plan": RoutePlan,
     "frugal_route_args": RouteArgs,
     "frugal_route_move_args": RouteMoveArgs,

@@ -18,8 +18,8 @@ growth_interval (int >= 1) [2000], min_scale (> 0) [1.0], max_scale
 (finite) [2**24], with min_scale <= init_scale <= max_scale. An unknown or
 bad option is FrugalError INVALID_ARGUMENT naming it.
 
-State, for checkpoints: ``state()`` / ``set_state()`` exchange a
-:class:`LossScalerState` (one outside the scaler's configuration is
+Status and state: ``status()`` / ``set_status()`` exchange a
+:class:`LossScalerStatus` (one outside the scaler's configuration is
 INVALID_ARGUMENT and changes nothing); ``export_state()`` /
 ``import_state()`` exchange the core's versioned, checksummed blob
 (frugal_loss_scaler_export_state: the bytes a checkpoint engine stores for
@@ -43,8 +43,8 @@ from .options import options_arg
 
 
 @dataclasses.dataclass(frozen=True)
-class LossScalerState:
-    """A loss scaler's state (frugal_loss_scaler_state)."""
+class LossScalerStatus:
+    """A loss scaler's scale and step counters (frugal_loss_scaler_status)."""
 
     #: Current scale, in [min_scale, max_scale].
     scale: float
@@ -83,19 +83,19 @@ class LossScaler(Handle):
         check(_lib.lib().frugal_loss_scaler_update(self.address, 1 if found_inf else 0, ctypes.byref(apply_step)))
         return bool(apply_step.value)
 
-    def state(self):
-        """A copy of the state (LossScalerState)."""
-        raw = t.sized(t.LossScalerState)
-        check(_lib.lib().frugal_loss_scaler_get_state(self.address, ctypes.byref(raw)))
-        return LossScalerState(scale=raw.scale, clean_steps=raw.clean_steps, skipped_steps=raw.skipped_steps)
+    def status(self):
+        """A copy of the scale and step counters (LossScalerStatus)."""
+        raw = t.sized(t.LossScalerStatus)
+        check(_lib.lib().frugal_loss_scaler_get_status(self.address, ctypes.byref(raw)))
+        return LossScalerStatus(scale=raw.scale, clean_steps=raw.clean_steps, skipped_steps=raw.skipped_steps)
 
-    def set_state(self, state):
-        """Restores a LossScalerState; one outside this scaler's configuration is INVALID_ARGUMENT."""
-        if not isinstance(state, LossScalerState):
-            raise TypeError(f"state must be a frugal.LossScalerState, not {type(state).__name__}")
-        raw = t.sized(t.LossScalerState, scale=float(state.scale), clean_steps=int(state.clean_steps),
-                      skipped_steps=int(state.skipped_steps))
-        check(_lib.lib().frugal_loss_scaler_set_state(self.address, ctypes.byref(raw)))
+    def set_status(self, status):
+        """Restores a LossScalerStatus; one outside this scaler's configuration is INVALID_ARGUMENT."""
+        if not isinstance(status, LossScalerStatus):
+            raise TypeError(f"status must be a frugal.LossScalerStatus, not {type(status).__name__}")
+        raw = t.sized(t.LossScalerStatus, scale=float(status.scale), clean_steps=int(status.clean_steps),
+                      skipped_steps=int(status.skipped_steps))
+        check(_lib.lib().frugal_loss_scaler_set_status(self.address, ctypes.byref(raw)))
 
     def export_state(self):
         """The state as the core's versioned, checksummed bytes (frugal_loss_scaler_export_state)."""

@@ -27,8 +27,8 @@ from .dtypes import DType
 from .errors import check
 from .tensor import Tensor, TensorArgs
 
-#: frugal_router_layout.flags: the router has a selection bias moved by update().
-ROUTER_LAYOUT_BIAS = 1 << 0
+#: frugal_route_layout.flags: the router has a selection bias moved by update().
+ROUTE_LAYOUT_BIAS = 1 << 0
 
 
 class RouterChoice(enum.IntEnum):
@@ -48,7 +48,7 @@ class DropPolicy(enum.IntEnum):
 
 @dataclasses.dataclass(frozen=True)
 class RouterLayout:
-    """What a router produces (frugal_router_layout)."""
+    """What a router produces (frugal_route_layout)."""
 
     choice: RouterChoice
     experts: int
@@ -166,7 +166,7 @@ class Router(Handle):
         self.name = name
         try:
             raw = t.sized(t.RouterLayout)
-            check(_lib.lib().frugal_router_get_layout(self.address, ctypes.byref(raw)))
+            check(_lib.lib().frugal_router_layout(self.address, ctypes.byref(raw)))
         except BaseException:
             self.close()
             raise

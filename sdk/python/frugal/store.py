@@ -27,11 +27,11 @@ class Store(Handle):
     _what = "store"
 
     def __init__(self, context, name, options=None, **kwargs):
-        super().__init__(create("frugal_store_open", context, name, options, kwargs))
+        super().__init__(create("frugal_store_create", context, name, options, kwargs))
         self.name = name
 
     def _release(self, address):
-        _lib.lib().frugal_store_close(address)
+        _lib.lib().frugal_store_destroy(address)
 
     def put(self, key, data):
         """Atomically and durably writes object ``key`` from a bytes-like object."""

@@ -33,7 +33,7 @@ def scaler_after(steps):
     with frugal.LossScaler(SCALER) as scaler:
         for step in range(1, steps + 1):
             scaler.update(found_inf(step))
-        return scaler.state()
+        return scaler.status()
 
 
 def make_scheduler():
@@ -76,7 +76,7 @@ class CheckpointStateTest(unittest.TestCase):
                 scheduler.step(record(i))
                 scaler.update(found_inf(i))
             cursor.position = {"epoch": 1, "offset": 4096}
-            saved_scaler = scaler.state()
+            saved_scaler = scaler.status()
             engine.save(step=7, wait=True)
             # The reference is the scheduler as the save left it (the save counted as a checkpoint).
             reference.import_state(scheduler.export_state())
@@ -87,7 +87,7 @@ class CheckpointStateTest(unittest.TestCase):
             weights[:] = -1
             info, _ = engine.restore()
             self.assertEqual(info.not_restored, ())
-            self.assertEqual(scaler.state(), saved_scaler)
+            self.assertEqual(scaler.status(), saved_scaler)
             self.assertEqual(cursor.position, {"epoch": 1, "offset": 4096})
             np.testing.assert_array_equal(weights, np.arange(16, dtype=np.float32))
             self.assertEqual(scheduler.ledger(), reference.ledger())
@@ -116,10 +116,10 @@ class CheckpointStateTest(unittest.TestCase):
                 engine.register_loss_scaler("scaler", scaler)
                 engine.register_loss_scaler("scaler/late", late)
                 late.update(True)
-                kept = late.state()
+                kept = late.status()
                 info, _ = engine.restore()
                 self.assertEqual(info.not_restored, ("scaler/late",))
-                self.assertEqual(late.state(), kept)
+                self.assertEqual(late.status(), kept)
 
     def test_callback_errors_fail_the_save_naming_the_state(self):
         def broken():
@@ -187,7 +187,7 @@ class CheckpointStateTest(unittest.TestCase):
             engine.register_loss_scaler("scaler", scaler)
             engine.register_state("cursor", cursor.export_state, cursor.import_state)
             info, metadata = engine.restore()
-            restored_scaler = scaler.state()
+            restored_scaler = scaler.status()
         self.assertEqual(info.not_restored, ())
         self.assertGreaterEqual(info.step, saved)
         self.assertEqual(int(step[0]), info.step)

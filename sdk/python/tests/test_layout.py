@@ -62,13 +62,13 @@ class LayoutTest(unittest.TestCase):
         for c_name, struct, fields in (
             ("frugal_quant_gemm_args", _types.QuantGemmArgs,
              ["struct_size", "a", "b", "d", "stream", "alpha", "flags"]),
-            ("frugal_loss_scaler_state", _types.LossScalerState,
+            ("frugal_loss_scaler_status", _types.LossScalerStatus,
              ["struct_size", "scale", "clean_steps", "skipped_steps"]),
         ):
             self.assertIs(_types.C_STRUCTS.get(c_name), struct, c_name)
             self.assertEqual([field for field, _ in struct._fields_], fields, c_name)
         self.assertIn("frugal_quant_gemm_args", probe_source())
-        self.assertIn("offsetof(frugal_loss_scaler_state, skipped_steps)", probe_source())
+        self.assertIn("offsetof(frugal_loss_scaler_status, skipped_steps)", probe_source())
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ class LossScalerTest(unittest.TestCase):
     def test_defaults_are_the_headers(self):
         with frugal.LossScaler() as scaler:
             self.assertEqual(scaler.scale, 65536.0)
-            self.assertEqual(scaler.state(), frugal.LossScalerState(scale=65536.0, clean_steps=0, skipped_steps=0))
+            self.assertEqual(scaler.status(), frugal.LossScalerStatus(scale=65536.0, clean_steps=0, skipped_steps=0))
             for _ in range(1999):
                 self.assertTrue(scaler.update(False))
             self.assertEqual(scaler.scale, 65536.0)
@@ -28,10 +28,10 @@ class LossScalerTest(unittest.TestCase):
             for step in range(1, 5):
                 self.assertTrue(scaler.update(False))
                 self.assertEqual(scaler.scale, 1024.0)
-                self.assertEqual(scaler.state().clean_steps, step)
+                self.assertEqual(scaler.status().clean_steps, step)
             self.assertTrue(scaler.update(False))
             self.assertEqual(scaler.scale, 1024.0 * 3.0)  # initial * growth_factor
-            self.assertEqual(scaler.state(), frugal.LossScalerState(scale=3072.0, clean_steps=0, skipped_steps=0))
+            self.assertEqual(scaler.status(), frugal.LossScalerStatus(scale=3072.0, clean_steps=0, skipped_steps=0))
             for _ in range(5):
                 scaler.update(False)
             self.assertEqual(scaler.scale, 4096.0)  # min(3072 * 3, max_scale)
@@ -41,11 +41,11 @@ class LossScalerTest(unittest.TestCase):
             scaler.update(False)
             scaler.update(False)
             self.assertFalse(scaler.update(True))
-            self.assertEqual(scaler.state(), frugal.LossScalerState(scale=256.0, clean_steps=0, skipped_steps=1))
+            self.assertEqual(scaler.status(), frugal.LossScalerStatus(scale=256.0, clean_steps=0, skipped_steps=1))
             self.assertFalse(scaler.update(True))
             self.assertFalse(scaler.update(True))  # 256 * 0.25^2 = 16, the floor
             self.assertFalse(scaler.update(True))
-            self.assertEqual(scaler.state(), frugal.LossScalerState(scale=16.0, clean_steps=0, skipped_steps=4))
+            self.assertEqual(scaler.status(), frugal.LossScalerStatus(scale=16.0, clean_steps=0, skipped_steps=4))
             # The counter restarted: growth needs five new clean steps.
             for _ in range(4):
                 self.assertTrue(scaler.update(False))
@@ -67,17 +67,17 @@ class LossScalerTest(unittest.TestCase):
         with frugal.LossScaler(OPTIONS) as first:
             for found_inf in steps:
                 first.update(found_inf)
-            state = first.state()
-            self.assertEqual(state, frugal.LossScalerState(scale=256.0, clean_steps=3, skipped_steps=1))
+            state = first.status()
+            self.assertEqual(state, frugal.LossScalerStatus(scale=256.0, clean_steps=3, skipped_steps=1))
             blob = first.export_state()
             # The core's framed blob: magic, format, then the fields and a checksum.
             self.assertEqual(blob[:4], b"FRLS")
             self.assertIn(struct.pack("<dqq", 256.0, 3, 1), blob)
             with frugal.LossScaler(OPTIONS) as second, frugal.LossScaler(OPTIONS) as third:
                 second.import_state(blob)
-                third.set_state(state)
-                self.assertEqual(second.state(), state)
-                self.assertEqual(third.state(), state)
+                third.set_status(state)
+                self.assertEqual(second.status(), state)
+                self.assertEqual(third.status(), state)
                 for found_inf in later:
                     want = first.update(found_inf)
                     self.assertEqual(second.update(found_inf), want)
@@ -86,12 +86,12 @@ class LossScalerTest(unittest.TestCase):
                     self.assertEqual(third.scale, first.scale)
                 # The carried clean_steps mattered: the restored scalers grew after two steps (256 -> 768),
                 # then backed off (192).
-                self.assertEqual(second.state(), frugal.LossScalerState(scale=192.0, clean_steps=4, skipped_steps=2))
+                self.assertEqual(second.status(), frugal.LossScalerStatus(scale=192.0, clean_steps=4, skipped_steps=2))
 
     def test_corrupt_blobs_are_data_corrupted_and_change_nothing(self):
         with frugal.LossScaler(OPTIONS) as scaler:
             scaler.update(True)
-            before = scaler.state()
+            before = scaler.status()
             blob = scaler.export_state()
             flipped = bytearray(blob)
             flipped[-9] ^= 1  # a byte of the fields: the checksum no longer matches
@@ -103,43 +103,43 @@ class LossScalerTest(unittest.TestCase):
                     self.assertEqual(caught.exception.code, frugal.ErrorCode.DATA_CORRUPTED)
                     self.assertEqual(caught.exception.code_name, "DATA_CORRUPTED")
                     self.assertIn(message, caught.exception.message)
-                    self.assertEqual(scaler.state(), before)
+                    self.assertEqual(scaler.status(), before)
 
     def test_states_outside_the_configuration_are_refused_and_change_nothing(self):
         wide = dict(OPTIONS, min_scale=1.0, max_scale=65536.0, growth_interval=50)
         with frugal.LossScaler(OPTIONS) as scaler, frugal.LossScaler(wide) as source:
             scaler.update(False)
-            before = scaler.state()
+            before = scaler.status()
             cases = [
                 # The message names the field and the value.
-                (frugal.LossScalerState(scale=8192.0, clean_steps=0, skipped_steps=0), "scale"),
-                (frugal.LossScalerState(scale=64.0, clean_steps=7, skipped_steps=0), "clean_steps"),
+                (frugal.LossScalerStatus(scale=8192.0, clean_steps=0, skipped_steps=0), "scale"),
+                (frugal.LossScalerStatus(scale=64.0, clean_steps=7, skipped_steps=0), "clean_steps"),
             ]
             for state, field in cases:
                 with self.subTest(field=field):
-                    source.set_state(state)
+                    source.set_status(state)
                     with self.assertRaises(frugal.FrugalError) as caught:
                         scaler.import_state(source.export_state())
                     self.assertEqual(caught.exception.code, frugal.ErrorCode.DATA_CORRUPTED)
                     self.assertIn(field, caught.exception.message)
-                    self.assertEqual(scaler.state(), before)
+                    self.assertEqual(scaler.status(), before)
             for state, message in [
-                (frugal.LossScalerState(scale=8192.0, clean_steps=0, skipped_steps=0),
+                (frugal.LossScalerStatus(scale=8192.0, clean_steps=0, skipped_steps=0),
                  "restored scale 8192 must be in [16, 4096]"),
-                (frugal.LossScalerState(scale=math.nan, clean_steps=0, skipped_steps=0),
+                (frugal.LossScalerStatus(scale=math.nan, clean_steps=0, skipped_steps=0),
                  "restored scale nan must be in [16, 4096]"),
-                (frugal.LossScalerState(scale=64.0, clean_steps=5, skipped_steps=0), "restored clean_steps 5 must be in [0, "),
-                (frugal.LossScalerState(scale=64.0, clean_steps=0, skipped_steps=-1),
+                (frugal.LossScalerStatus(scale=64.0, clean_steps=5, skipped_steps=0), "restored clean_steps 5 must be in [0, "),
+                (frugal.LossScalerStatus(scale=64.0, clean_steps=0, skipped_steps=-1),
                  "restored skipped_steps -1 must be >= 0"),
             ]:
                 with self.subTest(message=message):
                     with self.assertRaises(frugal.FrugalError) as caught:
-                        scaler.set_state(state)
+                        scaler.set_status(state)
                     self.assertEqual(caught.exception.code_name, "INVALID_ARGUMENT")
                     self.assertIn(message, caught.exception.message)
-                    self.assertEqual(scaler.state(), before)
+                    self.assertEqual(scaler.status(), before)
             with self.assertRaises(TypeError):
-                scaler.set_state((64.0, 0, 0))
+                scaler.set_status((64.0, 0, 0))
 
     def test_bad_options_are_invalid_argument_naming_them(self):
         cases = [
@@ -168,7 +168,7 @@ class LossScalerTest(unittest.TestCase):
         scaler = frugal.LossScaler()
         scaler.close()
         scaler.close()  # idempotent
-        for call in (lambda: scaler.scale, lambda: scaler.update(False), scaler.state, scaler.export_state):
+        for call in (lambda: scaler.scale, lambda: scaler.update(False), scaler.status, scaler.export_state):
             with self.assertRaises(frugal.FrugalError) as caught:
                 call()
             self.assertEqual(caught.exception.code_name, "FAILED_PRECONDITION")

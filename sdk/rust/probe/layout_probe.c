@@ -291,15 +291,15 @@ int main(void) {
   OFF(frugal_quant_gemm_args, flags);
 
   /* router.h and router_vtable.h */
-  SIZE(frugal_router_layout);
-  OFF(frugal_router_layout, struct_size);
-  OFF(frugal_router_layout, choice);
-  OFF(frugal_router_layout, experts);
-  OFF(frugal_router_layout, top_k);
-  OFF(frugal_router_layout, drop_policy);
-  OFF(frugal_router_layout, capacity_factor);
-  OFF(frugal_router_layout, flags);
-  OFF(frugal_router_layout, reserved);
+  SIZE(frugal_route_layout);
+  OFF(frugal_route_layout, struct_size);
+  OFF(frugal_route_layout, choice);
+  OFF(frugal_route_layout, experts);
+  OFF(frugal_route_layout, top_k);
+  OFF(frugal_route_layout, drop_policy);
+  OFF(frugal_route_layout, capacity_factor);
+  OFF(frugal_route_layout, flags);
+  OFF(frugal_route_layout, reserved);
 
   SIZE(frugal_route_plan);
   OFF(frugal_route_plan, struct_size);
@@ -405,11 +405,11 @@ int main(void) {
   OFF(frugal_ckpt_state_fns, import_state);
 
   /* loss_scaler.h */
-  SIZE(frugal_loss_scaler_state);
-  OFF(frugal_loss_scaler_state, struct_size);
-  OFF(frugal_loss_scaler_state, scale);
-  OFF(frugal_loss_scaler_state, clean_steps);
-  OFF(frugal_loss_scaler_state, skipped_steps);
+  SIZE(frugal_loss_scaler_status);
+  OFF(frugal_loss_scaler_status, struct_size);
+  OFF(frugal_loss_scaler_status, scale);
+  OFF(frugal_loss_scaler_status, clean_steps);
+  OFF(frugal_loss_scaler_status, skipped_steps);
 
   /* Constants the raw layer repeats. */
   CONST(FRUGAL_ABI_VERSION_MAJOR);
@@ -506,7 +506,7 @@ int main(void) {
   CONST(FRUGAL_ROUTER_DROPLESS);
   CONST(FRUGAL_ROUTER_DROP_BY_PROBABILITY);
   CONST(FRUGAL_ROUTER_DROP_BY_POSITION);
-  CONST(FRUGAL_ROUTER_LAYOUT_BIAS);
+  CONST(FRUGAL_ROUTE_LAYOUT_BIAS);
   CONST(FRUGAL_STORE_KEY_MAX);
   CONST(FRUGAL_CKPT_HEARTBEAT);
   CONST(FRUGAL_CKPT_FULL);

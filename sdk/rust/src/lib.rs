@@ -38,7 +38,7 @@ pub use crate::checkpoint::{CkptEngine, CkptInfo, CkptKind, EmergencyResult, Per
 pub use crate::ckpt_state::{CkptObject, HostState};
 pub use crate::context::{Context, LoadFailure, LogLevel, OptionDecl, PluginInfo, StrategyInfo};
 pub use crate::error::{Error, ErrorCode, Result};
-pub use crate::loss_scaler::{LossScaler, LossScalerState};
+pub use crate::loss_scaler::{LossScaler, LossScalerStatus};
 pub use crate::managed_tensor::ManagedTensor;
 pub use crate::options::{OptionType, Options};
 pub use crate::packer::{GatherInput, PackPlan, PackStats, PackStream, Packer, StreamPending, Varlen};

@@ -11,10 +11,11 @@ use crate::options::Options;
 use crate::state_blob::export_blob;
 use crate::sys;
 
-/// A scaler's state, to checkpoint with the model and restore with
-/// [`LossScaler::set_state`].
+/// A scaler's scale and step counters, read with [`LossScaler::status`] and
+/// restored with [`LossScaler::set_status`] (a checkpoint stores the bytes
+/// of [`LossScaler::export_state`] instead).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LossScalerState {
+pub struct LossScalerStatus {
     /// Current scale, in `[min_scale, max_scale]`.
     pub scale: f64,
     /// Clean steps since the last growth or overflow, in `[0, growth_interval)`.
@@ -70,31 +71,32 @@ impl LossScaler {
         Ok(apply != 0)
     }
 
-    /// The current state.
-    pub fn state(&self) -> Result<LossScalerState> {
-        let mut s = sys::frugal_loss_scaler_state {
-            struct_size: size_of::<sys::frugal_loss_scaler_state>(),
+    /// The scale and the step counters (as a struct; `export_state` gives
+    /// the bytes a checkpoint stores).
+    pub fn status(&self) -> Result<LossScalerStatus> {
+        let mut s = sys::frugal_loss_scaler_status {
+            struct_size: size_of::<sys::frugal_loss_scaler_status>(),
             scale: 0.0,
             clean_steps: 0,
             skipped_steps: 0,
         };
         // SAFETY: live scaler; caller-allocated state with struct_size set.
-        check(unsafe { sys::frugal_loss_scaler_get_state(self.raw.as_ptr(), &mut s) })?;
-        Ok(LossScalerState { scale: s.scale, clean_steps: s.clean_steps, skipped_steps: s.skipped_steps })
+        check(unsafe { sys::frugal_loss_scaler_get_status(self.raw.as_ptr(), &mut s) })?;
+        Ok(LossScalerStatus { scale: s.scale, clean_steps: s.clean_steps, skipped_steps: s.skipped_steps })
     }
 
-    /// Restores a state (e.g. from a checkpoint). A state outside this
+    /// Restores a status (e.g. from [`LossScaler::status`]). One outside this
     /// scaler's configuration is `ErrorCode::InvalidArgument` and changes
     /// nothing.
-    pub fn set_state(&mut self, state: &LossScalerState) -> Result<()> {
-        let s = sys::frugal_loss_scaler_state {
-            struct_size: size_of::<sys::frugal_loss_scaler_state>(),
-            scale: state.scale,
-            clean_steps: state.clean_steps,
-            skipped_steps: state.skipped_steps,
+    pub fn set_status(&mut self, status: &LossScalerStatus) -> Result<()> {
+        let s = sys::frugal_loss_scaler_status {
+            struct_size: size_of::<sys::frugal_loss_scaler_status>(),
+            scale: status.scale,
+            clean_steps: status.clean_steps,
+            skipped_steps: status.skipped_steps,
         };
         // SAFETY: live scaler, exclusively borrowed; `s` read during the call.
-        check(unsafe { sys::frugal_loss_scaler_set_state(self.raw.as_ptr(), &s) })
+        check(unsafe { sys::frugal_loss_scaler_set_status(self.raw.as_ptr(), &s) })
     }
 
     /// The state as the core's versioned, checksummed bytes

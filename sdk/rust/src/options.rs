@@ -44,7 +44,7 @@ impl OptionType {
 }
 
 /// A frugal options object, filled builder-style:
-/// `opts.set_int("max_len", 8)?.set_str("algo", "ffd")?;`
+/// `opts.set_int("max_len", 8)?.set_string("algo", "ffd")?;`
 /// Dropping it calls `frugal_options_destroy`. Strategies read it during
 /// their create call only, so it may be dropped right after.
 ///
@@ -93,7 +93,7 @@ impl Options {
     }
 
     /// Sets `name` to a string (copied by the core).
-    pub fn set_str(&mut self, name: &str, value: &str) -> Result<&mut Options> {
+    pub fn set_string(&mut self, name: &str, value: &str) -> Result<&mut Options> {
         let c_name = to_c_string("option name", name)?;
         let c_value = to_c_string(&format!("value of option '{}'", name), value)?;
         // SAFETY: as in set_int; the value is copied too.
@@ -142,7 +142,7 @@ impl Options {
     }
 
     /// Reads `name` as a string (copied out); `None` when it is absent.
-    pub fn get_str(&self, name: &str) -> Result<Option<String>> {
+    pub fn get_string(&self, name: &str) -> Result<Option<String>> {
         let name = to_c_string("option name", name)?;
         let mut out: *const c_char = ptr::null();
         // SAFETY: as in get_int; a NULL default comes back as NULL when absent.

@@ -286,10 +286,10 @@ impl Router {
             layout: RouterLayout { choice: 0, experts: 0, top_k: 0, drop_policy: 0, capacity_factor: 0.0, flags: 0 },
         };
         // SAFETY: all-zero is a valid value of this plain C struct.
-        let mut c_layout: sys::frugal_router_layout = unsafe { std::mem::zeroed() };
-        c_layout.struct_size = size_of::<sys::frugal_router_layout>();
+        let mut c_layout: sys::frugal_route_layout = unsafe { std::mem::zeroed() };
+        c_layout.struct_size = size_of::<sys::frugal_route_layout>();
         // SAFETY: live router; caller-allocated layout with struct_size set.
-        check(unsafe { sys::frugal_router_get_layout(raw.as_ptr(), &mut c_layout) })?;
+        check(unsafe { sys::frugal_router_layout(raw.as_ptr(), &mut c_layout) })?;
         router.layout = RouterLayout {
             choice: c_layout.choice,
             experts: c_layout.experts,

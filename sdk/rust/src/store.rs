@@ -11,7 +11,7 @@ use crate::options::Options;
 use crate::strings::to_c_string;
 use crate::sys;
 
-/// An open store. Dropping it calls `frugal_store_close`; engines created
+/// An open store. Dropping it calls `frugal_store_destroy`; engines created
 /// on it keep the backend open until they are dropped, so they do not
 /// borrow it.
 ///
@@ -33,15 +33,15 @@ unsafe extern "C" fn collect_key(user_data: *mut c_void, key: *const c_char, siz
 }
 
 impl Store {
-    /// Opens the store strategy `name` ("fs") with its options (for "fs":
+    /// Creates a store of strategy `name` ("fs") with its options (for "fs":
     /// `root`, required; `fsync`, default true), read during the call.
-    pub fn open(context: &Context, name: &str, options: Option<&Options>) -> Result<Store> {
+    pub fn new(context: &Context, name: &str, options: Option<&Options>) -> Result<Store> {
         let name = to_c_string("store name", name)?;
         let options = options.map_or(ptr::null(), |o| o.as_ptr());
         let mut raw = ptr::null_mut();
         // SAFETY: live context; name and options outlive the call.
-        check(unsafe { sys::frugal_store_open(context.as_ptr(), name.as_ptr(), options, &mut raw) })?;
-        Ok(Store { raw: NonNull::new(raw).expect("frugal_store_open succeeded with NULL") })
+        check(unsafe { sys::frugal_store_create(context.as_ptr(), name.as_ptr(), options, &mut raw) })?;
+        Ok(Store { raw: NonNull::new(raw).expect("frugal_store_create succeeded with NULL") })
     }
 
     /// Checks `key` against the store key rules (1..1024 bytes of
@@ -115,6 +115,6 @@ impl Store {
 impl Drop for Store {
     fn drop(&mut self) {
         // SAFETY: we own this handle; engines hold their own reference.
-        unsafe { sys::frugal_store_close(self.raw.as_ptr()) }
+        unsafe { sys::frugal_store_destroy(self.raw.as_ptr()) }
     }
 }

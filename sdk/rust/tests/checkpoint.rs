@@ -162,7 +162,7 @@ fn missing_checkpoints_and_bad_stores_are_native_errors() {
     assert_eq!(store.put("../escape", b"x").unwrap_err().code(), ErrorCode::InvalidArgument);
 
     // "fs" needs a root.
-    let err = Store::open(&context, "fs", None).err().unwrap();
+    let err = Store::new(&context, "fs", None).err().unwrap();
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
     assert!(err.message().contains("root"), "{}", err.message());
 }

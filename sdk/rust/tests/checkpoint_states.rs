@@ -79,7 +79,7 @@ fn scheduler_scaler_and_host_state_come_back_exactly() {
         engine.state_mut::<LossScaler>("scaler").unwrap().update(i % 4 == 2).unwrap();
     }
     *engine.state_mut::<Cursor>("cursor").unwrap() = Cursor { epoch: 2, offset: 4096 };
-    let saved_scaler = engine.state_mut::<LossScaler>("scaler").unwrap().state().unwrap();
+    let saved_scaler = engine.state_mut::<LossScaler>("scaler").unwrap().status().unwrap();
     engine.save(CkptKind::Full, 7, b"", sys::FRUGAL_CKPT_SAVE_WAIT).unwrap();
     // The reference is the scheduler as the save left it (the save counted as a checkpoint).
     let mut reference = scheduler(&context);
@@ -92,7 +92,7 @@ fn scheduler_scaler_and_host_state_come_back_exactly() {
     *engine.state_mut::<Cursor>("cursor").unwrap() = Cursor { epoch: 9, offset: 1 };
     let restored = engine.restore(None, sys::FRUGAL_CKPT_ALL_KINDS).unwrap();
     assert!(restored.not_restored.is_empty(), "{:?}", restored.not_restored);
-    assert_eq!(engine.state_mut::<LossScaler>("scaler").unwrap().state().unwrap(), saved_scaler);
+    assert_eq!(engine.state_mut::<LossScaler>("scaler").unwrap().status().unwrap(), saved_scaler);
     assert_eq!(*engine.state_mut::<Cursor>("cursor").unwrap(), Cursor { epoch: 2, offset: 4096 });
     let mut resumed = engine.unregister_state::<Scheduler>("scheduler").unwrap();
     assert_eq!(resumed.ledger().unwrap(), reference.ledger().unwrap());
@@ -177,10 +177,10 @@ fn the_loss_scaler_blob_round_trips_and_is_checked() {
     assert_eq!(&blob[..4], b"FRLS");
     let mut second = scaler();
     second.import_state(&blob).unwrap();
-    assert_eq!(second.state().unwrap(), first.state().unwrap());
-    let before = second.state().unwrap();
+    assert_eq!(second.status().unwrap(), first.status().unwrap());
+    let before = second.status().unwrap();
     let error = second.import_state(&blob[..blob.len() - 1]).unwrap_err();
     assert_eq!(error.code(), ErrorCode::DataCorrupted);
-    assert_eq!(second.state().unwrap(), before);
+    assert_eq!(second.status().unwrap(), before);
     assert_eq!(sys::FRUGAL_CKPT_STATE_MAX_SIZE, 256 << 20);
 }

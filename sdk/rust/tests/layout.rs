@@ -150,7 +150,7 @@ fn rust_facts() -> BTreeMap<String, i64> {
     rust_layout!(f, frugal_quantize_args { struct_size, input, output, output_t, fake, stream, flags, reserved });
     rust_layout!(f, frugal_dequantize_args { struct_size, input, output, stream });
     rust_layout!(f, frugal_quant_gemm_args { struct_size, a, b, d, stream, alpha, flags });
-    rust_layout!(f, frugal_router_layout {
+    rust_layout!(f, frugal_route_layout {
         struct_size, choice, experts, top_k, drop_policy, capacity_factor, flags, reserved
     });
     rust_layout!(f, frugal_route_plan {
@@ -174,7 +174,7 @@ fn rust_facts() -> BTreeMap<String, i64> {
     });
     rust_layout!(f, frugal_ckpt_emergency_result { struct_size, name, committed, reserved, seconds });
     rust_layout!(f, frugal_ckpt_state_fns { struct_size, user_data, export_state, import_state });
-    rust_layout!(f, frugal_loss_scaler_state { struct_size, scale, clean_steps, skipped_steps });
+    rust_layout!(f, frugal_loss_scaler_status { struct_size, scale, clean_steps, skipped_steps });
     rust_consts!(f,
         FRUGAL_ABI_VERSION_MAJOR, FRUGAL_ABI_VERSION_MINOR, FRUGAL_ABI_VERSION,
         FRUGAL_VERSION_MAJOR, FRUGAL_VERSION_MINOR, FRUGAL_VERSION_PATCH,
@@ -205,7 +205,7 @@ fn rust_facts() -> BTreeMap<String, i64> {
         FRUGAL_DLPACK_FLOAT8_E4M3FN, FRUGAL_DLPACK_FLOAT8_E5M2, FRUGAL_DLPACK_FLOAT8_E8M0FNU,
         FRUGAL_QUANT_LAYOUT_ZERO_POINT, FRUGAL_EXT_QUANT_ZERO_POINT, FRUGAL_QUANTIZE_FREEZE_SCALE,
         FRUGAL_GEMM_FAST_ACCUM, FRUGAL_ROUTER_TOKEN_CHOICE, FRUGAL_ROUTER_EXPERT_CHOICE, FRUGAL_ROUTER_DROPLESS,
-        FRUGAL_ROUTER_DROP_BY_PROBABILITY, FRUGAL_ROUTER_DROP_BY_POSITION, FRUGAL_ROUTER_LAYOUT_BIAS,
+        FRUGAL_ROUTER_DROP_BY_PROBABILITY, FRUGAL_ROUTER_DROP_BY_POSITION, FRUGAL_ROUTE_LAYOUT_BIAS,
         FRUGAL_STORE_KEY_MAX, FRUGAL_CKPT_HEARTBEAT, FRUGAL_CKPT_FULL, FRUGAL_CKPT_ALL_KINDS, FRUGAL_CKPT_VALID,
         FRUGAL_CKPT_INCOMPLETE, FRUGAL_CKPT_CORRUPT, FRUGAL_CKPT_NEWER_FORMAT, FRUGAL_CKPT_UNREADABLE,
         FRUGAL_CKPT_SAVE_WAIT, FRUGAL_CKPT_SAVE_SKIP_IF_BUSY, FRUGAL_CKPT_LIST_VERIFY_SHARDS,

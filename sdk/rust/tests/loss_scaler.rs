@@ -2,7 +2,7 @@
 //! and skip on overflow, the floor and the ceiling, state round trips into
 //! a fresh scaler, and bad options or states as native errors.
 
-use frugal::{ErrorCode, LossScaler, LossScalerState, Options};
+use frugal::{ErrorCode, LossScaler, LossScalerStatus, Options};
 
 const INIT: f64 = 1024.0;
 const INTERVAL: i64 = 3;
@@ -53,18 +53,18 @@ fn grows_after_growth_interval_clean_steps_and_stops_at_the_ceiling() {
     for step in 1..INTERVAL {
         assert!(s.update(false).unwrap(), "clean step {} is applied", step);
         assert_eq!(s.scale(), INIT, "no growth before {} clean steps", INTERVAL);
-        assert_eq!(s.state().unwrap(), LossScalerState { scale: INIT, clean_steps: step, skipped_steps: 0 });
+        assert_eq!(s.status().unwrap(), LossScalerStatus { scale: INIT, clean_steps: step, skipped_steps: 0 });
     }
     assert!(s.update(false).unwrap());
     assert_eq!(s.scale(), INIT * 2.0, "initial * growth_factor after growth_interval clean steps");
-    assert_eq!(s.state().unwrap().clean_steps, 0);
+    assert_eq!(s.status().unwrap().clean_steps, 0);
 
     // 2048 -> 4096 -> min(8192, max_scale) = 4096.
     for _ in 0..2 * INTERVAL {
         s.update(false).unwrap();
     }
     assert_eq!(s.scale(), MAX);
-    assert_eq!(s.state().unwrap(), LossScalerState { scale: MAX, clean_steps: 0, skipped_steps: 0 });
+    assert_eq!(s.status().unwrap(), LossScalerStatus { scale: MAX, clean_steps: 0, skipped_steps: 0 });
 }
 
 #[test]
@@ -73,7 +73,7 @@ fn an_overflow_backs_off_skips_and_resets_the_counter_down_to_the_floor() {
     s.update(false).unwrap();
     s.update(false).unwrap();
     assert!(!s.update(true).unwrap(), "an overflow step must be skipped");
-    assert_eq!(s.state().unwrap(), LossScalerState { scale: INIT * 0.25, clean_steps: 0, skipped_steps: 1 });
+    assert_eq!(s.status().unwrap(), LossScalerStatus { scale: INIT * 0.25, clean_steps: 0, skipped_steps: 1 });
     // The counter restarted: two clean steps are not enough to grow.
     s.update(false).unwrap();
     s.update(false).unwrap();
@@ -83,7 +83,7 @@ fn an_overflow_backs_off_skips_and_resets_the_counter_down_to_the_floor() {
         assert!(!s.update(true).unwrap());
         assert_eq!(s.scale(), expected);
     }
-    assert_eq!(s.state().unwrap().skipped_steps, 4);
+    assert_eq!(s.status().unwrap().skipped_steps, 4);
 }
 
 #[test]
@@ -92,18 +92,18 @@ fn state_round_trips_into_a_fresh_scaler_and_later_scales_match() {
     for found_inf in [false, false, false, true, false, false] {
         a.update(found_inf).unwrap();
     }
-    let state = a.state().unwrap();
-    assert_eq!(state, LossScalerState { scale: 512.0, clean_steps: 2, skipped_steps: 1 });
+    let state = a.status().unwrap();
+    assert_eq!(state, LossScalerStatus { scale: 512.0, clean_steps: 2, skipped_steps: 1 });
 
     let mut b = scaler();
-    b.set_state(&state).unwrap();
-    assert_eq!(b.state().unwrap(), state);
+    b.set_status(&state).unwrap();
+    assert_eq!(b.status().unwrap(), state);
     assert_eq!(b.scale(), 512.0);
     // The restored counter matters: one more clean step grows both.
     for (i, found_inf) in [false, false, true, false, false, false, false].iter().enumerate() {
         assert_eq!(a.update(*found_inf).unwrap(), b.update(*found_inf).unwrap(), "step {}", i);
         assert_eq!(a.scale(), b.scale(), "step {}", i);
-        assert_eq!(a.state().unwrap(), b.state().unwrap(), "step {}", i);
+        assert_eq!(a.status().unwrap(), b.status().unwrap(), "step {}", i);
     }
     assert_eq!(b.scale(), 512.0, "512 -> 1024 -> 256 -> 512 after three clean steps");
 }
@@ -130,15 +130,15 @@ fn bad_options_and_states_are_invalid_argument_naming_the_problem() {
 
     let mut s = scaler();
     s.update(false).unwrap();
-    let before = s.state().unwrap();
+    let before = s.status().unwrap();
     for (bad, mention) in [
-        (LossScalerState { scale: MAX * 2.0, ..before }, "scale"),
-        (LossScalerState { clean_steps: INTERVAL, ..before }, "clean_steps"),
-        (LossScalerState { skipped_steps: -1, ..before }, "skipped_steps"),
+        (LossScalerStatus { scale: MAX * 2.0, ..before }, "scale"),
+        (LossScalerStatus { clean_steps: INTERVAL, ..before }, "clean_steps"),
+        (LossScalerStatus { skipped_steps: -1, ..before }, "skipped_steps"),
     ] {
-        let err = s.set_state(&bad).unwrap_err();
+        let err = s.set_status(&bad).unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidArgument);
         assert!(err.message().contains(mention), "{}", err);
-        assert_eq!(s.state().unwrap(), before, "a refused state changes nothing");
+        assert_eq!(s.status().unwrap(), before, "a refused state changes nothing");
     }
 }

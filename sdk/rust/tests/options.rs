@@ -12,7 +12,7 @@ fn filled() -> Options {
         .unwrap()
         .set_bool("fsync", true)
         .unwrap()
-        .set_str("algo", "ffd")
+        .set_string("algo", "ffd")
         .unwrap();
     o
 }
@@ -23,14 +23,14 @@ fn getters_return_what_was_set_and_defaults_when_absent() {
     assert_eq!(o.get_int("max_len", -1).unwrap(), 4096);
     assert_eq!(o.get_double("lr", -1.0).unwrap(), 3e-4);
     assert!(o.get_bool("fsync", false).unwrap());
-    assert_eq!(o.get_str("algo").unwrap().as_deref(), Some("ffd"));
+    assert_eq!(o.get_string("algo").unwrap().as_deref(), Some("ffd"));
     // An INT may be read as a double, exactly.
     assert_eq!(o.get_double("max_len", -1.0).unwrap(), 4096.0);
 
     assert_eq!(o.get_int("absent", 17).unwrap(), 17);
     assert_eq!(o.get_double("absent", 0.5).unwrap(), 0.5);
     assert!(o.get_bool("absent", true).unwrap());
-    assert_eq!(o.get_str("absent").unwrap(), None);
+    assert_eq!(o.get_string("absent").unwrap(), None);
 }
 
 #[test]
@@ -44,7 +44,7 @@ fn types_and_entries_follow_insertion_order() {
     assert_eq!(OptionType::Int.raw(), frugal::sys::FRUGAL_OPTION_INT);
 
     // Setting an existing name again keeps its position but takes the new type.
-    o.set_str("max_len", "long").unwrap();
+    o.set_string("max_len", "long").unwrap();
     let entries = o.entries().unwrap();
     let want = [
         ("max_len", OptionType::String),
@@ -79,8 +79,8 @@ fn set_parsed_picks_the_type_the_text_spells() {
     assert_eq!(o.get_double("c", 0.0).unwrap(), 2500.0);
     assert_eq!(o.get_double("d", 0.0).unwrap(), 1e20);
     assert_eq!(o.get_double("e", 0.0).unwrap(), f64::INFINITY);
-    assert_eq!(o.get_str("f").unwrap().as_deref(), Some("+1"));
-    assert_eq!(o.get_str("g").unwrap().as_deref(), Some(" 7"));
+    assert_eq!(o.get_string("f").unwrap().as_deref(), Some("+1"));
+    assert_eq!(o.get_string("g").unwrap().as_deref(), Some(" 7"));
 }
 
 #[test]
@@ -90,7 +90,7 @@ fn a_wrong_type_read_is_invalid_argument_naming_the_option() {
         (o.get_int("lr", 0).map(|_| ()), "lr"),
         (o.get_int("algo", 0).map(|_| ()), "algo"),
         (o.get_bool("max_len", false).map(|_| ()), "max_len"),
-        (o.get_str("fsync").map(|_| ()), "fsync"),
+        (o.get_string("fsync").map(|_| ()), "fsync"),
         (o.get_double("algo", 0.0).map(|_| ()), "algo"),
     ] {
         let err = result.unwrap_err();

@@ -15,7 +15,7 @@ const SHAPE: [i64; 2] = [ROWS as i64, COLS as i64];
 
 fn quantizer(context: &Context, recipe: &str) -> Quantizer {
     let mut options = Options::new().unwrap();
-    options.set_str("format", "e4m3").unwrap().set_str("recipe", recipe).unwrap();
+    options.set_string("format", "e4m3").unwrap().set_string("recipe", recipe).unwrap();
     Quantizer::new(context, "quant_fp8", Some(&options)).unwrap()
 }
 
@@ -117,7 +117,7 @@ fn mismatched_tensors_and_options_are_native_errors() {
     assert!(err.message().contains("output"), "{}", err.message());
 
     let mut options = Options::new().unwrap();
-    options.set_str("format", "e9m9").unwrap();
+    options.set_string("format", "e9m9").unwrap();
     let err = Quantizer::new(&context, "quant_fp8", Some(&options)).err().unwrap();
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
     assert!(err.message().starts_with("quantizer 'quant_fp8': "), "{}", err.message());
@@ -154,7 +154,7 @@ fn fp8_matrix(q: &Quantizer, x: &[f32], rows: usize, cols: usize) -> Fp8Matrix {
 
 fn format_quantizer(context: &Context, format: &str) -> Quantizer {
     let mut options = Options::new().unwrap();
-    options.set_str("format", format).unwrap().set_str("recipe", "current").unwrap();
+    options.set_string("format", format).unwrap().set_string("recipe", "current").unwrap();
     Quantizer::new(context, "quant_fp8", Some(&options)).unwrap()
 }
 

@@ -76,7 +76,7 @@ struct LossScalerDeleter {
   void operator()(frugal_loss_scaler* s) const noexcept { frugal_loss_scaler_destroy(s); }
 };
 struct StoreDeleter {
-  void operator()(frugal_store* s) const noexcept { frugal_store_close(s); }
+  void operator()(frugal_store* s) const noexcept { frugal_store_destroy(s); }
 };
 struct CkptEngineDeleter {
   void operator()(frugal_ckpt_engine* e) const noexcept { frugal_ckpt_engine_destroy(e); }
@@ -152,7 +152,7 @@ inline LossScalerPtr make_loss_scaler(const frugal_options* options) {
 
 inline StorePtr make_store(frugal_context* context, const char* name, const frugal_options* options) {
   frugal_store* store = nullptr;
-  check(frugal_store_open(context, name, options, &store));
+  check(frugal_store_create(context, name, options, &store));
   return StorePtr(store);
 }
 

@@ -1,7 +1,7 @@
 // frugal/sdk/router_adapter.hpp — declare a router strategy as a plain C++
 // class. The class needs:
 //   explicit Impl(const frugal::sdk::Options& options);      // validate, throw PluginError
-//   frugal_router_layout layout() const;                      // every field but struct_size
+//   frugal_route_layout layout() const;                      // every field but struct_size
 //   void route(const frugal_route_args& args);
 //   void permute(const frugal_route_move_args& args);
 //   void combine(const frugal_route_move_args& args);
@@ -76,7 +76,7 @@ struct RouterAdapter : InstanceSlots<Impl> {
   static constexpr frugal_router_vtable vtable{sizeof(frugal_router_vtable),
                                                &Base::create,
                                                &Base::destroy,
-                                               &Base::template layout<frugal_router_layout>,
+                                               &Base::template layout<frugal_route_layout>,
                                                &route,
                                                &permute,
                                                &combine,

@@ -34,9 +34,9 @@ struct StoreAdapter : InstanceSlots<Impl> {
   using Base = InstanceSlots<Impl>;
   using Instance = typename Base::Instance;
 
-  static frugal_error* open(const frugal_host_api* host, const frugal_options* options, void** store) {
+  static frugal_error* create(const frugal_host_api* host, const frugal_options* options, void** store) {
     return guard(host, [&] {
-      if (store == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "open: store is NULL");
+      if (store == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "create: store is NULL");
       *store = new Instance{host, Impl(Options(host, options))};
     });
   }
@@ -64,7 +64,7 @@ struct StoreAdapter : InstanceSlots<Impl> {
     return Base::call(store, [&](Impl& impl) { impl.remove(key); });
   }
 
-  static constexpr frugal_store_vtable vtable{sizeof(frugal_store_vtable), &open, &Base::destroy, &put, &size,
+  static constexpr frugal_store_vtable vtable{sizeof(frugal_store_vtable), &create, &Base::destroy, &put, &size,
                                               &read, &list, &remove};
 };
 

@@ -8,7 +8,7 @@ use super::types::{frugal_error, frugal_options};
 /// A scaler's state; caller sets struct_size.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
-pub struct frugal_loss_scaler_state {
+pub struct frugal_loss_scaler_status {
     pub struct_size: usize,
     pub scale: f64,
     pub clean_steps: i64,
@@ -29,11 +29,11 @@ extern "C" {
     /// `apply_step` may be NULL.
     pub fn frugal_loss_scaler_update(scaler: *mut frugal_loss_scaler, found_inf: i32, apply_step: *mut i32)
         -> *mut frugal_error;
-    pub fn frugal_loss_scaler_get_state(scaler: *const frugal_loss_scaler, out: *mut frugal_loss_scaler_state)
+    pub fn frugal_loss_scaler_get_status(scaler: *const frugal_loss_scaler, out: *mut frugal_loss_scaler_status)
         -> *mut frugal_error;
-    pub fn frugal_loss_scaler_set_state(
+    pub fn frugal_loss_scaler_set_status(
         scaler: *mut frugal_loss_scaler,
-        state: *const frugal_loss_scaler_state,
+        state: *const frugal_loss_scaler_status,
     ) -> *mut frugal_error;
     /// The state as a versioned, checksummed blob; `buffer` NULL queries the size.
     pub fn frugal_loss_scaler_export_state(

@@ -16,13 +16,13 @@ pub const FRUGAL_ROUTER_EXPERT_CHOICE: i32 = 1;
 pub const FRUGAL_ROUTER_DROPLESS: i32 = 0;
 pub const FRUGAL_ROUTER_DROP_BY_PROBABILITY: i32 = 1;
 pub const FRUGAL_ROUTER_DROP_BY_POSITION: i32 = 2;
-/// frugal_router_layout.flags: a selection bias moved by update.
-pub const FRUGAL_ROUTER_LAYOUT_BIAS: u32 = 1 << 0;
+/// frugal_route_layout.flags: a selection bias moved by update.
+pub const FRUGAL_ROUTE_LAYOUT_BIAS: u32 = 1 << 0;
 
 /// What a router produces; caller sets struct_size, the core fills up to it.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
-pub struct frugal_router_layout {
+pub struct frugal_route_layout {
     pub struct_size: usize,
     pub choice: i32,
     pub experts: i32,
@@ -122,7 +122,7 @@ extern "C" {
         options: *const frugal_options,
         out: *mut *mut frugal_router,
     ) -> *mut frugal_error;
-    pub fn frugal_router_get_layout(router: *const frugal_router, out: *mut frugal_router_layout)
+    pub fn frugal_router_layout(router: *const frugal_router, out: *mut frugal_route_layout)
         -> *mut frugal_error;
     pub fn frugal_router_plan_shape(router: *const frugal_router, tokens: i64, out: *mut frugal_route_shape)
         -> *mut frugal_error;

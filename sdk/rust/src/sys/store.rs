@@ -20,15 +20,15 @@ pub struct frugal_store {
 }
 
 extern "C" {
-    /// `options` read during the call; `*out` released with `frugal_store_close`.
-    pub fn frugal_store_open(
+    /// `options` read during the call; `*out` released with `frugal_store_destroy`.
+    pub fn frugal_store_create(
         context: *mut frugal_context,
         name: *const c_char,
         options: *const frugal_options,
         out: *mut *mut frugal_store,
     ) -> *mut frugal_error;
     /// NULL allowed; engines keep the store open until destroyed.
-    pub fn frugal_store_close(store: *mut frugal_store);
+    pub fn frugal_store_destroy(store: *mut frugal_store);
     pub fn frugal_store_put(store: *mut frugal_store, key: *const c_char, data: *const c_void, size: u64)
         -> *mut frugal_error;
     pub fn frugal_store_size(store: *mut frugal_store, key: *const c_char, size: *mut u64) -> *mut frugal_error;

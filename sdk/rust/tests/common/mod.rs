@@ -60,6 +60,6 @@ impl Lcg {
 #[allow(dead_code)] // not every test file uses it
 pub fn fs_store(context: &Context, dir: &TempDir) -> Store {
     let mut options = Options::new().unwrap();
-    options.set_str("root", &dir.path.to_string_lossy()).unwrap().set_bool("fsync", false).unwrap();
-    Store::open(context, "fs", Some(&options)).unwrap()
+    options.set_string("root", &dir.path.to_string_lossy()).unwrap().set_bool("fsync", false).unwrap();
+    Store::new(context, "fs", Some(&options)).unwrap()
 }
