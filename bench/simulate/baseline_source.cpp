@@ -15,10 +15,10 @@ const frugal_decision& BaselineSource::step(const frugal_telemetry& t) {
   decision_.resource = t.resource;
   decision_.target_nodes = t.nodes;
   decision_.reason = "";
-  if ((t.flags & FRUGAL_TELEMETRY_RESTARTED) != 0 || t.checkpoint_done == FRUGAL_CHECKPOINT_FULL) last_full_step_ = t.step;
+  if ((t.flags & FRUGAL_TELEMETRY_RESTARTED) != 0 || t.checkpoint_done == FRUGAL_CKPT_FULL) last_full_step_ = t.step;
   const bool notice = t.preemption_notice_s > 0.0;
-  if (notice && !in_notice_) decision_.checkpoint = FRUGAL_CHECKPOINT_HEARTBEAT;
-  if (t.step - last_full_step_ >= every_steps_) decision_.checkpoint = FRUGAL_CHECKPOINT_FULL;
+  if (notice && !in_notice_) decision_.checkpoint = FRUGAL_CKPT_HEARTBEAT;
+  if (t.step - last_full_step_ >= every_steps_) decision_.checkpoint = FRUGAL_CKPT_FULL;
   in_notice_ = notice;
   return decision_;
 }

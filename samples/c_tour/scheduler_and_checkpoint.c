@@ -75,7 +75,7 @@ static int run_scheduler(frugal_scheduler* scheduler, frugal_schedule* schedule)
     if (decision.lr != want)
       return tour_mismatch("scheduler: record %d (step %lld): lr %.17g; the schedule gives %.17g", i, (long long)t.step,
                            decision.lr, want);
-    if (decision.checkpoint == FRUGAL_CHECKPOINT_HEARTBEAT) ++heartbeats;
+    if (decision.checkpoint == FRUGAL_CKPT_HEARTBEAT) ++heartbeats;
     last_lr = decision.lr;
   }
   if (heartbeats == 0) return tour_mismatch("scheduler: no decision asked for a heartbeat checkpoint");

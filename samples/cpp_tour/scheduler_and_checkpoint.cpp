@@ -143,7 +143,7 @@ void scheduler_step(host::Context& context) {
       throw mismatch("scheduler: record %d (step %lld): lr %.17g; the schedule gives %.17g", i,
                      static_cast<long long>(t.step), decision.lr, want);
     }
-    if (decision.checkpoint == FRUGAL_CHECKPOINT_HEARTBEAT) ++heartbeats;
+    if (decision.checkpoint == FRUGAL_CKPT_HEARTBEAT) ++heartbeats;
     last_lr = decision.lr;
   }
   if (heartbeats == 0) throw Mismatch("scheduler: no decision asked for a heartbeat checkpoint");

@@ -66,7 +66,7 @@ func tourScheduler(ctx *frugal.Context) (string, error) {
 		if decision.LR != want {
 			return "", mismatch("scheduler: record %d's lr is %.17g; the schedule gives %.17g at step %d", i, decision.LR, want, step)
 		}
-		if decision.Checkpoint == frugal.CheckpointHeartbeat {
+		if decision.Checkpoint == frugal.CkptHeartbeat {
 			heartbeats++
 		}
 		lastLR = decision.LR

@@ -226,7 +226,7 @@ def tour_scheduler(context):
             want = schedule.lr(step)
             expect(abs(decision.lr - want) <= 1e-12 * abs(want),
                    f"scheduler: record {i}: lr {decision.lr!r}, the schedule gives {want!r} at step {step}")
-            heartbeats += decision.checkpoint == frugal.CheckpointAction.HEARTBEAT
+            heartbeats += decision.checkpoint == frugal.CheckpointKind.HEARTBEAT
             last_lr = decision.lr
         expect(heartbeats > 0, "scheduler: no decision asked for a heartbeat checkpoint")
         ledger = scheduler.ledger()

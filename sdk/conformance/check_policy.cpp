@@ -22,7 +22,7 @@ frugal_telemetry telemetry(int i) {
   t.wall_time_s = 60.0 * i;
   t.price_per_node_hour = 2.5;
   t.resource = FRUGAL_RESOURCE_SPOT;
-  t.checkpoint_done = (i % 10 == 9) ? FRUGAL_CHECKPOINT_FULL : FRUGAL_CHECKPOINT_NONE;
+  t.checkpoint_done = (i % 10 == 9) ? FRUGAL_CKPT_FULL : FRUGAL_CKPT_NONE;
   t.checkpoint_stall_s = (i % 10 == 9) ? 5.0 : 0.0;
   return t;
 }

@@ -7,12 +7,13 @@ import "C"
 
 import "time"
 
-// CkptKind is a checkpoint kind; kinds also combine as masks
-// (CkptAllKinds).
+// CkptKind is a checkpoint kind, shared by the engine and the scheduler's
+// decisions; HEARTBEAT and FULL also combine as masks (CkptAllKinds).
 type CkptKind uint32
 
 // Checkpoint kinds (frugal_ckpt_kind_values).
 const (
+	CkptNone      CkptKind = 0 // no checkpoint now (decisions only)
 	CkptHeartbeat CkptKind = 1 // light, frequent: what is needed to resume
 	CkptFull      CkptKind = 2 // everything registered
 	CkptAllKinds  CkptKind = 3

@@ -40,7 +40,7 @@ func TestSchedulerLRFollowsScheduleAndLedgerConserves(t *testing.T) {
 		if want := cosineClosedForm(int64(10 * i)); math.Abs(d.LR-want) > 1e-12 {
 			t.Errorf("record %d: lr %.17g, want %.17g", i, d.LR, want)
 		}
-		if d.Checkpoint == CheckpointHeartbeat {
+		if d.Checkpoint == CkptHeartbeat {
 			heartbeats++
 			if d.Reason == "" {
 				t.Errorf("record %d: heartbeat without a reason", i)

@@ -5,19 +5,11 @@ package frugal
 */
 import "C"
 
-// CheckpointAction is a checkpoint to take, ordered by weight
-// (frugal_checkpoint_action).
-type CheckpointAction uint32
+// Checkpoints in telemetry and decisions are CkptKind values (CkptNone,
+// CkptHeartbeat, CkptFull), the kinds a CkptEngine saves.
 
-// Checkpoint actions.
-const (
-	CheckpointNone      CheckpointAction = 0
-	CheckpointHeartbeat CheckpointAction = 1
-	CheckpointFull      CheckpointAction = 2
-)
-
-// Resource is a capacity class (frugal_resource_class).
-type Resource uint32
+// Resource is a capacity class (frugal_resource_class_values).
+type Resource int32
 
 // Resource classes; ResourceUnspecified is invalid in telemetry.
 const (
@@ -26,9 +18,9 @@ const (
 	ResourceReserved    Resource = 2
 )
 
-// StopReason says why a decision says stop (frugal_stop_reason); StopNone
-// keeps training.
-type StopReason uint32
+// StopReason says why a decision says stop (frugal_stop_reason_values);
+// StopNone keeps training.
+type StopReason int32
 
 // Stop reasons.
 const (
@@ -61,7 +53,7 @@ type Telemetry struct {
 	WallTimeS         float64
 	PricePerNodeHour  float64
 	Resource          Resource
-	CheckpointDone    CheckpointAction
+	CheckpointDone    CkptKind
 	CheckpointStallS  float64
 	PreemptionNoticeS float64
 }
@@ -78,8 +70,8 @@ func (t Telemetry) toC() C.frugal_telemetry {
 	c.eval_loss = C.double(t.EvalLoss)
 	c.wall_time_s = C.double(t.WallTimeS)
 	c.price_per_node_hour = C.double(t.PricePerNodeHour)
-	c.resource = C.uint32_t(t.Resource)
-	c.checkpoint_done = C.uint32_t(t.CheckpointDone)
+	c.resource = C.int32_t(t.Resource)
+	c.checkpoint_done = C.int32_t(t.CheckpointDone)
 	c.checkpoint_stall_s = C.double(t.CheckpointStallS)
 	c.preemption_notice_s = C.double(t.PreemptionNoticeS)
 	return c
@@ -89,8 +81,10 @@ func (t Telemetry) toC() C.frugal_telemetry {
 // A plain Go value: Reason is a copy.
 type Decision struct {
 	// LR is the learning rate for the record's step (0 without a schedule).
-	LR          float64
-	Checkpoint  CheckpointAction
+	LR float64
+	// Checkpoint is the kind to save now (pass it to CkptEngine.Save), or
+	// CkptNone.
+	Checkpoint  CkptKind
 	Resource    Resource
 	TargetNodes uint32
 	Stop        StopReason
@@ -104,7 +98,7 @@ type Decision struct {
 func decisionFromC(d *C.frugal_decision) Decision {
 	return Decision{
 		LR:          float64(d.lr),
-		Checkpoint:  CheckpointAction(d.checkpoint),
+		Checkpoint:  CkptKind(d.checkpoint),
 		Resource:    Resource(d.resource),
 		TargetNodes: uint32(d.target_nodes),
 		Stop:        StopReason(d.stop),

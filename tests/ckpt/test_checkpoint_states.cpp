@@ -229,7 +229,9 @@ host::SchedulerPtr make_scheduler(frugal_context* context) {
 // What a decision says, reason included (it is valid only until the next step).
 struct Decided {
   double lr;
-  uint32_t checkpoint, resource, target_nodes, stop;
+  int32_t checkpoint, resource;
+  uint32_t target_nodes;
+  int32_t stop;
   double next_due_s;
   std::string reason;
   bool operator==(const Decided&) const = default;

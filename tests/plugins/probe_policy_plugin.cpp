@@ -78,8 +78,8 @@ frugal_error* decide(void* instance, const frugal_telemetry* t, frugal_decision*
   if (p.fail_at_record != 0 && p.records == p.fail_at_record)
     return p.host->error_create(FRUGAL_ERR_CANCELLED, "scripted failure");
   if (p.checkpoint_every > 0 && p.records % p.checkpoint_every == 0)
-    out->checkpoint = static_cast<uint32_t>(p.checkpoint_kind);
-  out->resource = static_cast<uint32_t>(p.resource);
+    out->checkpoint = static_cast<int32_t>(p.checkpoint_kind);
+  out->resource = static_cast<int32_t>(p.resource);
   out->target_nodes = static_cast<uint32_t>(p.nodes);
   if (p.stop_at_step >= 0 && t->step >= p.stop_at_step) out->stop = FRUGAL_STOP_TARGET;
   if (p.due_in_s > 0) out->next_due_s = t->wall_time_s + p.due_in_s;

@@ -25,9 +25,9 @@ std::vector<frugal_telemetry> busy_day() {
       r.step = step;
       r.tokens = step * 1000;
     }
-    if (i % 50 == 0) r.checkpoint_done = FRUGAL_CHECKPOINT_HEARTBEAT;
+    if (i % 50 == 0) r.checkpoint_done = FRUGAL_CKPT_HEARTBEAT;
     if (i % 130 == 0) {
-      r.checkpoint_done = FRUGAL_CHECKPOINT_FULL;
+      r.checkpoint_done = FRUGAL_CKPT_FULL;
       r.checkpoint_stall_s = 40 + noise(10);
     }
     if (i >= 600 && i < 660) r.price_per_node_hour = 2.9;

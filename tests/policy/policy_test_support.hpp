@@ -31,10 +31,10 @@ inline frugal_telemetry record(double wall_s, int64_t step, double loss, uint32_
 
 // What a proposal says, with its reason copied out.
 struct Answer {
-  uint32_t checkpoint = 0;
-  uint32_t resource = 0;
+  int32_t checkpoint = 0;
+  int32_t resource = 0;
   uint32_t target_nodes = 0;
-  uint32_t stop = 0;
+  int32_t stop = 0;
   double next_due_s = 0.0;
   std::string reason;  // "" when NULL
 

@@ -71,7 +71,7 @@ TEST_CASE("decide writes a smaller proposal only up to its struct_size; the reas
   std::memset(&small.d, 0, offsetof(frugal_decision, next_due_s));
   small.d.struct_size = offsetof(frugal_decision, next_due_s);
   REQUIRE(Adapter::vtable.decide(s.instance, &t, &small.d) == nullptr);
-  CHECK(small.d.checkpoint == FRUGAL_CHECKPOINT_HEARTBEAT);
+  CHECK(small.d.checkpoint == FRUGAL_CKPT_HEARTBEAT);
   const auto* tail = reinterpret_cast<const unsigned char*>(&small.d) + offsetof(frugal_decision, next_due_s);
   for (std::size_t i = 0; i < sizeof(frugal_decision) - offsetof(frugal_decision, next_due_s); ++i)
     REQUIRE(tail[i] == 0xAB);
@@ -95,7 +95,7 @@ TEST_CASE("decide refuses a telemetry struct smaller than v2.0 and NULL pointers
   frugal_decision d{};
   d.struct_size = sizeof(d);
   expect_error(Adapter::vtable.decide(s.instance, &t, &d), FRUGAL_ERR_ABI_MISMATCH, {"telemetry->struct_size"});
-  CHECK(d.checkpoint == FRUGAL_CHECKPOINT_NONE);
+  CHECK(d.checkpoint == FRUGAL_CKPT_NONE);
   expect_error(Adapter::vtable.decide(s.instance, nullptr, &d), FRUGAL_ERR_INVALID_ARGUMENT, {"telemetry"});
   t.struct_size = sizeof(t);
   expect_error(Adapter::vtable.decide(s.instance, &t, nullptr), FRUGAL_ERR_INVALID_ARGUMENT, {"proposal"});

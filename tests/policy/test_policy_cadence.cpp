@@ -21,7 +21,7 @@ namespace {
 
 struct Taken {
   double time_s;
-  uint32_t kind;
+  int32_t kind;
   friend bool operator==(const Taken&, const Taken&) = default;
 };
 
@@ -41,20 +41,20 @@ struct ObedientHost {
   std::vector<Answer> answers;
 
   void run(CheckpointCadence& policy, double until_s) {
-    uint32_t pending = FRUGAL_CHECKPOINT_NONE;
+    uint32_t pending = FRUGAL_CKPT_NONE;
     int64_t step = 0;
     for (double t = every_s; t <= until_s; t += every_s) {
       step += steps_per_record;
       frugal_telemetry r = record(t, step, 2.0);
       if (std::find(restarts.begin(), restarts.end(), t) != restarts.end()) {
         r.flags |= FRUGAL_TELEMETRY_RESTARTED;
-        pending = FRUGAL_CHECKPOINT_NONE;  // the save in flight died with the nodes
+        pending = FRUGAL_CKPT_NONE;  // the save in flight died with the nodes
       }
       r.checkpoint_done = pending;
-      r.checkpoint_stall_s = pending == FRUGAL_CHECKPOINT_FULL ? stall_s : 0.0;
+      r.checkpoint_stall_s = pending == FRUGAL_CKPT_FULL ? stall_s : 0.0;
       const Answer a = ask(policy, r);
       answers.push_back(a);
-      if (a.checkpoint != FRUGAL_CHECKPOINT_NONE) proposals.push_back({t, a.checkpoint});
+      if (a.checkpoint != FRUGAL_CKPT_NONE) proposals.push_back({t, a.checkpoint});
       pending = a.checkpoint;
     }
   }
@@ -90,19 +90,19 @@ TEST_CASE("a due checkpoint is proposed again on every record until it is report
   CadenceConfig c;
   c.full_interval_s = 3600;
   CheckpointCadence policy = cadence(c);
-  CHECK(ask(policy, record(3540, 100, 2.0)).checkpoint == FRUGAL_CHECKPOINT_NONE);
+  CHECK(ask(policy, record(3540, 100, 2.0)).checkpoint == FRUGAL_CKPT_NONE);
   const Answer due = ask(policy, record(3600, 101, 2.0));
-  CHECK(due.checkpoint == FRUGAL_CHECKPOINT_FULL);
+  CHECK(due.checkpoint == FRUGAL_CKPT_FULL);
   CHECK(due.reason == "full-checkpoint interval 60.0 min elapsed since job time 0 s");
   CHECK(due.next_due_s == 7200);
   const Answer again = ask(policy, record(3660, 102, 2.0));
-  CHECK(again.checkpoint == FRUGAL_CHECKPOINT_FULL);
+  CHECK(again.checkpoint == FRUGAL_CKPT_FULL);
   CHECK(again.reason == due.reason);
   frugal_telemetry done = record(3720, 103, 2.0);
-  done.checkpoint_done = FRUGAL_CHECKPOINT_FULL;
+  done.checkpoint_done = FRUGAL_CKPT_FULL;
   done.checkpoint_stall_s = 30;
   const Answer after = ask(policy, done);
-  CHECK(after.checkpoint == FRUGAL_CHECKPOINT_NONE);
+  CHECK(after.checkpoint == FRUGAL_CKPT_NONE);
   CHECK(after.reason.empty());
   // The full holds the state of the record that first asked (3600): the
   // next one is due at the next multiple, not an interval after the report.
@@ -126,11 +126,11 @@ TEST_CASE("a restart restarts the heartbeat timer, not the full count: a multipl
   frugal_telemetry restarted = record(560, 700, 2.0);  // resumed from step 700
   restarted.flags = FRUGAL_TELEMETRY_RESTARTED;
   const Answer a = ask(policy, restarted);
-  CHECK(a.checkpoint == FRUGAL_CHECKPOINT_NONE);
+  CHECK(a.checkpoint == FRUGAL_CKPT_NONE);
   CHECK(a.next_due_s == 1160);
   // Step 1000 passed with no full since step 0: overdue, due at once.
   const Answer full = ask(policy, record(1100, 1650, 2.0));
-  CHECK(full.checkpoint == FRUGAL_CHECKPOINT_FULL);
+  CHECK(full.checkpoint == FRUGAL_CKPT_FULL);
   CHECK(full.reason == "full-checkpoint interval of 1000 steps reached since step 0");
 }
 
@@ -150,7 +150,7 @@ TEST_CASE("Young/Daly: 117 min for a measured 300 s checkpoint and a measured 24
 
   std::vector<Taken> fulls;
   for (const Taken& t : host.proposals)
-    if (t.kind == FRUGAL_CHECKPOINT_FULL) fulls.push_back(t);
+    if (t.kind == FRUGAL_CKPT_FULL) fulls.push_back(t);
   REQUIRE(fulls.size() > 15);
   // The fulls before the first restart come ever further apart (M grows
   // with the time survived): 60 s at first, then measured.
@@ -175,34 +175,34 @@ TEST_CASE("a preemption notice: a full when it fits in notice_safety x the notic
   frugal_telemetry notice = record(1000, 10, 2.0);
   notice.preemption_notice_s = 120;  // AWS: 60 s <= 0.5 x 120 s
   const Answer full = ask(aws, notice);
-  CHECK(full.checkpoint == FRUGAL_CHECKPOINT_FULL);
+  CHECK(full.checkpoint == FRUGAL_CKPT_FULL);
   CHECK(full.reason == "preemption notice 120 s: full checkpoint (a full stalls ~60 s, within 0.50 x the notice)");
   // Only the first record of a notice: the next one, still under notice, proposes nothing.
   notice.wall_time_s = 1010;
-  CHECK(ask(aws, notice).checkpoint == FRUGAL_CHECKPOINT_NONE);
+  CHECK(ask(aws, notice).checkpoint == FRUGAL_CKPT_NONE);
 
   CheckpointCadence gcp = cadence(c);
   frugal_telemetry short_notice = record(1000, 10, 2.0);
   short_notice.preemption_notice_s = 30;  // GCP: 60 s > 0.5 x 30 s
   const Answer hb = ask(gcp, short_notice);
-  CHECK(hb.checkpoint == FRUGAL_CHECKPOINT_HEARTBEAT);
+  CHECK(hb.checkpoint == FRUGAL_CKPT_HEARTBEAT);
   CHECK(hb.reason == "preemption notice 30 s: heartbeat only (a full stalls ~60 s, more than 0.50 x the notice)");
   // The notice ends (a false alarm), and a new one is an emergency again.
-  CHECK(ask(gcp, record(1010, 11, 2.0)).checkpoint == FRUGAL_CHECKPOINT_NONE);
+  CHECK(ask(gcp, record(1010, 11, 2.0)).checkpoint == FRUGAL_CKPT_NONE);
   short_notice.wall_time_s = 1020;
-  CHECK(ask(gcp, short_notice).checkpoint == FRUGAL_CHECKPOINT_HEARTBEAT);
+  CHECK(ask(gcp, short_notice).checkpoint == FRUGAL_CKPT_HEARTBEAT);
 
   // The measured cost decides: after 300 s fulls, even AWS's 2 minutes only allow a heartbeat.
   CheckpointCadence slow = cadence(c);
   for (int i = 1; i <= 20; ++i) {
     frugal_telemetry r = record(i * 100.0, i, 2.0);
-    r.checkpoint_done = FRUGAL_CHECKPOINT_FULL;
+    r.checkpoint_done = FRUGAL_CKPT_FULL;
     r.checkpoint_stall_s = 300;
     (void)ask(slow, r);
   }
   frugal_telemetry late = record(5000, 50, 2.0);
   late.preemption_notice_s = 120;
-  CHECK(ask(slow, late).checkpoint == FRUGAL_CHECKPOINT_HEARTBEAT);
+  CHECK(ask(slow, late).checkpoint == FRUGAL_CKPT_HEARTBEAT);
 }
 
 TEST_CASE("a notice decides its record even when a full is due; a notice on a restart record is not fresh") {
@@ -213,25 +213,25 @@ TEST_CASE("a notice decides its record even when a full is due; a notice on a re
   frugal_telemetry notice = record(700, 7, 2.0);  // a full is due, but 100 s > 0.5 x 30 s
   notice.preemption_notice_s = 30;
   const Answer a = ask(policy, notice);
-  CHECK(a.checkpoint == FRUGAL_CHECKPOINT_HEARTBEAT);
+  CHECK(a.checkpoint == FRUGAL_CKPT_HEARTBEAT);
   CHECK(a.next_due_s == 600);  // the full is still due
   notice.wall_time_s = 710;  // the same notice: the timer speaks again
-  CHECK(ask(policy, notice).checkpoint == FRUGAL_CHECKPOINT_FULL);
+  CHECK(ask(policy, notice).checkpoint == FRUGAL_CKPT_FULL);
 
   CheckpointCadence fresh = cadence(c);
   frugal_telemetry restarted = record(100, 1, 2.0);
   restarted.flags = FRUGAL_TELEMETRY_RESTARTED;
   restarted.preemption_notice_s = 30;
-  CHECK(ask(fresh, restarted).checkpoint == FRUGAL_CHECKPOINT_NONE);
+  CHECK(ask(fresh, restarted).checkpoint == FRUGAL_CKPT_NONE);
   frugal_telemetry next = record(110, 2, 2.0);
   next.preemption_notice_s = 30;
-  CHECK(ask(fresh, next).checkpoint == FRUGAL_CHECKPOINT_HEARTBEAT);
+  CHECK(ask(fresh, next).checkpoint == FRUGAL_CKPT_HEARTBEAT);
 }
 
 TEST_CASE("a full reported with no stall does not move the measured cost") {
   CheckpointCadence policy = cadence(CadenceConfig{});
   frugal_telemetry r = record(100, 1, 2.0);
-  r.checkpoint_done = FRUGAL_CHECKPOINT_FULL;
+  r.checkpoint_done = FRUGAL_CKPT_FULL;
   (void)ask(policy, r);
   CHECK(policy.cost_model().cost_s() == 60.0);
   r.wall_time_s = 200;
@@ -245,7 +245,7 @@ namespace {
 std::vector<double> full_times(const ObedientHost& host) {
   std::vector<double> out;
   for (const Taken& t : host.proposals)
-    if (t.kind == FRUGAL_CHECKPOINT_FULL) out.push_back(t.time_s);
+    if (t.kind == FRUGAL_CKPT_FULL) out.push_back(t.time_s);
   return out;
 }
 
@@ -295,9 +295,9 @@ TEST_CASE("after restoring a heartbeat at step 15 the next full is at step 20; a
   c.full_interval_steps = 10;
   CheckpointCadence policy = cadence(c);
   for (int64_t s = 1; s <= 9; ++s) REQUIRE(ask(policy, record(double(s), s, 2.0)).checkpoint == 0);
-  CHECK(ask(policy, record(10, 10, 2.0)).checkpoint == FRUGAL_CHECKPOINT_FULL);
+  CHECK(ask(policy, record(10, 10, 2.0)).checkpoint == FRUGAL_CKPT_FULL);
   frugal_telemetry done = record(11, 11, 2.0);
-  done.checkpoint_done = FRUGAL_CHECKPOINT_FULL;
+  done.checkpoint_done = FRUGAL_CKPT_FULL;
   CHECK(ask(policy, done).checkpoint == 0);
   for (int64_t s = 12; s <= 17; ++s) REQUIRE(ask(policy, record(double(s), s, 2.0)).checkpoint == 0);
   // Through an exported state too: the blob carries the count.
@@ -308,7 +308,7 @@ TEST_CASE("after restoring a heartbeat at step 15 the next full is at step 20; a
   CHECK(ask(restored, restart).checkpoint == 0);
   for (int64_t s = 16; s <= 19; ++s) REQUIRE(ask(restored, record(15.0 + double(s), s, 2.0)).checkpoint == 0);
   const Answer at_20 = ask(restored, record(35, 20, 2.0));
-  CHECK(at_20.checkpoint == FRUGAL_CHECKPOINT_FULL);  // once 25
+  CHECK(at_20.checkpoint == FRUGAL_CKPT_FULL);  // once 25
   CHECK(at_20.reason == "full-checkpoint interval of 10 steps reached since step 10");
 
   // The job dies while that full is written and resumes from it: it counts.
@@ -316,7 +316,7 @@ TEST_CASE("after restoring a heartbeat at step 15 the next full is at step 20; a
   from_full.flags = FRUGAL_TELEMETRY_RESTARTED;
   CHECK(ask(restored, from_full).checkpoint == 0);
   for (int64_t s = 21; s <= 29; ++s) REQUIRE(ask(restored, record(30.0 + double(s), s, 2.0)).checkpoint == 0);
-  CHECK(ask(restored, record(60, 30, 2.0)).checkpoint == FRUGAL_CHECKPOINT_FULL);
+  CHECK(ask(restored, record(60, 30, 2.0)).checkpoint == FRUGAL_CKPT_FULL);
 }
 
 TEST_CASE("an overdue full is taken at the next opportunity, once") {
@@ -325,12 +325,12 @@ TEST_CASE("an overdue full is taken at the next opportunity, once") {
   CheckpointCadence policy = cadence(c);
   CHECK(ask(policy, record(1, 5, 2.0)).checkpoint == 0);
   // Records skip from step 5 to 25: multiples 10 and 20 passed; one full covers them.
-  CHECK(ask(policy, record(2, 25, 2.0)).checkpoint == FRUGAL_CHECKPOINT_FULL);
+  CHECK(ask(policy, record(2, 25, 2.0)).checkpoint == FRUGAL_CKPT_FULL);
   frugal_telemetry done = record(3, 26, 2.0);
-  done.checkpoint_done = FRUGAL_CHECKPOINT_FULL;
+  done.checkpoint_done = FRUGAL_CKPT_FULL;
   CHECK(ask(policy, done).checkpoint == 0);
   CHECK(ask(policy, record(4, 29, 2.0)).checkpoint == 0);
-  CHECK(ask(policy, record(5, 30, 2.0)).checkpoint == FRUGAL_CHECKPOINT_FULL);
+  CHECK(ask(policy, record(5, 30, 2.0)).checkpoint == FRUGAL_CKPT_FULL);
 
   // Restored past a multiple without a full: due on the restart record itself.
   CheckpointCadence fresh = cadence(c);
@@ -338,6 +338,6 @@ TEST_CASE("an overdue full is taken at the next opportunity, once") {
   frugal_telemetry restart = record(100, 23, 2.0);
   restart.flags = FRUGAL_TELEMETRY_RESTARTED;
   const Answer a = ask(fresh, restart);
-  CHECK(a.checkpoint == FRUGAL_CHECKPOINT_FULL);
+  CHECK(a.checkpoint == FRUGAL_CKPT_FULL);
   CHECK(a.reason == "full-checkpoint interval of 10 steps reached since step 0");
 }

@@ -136,7 +136,7 @@ TEST_CASE("scheduler + plateau_autoscaler: a plateau scales up, fast progress do
 TEST_CASE("scheduler + spot_phase: a steady descent moves to reserved; a noisy warm-up stays on spot") {
   Scheduler steady({Policy{"spot_phase", {}}});
   Noise noise(1);
-  uint32_t resource = FRUGAL_RESOURCE_SPOT;
+  int32_t resource = FRUGAL_RESOURCE_SPOT;
   double moved_at = -1;
   std::string why;
   for (int i = 0; i < 200; ++i) {
@@ -165,7 +165,7 @@ TEST_CASE("scheduler + spot_phase: a steady descent moves to reserved; a noisy w
 TEST_CASE("scheduler + spot_phase: a preemption spike moves to reserved, then back to spot after the cooldown") {
   Scheduler s({{"spot_phase", {{"max_preemptions", "2"}, {"preemption_window_s", "3600"}, {"cooldown_s", "600"}}}});
   Noise noise(4);
-  uint32_t resource = FRUGAL_RESOURCE_SPOT;
+  int32_t resource = FRUGAL_RESOURCE_SPOT;
   std::vector<std::pair<double, uint32_t>> switches;
   for (int i = 0; i < 120; ++i) {
     frugal_telemetry r = record(60.0 * i, i, 3.0 + noise(0.3));
@@ -204,13 +204,13 @@ TEST_CASE("scheduler + early_stop: patience spent stops with FRUGAL_STOP_PLATEAU
 
 TEST_CASE("scheduler + checkpoint_cadence: heartbeats on the timer, a full by steps") {
   Scheduler s({{"checkpoint_cadence", {{"heartbeat_interval_s", "600"}, {"full_interval_steps", "1000"}}}});
-  uint32_t pending = FRUGAL_CHECKPOINT_NONE;
+  uint32_t pending = FRUGAL_CKPT_NONE;
   std::vector<std::pair<double, uint32_t>> taken;
   for (int i = 1; i <= 110; ++i) {
     frugal_telemetry r = record(60.0 * i, 10 * i, 2.0);
     r.checkpoint_done = pending;  // the host takes each checkpoint during the next interval
     const Answer a = s.step(r);
-    if (a.checkpoint != FRUGAL_CHECKPOINT_NONE) taken.emplace_back(r.wall_time_s, a.checkpoint);
+    if (a.checkpoint != FRUGAL_CKPT_NONE) taken.emplace_back(r.wall_time_s, a.checkpoint);
     if (i == 10) CHECK(a.reason == "checkpoint_cadence: heartbeat interval 10.0 min elapsed since job time 0 s");
     if (i == 100) CHECK(a.reason == "checkpoint_cadence: full-checkpoint interval of 1000 steps reached since step 0");
     if (i == 1) CHECK(a.next_due_s == 600);
@@ -241,18 +241,18 @@ TEST_CASE("scheduler + checkpoint_cadence: Young/Daly gives ~117 min for delta 3
     step += 10;
     frugal_telemetry r = record(t, step, 2.0);
     if (full_done) {
-      r.checkpoint_done = FRUGAL_CHECKPOINT_FULL;
+      r.checkpoint_done = FRUGAL_CKPT_FULL;
       r.checkpoint_stall_s = 300;
     }
     // The second restart lands 7000 s before the 48 h mark, so the next full falls due right at it.
     if ((restarts == 0 && t >= 100000) || (restarts == 1 && t >= 172800 - 7000)) {
       r.flags = FRUGAL_TELEMETRY_RESTARTED;
-      r.checkpoint_done = FRUGAL_CHECKPOINT_NONE;
+      r.checkpoint_done = FRUGAL_CKPT_NONE;
       r.checkpoint_stall_s = 0;
       if (++restarts == 2) second_restart = t;
     }
     const Answer a = s.step(r);
-    pending_full = a.checkpoint == FRUGAL_CHECKPOINT_FULL;
+    pending_full = a.checkpoint == FRUGAL_CKPT_FULL;
     if (pending_full) {
       fulls.push_back(t);
       if (restarts == 2 && reason_after_second.empty()) reason_after_second = a.reason;
@@ -268,21 +268,21 @@ TEST_CASE("scheduler + checkpoint_cadence: Young/Daly gives ~117 min for delta 3
 
 TEST_CASE("scheduler + checkpoint_cadence: an emergency checkpoint on the first record of a notice") {
   Scheduler s({{"checkpoint_cadence", {{"checkpoint_cost_s", "45"}}}});
-  CHECK(s.step(record(60, 1, 2.0)).checkpoint == FRUGAL_CHECKPOINT_NONE);
+  CHECK(s.step(record(60, 1, 2.0)).checkpoint == FRUGAL_CKPT_NONE);
   frugal_telemetry notice = record(120, 2, 2.0);
   notice.preemption_notice_s = 120;  // 45 s fits in 0.5 x 120 s
   const Answer full = s.step(notice);
-  CHECK(full.checkpoint == FRUGAL_CHECKPOINT_FULL);
+  CHECK(full.checkpoint == FRUGAL_CKPT_FULL);
   CHECK(full.reason ==
         "checkpoint_cadence: preemption notice 120 s: full checkpoint (a full stalls ~45 s, within 0.50 x the notice)");
   notice.wall_time_s = 130;
-  CHECK(s.step(notice).checkpoint == FRUGAL_CHECKPOINT_NONE);  // the same notice
+  CHECK(s.step(notice).checkpoint == FRUGAL_CKPT_NONE);  // the same notice
 
   Scheduler gcp({{"checkpoint_cadence", {{"checkpoint_cost_s", "45"}}}});
   frugal_telemetry short_notice = record(60, 1, 2.0);
   short_notice.preemption_notice_s = 30;
   const Answer hb = gcp.step(short_notice);
-  CHECK(hb.checkpoint == FRUGAL_CHECKPOINT_HEARTBEAT);
+  CHECK(hb.checkpoint == FRUGAL_CKPT_HEARTBEAT);
   CHECK(hb.reason == "checkpoint_cadence: preemption notice 30 s: heartbeat only (a full stalls ~45 s, more than "
                      "0.50 x the notice)");
 }

@@ -17,7 +17,7 @@ using frugal::test::SchedulerSpec;
 
 TEST_CASE("the ledger books a hand-worked scenario exactly") {
   SchedulerHarness s(SchedulerSpec{"", {}, {{"probe_policy", {}}}, 8});
-  auto at = [](double wall, int64_t step, double loss, uint32_t resource, double price) {
+  auto at = [](double wall, int64_t step, double loss, int32_t resource, double price) {
     frugal_telemetry t = record(wall, step, loss);
     t.nodes = 2;
     t.resource = resource;
@@ -26,7 +26,7 @@ TEST_CASE("the ledger books a hand-worked scenario exactly") {
   };
   s.step(at(3600, 100, 3.0, FRUGAL_RESOURCE_SPOT, 10));  // $20, pending 1 h
   frugal_telemetry full = at(5400, 150, 2.5, FRUGAL_RESOURCE_SPOT, 10);
-  full.checkpoint_done = FRUGAL_CHECKPOINT_FULL;
+  full.checkpoint_done = FRUGAL_CKPT_FULL;
   full.checkpoint_stall_s = 600;
   s.step(full);                                          // $10: 600 s stall, then everything so far is kept
   s.step(at(9000, 250, 2.0, FRUGAL_RESOURCE_SPOT, 10));  // $20, pending 1 h
@@ -124,7 +124,7 @@ TEST_CASE("random runs conserve money and time against an independent sum") {
         t.tokens = step * 1000;
         ++restarts;
       } else if (roll < 0.3) {
-        t.checkpoint_done = roll < 0.15 ? FRUGAL_CHECKPOINT_FULL : FRUGAL_CHECKPOINT_HEARTBEAT;
+        t.checkpoint_done = roll < 0.15 ? FRUGAL_CKPT_FULL : FRUGAL_CKPT_HEARTBEAT;
         t.checkpoint_stall_s = interval * unit(rng);
       }
       s.step(t);

@@ -61,7 +61,7 @@ TEST_CASE("malformed telemetry is INVALID_ARGUMENT naming the field, and changes
       {"stall without a checkpoint", with([](auto& t) { t.checkpoint_stall_s = 5; }),
        "checkpoint_done is NONE"},
       {"stall longer than the interval",
-       with([](auto& t) { t.checkpoint_done = FRUGAL_CHECKPOINT_FULL; t.checkpoint_stall_s = 101; }),
+       with([](auto& t) { t.checkpoint_done = FRUGAL_CKPT_FULL; t.checkpoint_stall_s = 101; }),
        "longer than the 100 s since the previous record"},
       {"negative notice", with([](auto& t) { t.preemption_notice_s = -1; }), "telemetry.preemption_notice_s is -1"},
       {"unknown checkpoint kind", with([](auto& t) { t.checkpoint_done = 3; }), "telemetry.checkpoint_done is 3"},
@@ -84,7 +84,7 @@ TEST_CASE("malformed telemetry is INVALID_ARGUMENT naming the field, and changes
   SchedulerHarness counting(one_probe({{"checkpoint_every", "2"}}));
   counting.step(record(100, 10, 2.0));
   CHECK(counting.try_step(with([](auto& t) { t.loss = kNaN; })).code == FRUGAL_ERR_INVALID_ARGUMENT);
-  CHECK(counting.step(record(200, 20, 1.9)).checkpoint == FRUGAL_CHECKPOINT_HEARTBEAT);
+  CHECK(counting.step(record(200, 20, 1.9)).checkpoint == FRUGAL_CKPT_HEARTBEAT);
   CHECK(counting.reason() == "probe_policy: probe at record 2");
 }
 
@@ -94,7 +94,7 @@ TEST_CASE("a record from an older caller (smaller struct) reads the missing fiel
   t.preemption_notice_s = 30;  // beyond the declared size: must be ignored
   t.struct_size = offsetof(frugal_telemetry, checkpoint_done);
   const frugal_decision d = s.step(t);
-  CHECK(d.checkpoint == FRUGAL_CHECKPOINT_NONE);
+  CHECK(d.checkpoint == FRUGAL_CKPT_NONE);
 }
 
 TEST_CASE("a restart may take the step back; the job clock still may not") {
@@ -118,7 +118,7 @@ TEST_CASE("proposals merge: heaviest checkpoint, first resource / nodes / stop, 
                       {"probe_policy", {{"nodes", "8"}, {"stop_at_step", "30"}, {"reason", "third"}}}}};
   SchedulerHarness s(spec);
   frugal_decision d = s.step(record(100, 10, 2.0));
-  CHECK(d.checkpoint == FRUGAL_CHECKPOINT_HEARTBEAT);  // only the first proposes on record 1
+  CHECK(d.checkpoint == FRUGAL_CKPT_HEARTBEAT);  // only the first proposes on record 1
   CHECK(d.resource == FRUGAL_RESOURCE_RESERVED);       // the first policy with an opinion wins
   CHECK(d.target_nodes == 4);                          // the second's, not the third's 8
   CHECK(d.stop == FRUGAL_STOP_NONE);
@@ -126,7 +126,7 @@ TEST_CASE("proposals merge: heaviest checkpoint, first resource / nodes / stop, 
   CHECK(s.reason() == "probe_policy: first at record 1; probe_policy: second at record 1");
 
   d = s.step(record(200, 20, 1.9));
-  CHECK(d.checkpoint == FRUGAL_CHECKPOINT_FULL);  // the second's full outweighs the first's heartbeat
+  CHECK(d.checkpoint == FRUGAL_CKPT_FULL);  // the second's full outweighs the first's heartbeat
   CHECK(contains(s.reason(), "second at record 2"));
 
   d = s.step(record(300, 30, 1.8));
@@ -140,7 +140,7 @@ TEST_CASE("without opinions the decision keeps what ran, and the reason is empty
   t.nodes = 3;
   const frugal_decision d = s.step(t);
   CHECK(d.lr == 0.0);  // no schedule
-  CHECK(d.checkpoint == FRUGAL_CHECKPOINT_NONE);
+  CHECK(d.checkpoint == FRUGAL_CKPT_NONE);
   CHECK(d.resource == FRUGAL_RESOURCE_SPOT);  // proposed, but it is what ran: nothing to explain
   CHECK(d.target_nodes == 3);
   CHECK(d.stop == FRUGAL_STOP_NONE);
@@ -160,17 +160,17 @@ TEST_CASE("the first record of a preemption notice always gets a checkpoint") {
   frugal_telemetry notice = record(110, 11, 2.0);
   notice.preemption_notice_s = 120;
   frugal_decision d = s.step(notice);
-  CHECK(d.checkpoint == FRUGAL_CHECKPOINT_HEARTBEAT);
+  CHECK(d.checkpoint == FRUGAL_CKPT_HEARTBEAT);
   CHECK(s.reason() == "scheduler: preemption notice (120 s left): emergency heartbeat");
   notice.wall_time_s = 115;
   notice.preemption_notice_s = 115;
-  CHECK(s.step(notice).checkpoint == FRUGAL_CHECKPOINT_NONE);  // same notice: asked once
+  CHECK(s.step(notice).checkpoint == FRUGAL_CKPT_NONE);  // same notice: asked once
   s.step(record(120, 12, 2.0));                                // the notice is over
   notice.step = 13;
   notice.tokens = 13000;
   notice.wall_time_s = 130;
   notice.preemption_notice_s = 30;
-  CHECK(s.step(notice).checkpoint == FRUGAL_CHECKPOINT_HEARTBEAT);  // a new one
+  CHECK(s.step(notice).checkpoint == FRUGAL_CKPT_HEARTBEAT);  // a new one
 
   // A policy that already asked for a full checkpoint keeps its full.
   SchedulerHarness full(one_probe({{"checkpoint_every", "2"}, {"checkpoint_kind", "2"}}));
@@ -178,7 +178,7 @@ TEST_CASE("the first record of a preemption notice always gets a checkpoint") {
   notice.step = 11;
   notice.wall_time_s = 110;
   notice.preemption_notice_s = 120;
-  CHECK(full.step(notice).checkpoint == FRUGAL_CHECKPOINT_FULL);
+  CHECK(full.step(notice).checkpoint == FRUGAL_CKPT_FULL);
   CHECK(full.reason() == "probe_policy: probe at record 2");
 }
 
@@ -207,7 +207,7 @@ TEST_CASE("an invalid proposal is a plugin bug: INTERNAL naming the policy and t
   SchedulerHarness bad_enum(one_probe({{"bad_proposal", "1"}}));
   const test::Outcome a = bad_enum.try_step(record(100, 10, 2.0));
   CHECK(a.code == FRUGAL_ERR_INTERNAL);
-  CHECK(a.message == "policy 'probe_policy': proposed checkpoint action 9, not a frugal_checkpoint_action");
+  CHECK(a.message == "policy 'probe_policy': proposed checkpoint kind 9, not a frugal_ckpt_kind_values");
   SchedulerHarness bad_due(one_probe({{"bad_proposal", "2"}}));
   const test::Outcome b = bad_due.try_step(record(100, 10, 2.0));
   CHECK(b.code == FRUGAL_ERR_INTERNAL);

@@ -54,12 +54,9 @@ FRUGAL_EXTERN_C_BEGIN
 /* Kinds, statuses, flags                                                   */
 /* ======================================================================== */
 
-/** Checkpoint kinds; also usable as bit masks (FRUGAL_CKPT_ALL_KINDS = both). */
-enum frugal_ckpt_kind_values {
-  FRUGAL_CKPT_HEARTBEAT = 1, /**< Light, frequent: what is needed to resume. */
-  FRUGAL_CKPT_FULL = 2       /**< Everything registered. */
-};
-/** Mask of every kind. */
+/* Kinds: FRUGAL_CKPT_HEARTBEAT and FRUGAL_CKPT_FULL (frugal_ckpt_kind_values,
+   frugal/types.h, shared with the scheduler's decisions). */
+/** Mask of every kind (HEARTBEAT | FULL). */
 #define FRUGAL_CKPT_ALL_KINDS 3u
 
 /** Verification outcome of one checkpoint. Carried as int32_t. */

@@ -26,28 +26,25 @@ FRUGAL_EXTERN_C_BEGIN
 /* Enumerations                                                             */
 /* ======================================================================== */
 
-/** Checkpoint actions, ordered by weight (a merge keeps the heaviest). */
-typedef enum frugal_checkpoint_action {
-  FRUGAL_CHECKPOINT_NONE = 0,      /**< No checkpoint now. */
-  FRUGAL_CHECKPOINT_HEARTBEAT = 1, /**< Light: only the state needed to resume. */
-  FRUGAL_CHECKPOINT_FULL = 2       /**< Everything (model, optimizer, data position, strategy states). */
-} frugal_checkpoint_action;
+/* Checkpoints are named by frugal_ckpt_kind_values (frugal/types.h):
+   FRUGAL_CKPT_NONE, FRUGAL_CKPT_HEARTBEAT, FRUGAL_CKPT_FULL, the kinds the
+   checkpoint engine saves. */
 
-/** Capacity classes a job can run on. */
-typedef enum frugal_resource_class {
+/** Capacity classes a job can run on. Carried as int32_t. */
+enum frugal_resource_class_values {
   FRUGAL_RESOURCE_UNSPECIFIED = 0, /**< In a policy proposal: no opinion. Invalid in telemetry. */
   FRUGAL_RESOURCE_SPOT = 1,        /**< Preemptible capacity (spot / preemptible VMs). */
   FRUGAL_RESOURCE_RESERVED = 2     /**< Capacity that is not preempted (reserved or on-demand). */
-} frugal_resource_class;
+};
 
-/** Why a decision says stop. 0 means keep training. */
-typedef enum frugal_stop_reason {
+/** Why a decision says stop. 0 means keep training. Carried as int32_t. */
+enum frugal_stop_reason_values {
   FRUGAL_STOP_NONE = 0,    /**< Keep training. */
   FRUGAL_STOP_PLATEAU = 1, /**< Early stopping: the watched loss stopped improving (patience spent). */
   FRUGAL_STOP_TARGET = 2,  /**< A target (loss, tokens, steps) was reached. */
   FRUGAL_STOP_BUDGET = 3,  /**< A budget (dollars, hours) is spent. */
   FRUGAL_STOP_POLICY = 4   /**< Another policy-specific reason; see the decision's reason text. */
-} frugal_stop_reason;
+};
 
 /** frugal_telemetry.flags: eval_loss holds a validation loss measured at this step. */
 #define FRUGAL_TELEMETRY_EVAL_LOSS 1u
@@ -101,10 +98,10 @@ typedef struct frugal_telemetry {
   double wall_time_s;
   /** Dollars per node-hour paid over the interval; finite, >= 0. */
   double price_per_node_hour;
-  /** frugal_resource_class the nodes ran on over the interval (SPOT or RESERVED). */
-  uint32_t resource;
-  /** Checkpoint that completed during the interval (frugal_checkpoint_action; NONE if none). */
-  uint32_t checkpoint_done;
+  /** frugal_resource_class_values: what the nodes ran on over the interval (SPOT or RESERVED). */
+  int32_t resource;
+  /** frugal_ckpt_kind_values: the checkpoint that completed during the interval (FRUGAL_CKPT_NONE if none). */
+  int32_t checkpoint_done;
   /** Seconds training stalled for that checkpoint (>= 0; 0 when none); at most the interval. */
   double checkpoint_stall_s;
   /**
@@ -129,14 +126,14 @@ typedef struct frugal_decision {
   size_t struct_size;
   /** Learning rate for the step telemetry.step (0 when the scheduler has no schedule). */
   double lr;
-  /** frugal_checkpoint_action to take now. */
-  uint32_t checkpoint;
-  /** frugal_resource_class to run on from now. */
-  uint32_t resource;
+  /** frugal_ckpt_kind_values: the checkpoint to take now (pass it to frugal_ckpt_save as is), or FRUGAL_CKPT_NONE. */
+  int32_t checkpoint;
+  /** frugal_resource_class_values: what to run on from now. */
+  int32_t resource;
   /** Nodes to run with from now (>= 1 in a scheduler decision). */
   uint32_t target_nodes;
-  /** frugal_stop_reason; FRUGAL_STOP_NONE keeps training. */
-  uint32_t stop;
+  /** frugal_stop_reason_values; FRUGAL_STOP_NONE keeps training. */
+  int32_t stop;
   /**
    * Job-clock time by which the next telemetry is wanted (a checkpoint or
    * another decision falls due then); 0 when nothing is due. Hosts that

@@ -129,6 +129,24 @@ enum frugal_strategy_kind_values {
 #define FRUGAL_STRATEGY_DETERMINISTIC ((uint32_t)1 << 1)
 
 /* ======================================================================== */
+/* Checkpoint kinds                                                         */
+/* ======================================================================== */
+
+/**
+ * Checkpoint kinds, one set for the run scheduler's decisions and policies'
+ * proposals (frugal/telemetry.h) and for the checkpoint engine
+ * (frugal/checkpoint.h), so a host passes a decision's kind to
+ * frugal_ckpt_save as it is. Carried as int32_t. Ordered by weight (a
+ * merge of proposals keeps the heaviest); HEARTBEAT and FULL are also the
+ * bits of the engine's `kinds` masks (FRUGAL_CKPT_ALL_KINDS).
+ */
+enum frugal_ckpt_kind_values {
+  FRUGAL_CKPT_NONE = 0,      /**< No checkpoint now (decisions only; never a saved checkpoint's kind). */
+  FRUGAL_CKPT_HEARTBEAT = 1, /**< Light, frequent: only the state needed to resume. */
+  FRUGAL_CKPT_FULL = 2       /**< Everything registered (model, optimizer, data position, strategy states). */
+};
+
+/* ======================================================================== */
 /* Extension chains                                                         */
 /* ======================================================================== */
 

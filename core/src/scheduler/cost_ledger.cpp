@@ -36,9 +36,9 @@ void CostLedger::book(const frugal_telemetry& t, double start_s) {
     stall_dollars_ += rate * stall;
     pending_s_ += interval - stall;
     pending_dollars_ += paid - rate * stall;
-    if (t.checkpoint_done != FRUGAL_CHECKPOINT_NONE) {
+    if (t.checkpoint_done != FRUGAL_CKPT_NONE) {
       commit();
-      ++(t.checkpoint_done == FRUGAL_CHECKPOINT_FULL ? checkpoints_full_ : checkpoints_heartbeat_);
+      ++(t.checkpoint_done == FRUGAL_CKPT_FULL ? checkpoints_full_ : checkpoints_heartbeat_);
     }
   }
 

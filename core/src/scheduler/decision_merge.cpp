@@ -9,7 +9,7 @@
 namespace frugal::scheduling {
 namespace {
 
-const char* checkpoint_name(uint32_t c) { return c == FRUGAL_CHECKPOINT_FULL ? "full" : "heartbeat"; }
+const char* checkpoint_name(int32_t c) { return c == FRUGAL_CKPT_FULL ? "full" : "heartbeat"; }
 
 // "policy: " and the proposal's own words, or the field it set when it
 // gave none; appended in place (no temporary strings).
@@ -24,14 +24,15 @@ void append_explanation(std::string& out, const Proposal& p, const char* fallbac
 
 void check_proposal(const Proposal& p) {
   const frugal_decision& d = p.decision;
-  if (d.checkpoint > FRUGAL_CHECKPOINT_FULL)
-    fail(FRUGAL_ERR_INTERNAL, "policy '{}': proposed checkpoint action {}, not a frugal_checkpoint_action", *p.policy,
+  if (d.checkpoint < FRUGAL_CKPT_NONE || d.checkpoint > FRUGAL_CKPT_FULL)
+    fail(FRUGAL_ERR_INTERNAL, "policy '{}': proposed checkpoint kind {}, not a frugal_ckpt_kind_values", *p.policy,
          d.checkpoint);
-  if (d.resource > FRUGAL_RESOURCE_RESERVED)
-    fail(FRUGAL_ERR_INTERNAL, "policy '{}': proposed resource class {}, not a frugal_resource_class", *p.policy,
+  if (d.resource < FRUGAL_RESOURCE_UNSPECIFIED || d.resource > FRUGAL_RESOURCE_RESERVED)
+    fail(FRUGAL_ERR_INTERNAL, "policy '{}': proposed resource class {}, not a frugal_resource_class_values", *p.policy,
          d.resource);
-  if (d.stop > FRUGAL_STOP_POLICY)
-    fail(FRUGAL_ERR_INTERNAL, "policy '{}': proposed stop reason {}, not a frugal_stop_reason", *p.policy, d.stop);
+  if (d.stop < FRUGAL_STOP_NONE || d.stop > FRUGAL_STOP_POLICY)
+    fail(FRUGAL_ERR_INTERNAL, "policy '{}': proposed stop reason {}, not a frugal_stop_reason_values", *p.policy,
+         d.stop);
   if (!std::isfinite(d.next_due_s) || d.next_due_s < 0)
     fail(FRUGAL_ERR_INTERNAL, "policy '{}': proposed next_due_s {}; it must be finite and >= 0", *p.policy,
          d.next_due_s);
@@ -84,8 +85,8 @@ frugal_decision merge_proposals(const frugal_telemetry& t, double lr, std::span<
                                               : "resources";
     append_explanation(reason, p, fallback);
   }
-  if (emergency && out.checkpoint == FRUGAL_CHECKPOINT_NONE) {
-    out.checkpoint = FRUGAL_CHECKPOINT_HEARTBEAT;
+  if (emergency && out.checkpoint == FRUGAL_CKPT_NONE) {
+    out.checkpoint = FRUGAL_CKPT_HEARTBEAT;
     if (!reason.empty()) reason += "; ";
     reason += fmt::format("scheduler: preemption notice ({} s left): emergency heartbeat", t.preemption_notice_s);
   }

@@ -49,11 +49,11 @@ void check_telemetry(const frugal_telemetry& t, const PreviousRecord& previous) 
     fail(FRUGAL_ERR_INVALID_ARGUMENT,
          "telemetry.resource is {} at step {}; it must be FRUGAL_RESOURCE_SPOT (1) or FRUGAL_RESOURCE_RESERVED (2)",
          t.resource, t.step);
-  if (t.checkpoint_done > FRUGAL_CHECKPOINT_FULL)
+  if (t.checkpoint_done < FRUGAL_CKPT_NONE || t.checkpoint_done > FRUGAL_CKPT_FULL)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "telemetry.checkpoint_done is {} at step {}; it must be NONE, HEARTBEAT or FULL",
          t.checkpoint_done, t.step);
   require_non_negative(t.checkpoint_stall_s, "checkpoint_stall_s", t.step);
-  if (t.checkpoint_stall_s > 0.0 && t.checkpoint_done == FRUGAL_CHECKPOINT_NONE)
+  if (t.checkpoint_stall_s > 0.0 && t.checkpoint_done == FRUGAL_CKPT_NONE)
     fail(FRUGAL_ERR_INVALID_ARGUMENT,
          "telemetry.checkpoint_stall_s is {} s at step {} but checkpoint_done is NONE; report the checkpoint that "
          "stalled",

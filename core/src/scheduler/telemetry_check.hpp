@@ -20,7 +20,7 @@ struct PreviousRecord {
 
 // Bytes of frugal_telemetry a caller must provide (through `resource`);
 // the checkpoint and notice fields default to 0.
-inline constexpr size_t kTelemetryMinSize = offsetof(frugal_telemetry, resource) + sizeof(uint32_t);
+inline constexpr size_t kTelemetryMinSize = offsetof(frugal_telemetry, resource) + sizeof(int32_t);
 
 // The caller's record with fields past its struct_size zeroed; NULL or a
 // too-small struct_size is an error.

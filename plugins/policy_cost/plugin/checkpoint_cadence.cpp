@@ -38,7 +38,7 @@ void CheckpointCadence::observe_checkpoints(const frugal_telemetry& t, bool rest
     asked_full_ = false;
   }
   model_.observe_clock(now);
-  if (t.checkpoint_done == FRUGAL_CHECKPOINT_FULL) {
+  if (t.checkpoint_done == FRUGAL_CKPT_FULL) {
     // A stall of 0 is a host that does not measure it, not a free save.
     if (t.checkpoint_stall_s > 0.0) model_.observe_stall(t.checkpoint_stall_s);
     const bool asked = asked_full_ && !restarted;
@@ -46,7 +46,7 @@ void CheckpointCadence::observe_checkpoints(const frugal_telemetry& t, bool rest
     last_full_s_ = restarted ? now : asked ? asked_full_s_ : previous_s_;
     last_checkpoint_s_ = young_daly_since_s_ = now;
     asked_full_ = false;
-  } else if (t.checkpoint_done == FRUGAL_CHECKPOINT_HEARTBEAT) {
+  } else if (t.checkpoint_done == FRUGAL_CKPT_HEARTBEAT) {
     last_checkpoint_s_ = now;
   }
 }
@@ -59,11 +59,11 @@ void CheckpointCadence::decide(const frugal_telemetry& t, frugal_decision& propo
   // A restart record covers the downtime before the job came back; like
   // the scheduler, do not take a notice there as a fresh one.
   const double notice = restarted ? 0.0 : t.preemption_notice_s;
-  uint32_t action = FRUGAL_CHECKPOINT_NONE;
+  uint32_t action = FRUGAL_CKPT_NONE;
   if (notice > 0.0 && !in_notice_) {
     const double cost = model_.cost_s();
     const bool full = cost <= config_.notice_safety * notice;
-    action = full ? FRUGAL_CHECKPOINT_FULL : FRUGAL_CHECKPOINT_HEARTBEAT;
+    action = full ? FRUGAL_CKPT_FULL : FRUGAL_CKPT_HEARTBEAT;
     explain(Rule::notice, std::bit_cast<int64_t>(now), [&] {
       return "preemption notice " + duration(notice) +
              (full ? ": full checkpoint (a full stalls ~" : ": heartbeat only (a full stalls ~") + duration(cost) +
@@ -73,7 +73,7 @@ void CheckpointCadence::decide(const frugal_telemetry& t, frugal_decision& propo
     action = due(t);
   }
   in_notice_ = notice > 0.0;
-  if (action == FRUGAL_CHECKPOINT_FULL && !asked_full_) {
+  if (action == FRUGAL_CKPT_FULL && !asked_full_) {
     asked_full_ = true;
     asked_full_step_ = t.step;
     asked_full_s_ = now;
@@ -81,7 +81,7 @@ void CheckpointCadence::decide(const frugal_telemetry& t, frugal_decision& propo
   previous_step_ = t.step;
   previous_s_ = now;
 
-  if (action != FRUGAL_CHECKPOINT_NONE) {
+  if (action != FRUGAL_CKPT_NONE) {
     proposal.checkpoint = action;
     proposal.reason = reason_.c_str();
   }
@@ -98,7 +98,7 @@ uint32_t CheckpointCadence::due(const frugal_telemetry& t) {
       return "full-checkpoint interval of " + std::to_string(config_.full_interval_steps) +
              " steps reached since step " + std::to_string(last_full_step_);
     });
-    return FRUGAL_CHECKPOINT_FULL;
+    return FRUGAL_CKPT_FULL;
   }
   const int64_t full_since = std::bit_cast<int64_t>(last_full_s_);
   if (config_.full_interval_s > 0.0 &&
@@ -107,7 +107,7 @@ uint32_t CheckpointCadence::due(const frugal_telemetry& t) {
       return "full-checkpoint interval " + duration(config_.full_interval_s) + " elapsed since job time " +
              duration(last_full_s_);
     });
-    return FRUGAL_CHECKPOINT_FULL;
+    return FRUGAL_CKPT_FULL;
   }
   if (config_.young_daly) {
     const double interval = model_.interval_s();
@@ -116,7 +116,7 @@ uint32_t CheckpointCadence::due(const frugal_telemetry& t) {
         return "young/daly interval " + duration(interval) + " (cost " + duration(model_.cost_s()) + ", MTBF " +
                duration(model_.mtbf_s()) + ") elapsed";
       });
-      return FRUGAL_CHECKPOINT_FULL;
+      return FRUGAL_CKPT_FULL;
     }
   }
   if (config_.heartbeat_interval_s > 0.0 && now - last_checkpoint_s_ >= config_.heartbeat_interval_s) {
@@ -124,14 +124,14 @@ uint32_t CheckpointCadence::due(const frugal_telemetry& t) {
       return "heartbeat interval " + duration(config_.heartbeat_interval_s) + " elapsed since job time " +
              duration(last_checkpoint_s_);
     });
-    return FRUGAL_CHECKPOINT_HEARTBEAT;
+    return FRUGAL_CKPT_HEARTBEAT;
   }
-  return FRUGAL_CHECKPOINT_NONE;
+  return FRUGAL_CKPT_NONE;
 }
 
 double CheckpointCadence::next_due(double now, uint32_t action) const {
-  const bool full = action == FRUGAL_CHECKPOINT_FULL;
-  const double any_base = action != FRUGAL_CHECKPOINT_NONE ? now : last_checkpoint_s_;
+  const bool full = action == FRUGAL_CKPT_FULL;
+  const double any_base = action != FRUGAL_CKPT_NONE ? now : last_checkpoint_s_;
   double next = std::numeric_limits<double>::infinity();
   if (config_.heartbeat_interval_s > 0.0) next = std::min(next, any_base + config_.heartbeat_interval_s);
   if (config_.full_interval_s > 0.0) {

@@ -31,7 +31,7 @@ struct PolicySpec {
 struct PlanSpec {
   std::string name;
   std::string description;
-  frugal_resource_class resource = FRUGAL_RESOURCE_SPOT;  // where the job starts
+  int32_t resource = FRUGAL_RESOURCE_SPOT;  // frugal_resource_class_values: where the job starts
   uint32_t nodes = 1;                                     // how many it starts with
   // Share of the processed tokens that are padding (0 with sequence
   // packing): the plan must process work / (1 - padding) tokens.

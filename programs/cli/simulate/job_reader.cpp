@@ -99,7 +99,7 @@ PolicySpec read_policy(const JsonValue& item, const std::string& path, const std
   return policy;
 }
 
-frugal_resource_class read_resource(JsonFields& fields, const std::string& key, frugal_resource_class fallback) {
+int32_t read_resource(JsonFields& fields, const std::string& key, int32_t fallback) {
   if (!fields.has(key)) return fallback;
   const std::string text = fields.string(key);
   if (text == "spot") return FRUGAL_RESOURCE_SPOT;

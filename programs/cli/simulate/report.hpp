@@ -15,6 +15,6 @@ std::string format_json(const Report& report);
 std::string format_svg(const Report& report);
 
 // "spot" / "reserved".
-const char* resource_name(uint32_t resource);
+const char* resource_name(int32_t resource);
 
 }  // namespace frugal::simulate

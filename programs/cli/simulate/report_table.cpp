@@ -25,7 +25,7 @@ std::string cost_range(const Stat& cost) { return fmt::format("{}-{}", grouped(c
 
 }  // namespace
 
-const char* resource_name(uint32_t resource) {
+const char* resource_name(int32_t resource) {
   return resource == FRUGAL_RESOURCE_RESERVED ? "reserved" : resource == FRUGAL_RESOURCE_SPOT ? "spot" : "unspecified";
 }
 

@@ -44,7 +44,7 @@ class Run {
     nodes_ = setup_.plan->nodes;
     // The first record (an empty interval) reports the starting loss; its
     // decision may still pick where to start, at no cost: nothing runs yet.
-    emit(0, 0.0, FRUGAL_CHECKPOINT_NONE);
+    emit(0, 0.0, FRUGAL_CKPT_NONE);
     if (decision_->resource != 0) resource_ = decision_->resource;
     if (decision_->target_nodes != 0) nodes_ = decision_->target_nodes;
     start_on_capacity();
@@ -88,7 +88,7 @@ class Run {
 
   // ---- records -------------------------------------------------------------
 
-  void emit(uint32_t flags, double notice_s, uint32_t checkpoint_done) {
+  void emit(uint32_t flags, double notice_s, int32_t checkpoint_done) {
     const double interval = t_ - t_rec_;
     frugal_telemetry t{};
     t.struct_size = sizeof(t);
@@ -107,7 +107,7 @@ class Run {
         interval > 0.0 ? interval_dollars_ * kSecondsPerHour / (static_cast<double>(nodes_) * interval) : price_now();
     t.resource = resource_;
     t.checkpoint_done = checkpoint_done;
-    t.checkpoint_stall_s = checkpoint_done != FRUGAL_CHECKPOINT_NONE ? interval : 0.0;
+    t.checkpoint_stall_s = checkpoint_done != FRUGAL_CKPT_NONE ? interval : 0.0;
     t.preemption_notice_s = notice_s;
 
     result_.fleet_gpu_hours += static_cast<double>(nodes_) * job_.gpus_per_node * interval / kSecondsPerHour;
@@ -196,7 +196,7 @@ class Run {
     result_.lost_dollars += pending_dollars_ + pending_stall_dollars_ + downtime_dollars;
     pending_s_ = pending_dollars_ = pending_stall_s_ = pending_stall_dollars_ = 0.0;
     tokens_ = checkpoint_tokens_;
-    emit(FRUGAL_TELEMETRY_RESTARTED, 0.0, FRUGAL_CHECKPOINT_NONE);
+    emit(FRUGAL_TELEMETRY_RESTARTED, 0.0, FRUGAL_CKPT_NONE);
     schedule_preemption();
   }
 
@@ -221,9 +221,9 @@ class Run {
     const bool move = (decision_->resource != 0 && decision_->resource != resource_) ||
                       (decision_->target_nodes != 0 && decision_->target_nodes != nodes_);
     const bool unsaved = tokens_ > checkpoint_tokens_;
-    if (decision_->checkpoint != FRUGAL_CHECKPOINT_NONE || (move && unsaved)) {
-      checkpoint(decision_->checkpoint != FRUGAL_CHECKPOINT_NONE ? decision_->checkpoint
-                                                                 : static_cast<uint32_t>(FRUGAL_CHECKPOINT_HEARTBEAT));
+    if (decision_->checkpoint != FRUGAL_CKPT_NONE || (move && unsaved)) {
+      checkpoint(decision_->checkpoint != FRUGAL_CKPT_NONE ? decision_->checkpoint
+                                                                 : static_cast<int32_t>(FRUGAL_CKPT_HEARTBEAT));
     } else if (move) {
       move_to(decision_->resource != 0 ? decision_->resource : resource_,
               decision_->target_nodes != 0 ? decision_->target_nodes : nodes_);
@@ -233,8 +233,8 @@ class Run {
   }
 
   // Training stalls for the checkpoint; a preemption before its end loses it.
-  void checkpoint(uint32_t kind) {
-    const double end = t_ + (kind == FRUGAL_CHECKPOINT_FULL ? job_.checkpoint_full_s : job_.checkpoint_heartbeat_s);
+  void checkpoint(int32_t kind) {
+    const double end = t_ + (kind == FRUGAL_CKPT_FULL ? job_.checkpoint_full_s : job_.checkpoint_heartbeat_s);
     if (t_preempt_ < end) {
       pending_stall_dollars_ += hold_until(std::max(t_, t_preempt_));
       pending_stall_s_ = t_ - t_rec_;
@@ -248,7 +248,7 @@ class Run {
     result_.productive_dollars += pending_dollars_;
     pending_s_ = pending_dollars_ = 0.0;
     checkpoint_tokens_ = tokens_;
-    ++(kind == FRUGAL_CHECKPOINT_FULL ? result_.checkpoints_full : result_.checkpoints_heartbeat);
+    ++(kind == FRUGAL_CKPT_FULL ? result_.checkpoints_full : result_.checkpoints_heartbeat);
     // A notice that came during the stall is delivered at its end.
     if (t_notice_ <= t_ && !notice_sent_) notice_sent_ = true;
     emit(0, notice_left(), kind);
@@ -256,7 +256,7 @@ class Run {
 
   // Leaves the current capacity (the work is saved) for another class or
   // node count: boot there (waiting first if a trace says spot is gone).
-  void move_to(uint32_t resource, uint32_t nodes) {
+  void move_to(int32_t resource, uint32_t nodes) {
     ++result_.moves;
     resource_ = resource;
     nodes_ = nodes;
@@ -275,18 +275,18 @@ class Run {
       tokens_ = setup_.target_tokens;
       result_.finished = true;
       ended_ = true;
-      emit(0, notice_left(), FRUGAL_CHECKPOINT_NONE);
+      emit(0, notice_left(), FRUGAL_CKPT_NONE);
     } else if (t_preempt_ <= t_next) {
       preempt();
     } else if (t_notice <= t_next) {
       notice_sent_ = true;
-      emit(0, notice_left(), FRUGAL_CHECKPOINT_NONE);
+      emit(0, notice_left(), FRUGAL_CKPT_NONE);
     } else if (t_cut <= t_next) {
       result_.cut = true;
       ended_ = true;
-      emit(0, notice_left(), FRUGAL_CHECKPOINT_NONE);
+      emit(0, notice_left(), FRUGAL_CKPT_NONE);
     } else {
-      emit(0, notice_left(), FRUGAL_CHECKPOINT_NONE);
+      emit(0, notice_left(), FRUGAL_CKPT_NONE);
     }
   }
 
@@ -310,7 +310,7 @@ class Run {
   double t_ = 0.0;      // job clock now
   double t_rec_ = 0.0;  // the last record's time: the current interval starts there
   double interval_dollars_ = 0.0;
-  uint32_t resource_ = FRUGAL_RESOURCE_SPOT;
+  int32_t resource_ = FRUGAL_RESOURCE_SPOT;
   uint32_t nodes_ = 1;
   double rate_ = 0.0;  // processed tokens per second on rate_nodes_ (== nodes_ while running)
   uint32_t rate_nodes_ = 0;

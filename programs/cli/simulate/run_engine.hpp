@@ -68,7 +68,7 @@ struct TimelinePoint {
   double wall_s;
   double dollars;
   double loss;
-  uint32_t resource;
+  int32_t resource;
   uint32_t nodes;
   uint32_t flags;
 };

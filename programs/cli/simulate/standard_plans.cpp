@@ -13,7 +13,7 @@
 namespace frugal::simulate {
 namespace {
 
-PlanSpec base_plan(const Job& job, std::string name, std::string description, frugal_resource_class resource) {
+PlanSpec base_plan(const Job& job, std::string name, std::string description, int32_t resource) {
   PlanSpec plan;
   plan.name = std::move(name);
   plan.description = std::move(description);

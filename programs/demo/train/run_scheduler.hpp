@@ -16,8 +16,8 @@ namespace frugal_demo {
 
 struct Decision {
   double lr = 0;
-  std::uint32_t checkpoint = FRUGAL_CHECKPOINT_NONE;
-  std::uint32_t resource = FRUGAL_RESOURCE_RESERVED;
+  std::int32_t checkpoint = FRUGAL_CKPT_NONE;
+  std::int32_t resource = FRUGAL_RESOURCE_RESERVED;
   std::string reason;
 };
 

@@ -28,11 +28,11 @@
 namespace frugal_demo {
 namespace {
 
-const char* checkpoint_kind_name(std::uint32_t kind) {
-  return kind == FRUGAL_CHECKPOINT_FULL ? "full" : kind == FRUGAL_CHECKPOINT_HEARTBEAT ? "heartbeat" : "";
+const char* checkpoint_kind_name(std::int32_t kind) {
+  return kind == FRUGAL_CKPT_FULL ? "full" : kind == FRUGAL_CKPT_HEARTBEAT ? "heartbeat" : "";
 }
 
-const char* resource_name(std::uint32_t resource) {
+const char* resource_name(std::int32_t resource) {
   return resource == FRUGAL_RESOURCE_SPOT ? "spot" : "reserved";
 }
 
@@ -53,7 +53,7 @@ class Trainer {
   void resume_if_possible();
   void train_one_step();
   void evaluate();
-  std::uint32_t checkpoint_after_step(const Decision& decision);
+  std::int32_t checkpoint_after_step(const Decision& decision);
   void register_states();
   TrainProgress progress() const;
   frugal_telemetry telemetry(double now, double notice_s);
@@ -80,9 +80,9 @@ class Trainer {
   std::int64_t step_ = 0;      // optimizer steps done
   std::int64_t tokens_ = 0;    // real tokens trained
   double last_loss_ = 0;
-  std::uint32_t resource_;
+  std::int32_t resource_;
   bool restarted_ = false;     // the next telemetry is the first after a resume
-  std::uint32_t done_checkpoint_ = FRUGAL_CHECKPOINT_NONE;  // saved since the last record
+  std::int32_t done_checkpoint_ = FRUGAL_CKPT_NONE;  // saved since the last record
   double done_stall_job_s_ = 0;
   double last_record_s_ = 0;
   std::int64_t restored_step_ = 0;
@@ -192,7 +192,7 @@ frugal_telemetry Trainer::telemetry(double now, double notice_s) {
   t.preemption_notice_s = notice_s;
   last_record_s_ = t.wall_time_s;
   restarted_ = false;
-  done_checkpoint_ = FRUGAL_CHECKPOINT_NONE;
+  done_checkpoint_ = FRUGAL_CKPT_NONE;
   done_stall_job_s_ = 0;
   last_eval_.reset();
   return t;
@@ -217,7 +217,7 @@ void Trainer::train_one_step() {
   const double aux_loss = model_.stats().aux_loss;
   last_loss_ = loss;
   tokens_ += static_cast<std::int64_t>(accounting.real_tokens);
-  const std::uint32_t resource = resource_;
+  const std::int32_t resource = resource_;
   const Decision decision = scheduler_.step(telemetry(clock_.now_s(), 0.0));
   optimizer_.step(decision.lr);
   ++step_;
@@ -226,7 +226,7 @@ void Trainer::train_one_step() {
     metrics_.resume(restored_step_, step_, it->second, static_cast<double>(loss));
   if (step_ % plan_.eval_every_steps == 0) evaluate();
 
-  const std::uint32_t saved = checkpoint_after_step(decision);
+  const std::int32_t saved = checkpoint_after_step(decision);
   StepRecord record;
   record.step = step_;
   record.clock_s = clock_.now_s();
@@ -240,7 +240,7 @@ void Trainer::train_one_step() {
   record.nodes = static_cast<int>(plan_.nodes);
   record.dollars = scheduler_.ledger().dollars;
   record.checkpoint = checkpoint_kind_name(saved);
-  record.stall_s = saved != FRUGAL_CHECKPOINT_NONE ? done_stall_job_s_ : 0.0;
+  record.stall_s = saved != FRUGAL_CKPT_NONE ? done_stall_job_s_ : 0.0;
   metrics_.step(record);
 
   if (plan_.policies && decision.resource != FRUGAL_RESOURCE_UNSPECIFIED && decision.resource != resource_) {
@@ -269,16 +269,15 @@ void Trainer::evaluate() {
   std::fflush(stdout);
 }
 
-std::uint32_t Trainer::checkpoint_after_step(const Decision& decision) {
+std::int32_t Trainer::checkpoint_after_step(const Decision& decision) {
   // The baseline: a full checkpoint every N steps, training waits for the
   // write. The frugal plan: what checkpoint_cadence decided, snapshotted
   // and written in the background.
-  std::uint32_t kind = FRUGAL_CHECKPOINT_NONE;
-  if (!plan_.policies && step_ % plan_.full_every_steps == 0) kind = FRUGAL_CHECKPOINT_FULL;
+  std::int32_t kind = FRUGAL_CKPT_NONE;
+  if (!plan_.policies && step_ % plan_.full_every_steps == 0) kind = FRUGAL_CKPT_FULL;
   if (plan_.policies) kind = decision.checkpoint;
-  if (kind == FRUGAL_CHECKPOINT_NONE) return kind;
-  const std::int32_t ckpt_kind = kind == FRUGAL_CHECKPOINT_FULL ? FRUGAL_CKPT_FULL : FRUGAL_CKPT_HEARTBEAT;
-  const SaveOutcome saved = checkpoints_.save(ckpt_kind, static_cast<std::uint64_t>(step_), !plan_.policies);
+  if (kind == FRUGAL_CKPT_NONE) return kind;
+  const SaveOutcome saved = checkpoints_.save(kind, static_cast<std::uint64_t>(step_), !plan_.policies);
   done_checkpoint_ = kind;
   done_stall_job_s_ = saved.stall_s * plan_.time_scale;
   metrics_.event(clock_.now_s(), "checkpoint", step_, saved.name);
@@ -303,7 +302,7 @@ int Trainer::stop_for_preemption() {
 int Trainer::finish() {
   checkpoints_.wait();
   const SaveOutcome saved = checkpoints_.save(FRUGAL_CKPT_FULL, static_cast<std::uint64_t>(step_), true);
-  done_checkpoint_ = FRUGAL_CHECKPOINT_FULL;
+  done_checkpoint_ = FRUGAL_CKPT_FULL;
   done_stall_job_s_ = saved.stall_s * plan_.time_scale;
   metrics_.event(clock_.now_s(), "checkpoint", step_, saved.name);
   // A last record books the time up to now and the final checkpoint.

@@ -54,7 +54,7 @@ pub fn scheduler(context: &Context) -> StepResult {
         ensure(decision.lr == want, || {
             format!("scheduler: record {} (step {}): lr {:e}; the schedule gives {:e}", i, record.step, decision.lr, want)
         })?;
-        if decision.checkpoint == sys::FRUGAL_CHECKPOINT_HEARTBEAT {
+        if decision.checkpoint == sys::FRUGAL_CKPT_HEARTBEAT {
             heartbeats += 1;
         }
         last_lr = decision.lr;

@@ -54,7 +54,6 @@ from .store import Store, check_key
 from .telemetry import (
     TELEMETRY_EVAL_LOSS,
     TELEMETRY_RESTARTED,
-    CheckpointAction,
     Decision,
     Ledger,
     ResourceClass,

@@ -470,8 +470,8 @@ class Telemetry(Structure):
         ("eval_loss", c_double),
         ("wall_time_s", c_double),
         ("price_per_node_hour", c_double),
-        ("resource", c_uint32),
-        ("checkpoint_done", c_uint32),
+        ("resource", c_int32),
+        ("checkpoint_done", c_int32),
         ("checkpoint_stall_s", c_double),
         ("preemption_notice_s", c_double),
     ]
@@ -483,10 +483,10 @@ class Decision(Structure):
     _fields_ = [
         ("struct_size", c_size_t),
         ("lr", c_double),
-        ("checkpoint", c_uint32),
-        ("resource", c_uint32),
+        ("checkpoint", c_int32),
+        ("resource", c_int32),
         ("target_nodes", c_uint32),
-        ("stop", c_uint32),
+        ("stop", c_int32),
         ("next_due_s", c_double),
         ("reason", c_char_p),
     ]

@@ -34,6 +34,7 @@ from ._handle import Handle
 from .errors import check, encode
 from .options import options_arg
 from .store import Store
+from .telemetry import CheckpointKind
 from .tensor import as_tensor
 
 #: Mask of every checkpoint kind.
@@ -43,13 +44,6 @@ CKPT_STATE_MAX_SIZE = t.CKPT_STATE_MAX_SIZE
 _SAVE_WAIT = 1 << 0
 _SAVE_SKIP_IF_BUSY = 1 << 1
 _LIST_VERIFY_SHARDS = 1 << 0
-
-
-class CheckpointKind(enum.IntEnum):
-    """frugal_ckpt_kind_values (also bit masks)."""
-
-    HEARTBEAT = 1
-    FULL = 2
 
 
 class CheckpointStatus(enum.IntEnum):

@@ -15,8 +15,12 @@ TELEMETRY_EVAL_LOSS = 1
 TELEMETRY_RESTARTED = 2
 
 
-class CheckpointAction(enum.IntEnum):
-    """frugal_checkpoint_action, ordered by weight."""
+class CheckpointKind(enum.IntEnum):
+    """frugal_ckpt_kind_values: one set for decisions and the checkpoint engine.
+
+    Ordered by weight; HEARTBEAT and FULL are also the bits of the engine's
+    ``kinds`` masks. NONE (no checkpoint now) appears in decisions only.
+    """
 
     NONE = 0
     HEARTBEAT = 1
@@ -24,7 +28,7 @@ class CheckpointAction(enum.IntEnum):
 
 
 class ResourceClass(enum.IntEnum):
-    """frugal_resource_class."""
+    """frugal_resource_class_values."""
 
     UNSPECIFIED = 0
     SPOT = 1
@@ -32,7 +36,7 @@ class ResourceClass(enum.IntEnum):
 
 
 class StopReason(enum.IntEnum):
-    """frugal_stop_reason; NONE keeps training."""
+    """frugal_stop_reason_values; NONE keeps training."""
 
     NONE = 0
     PLATEAU = 1
@@ -54,7 +58,7 @@ class Telemetry:
     resource: int = ResourceClass.SPOT
     flags: int = 0
     eval_loss: float = 0.0
-    checkpoint_done: int = CheckpointAction.NONE
+    checkpoint_done: int = CheckpointKind.NONE
     checkpoint_stall_s: float = 0.0
     preemption_notice_s: float = 0.0
 
@@ -71,7 +75,7 @@ class Decision:
     """What to do next (frugal_decision), copied out of the scheduler."""
 
     lr: float
-    checkpoint: CheckpointAction
+    checkpoint: CheckpointKind
     resource: ResourceClass
     target_nodes: int
     stop: StopReason
@@ -82,7 +86,7 @@ class Decision:
     def _from_c(cls, raw):
         return cls(
             lr=raw.lr,
-            checkpoint=_enum_or_int(CheckpointAction, raw.checkpoint),
+            checkpoint=_enum_or_int(CheckpointKind, raw.checkpoint),
             resource=_enum_or_int(ResourceClass, raw.resource),
             target_nodes=raw.target_nodes,
             stop=_enum_or_int(StopReason, raw.stop),

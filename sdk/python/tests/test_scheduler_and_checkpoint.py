@@ -28,7 +28,7 @@ class SchedulerTest(unittest.TestCase):
                 self.assertEqual(decision.lr, schedule.lr(10 * i))
                 self.assertEqual(decision.target_nodes, 2)
                 self.assertEqual(decision.stop, frugal.StopReason.NONE)
-                heartbeats += decision.checkpoint == frugal.CheckpointAction.HEARTBEAT
+                heartbeats += decision.checkpoint == frugal.CheckpointKind.HEARTBEAT
             ledger = scheduler.ledger()
         self.assertGreater(heartbeats, 0)
         paid = 900 * 2 * 1.10 / 3600

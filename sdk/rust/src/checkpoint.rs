@@ -40,7 +40,8 @@ use crate::strings::to_c_string;
 use crate::sys;
 use crate::tensor::{Element, TensorMut};
 
-/// The two checkpoint kinds.
+/// The two kinds of saved checkpoint (a decision's `checkpoint` is one of
+/// them or `sys::FRUGAL_CKPT_NONE`: [`CkptKind::from_raw`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CkptKind {
     /// Light, frequent: what is needed to resume.
@@ -55,6 +56,16 @@ impl CkptKind {
         match self {
             CkptKind::Heartbeat => sys::FRUGAL_CKPT_HEARTBEAT,
             CkptKind::Full => sys::FRUGAL_CKPT_FULL,
+        }
+    }
+
+    /// The kind of a C value, e.g. a scheduler decision's `checkpoint`;
+    /// `None` for `sys::FRUGAL_CKPT_NONE` and any other value.
+    pub fn from_raw(raw: i32) -> Option<CkptKind> {
+        match raw {
+            sys::FRUGAL_CKPT_HEARTBEAT => Some(CkptKind::Heartbeat),
+            sys::FRUGAL_CKPT_FULL => Some(CkptKind::Full),
+            _ => None,
         }
     }
 }

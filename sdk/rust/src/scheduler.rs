@@ -70,9 +70,9 @@ pub struct Telemetry {
     /// Dollars per node-hour over the interval.
     pub price_per_node_hour: f64,
     /// `sys::FRUGAL_RESOURCE_SPOT` or `_RESERVED`.
-    pub resource: u32,
-    /// `sys::FRUGAL_CHECKPOINT_*` completed during the interval.
-    pub checkpoint_done: u32,
+    pub resource: i32,
+    /// `sys::FRUGAL_CKPT_*` completed during the interval (`FRUGAL_CKPT_NONE`: none).
+    pub checkpoint_done: i32,
     /// Seconds stalled for that checkpoint.
     pub checkpoint_stall_s: f64,
     /// Seconds until the nodes are reclaimed (0: no notice).
@@ -104,14 +104,15 @@ impl Telemetry {
 pub struct Decision {
     /// Learning rate for the reported step (0 without a schedule).
     pub lr: f64,
-    /// `sys::FRUGAL_CHECKPOINT_*` to take now.
-    pub checkpoint: u32,
+    /// `sys::FRUGAL_CKPT_*` to take now (`FRUGAL_CKPT_NONE`: none); see
+    /// [`crate::CkptKind::from_raw`].
+    pub checkpoint: i32,
     /// `sys::FRUGAL_RESOURCE_*` to run on from now.
-    pub resource: u32,
+    pub resource: i32,
     /// Nodes to run with from now.
     pub target_nodes: u32,
     /// `sys::FRUGAL_STOP_*`; NONE keeps training.
-    pub stop: u32,
+    pub stop: i32,
     /// Job-clock time the next telemetry is wanted by; 0 when nothing is due.
     pub next_due_s: f64,
     /// "policy: why" clauses separated by "; ", or "".

@@ -51,7 +51,7 @@ fn decisions_follow_the_schedule_and_the_ledger_conserves_money() {
         assert_eq!(decision.lr, schedule.lr(5 * i).unwrap(), "record {}", i);
         assert_eq!(decision.target_nodes, 3);
         assert_eq!(decision.stop, sys::FRUGAL_STOP_NONE);
-        if decision.checkpoint == sys::FRUGAL_CHECKPOINT_HEARTBEAT {
+        if decision.checkpoint == sys::FRUGAL_CKPT_HEARTBEAT {
             heartbeats += 1;
             assert!(decision.reason.contains("checkpoint_cadence"), "reason: {}", decision.reason);
         }

@@ -15,7 +15,9 @@ use super::store::frugal_store;
 use super::tensor::frugal_tensor;
 use super::types::{frugal_error, frugal_options};
 
-/// frugal_ckpt_kind_values; also bit masks.
+/// frugal_ckpt_kind_values, shared with the scheduler's decisions; HEARTBEAT
+/// and FULL are also bit masks, NONE is a decision's "no checkpoint now".
+pub const FRUGAL_CKPT_NONE: i32 = 0;
 pub const FRUGAL_CKPT_HEARTBEAT: i32 = 1;
 pub const FRUGAL_CKPT_FULL: i32 = 2;
 /// Mask of every kind.

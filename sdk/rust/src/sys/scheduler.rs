@@ -7,22 +7,20 @@ use std::os::raw::{c_char, c_void};
 
 use super::types::{frugal_context, frugal_error, frugal_options};
 
-/// frugal_checkpoint_action.
-pub const FRUGAL_CHECKPOINT_NONE: u32 = 0;
-pub const FRUGAL_CHECKPOINT_HEARTBEAT: u32 = 1;
-pub const FRUGAL_CHECKPOINT_FULL: u32 = 2;
+// Checkpoints in telemetry and decisions are frugal_ckpt_kind_values
+// (FRUGAL_CKPT_NONE, _HEARTBEAT, _FULL in sys/checkpoint.rs).
 
-/// frugal_resource_class.
-pub const FRUGAL_RESOURCE_UNSPECIFIED: u32 = 0;
-pub const FRUGAL_RESOURCE_SPOT: u32 = 1;
-pub const FRUGAL_RESOURCE_RESERVED: u32 = 2;
+/// frugal_resource_class_values.
+pub const FRUGAL_RESOURCE_UNSPECIFIED: i32 = 0;
+pub const FRUGAL_RESOURCE_SPOT: i32 = 1;
+pub const FRUGAL_RESOURCE_RESERVED: i32 = 2;
 
-/// frugal_stop_reason.
-pub const FRUGAL_STOP_NONE: u32 = 0;
-pub const FRUGAL_STOP_PLATEAU: u32 = 1;
-pub const FRUGAL_STOP_TARGET: u32 = 2;
-pub const FRUGAL_STOP_BUDGET: u32 = 3;
-pub const FRUGAL_STOP_POLICY: u32 = 4;
+/// frugal_stop_reason_values.
+pub const FRUGAL_STOP_NONE: i32 = 0;
+pub const FRUGAL_STOP_PLATEAU: i32 = 1;
+pub const FRUGAL_STOP_TARGET: i32 = 2;
+pub const FRUGAL_STOP_BUDGET: i32 = 3;
+pub const FRUGAL_STOP_POLICY: i32 = 4;
 
 /// frugal_telemetry.flags bits.
 pub const FRUGAL_TELEMETRY_EVAL_LOSS: u32 = 1;
@@ -41,8 +39,8 @@ pub struct frugal_telemetry {
     pub eval_loss: f64,
     pub wall_time_s: f64,
     pub price_per_node_hour: f64,
-    pub resource: u32,
-    pub checkpoint_done: u32,
+    pub resource: i32,
+    pub checkpoint_done: i32,
     pub checkpoint_stall_s: f64,
     pub preemption_notice_s: f64,
 }
@@ -54,10 +52,10 @@ pub struct frugal_telemetry {
 pub struct frugal_decision {
     pub struct_size: usize,
     pub lr: f64,
-    pub checkpoint: u32,
-    pub resource: u32,
+    pub checkpoint: i32,
+    pub resource: i32,
     pub target_nodes: u32,
-    pub stop: u32,
+    pub stop: i32,
     pub next_due_s: f64,
     pub reason: *const c_char,
 }

@@ -127,7 +127,7 @@ TEST_CASE("decisions: checkpoints that take no time, asked for forever, are a lo
   auto job = parse_test_job(job_json(10, R"([{"name": "p", "resource": "reserved"}])"));
   job.checkpoint_full_s = 0.0;
   CHECK_THROWS_WITH(run_rewritten(job, [](const frugal_telemetry& t, frugal_decision& d) {
-                      if (t.wall_time_s >= 3600.0) d.checkpoint = FRUGAL_CHECKPOINT_FULL;
+                      if (t.wall_time_s >= 3600.0) d.checkpoint = FRUGAL_CKPT_FULL;
                     }),
                     Catch::Contains("plan 'p': the decisions do not let time advance at 3600 s"));
 }
