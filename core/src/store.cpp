@@ -40,7 +40,7 @@ Store::Store(std::shared_ptr<LoadedPlugin> plugin, const StrategyRecord& record,
   instance_.create(options);
 }
 
-void Store::put(const std::string& key, const void* data, uint64_t size) const {
+void Store::put(const std::string& key, const void* data, size_t size) const {
   check_store_key(key);
   if (data == nullptr && size > 0) fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: put '{}': data is NULL", label(), key);
   instance_.call(&frugal_store_vtable::put, key.c_str(), data, size);
@@ -62,7 +62,7 @@ std::optional<uint64_t> Store::size_if_present(const std::string& key) const {
   }
 }
 
-void Store::read(const std::string& key, uint64_t offset, void* dst, uint64_t length) const {
+void Store::read(const std::string& key, uint64_t offset, void* dst, size_t length) const {
   check_store_key(key);
   if (dst == nullptr && length > 0) fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: read '{}': dst is NULL", label(), key);
   instance_.call(&frugal_store_vtable::read, key.c_str(), offset, dst, length);
@@ -121,7 +121,7 @@ FRUGAL_API frugal_error* frugal_store_create(frugal_context* context, const char
 
 FRUGAL_API void frugal_store_destroy(frugal_store* store) { delete store; }
 
-FRUGAL_API frugal_error* frugal_store_put(frugal_store* store, const char* key, const void* data, uint64_t size) {
+FRUGAL_API frugal_error* frugal_store_put(frugal_store* store, const char* key, const void* data, size_t size) {
   return guard("frugal_store_put", [&] {
     require_non_null(key, "frugal_store_put", "key");
     impl_of(store, "frugal_store_put").put(key, data, size);
@@ -137,7 +137,7 @@ FRUGAL_API frugal_error* frugal_store_size(frugal_store* store, const char* key,
 }
 
 FRUGAL_API frugal_error* frugal_store_read(frugal_store* store, const char* key, uint64_t offset, void* dst,
-                                           uint64_t length) {
+                                           size_t length) {
   return guard("frugal_store_read", [&] {
     require_non_null(key, "frugal_store_read", "key");
     impl_of(store, "frugal_store_read").read(key, offset, dst, length);

@@ -26,10 +26,10 @@ class Store {
         std::string label);
 
   // All throw frugal::Error prefixed with the label ("store 'fs': ...").
-  void put(const std::string& key, const void* data, uint64_t size) const;
+  void put(const std::string& key, const void* data, size_t size) const;
   uint64_t size(const std::string& key) const;
   std::optional<uint64_t> size_if_present(const std::string& key) const;  // nullopt for NOT_FOUND
-  void read(const std::string& key, uint64_t offset, void* dst, uint64_t length) const;
+  void read(const std::string& key, uint64_t offset, void* dst, size_t length) const;
   // Calls `visit(key, size)` in key order; `visit` returns false to stop.
   void list(const std::string& prefix, const std::function<bool(const std::string&, uint64_t)>& visit) const;
   void remove(const std::string& key) const;

@@ -207,7 +207,7 @@ static int restore_and_check(frugal_ckpt_engine* engine, TrainingState* state, c
                              frugal_loss_scaler* scaler, const frugal_loss_scaler_status* saved_scaler,
                              const char* saved_name) {
   char metadata[64];
-  uint64_t metadata_size = 0;
+  size_t metadata_size = 0;
   frugal_ckpt_info info;
   frugal_loss_scaler_status restored;
 

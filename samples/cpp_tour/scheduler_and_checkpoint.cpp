@@ -202,7 +202,7 @@ void checkpoint_step(host::Context& context) {
   state = TrainingState{};
   step_scaler(scaler.get(), 5);
   std::array<char, 64> metadata{};
-  uint64_t metadata_size = 0;
+  size_t metadata_size = 0;
   frugal_ckpt_info info{};
   info.struct_size = sizeof(info);
   host::check(frugal_ckpt_restore(engine.get(), nullptr, FRUGAL_CKPT_ALL_KINDS, metadata.data(), metadata.size(),
@@ -216,7 +216,7 @@ void checkpoint_step(host::Context& context) {
     throw Mismatch("checkpoint: the restored weights differ from the saved ones");
   if (std::memcmp(state.cursor.data(), expected.cursor.data(), sizeof(state.cursor)) != 0)
     throw Mismatch("checkpoint: the restored cursor differs from {1, 2, 3, 4}");
-  const std::string_view restored_metadata(metadata.data(), static_cast<std::size_t>(metadata_size));
+  const std::string_view restored_metadata(metadata.data(), metadata_size);
   if (restored_metadata != kMetadata) {
     throw Mismatch("checkpoint: the restored metadata is \"" + std::string(restored_metadata) + "\", not \"" +
                    std::string(kMetadata) + "\"");

@@ -129,7 +129,7 @@ func (e *CkptEngine) Save(kind CkptKind, step uint64, metadata []byte, flags uin
 	r.struct_size = C.sizeof_frugal_ckpt_save_result
 	// The metadata crosses as a direct argument; the shim builds the args.
 	err := takeError(C.frugal_go_ckpt_save(e.ptr, C.int32_t(kind), C.uint32_t(flags), C.uint64_t(step),
-		firstOf(metadata), C.uint64_t(len(metadata)), &r))
+		firstOf(metadata), C.size_t(len(metadata)), &r))
 	if err != nil {
 		return SaveResult{}, err
 	}
@@ -169,7 +169,7 @@ func (e *CkptEngine) EmergencySave(step uint64, metadata []byte, deadline time.D
 	r.struct_size = C.sizeof_frugal_ckpt_emergency_result
 	// The metadata crosses as a direct argument; the shim builds the args.
 	err := takeError(C.frugal_go_ckpt_emergency_save(e.ptr, C.uint64_t(step), firstOf(metadata),
-		C.uint64_t(len(metadata)), C.double(deadline.Seconds()), &r))
+		C.size_t(len(metadata)), C.double(deadline.Seconds()), &r))
 	if err != nil {
 		return EmergencyResult{}, err
 	}
@@ -258,10 +258,10 @@ func (e *CkptEngine) Restore(name string, kinds CkptKind) (CkptInfo, []byte, err
 	for {
 		// The metadata buffer is Go memory written during the call only.
 		buf := make([]byte, capacity)
-		var size C.uint64_t
+		var size C.size_t
 		info := newCkptInfo()
 		err := takeError(C.frugal_ckpt_restore(e.ptr, cname, C.uint32_t(kinds), unsafe.Pointer(&buf[0]),
-			C.uint64_t(len(buf)), &size, &info))
+			C.size_t(len(buf)), &size, &info))
 		// Too small: nothing was restored; retry with the size reported (a
 		// newer checkpoint may have arrived meanwhile, hence the loop).
 		if fe, ok := err.(*Error); ok && fe.Code == CodeOutOfRange && int(size) > capacity {

@@ -193,7 +193,7 @@ frugal_error* frugal_go_call(int32_t op, void* handle, frugal_go_frame* frame, v
 }
 
 static frugal_ckpt_save_args save_args(int32_t kind, uint32_t flags, uint64_t step, const void* metadata,
-                                       uint64_t metadata_size) {
+                                       size_t metadata_size) {
   frugal_ckpt_save_args args;
   memset(&args, 0, sizeof args);
   args.struct_size = sizeof args;
@@ -206,7 +206,7 @@ static frugal_ckpt_save_args save_args(int32_t kind, uint32_t flags, uint64_t st
 }
 
 frugal_error* frugal_go_ckpt_save(frugal_ckpt_engine* engine, int32_t kind, uint32_t flags, uint64_t step,
-                                  const void* metadata, uint64_t metadata_size, frugal_ckpt_save_result* result) {
+                                  const void* metadata, size_t metadata_size, frugal_ckpt_save_result* result) {
   const frugal_ckpt_save_args args = save_args(kind, flags, step, metadata, metadata_size);
   return frugal_ckpt_save(engine, &args, result);
 }
@@ -228,7 +228,7 @@ frugal_error* frugal_go_store_list(frugal_store* store, const char* prefix, uint
 }
 
 frugal_error* frugal_go_ckpt_emergency_save(frugal_ckpt_engine* engine, uint64_t step, const void* metadata,
-                                            uint64_t metadata_size, double deadline_seconds,
+                                            size_t metadata_size, double deadline_seconds,
                                             frugal_ckpt_emergency_result* result) {
   /* The kind is ignored: an emergency save is always a heartbeat. */
   const frugal_ckpt_save_args args = save_args(FRUGAL_CKPT_HEARTBEAT, 0, step, metadata, metadata_size);

@@ -71,7 +71,7 @@ frugal_error* frugal_go_call(int32_t op, void* handle, frugal_go_frame* frame, v
 
 /* frugal_ckpt_save with the metadata bytes as a direct argument (args built here). */
 frugal_error* frugal_go_ckpt_save(frugal_ckpt_engine* engine, int32_t kind, uint32_t flags, uint64_t step,
-                                  const void* metadata, uint64_t metadata_size, frugal_ckpt_save_result* result);
+                                  const void* metadata, size_t metadata_size, frugal_ckpt_save_result* result);
 
 /* frugal_ckpt_list reporting each checkpoint to the Go callback of cgo handle `handle`. */
 frugal_error* frugal_go_ckpt_list(frugal_ckpt_engine* engine, uint32_t flags, uintptr_t handle);
@@ -81,7 +81,7 @@ frugal_error* frugal_go_store_list(frugal_store* store, const char* prefix, uint
 
 /* frugal_ckpt_emergency_save with the metadata bytes as a direct argument (args built here). */
 frugal_error* frugal_go_ckpt_emergency_save(frugal_ckpt_engine* engine, uint64_t step, const void* metadata,
-                                            uint64_t metadata_size, double deadline_seconds,
+                                            size_t metadata_size, double deadline_seconds,
                                             frugal_ckpt_emergency_result* result);
 
 /*

@@ -60,7 +60,7 @@ func (s *Store) withKey(key string, call func(ckey *C.char) *C.frugal_error) err
 // only.
 func (s *Store) Put(key string, data []byte) error {
 	return s.withKey(key, func(ckey *C.char) *C.frugal_error {
-		return C.frugal_store_put(s.ptr, ckey, firstOf(data), C.uint64_t(len(data)))
+		return C.frugal_store_put(s.ptr, ckey, firstOf(data), C.size_t(len(data)))
 	})
 }
 
@@ -76,7 +76,7 @@ func (s *Store) Size(key string) (uint64, error) {
 // ReadAt fills dst with bytes [offset, offset+len(dst)) of object key.
 func (s *Store) ReadAt(key string, offset uint64, dst []byte) error {
 	return s.withKey(key, func(ckey *C.char) *C.frugal_error {
-		return C.frugal_store_read(s.ptr, ckey, C.uint64_t(offset), firstOf(dst), C.uint64_t(len(dst)))
+		return C.frugal_store_read(s.ptr, ckey, C.uint64_t(offset), firstOf(dst), C.size_t(len(dst)))
 	})
 }
 

@@ -39,7 +39,7 @@ void say(const std::string& line) {
 uint64_t resume(frugal_ckpt_engine* engine, State& state) {
   state.poison();
   std::string metadata(frugal::test::crash::kMetadataCapacity, '\0');
-  uint64_t metadata_size = 0;
+  size_t metadata_size = 0;
   frugal_ckpt_info info{};
   info.struct_size = sizeof(info);
   frugal_error* error = frugal_ckpt_restore(engine, nullptr, FRUGAL_CKPT_ALL_KINDS, metadata.data(), metadata.size(),

@@ -385,7 +385,7 @@ TEST_CASE("a failed restore writes none of its out-params; only OUT_OF_RANGE rep
   std::string buffer(200, '\0');
   // Restores with a sentinel in both out-params and returns the error code;
   // any failure must leave both sentinels in place.
-  auto failed_restore = [&](const char* which, void* metadata, uint64_t capacity) {
+  auto failed_restore = [&](const char* which, void* metadata, size_t capacity) {
     uint64_t size = kUntouched;
     frugal_ckpt_info info{};
     info.struct_size = sizeof(info);

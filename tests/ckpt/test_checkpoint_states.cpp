@@ -509,7 +509,7 @@ TEST_CASE("a failing import ends the restore naming the state, after the tensors
   first.bytes = broken.bytes = last.bytes = "current";
   broken.fail_import = FRUGAL_ERR_INVALID_ARGUMENT;
   std::string metadata(16, '\0');
-  uint64_t metadata_size = 77;
+  size_t metadata_size = 77;
   frugal_ckpt_info info{};
   info.struct_size = sizeof(info);
   info.step = 99;

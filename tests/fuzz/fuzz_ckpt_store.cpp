@@ -79,7 +79,7 @@ std::vector<Listed> list(frugal_ckpt_engine* engine, uint32_t flags) {
 void restore(frugal_ckpt_engine* engine, const char* name, const std::vector<Listed>& verified,
              const frugal::fuzz::CkptState& state) {
   uint8_t metadata[256];
-  uint64_t metadata_size = 0;
+  size_t metadata_size = 0;
   frugal_ckpt_info info{};
   info.struct_size = sizeof info;
   if (!ok(frugal_ckpt_restore(engine, name, FRUGAL_CKPT_ALL_KINDS, metadata, sizeof metadata, &metadata_size, &info)))

@@ -160,7 +160,7 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_unregister(frugal_ckpt_eng
  * A larger export fails the save with FRUGAL_ERR_OUT_OF_RANGE naming the
  * state and its size; a manifest declaring a larger state is CORRUPT.
  */
-#define FRUGAL_CKPT_STATE_MAX_SIZE ((uint64_t)256 << 20)
+#define FRUGAL_CKPT_STATE_MAX_SIZE ((size_t)256 << 20)
 
 /**
  * How the engine saves and restores one piece of host state
@@ -275,7 +275,7 @@ typedef struct frugal_ckpt_save_args {
   uint32_t flags;           /**< FRUGAL_CKPT_SAVE_* bits. */
   uint64_t step;            /**< Training step the state belongs to. */
   const void* metadata;     /**< Host bytes stored with the checkpoint (copied); NULL when metadata_size is 0. */
-  uint64_t metadata_size;   /**< Bytes at metadata, at most 64 MiB. */
+  size_t metadata_size;     /**< Bytes at metadata (host memory), at most 64 MiB. */
 } frugal_ckpt_save_args;
 
 /** Outcome of frugal_ckpt_save. Caller-allocated; struct_size set by the caller. */
@@ -284,7 +284,7 @@ typedef struct frugal_ckpt_save_result {
   char name[FRUGAL_CKPT_NAME_CAPACITY];     /**< Name of the checkpoint started ("" when skipped). */
   int32_t skipped;                          /**< 1 when SKIP_IF_BUSY dropped the request. */
   int32_t reserved;                         /**< Always 0. */
-  uint64_t bytes;                           /**< Tensor + state + metadata bytes in the snapshot. */
+  size_t bytes;                             /**< Tensor + state + metadata bytes in the snapshot (host memory). */
   double wait_seconds;                      /**< Time spent waiting for the previous persist. */
   double snapshot_seconds;                  /**< Time spent copying state (the training stall). */
 } frugal_ckpt_save_result;
@@ -309,7 +309,7 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_save(frugal_ckpt_engine* e
 typedef struct frugal_ckpt_persist_result {
   size_t struct_size;                       /**< Set by the caller. */
   char name[FRUGAL_CKPT_NAME_CAPACITY];     /**< The checkpoint persisted ("" if none since the last wait). */
-  uint64_t bytes;                           /**< Bytes written, manifest included. */
+  uint64_t bytes;                           /**< Bytes written to the store, manifest included (uint64_t: stored bytes may exceed host memory). */
   double persist_seconds;                   /**< Wall time of the background persist. */
 } frugal_ckpt_persist_result;
 
@@ -334,7 +334,7 @@ typedef struct frugal_ckpt_info {
   uint64_t step;                            /**< Training step. */
   uint64_t sequence;                        /**< Engine-wide save counter; orders checkpoints of equal step. */
   int64_t created_unix_ns;                  /**< When the save started (manifest), 0 if unknown. */
-  uint64_t bytes;                           /**< Shard + metadata bytes the manifest declares. */
+  uint64_t bytes;                           /**< Shard + metadata bytes the manifest declares (stored bytes: uint64_t). */
   uint32_t tensor_count;                    /**< Tensors in it (states not counted; see frugal_ckpt_inspect_json). */
   int32_t emergency;                        /**< 1 for an emergency (preemption) heartbeat. */
   char reason[FRUGAL_CKPT_REASON_CAPACITY]; /**< Why it is not VALID ("" when it is). */
@@ -458,7 +458,7 @@ FRUGAL_API void frugal_string_free(char* text);
  *                  holds them.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_restore(frugal_ckpt_engine* engine, const char* name, uint32_t kinds,
-                                             void* metadata, uint64_t capacity, uint64_t* metadata_size,
+                                             void* metadata, size_t capacity, size_t* metadata_size,
                                              frugal_ckpt_info* info);
 
 /**

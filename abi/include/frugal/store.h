@@ -47,7 +47,7 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_create(frugal_context* co
 FRUGAL_API void frugal_store_destroy(frugal_store* store);
 
 /** Atomically and durably writes object `key` (see frugal_store_vtable.put). */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_put(frugal_store* store, const char* key, const void* data, uint64_t size);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_put(frugal_store* store, const char* key, const void* data, size_t size);
 
 /**
  * The size of object `key`.
@@ -60,7 +60,7 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_size(frugal_store* store,
  * (caller-owned, at least `length` bytes; NULL only when length is 0).
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_read(frugal_store* store, const char* key, uint64_t offset, void* dst,
-                                           uint64_t length);
+                                           size_t length);
 
 /**
  * Calls `fn` for every object whose key starts with `prefix` ("" for all),

@@ -10,6 +10,12 @@
  * files). The core validates keys before every call; a backend must
  * validate them again, because no key may ever reach outside its root.
  *
+ * Sizes. What a call moves through host memory (put's `size`, read's
+ * `length`) is a size_t; an object's size and an offset into it (size,
+ * read's `offset`, the listing's `size`) are uint64_t, because stored
+ * objects may exceed what one process can address (a 32-bit host reading
+ * a large shard in pieces).
+ *
  * Declares no function; safe for plugins.
  */
 #ifndef FRUGAL_STORE_VTABLE_H_
@@ -73,7 +79,7 @@ typedef struct frugal_store_vtable {
    * A put killed midway may leave a temporary file; the backend reclaims it
    * later (store_fs: on remove, or on list, once its writer is dead).
    */
-  frugal_error* (*put)(void* store, const char* key, const void* data, uint64_t size);
+  frugal_error* (*put)(void* store, const char* key, const void* data, size_t size);
 
   /**
    * The size of object `key`.
@@ -87,7 +93,7 @@ typedef struct frugal_store_vtable {
    * FRUGAL_ERR_NOT_FOUND when absent; FRUGAL_ERR_OUT_OF_RANGE when the
    * object is shorter than offset + length.
    */
-  frugal_error* (*read)(void* store, const char* key, uint64_t offset, void* dst, uint64_t length);
+  frugal_error* (*read)(void* store, const char* key, uint64_t offset, void* dst, size_t length);
 
   /**
    * Lists every object whose key starts with `prefix` ("" lists all), in

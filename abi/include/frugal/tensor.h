@@ -124,7 +124,7 @@ typedef struct frugal_tensor {
   size_t struct_size;
   /** Base address (device pointer for CUDA). May be NULL when the tensor has no elements. */
   void* data;
-  /** Bytes from data to the first element. */
+  /** Bytes from data to the first element (uint64_t as in DLPack's DLTensor, so views convert as they are). */
   uint64_t byte_offset;
   /** One of frugal_dtype_values. */
   int32_t dtype;

@@ -13,7 +13,7 @@ using frugal::guard;
 using frugal::require_non_null;
 using frugal::ckpt::engine_of;
 
-constexpr size_t kSaveArgsMinSize = offsetof(frugal_ckpt_save_args, metadata_size) + sizeof(uint64_t);
+constexpr size_t kSaveArgsMinSize = offsetof(frugal_ckpt_save_args, metadata_size) + sizeof(size_t);
 
 frugal_ckpt_save_args read_args(const frugal_ckpt_save_args* args, const char* function) {
   require_non_null(args, function, "args");
@@ -152,7 +152,7 @@ FRUGAL_API frugal_error* frugal_ckpt_inspect_json(frugal_ckpt_engine* engine, co
 FRUGAL_API void frugal_string_free(char* text) { std::free(text); }
 
 FRUGAL_API frugal_error* frugal_ckpt_restore(frugal_ckpt_engine* engine, const char* name, uint32_t kinds,
-                                             void* metadata, uint64_t capacity, uint64_t* metadata_size,
+                                             void* metadata, size_t capacity, size_t* metadata_size,
                                              frugal_ckpt_info* info) {
   return guard("frugal_ckpt_restore", [&] {
     // Out-params are written only once nothing can fail any more (ABI rule

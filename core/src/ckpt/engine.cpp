@@ -634,8 +634,8 @@ std::vector<uint64_t> Engine::read_verified_shards(const Manifest& m, const std:
   return begin;
 }
 
-RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata, uint64_t capacity,
-                               uint64_t* metadata_size) {
+RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata, size_t capacity,
+                               size_t* metadata_size) {
   if (capacity > 0 && metadata == nullptr)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "frugal_ckpt_restore: metadata is NULL but capacity is {}", capacity);
   // Reserve the engine first (as gc does): no persist, and so no retention,

@@ -101,8 +101,8 @@ class Engine {
   // *metadata_size (not NULL) is set on success and with OUT_OF_RANGE (buffer too small).
   // A heartbeat's full-only tensors come from the newest valid full
   // checkpoint written before it (see frugal_ckpt_restore).
-  RestoreOutcome restore(const char* name, uint32_t kinds, void* metadata, uint64_t capacity,
-                         uint64_t* metadata_size);
+  RestoreOutcome restore(const char* name, uint32_t kinds, void* metadata, size_t capacity,
+                         size_t* metadata_size);
   // The registered tensors and states the last successful restore did not write.
   std::vector<std::string> restore_report() const {
     std::lock_guard lock(mutex_);

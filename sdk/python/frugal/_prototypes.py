@@ -141,9 +141,9 @@ SIGNATURES = {
     # store.h
     "frugal_store_create": (_ERR, [_H, c_char_p, _H, POINTER(_H)]),
     "frugal_store_destroy": (None, [_H]),
-    "frugal_store_put": (_ERR, [_H, c_char_p, c_void_p, c_uint64]),
+    "frugal_store_put": (_ERR, [_H, c_char_p, c_void_p, c_size_t]),
     "frugal_store_size": (_ERR, [_H, c_char_p, POINTER(c_uint64)]),
-    "frugal_store_read": (_ERR, [_H, c_char_p, c_uint64, c_void_p, c_uint64]),
+    "frugal_store_read": (_ERR, [_H, c_char_p, c_uint64, c_void_p, c_size_t]),
     "frugal_store_list": (_ERR, [_H, c_char_p, t.StoreListFn, c_void_p]),
     "frugal_store_remove": (_ERR, [_H, c_char_p]),
     "frugal_store_check_key": (_ERR, [c_char_p]),
@@ -166,7 +166,7 @@ SIGNATURES = {
     "frugal_string_free": (None, [c_void_p]),
     "frugal_ckpt_restore": (
         _ERR,
-        [_H, c_char_p, c_uint32, c_void_p, c_uint64, POINTER(c_uint64), POINTER(t.CkptInfo)],
+        [_H, c_char_p, c_uint32, c_void_p, c_size_t, POINTER(c_size_t), POINTER(t.CkptInfo)],
     ),
     "frugal_ckpt_restore_report": (_ERR, [_H, c_uint32, c_char_p, c_size_t]),
     "frugal_ckpt_gc": (_ERR, [_H, POINTER(c_uint32)]),

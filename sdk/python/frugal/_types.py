@@ -550,7 +550,7 @@ class CkptSaveArgs(Structure):
         ("flags", c_uint32),
         ("step", c_uint64),
         ("metadata", c_void_p),
-        ("metadata_size", c_uint64),
+        ("metadata_size", c_size_t),
     ]
 
 
@@ -562,7 +562,7 @@ class CkptSaveResult(Structure):
         ("name", c_char * CKPT_NAME_CAPACITY),
         ("skipped", c_int32),
         ("reserved", c_int32),
-        ("bytes", c_uint64),
+        ("bytes", c_size_t),
         ("wait_seconds", c_double),
         ("snapshot_seconds", c_double),
     ]

@@ -301,7 +301,7 @@ class CheckpointEngine(Handle):
         capacity = 4096
         while True:
             buffer = ctypes.create_string_buffer(capacity)
-            size = ctypes.c_uint64()
+            size = ctypes.c_size_t()
             info = t.sized(t.CkptInfo)
             try:
                 check(lib.frugal_ckpt_restore(self.address, key, int(kinds), buffer, capacity, ctypes.byref(size),

@@ -363,7 +363,7 @@ impl<'buf> CkptEngine<'buf> {
         Ok(SaveResult {
             name: fixed_str(&r.name),
             skipped: r.skipped != 0,
-            bytes: r.bytes,
+            bytes: r.bytes as u64,
             wait_seconds: r.wait_seconds,
             snapshot_seconds: r.snapshot_seconds,
         })
@@ -455,7 +455,7 @@ impl<'buf> CkptEngine<'buf> {
         let name_ptr = c_name.as_ref().map_or(ptr::null(), |n| n.as_ptr());
         let mut metadata = vec![0u8; FIRST_METADATA_CAPACITY];
         loop {
-            let mut size = 0u64;
+            let mut size = 0usize;
             let mut info = zeroed_info();
             // SAFETY: live engine, exclusively borrowed, so nothing reads or
             // writes the registered memory meanwhile; `metadata` holds
@@ -466,7 +466,7 @@ impl<'buf> CkptEngine<'buf> {
                     name_ptr,
                     kinds,
                     metadata.as_mut_ptr() as *mut c_void,
-                    metadata.len() as u64,
+                    metadata.len(),
                     &mut size,
                     &mut info,
                 )
@@ -479,8 +479,8 @@ impl<'buf> CkptEngine<'buf> {
                     return Ok(Restored { info: info_of(&info), metadata, full_source, not_restored });
                 }
                 // Nothing was restored: retry once with the size the core reported.
-                Err(e) if e.code() == ErrorCode::OutOfRange && size as usize > metadata.len() => {
-                    metadata = vec![0u8; size as usize];
+                Err(e) if e.code() == ErrorCode::OutOfRange && size > metadata.len() => {
+                    metadata = vec![0u8; size];
                 }
                 Err(e) => return Err(e),
             }
@@ -530,6 +530,6 @@ fn save_args(kind: i32, flags: u32, step: u64, metadata: &[u8]) -> sys::frugal_c
         flags,
         step,
         metadata: if metadata.is_empty() { ptr::null() } else { metadata.as_ptr() as *const c_void },
-        metadata_size: metadata.len() as u64,
+        metadata_size: metadata.len(),
     }
 }

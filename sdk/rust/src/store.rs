@@ -58,7 +58,7 @@ impl Store {
     pub fn put(&self, key: &str, data: &[u8]) -> Result<()> {
         let key = to_c_string("store key", key)?;
         // SAFETY: live store; key and data read during the call.
-        check(unsafe { sys::frugal_store_put(self.raw.as_ptr(), key.as_ptr(), data.as_ptr() as *const c_void, data.len() as u64) })
+        check(unsafe { sys::frugal_store_put(self.raw.as_ptr(), key.as_ptr(), data.as_ptr() as *const c_void, data.len()) })
     }
 
     /// The size of object `key`; `ErrorCode::NotFound` when absent.
@@ -75,7 +75,7 @@ impl Store {
         let key = to_c_string("store key", key)?;
         // SAFETY: live store; `dst` is exclusively borrowed for the call.
         check(unsafe {
-            sys::frugal_store_read(self.raw.as_ptr(), key.as_ptr(), offset, dst.as_mut_ptr() as *mut c_void, dst.len() as u64)
+            sys::frugal_store_read(self.raw.as_ptr(), key.as_ptr(), offset, dst.as_mut_ptr() as *mut c_void, dst.len())
         })
     }
 

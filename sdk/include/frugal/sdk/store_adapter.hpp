@@ -2,9 +2,9 @@
 // (FRUGAL_KIND_STORE, frugal/store_vtable.h) as a plain C++ class. The
 // class needs:
 //   explicit Impl(const frugal::sdk::Options& options);   // validate, throw PluginError
-//   void put(const char* key, const void* data, uint64_t size);
+//   void put(const char* key, const void* data, size_t size);
 //   uint64_t size(const char* key) const;                  // PluginError(NOT_FOUND) when absent
-//   void read(const char* key, uint64_t offset, void* dst, uint64_t length) const;
+//   void read(const char* key, uint64_t offset, void* dst, size_t length) const;
 //   void list(const char* prefix, frugal_store_list_fn fn, void* user_data) const;
 //   void remove(const char* key);                          // absent key: success
 // and store_strategy<Impl>(name, summary, flags) yields its descriptor.
@@ -41,7 +41,7 @@ struct StoreAdapter : InstanceSlots<Impl> {
     });
   }
 
-  static frugal_error* put(void* store, const char* key, const void* data, uint64_t size) {
+  static frugal_error* put(void* store, const char* key, const void* data, size_t size) {
     return Base::call(store, [&](Impl& impl) { impl.put(key, data, size); });
   }
 
@@ -52,7 +52,7 @@ struct StoreAdapter : InstanceSlots<Impl> {
     });
   }
 
-  static frugal_error* read(void* store, const char* key, uint64_t offset, void* dst, uint64_t length) {
+  static frugal_error* read(void* store, const char* key, uint64_t offset, void* dst, size_t length) {
     return Base::call(store, [&](Impl& impl) { impl.read(key, offset, dst, length); });
   }
 

@@ -52,7 +52,7 @@ pub struct frugal_ckpt_save_args {
     pub flags: u32,
     pub step: u64,
     pub metadata: *const c_void,
-    pub metadata_size: u64,
+    pub metadata_size: usize,
 }
 
 /// Outcome of a save; caller-allocated with struct_size set.
@@ -63,7 +63,7 @@ pub struct frugal_ckpt_save_result {
     pub name: [c_char; FRUGAL_CKPT_NAME_CAPACITY],
     pub skipped: i32,
     pub reserved: i32,
-    pub bytes: u64,
+    pub bytes: usize,
     pub wait_seconds: f64,
     pub snapshot_seconds: f64,
 }
@@ -118,7 +118,7 @@ pub struct frugal_ckpt_emergency_result {
 pub type frugal_ckpt_list_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, info: *const frugal_ckpt_info) -> i32>;
 
 /// The most bytes one registered state may export (256 MiB).
-pub const FRUGAL_CKPT_STATE_MAX_SIZE: u64 = 256 << 20;
+pub const FRUGAL_CKPT_STATE_MAX_SIZE: usize = 256 << 20;
 
 /// `frugal_error* (*export_state)(void* user_data, void* buffer, size_t capacity, size_t* size)`.
 pub type frugal_ckpt_export_state_fn =
@@ -235,8 +235,8 @@ extern "C" {
         name: *const c_char,
         kinds: u32,
         metadata: *mut c_void,
-        capacity: u64,
-        metadata_size: *mut u64,
+        capacity: usize,
+        metadata_size: *mut usize,
         info: *mut frugal_ckpt_info,
     ) -> *mut frugal_error;
     /// Name `index` (< not_restored_count) of the tensors the

@@ -29,7 +29,7 @@ extern "C" {
     ) -> *mut frugal_error;
     /// NULL allowed; engines keep the store open until destroyed.
     pub fn frugal_store_destroy(store: *mut frugal_store);
-    pub fn frugal_store_put(store: *mut frugal_store, key: *const c_char, data: *const c_void, size: u64)
+    pub fn frugal_store_put(store: *mut frugal_store, key: *const c_char, data: *const c_void, size: usize)
         -> *mut frugal_error;
     pub fn frugal_store_size(store: *mut frugal_store, key: *const c_char, size: *mut u64) -> *mut frugal_error;
     pub fn frugal_store_read(
@@ -37,7 +37,7 @@ extern "C" {
         key: *const c_char,
         offset: u64,
         dst: *mut c_void,
-        length: u64,
+        length: usize,
     ) -> *mut frugal_error;
     pub fn frugal_store_list(
         store: *mut frugal_store,
