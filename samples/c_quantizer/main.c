@@ -137,7 +137,12 @@ int main(void) {
       frugal_tensor scale_inv_t = host_tensor(&s1, FRUGAL_DTYPE_FLOAT32, 1, one);
       frugal_quant_meta meta = delayed_meta(&scale_inv_t, NULL);
       in.quant = &meta;
-      if (failed(frugal_quantizer_dequantize(q, &in, &out, NULL), "frugal_quantizer_dequantize")) return 1;
+      frugal_dequantize_args dq;
+      memset(&dq, 0, sizeof dq);
+      dq.struct_size = sizeof dq;
+      dq.input = &in;
+      dq.output = &out;
+      if (failed(frugal_quantizer_dequantize(q, &dq), "frugal_quantizer_dequantize")) return 1;
       if (memcmp(deq, fake, sizeof deq) != 0) ++errors;
     }
   }

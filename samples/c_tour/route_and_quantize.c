@@ -223,13 +223,18 @@ int tour_quantize(frugal_context* context) {
     frugal_tensor out = host_tensor(codes, layout.dtype, 2, kShape);
     frugal_tensor back = host_tensor(y, FRUGAL_DTYPE_FLOAT32, 2, kShape);
     frugal_quantize_args args;
+    frugal_dequantize_args dequantize;
     out.quant = &meta;
     memset(&args, 0, sizeof args);
     args.struct_size = sizeof args;
     args.input = &in;
     args.output = &out;
+    memset(&dequantize, 0, sizeof dequantize);
+    dequantize.struct_size = sizeof dequantize;
+    dequantize.input = &out;
+    dequantize.output = &back;
     bad = failed(frugal_quantizer_quantize(quantizer, &args), "frugal_quantizer_quantize") ||
-          failed(frugal_quantizer_dequantize(quantizer, &out, &back, NULL), "frugal_quantizer_dequantize") ||
+          failed(frugal_quantizer_dequantize(quantizer, &dequantize), "frugal_quantizer_dequantize") ||
           check_round_trip(x, y, scale);
   }
   frugal_quantizer_destroy(quantizer);

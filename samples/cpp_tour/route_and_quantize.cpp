@@ -204,7 +204,8 @@ void quantize_step(host::Context& context) {
   args.input = in.get();
   args.output = out.get();
   host::check(frugal_quantizer_quantize(quantizer.get(), &args));
-  host::check(frugal_quantizer_dequantize(quantizer.get(), out.get(), back.get(), nullptr));
+  const frugal_dequantize_args dequantize{sizeof(frugal_dequantize_args), out.get(), back.get(), nullptr};
+  host::check(frugal_quantizer_dequantize(quantizer.get(), &dequantize));
   check_round_trip(x, y, scale);
 }
 

@@ -64,11 +64,14 @@ struct Quantized {
 
 // The smallest argument structs a v2.0 caller may pass: through `output`,
 // the last field the headers mark "never NULL".
-constexpr size_t kQuantizeMin = offsetof(frugal_quantize_args, output) + sizeof(void*);
-constexpr size_t kDequantizeMin = offsetof(frugal_dequantize_args, output) + sizeof(void*);
+constexpr size_t kQuantizeMin = offsetof(frugal_quantize_call, output) + sizeof(void*);
+constexpr size_t kDequantizeMin = offsetof(frugal_dequantize_call, output) + sizeof(void*);
 
-frugal_quantize_args quantize_args(const HostTensor& x, Quantized& q, uint32_t flags) {
-  frugal_quantize_args a{};
+// A quantize of x into q: the plugin's frugal_quantize_call, or the host's
+// frugal_quantize_args for libfrugal (same fields, two types).
+template <typename Args = frugal_quantize_call>
+Args quantize_args(const HostTensor& x, Quantized& q, uint32_t flags) {
+  Args a{};
   a.struct_size = sizeof a;
   a.input = x.view();
   a.output = q.codes.view();
@@ -78,16 +81,16 @@ frugal_quantize_args quantize_args(const HostTensor& x, Quantized& q, uint32_t f
 
 // quantize with args of struct_size `size` (below, equal to or above ours).
 Error quantize(const frugal_quantizer_vtable* vt, void* instance, const HostTensor& x, Quantized& q,
-               uint32_t flags = 0, size_t size = sizeof(frugal_quantize_args)) {
-  Larger<frugal_quantize_args> big{};
+               uint32_t flags = 0, size_t size = sizeof(frugal_quantize_call)) {
+  Larger<frugal_quantize_call> big{};
   big.args = quantize_args(x, q, flags);
   big.args.struct_size = size;
   return Error(vt->quantize(instance, &big.args));
 }
 
 Error dequantize(const frugal_quantizer_vtable* vt, void* instance, const Quantized& q, HostTensor& out,
-                 size_t size = sizeof(frugal_dequantize_args)) {
-  Larger<frugal_dequantize_args> big{};
+                 size_t size = sizeof(frugal_dequantize_call)) {
+  Larger<frugal_dequantize_call> big{};
   big.args = {size, q.codes.view(), out.view(), nullptr};
   return Error(vt->dequantize(instance, &big.args));
 }
@@ -147,7 +150,7 @@ std::string round_trip_error(const frugal_quant_layout& l, const HostTensor& x, 
 
 // The bytes of quantizing `x` twice on `instance` (see quantize_result).
 std::vector<unsigned char> twice(const frugal_quantizer_vtable* vt, void* instance, const HostTensor& x,
-                                 size_t size = sizeof(frugal_quantize_args)) {
+                                 size_t size = sizeof(frugal_quantize_call)) {
   const frugal_quant_layout l = layout_of(vt, instance);
   std::vector<unsigned char> out;
   for (int call = 0; call < 2; ++call) {
@@ -186,15 +189,15 @@ void check_null_tensors(Checks& c, const frugal_quantizer_vtable* vt, void* a, c
   c.begin("null-arguments");
   Quantized q(layout_of(vt, a), kRows, kCols);
   HostTensor back(FRUGAL_DTYPE_FLOAT32, kRows, kCols);
-  frugal_quantize_args args = quantize_args(x, q, FRUGAL_QUANTIZE_FREEZE_SCALE);
+  frugal_quantize_call args = quantize_args(x, q, FRUGAL_QUANTIZE_FREEZE_SCALE);
   args.input = nullptr;
   c.expect_error("null-arguments", "quantize(args->input NULL)", vt->quantize(a, &args));
   args = quantize_args(x, q, FRUGAL_QUANTIZE_FREEZE_SCALE);
   args.output = nullptr;
   c.expect_error("null-arguments", "quantize(args->output NULL)", vt->quantize(a, &args));
-  frugal_dequantize_args d{sizeof(frugal_dequantize_args), nullptr, back.view(), nullptr};
+  frugal_dequantize_call d{sizeof(frugal_dequantize_call), nullptr, back.view(), nullptr};
   c.expect_error("null-arguments", "dequantize(args->input NULL)", vt->dequantize(a, &d));
-  d = {sizeof(frugal_dequantize_args), q.codes.view(), nullptr, nullptr};
+  d = {sizeof(frugal_dequantize_call), q.codes.view(), nullptr, nullptr};
   c.expect_error("null-arguments", "dequantize(args->output NULL)", vt->dequantize(a, &d));
 }
 
@@ -204,12 +207,12 @@ void check_args_sizes(Checks& c, const frugal_quantizer_vtable* vt, const HostTe
   c.begin("struct-size");
   Instance small = c.create("struct-size"), plain = c.create("struct-size"), big = c.create("struct-size");
   if (!small || !plain || !big) return;
-  const size_t larger = sizeof(Larger<frugal_quantize_args>);
+  const size_t larger = sizeof(Larger<frugal_quantize_call>);
   const auto reference = twice(vt, plain.get(), x);
   c.check(twice(vt, small.get(), x, kQuantizeMin) == reference && twice(vt, big.get(), x, larger) == reference,
           "struct-size",
           "quantize args of struct_size " + std::to_string(kQuantizeMin) + " (v2.0 minimum), " +
-              std::to_string(sizeof(frugal_quantize_args)) + " and " + std::to_string(larger) +
+              std::to_string(sizeof(frugal_quantize_call)) + " and " + std::to_string(larger) +
               " (zeroed tail) give identical codes and scales");
   const frugal_quant_layout l = layout_of(vt, plain.get());
   Quantized q(l, kRows, kCols);
@@ -217,11 +220,11 @@ void check_args_sizes(Checks& c, const frugal_quantizer_vtable* vt, const HostTe
       b3(FRUGAL_DTYPE_FLOAT32, kRows, kCols);
   const bool ok = !quantize(vt, plain.get(), x, q, FRUGAL_QUANTIZE_FREEZE_SCALE) &&
                   !dequantize(vt, plain.get(), q, b1, kDequantizeMin) && !dequantize(vt, plain.get(), q, b2) &&
-                  !dequantize(vt, plain.get(), q, b3, sizeof(Larger<frugal_dequantize_args>));
+                  !dequantize(vt, plain.get(), q, b3, sizeof(Larger<frugal_dequantize_call>));
   c.check(ok && b1.bytes() == b2.bytes() && b2.bytes() == b3.bytes(), "struct-size",
           "dequantize args of struct_size " + std::to_string(kDequantizeMin) + ", " +
-              std::to_string(sizeof(frugal_dequantize_args)) + " and " +
-              std::to_string(sizeof(Larger<frugal_dequantize_args>)) + " give identical values");
+              std::to_string(sizeof(frugal_dequantize_call)) + " and " +
+              std::to_string(sizeof(Larger<frugal_dequantize_call>)) + " give identical values");
 }
 
 // Concurrent quantize calls on one instance, each on its own input and
@@ -274,7 +277,7 @@ std::vector<unsigned char> core_quantize_result(frugal_quantizer* quantizer, std
   std::vector<unsigned char> out;
   for (int call = 0; call < 2; ++call) {
     Quantized q(l, kRows, kCols);
-    const frugal_quantize_args args = quantize_args(*x, q, 0);
+    const auto args = quantize_args<frugal_quantize_args>(*x, q, 0);
     if (const Error e(frugal_quantizer_quantize(quantizer, &args)); e) {
       error = "frugal_quantizer_quantize: " + e.describe();
       return {};

@@ -171,8 +171,8 @@ frugal_route_layout layout_of(const frugal_router_vtable* vt, void* instance) {
 
 // The smallest argument structs a v2.0 caller may pass: through the last
 // field the header marks "never NULL".
-constexpr size_t kRouteMin = offsetof(frugal_route_args, plan) + sizeof(void*);
-constexpr size_t kMoveMin = offsetof(frugal_route_move_args, output) + sizeof(void*);
+constexpr size_t kRouteMin = offsetof(frugal_route_call, plan) + sizeof(void*);
+constexpr size_t kMoveMin = offsetof(frugal_route_move_call, output) + sizeof(void*);
 
 // One route + permute + combine on `instance`, every args struct of
 // struct_size `route_size` / `move_size`.
@@ -182,12 +182,12 @@ struct Routed {
         permuted(FRUGAL_DTYPE_FLOAT32, plan.s.rows, kHidden), out(FRUGAL_DTYPE_FLOAT32, kTokens, kHidden) {
     Random(seed + 1000).fill(in);
   }
-  std::string run(const frugal_router_vtable* vt, void* instance, size_t route_size = sizeof(frugal_route_args),
-                  size_t move_size = sizeof(frugal_route_move_args)) {
-    Larger<frugal_route_args> r{};
+  std::string run(const frugal_router_vtable* vt, void* instance, size_t route_size = sizeof(frugal_route_call),
+                  size_t move_size = sizeof(frugal_route_move_call)) {
+    Larger<frugal_route_call> r{};
     r.args = {route_size, x->view(), &plan.plan, nullptr};
     if (const Error e(vt->route(instance, &r.args)); e) return "route: " + e.describe();
-    Larger<frugal_route_move_args> m{};
+    Larger<frugal_route_move_call> m{};
     m.args = {move_size, &plan.plan, in.view(), permuted.view(), nullptr};
     if (const Error e(vt->permute(instance, &m.args)); e) return "permute: " + e.describe();
     m.args = {move_size, &plan.plan, permuted.view(), out.view(), nullptr};
@@ -233,17 +233,17 @@ std::vector<unsigned char> routed_bytes(const frugal_router_vtable* vt, void* in
 void check_null_tensors(Checks& c, const frugal_router_vtable* vt, void* a) {
   c.begin("null-arguments");
   Routed r(layout_of(vt, a), 1);
-  const frugal_route_args base{sizeof(frugal_route_args), r.x->view(), &r.plan.plan, nullptr};
-  frugal_route_args args = base;
+  const frugal_route_call base{sizeof(frugal_route_call), r.x->view(), &r.plan.plan, nullptr};
+  frugal_route_call args = base;
   args.logits = nullptr;
   c.expect_error("null-arguments", "route(args->logits NULL)", vt->route(a, &args));
   args = base;
   args.plan = nullptr;
   c.expect_error("null-arguments", "route(args->plan NULL)", vt->route(a, &args));
-  const frugal_route_move_args move{sizeof(frugal_route_move_args), &r.plan.plan, r.in.view(), r.permuted.view(),
+  const frugal_route_move_call move{sizeof(frugal_route_move_call), &r.plan.plan, r.in.view(), r.permuted.view(),
                                     nullptr};
   for (const auto& [slot, name] : {std::pair{vt->permute, "permute"}, std::pair{vt->combine, "combine"}}) {
-    frugal_route_move_args m = move;
+    frugal_route_move_call m = move;
     m.plan = nullptr;
     c.expect_error("null-arguments", std::string(name) + "(args->plan NULL)", slot(a, &m));
     m = move;
@@ -253,7 +253,7 @@ void check_null_tensors(Checks& c, const frugal_router_vtable* vt, void* a) {
     m.output = nullptr;
     c.expect_error("null-arguments", std::string(name) + "(args->output NULL)", slot(a, &m));
   }
-  const frugal_router_update_args update{sizeof(frugal_router_update_args), nullptr};
+  const frugal_router_update_call update{sizeof(frugal_router_update_call), nullptr};
   c.expect_error("null-arguments", "update(args->expert_load NULL)", vt->update(a, &update));
 }
 
@@ -290,8 +290,7 @@ void check_thread_safety(Checks& c, const frugal_router_vtable* vt, void* a) {
 std::vector<unsigned char> route_plan_bytes(const frugal_route_layout& l, const RouteFn& route, std::string& error) {
   Plan plan(l, kTokens);
   const auto x = logits(l, 1);
-  const frugal_route_args args{sizeof(frugal_route_args), x->view(), &plan.plan, nullptr};
-  if (const Error e(route(&args)); e) {
+  if (const Error e(route(x->view(), &plan.plan)); e) {
     error = e.describe();
     return {};
   }
@@ -299,7 +298,7 @@ std::vector<unsigned char> route_plan_bytes(const frugal_route_layout& l, const 
 }
 
 std::vector<unsigned char> route_result(const frugal_router_vtable* vt, void* instance) {
-  return routed_bytes(vt, instance, sizeof(frugal_route_args), sizeof(frugal_route_move_args));
+  return routed_bytes(vt, instance, sizeof(frugal_route_call), sizeof(frugal_route_move_call));
 }
 
 void check_router_tensors(Checks& c, void* a) {
@@ -308,7 +307,13 @@ void check_router_tensors(Checks& c, void* a) {
   if (!c.core_result.empty()) {
     c.begin("core-parity");
     std::string error;
-    const auto direct = route_plan_bytes(l, [&](const frugal_route_args* args) { return vt->route(a, args); }, error);
+    const auto direct = route_plan_bytes(
+        l,
+        [&](const frugal_tensor* x, const frugal_route_plan* plan) {
+          const frugal_route_call call{sizeof call, x, plan, nullptr};
+          return vt->route(a, &call);
+        },
+        error);
     c.check(direct == c.core_result, "core-parity",
             "frugal_router_route and a direct route call on the same logits write the same plan " + error);
   }
@@ -330,7 +335,7 @@ void check_router_tensors(Checks& c, void* a) {
   c.begin("struct-size");
   const auto reference = route_result(vt, a);
   const bool same_min = routed_bytes(vt, a, kRouteMin, kMoveMin) == reference;
-  const bool same_big = routed_bytes(vt, a, sizeof(Larger<frugal_route_args>), sizeof(Larger<frugal_route_move_args>)) == reference;
+  const bool same_big = routed_bytes(vt, a, sizeof(Larger<frugal_route_call>), sizeof(Larger<frugal_route_move_call>)) == reference;
   c.check(same_min && same_big, "struct-size",
           "route/permute/combine args of struct_size " + std::to_string(kRouteMin) + "/" + std::to_string(kMoveMin) +
               " (v2.0 minimum) and with a zeroed 64-byte tail give the bytes of this header's size");
@@ -348,7 +353,7 @@ void check_router_tensors(Checks& c, void* a) {
   // something: expert 0 overloaded, the others idle.
   HostTensor load(FRUGAL_DTYPE_INT64, l.experts);
   load.data<int64_t>()[0] = kTokens;
-  const frugal_router_update_args update{sizeof(frugal_router_update_args), load.view()};
+  const frugal_router_update_call update{sizeof(frugal_router_update_call), load.view()};
   c.begin("update");
   c.expect_ok("update", "update with an uneven expert load", vt->update(a, &update));
 }

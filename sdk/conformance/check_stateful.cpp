@@ -150,10 +150,10 @@ void check_quantizer(Checks& c) {
   c.expect_error("null-arguments", "quantize(args NULL)", vt->quantize(a.get(), nullptr));
   c.expect_error("null-arguments", "dequantize(args NULL)", vt->dequantize(a.get(), nullptr));
   c.begin("struct-size");
-  const auto q = undersized<frugal_quantize_args>();
+  const auto q = undersized<frugal_quantize_call>();
   c.expect_error("struct-size", "quantize(args struct_size 8, below the required fields)", vt->quantize(a.get(), &q),
                  FRUGAL_ERR_ABI_MISMATCH);
-  const auto d = undersized<frugal_dequantize_args>();
+  const auto d = undersized<frugal_dequantize_call>();
   c.expect_error("struct-size", "dequantize(args struct_size 8)", vt->dequantize(a.get(), &d), FRUGAL_ERR_ABI_MISMATCH);
   // Leaves `a` with recorded state (a delayed recipe's amax history).
   check_quantizer_tensors(c, a.get());
@@ -177,7 +177,13 @@ void check_router_core(Checks& c) {
   std::string re;
   if (!se && !le)
     c.core_result =
-        route_plan_bytes(layout, [&](const frugal_route_args* args) { return frugal_router_route(r, args); }, re);
+        route_plan_bytes(
+            layout,
+            [&](const frugal_tensor* x, const frugal_route_plan* plan) {
+              const frugal_route_args args{sizeof args, x, plan, nullptr};
+              return frugal_router_route(r, &args);
+            },
+            re);
   frugal_router_destroy(r);
   c.check(!se && !le && re.empty(), "core",
           "frugal_router_create accepts the layout (" + le.describe() + "); plan for 32 tokens: " +
@@ -195,10 +201,10 @@ void check_router(Checks& c) {
   c.expect_error("null-arguments", "combine(args NULL)", vt->combine(a.get(), nullptr));
   c.expect_error("null-arguments", "update(args NULL)", vt->update(a.get(), nullptr));
   c.begin("struct-size");
-  const auto r = undersized<frugal_route_args>();
+  const auto r = undersized<frugal_route_call>();
   c.expect_error("struct-size", "route(args struct_size 8, below the required fields)", vt->route(a.get(), &r),
                  FRUGAL_ERR_ABI_MISMATCH);
-  const auto u = undersized<frugal_router_update_args>();
+  const auto u = undersized<frugal_router_update_call>();
   c.expect_error("struct-size", "update(args struct_size 8)", vt->update(a.get(), &u), FRUGAL_ERR_ABI_MISMATCH);
   // Leaves `a` with moved state (a bias router's bias).
   check_router_tensors(c, a.get());

@@ -11,8 +11,9 @@
 
 namespace frugal::conformance {
 
-// A route call: the vtable's slot on an instance, or libfrugal's.
-using RouteFn = std::function<frugal_error*(const frugal_route_args*)>;
+// A route of `logits` into `plan`: the vtable's slot on an instance (a
+// frugal_route_call), or libfrugal's (a frugal_route_args).
+using RouteFn = std::function<frugal_error*(const frugal_tensor* logits, const frugal_route_plan* plan)>;
 
 // The plan bytes of routing the kit's standard logits with `route`, for a
 // router of layout `l`; empty with `error` set when the call fails.

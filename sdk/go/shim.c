@@ -96,7 +96,12 @@ static frugal_error* dequantize(frugal_quantizer* q, frugal_go_frame* frame) {
   fill_meta(&meta, frame, 1, 2, 3);
   chain_zero_point(&meta, &zp, frame, 4);
   frame->tensors[0].quant = &meta;
-  frugal_error* err = frugal_quantizer_dequantize(q, slot(frame, 0), slot(frame, 5), NULL);
+  frugal_dequantize_args args;
+  memset(&args, 0, sizeof args);
+  args.struct_size = sizeof args;
+  args.input = slot(frame, 0);
+  args.output = slot(frame, 5);
+  frugal_error* err = frugal_quantizer_dequantize(q, &args);
   frame->tensors[0].quant = NULL;
   return err;
 }

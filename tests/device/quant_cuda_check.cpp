@@ -316,9 +316,10 @@ std::string quantize_case(Context& cx, const RecipeSpec& spec, const char* forma
     frugal_tensor* i = in.set(codes.side(gpu), L.dtype, dev, rows, cols, stride);
     i->quant = meta.set(L.scaling_mode, L.block_rows, L.block_cols);
     meta.m.scale_inv = meta.scale_inv.set(scale_inv.side(gpu), L.scale_dtype, dev, g0, g1, g1);
-    const Outcome r = outcome(frugal_quantizer_dequantize(gpu ? qg.get() : qc.get(), i,
-                                                          out.set(deq.side(gpu), dtype, dev, rows, cols, stride),
-                                                          gpu ? static_cast<void*>(cx.stream) : nullptr));
+    const frugal_dequantize_args dq{sizeof(frugal_dequantize_args), i,
+                                    out.set(deq.side(gpu), dtype, dev, rows, cols, stride),
+                                    gpu ? static_cast<void*>(cx.stream) : nullptr};
+    const Outcome r = outcome(frugal_quantizer_dequantize(gpu ? qg.get() : qc.get(), &dq));
     if (gpu) cuda_ok(cudaStreamSynchronize(cx.stream), "cudaStreamSynchronize");
     if (r.code != 0) return std::string(gpu ? "cuda" : "cpu") + " dequantize: " + r.message;
   }

@@ -105,7 +105,7 @@ frugal_error* reply(const Probe* p, const std::string& seen) {
   return p->host->error_create(p->echo ? FRUGAL_ERR_CANCELLED : FRUGAL_ERR_UNIMPLEMENTED, ("echo:" + seen).c_str());
 }
 
-frugal_error* quantize(void* instance, const frugal_quantize_args* a) {
+frugal_error* quantize(void* instance, const frugal_quantize_call* a) {
   std::string seen = describe("input", a->input) + describe("output", a->output) + describe_meta("output", a->output) +
                      describe("output_t", a->output_t) + describe_meta("output_t", a->output_t) +
                      describe("fake", a->fake);
@@ -113,12 +113,12 @@ frugal_error* quantize(void* instance, const frugal_quantize_args* a) {
   return reply(static_cast<Probe*>(instance), seen);
 }
 
-frugal_error* dequantize(void* instance, const frugal_dequantize_args* a) {
+frugal_error* dequantize(void* instance, const frugal_dequantize_call* a) {
   return reply(static_cast<Probe*>(instance),
                describe("input", a->input) + describe_meta("input", a->input) + describe("output", a->output));
 }
 
-frugal_error* gemm(void* instance, const frugal_quant_gemm_args* a) {
+frugal_error* gemm(void* instance, const frugal_quant_gemm_call* a) {
   char alpha[40];
   std::snprintf(alpha, sizeof alpha, " alpha=%g flags=%u", static_cast<double>(a->alpha), a->flags);
   return reply(static_cast<Probe*>(instance), describe("a", a->a) + describe_meta("a", a->a) + describe("b", a->b) +

@@ -107,7 +107,7 @@ int64_t capacity_for(int64_t n, double factor, int64_t experts) {
       1, static_cast<int64_t>(std::ceil(static_cast<double>(n) * factor / static_cast<double>(experts))));
 }
 
-Plan plan_of(const frugal_route_layout& l, const frugal_route_args& a) {
+Plan plan_of(const frugal_route_layout& l, const frugal_route_call& a) {
   const frugal_route_plan& p = *a.plan;
   const int64_t T = a.logits->shape[0], E = l.experts, k = l.top_k;
   int64_t C = 0;
@@ -410,7 +410,7 @@ frugal_error* layout(void* instance, frugal_route_layout* out) {
   return nullptr;
 }
 
-frugal_error* route(void* instance, const frugal_route_args* a) {
+frugal_error* route(void* instance, const frugal_route_call* a) {
   const auto& p = *static_cast<Probe*>(instance);
   if (p.echo) return echo(p, describe("logits", a->logits) + describe(*a->plan));
   if (frugal_error* e = require_host(p, a->logits, "logits")) return e;
@@ -446,12 +446,12 @@ void store(const frugal_tensor* t, int64_t row, int64_t col, float value) {
 }
 
 // What permute and combine do first: echo, or refuse device memory.
-frugal_error* before_move(const Probe& p, const frugal_route_move_args* a) {
+frugal_error* before_move(const Probe& p, const frugal_route_move_call* a) {
   if (p.echo) return echo(p, describe("input", a->input) + describe("output", a->output) + describe(*a->plan));
   return require_host(p, a->input, "input");
 }
 
-frugal_error* permute(void* instance, const frugal_route_move_args* a) {
+frugal_error* permute(void* instance, const frugal_route_move_call* a) {
   if (frugal_error* e = before_move(*static_cast<Probe*>(instance), a)) return e;
   const int64_t rows = data_of<const int64_t>(a->plan->expert_offsets)[a->plan->expert_offsets->shape[0] - 1];
   const int64_t* row_token = data_of<const int64_t>(a->plan->row_token);
@@ -460,7 +460,7 @@ frugal_error* permute(void* instance, const frugal_route_move_args* a) {
   return nullptr;
 }
 
-frugal_error* combine(void* instance, const frugal_route_move_args* a) {
+frugal_error* combine(void* instance, const frugal_route_move_call* a) {
   if (frugal_error* e = before_move(*static_cast<Probe*>(instance), a)) return e;
   const int64_t* offsets = data_of<const int64_t>(a->plan->token_offsets);
   const int64_t* token_rows = data_of<const int64_t>(a->plan->token_rows);
@@ -475,7 +475,7 @@ frugal_error* combine(void* instance, const frugal_route_move_args* a) {
   return nullptr;
 }
 
-frugal_error* update(void* instance, const frugal_router_update_args* a) {
+frugal_error* update(void* instance, const frugal_router_update_call* a) {
   auto& p = *static_cast<Probe*>(instance);
   if (p.echo) return echo(p, describe("expert_load", a->expert_load));
   const auto* load = data_of<const int64_t>(a->expert_load);

@@ -225,7 +225,8 @@ TEST_CASE("quantize, fake, output_t and dequantize through the C API equal the o
   // Dequantize through the API and through the ops library.
   for (const int32_t out_dtype : {int32_t{FRUGAL_DTYPE_FLOAT32}, dtype}) {
     HostTensor back(out_dtype, {90, 70}, 3);
-    host::check(frugal_quantizer_dequantize(q.get(), &out.codes.view, &back.view, nullptr));
+    const frugal_dequantize_args dq{sizeof(frugal_dequantize_args), &out.codes.view, &back.view, nullptr};
+    host::check(frugal_quantizer_dequantize(q.get(), &dq));
     HostTensor expected(out_dtype, {90, 70});
     ops::DequantizeOp op;
     op.input = matrix_of(out.codes);
@@ -310,8 +311,8 @@ TEST_CASE("CUDA tensors in a CPU-only build are FRUGAL_ERR_UNSUPPORTED naming th
     const auto args = quantize_args(in, out, nullptr, nullptr);
     expect_error(frugal_quantizer_quantize(q.get(), &args), FRUGAL_ERR_UNSUPPORTED, {"CUDA"});
     HostTensor back(kF32, {4, 64}, 0, cuda);
-    expect_error(frugal_quantizer_dequantize(q.get(), &out.codes.view, &back.view, nullptr), FRUGAL_ERR_UNSUPPORTED,
-                 {"CUDA"});
+    const frugal_dequantize_args dq{sizeof(frugal_dequantize_args), &out.codes.view, &back.view, nullptr};
+    expect_error(frugal_quantizer_dequantize(q.get(), &dq), FRUGAL_ERR_UNSUPPORTED, {"CUDA"});
     CHECK(out.codes.payload() == before);
   }
   // The GEMM too: per-tensor E4M3 operands and an fp32 D, all labelled CUDA.

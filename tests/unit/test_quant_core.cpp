@@ -308,17 +308,18 @@ TEST_CASE("cast-transpose output, the zero-point extension, and dequantize's vie
     Tensor e8(g_codes_t, FRUGAL_DTYPE_FLOAT8_E8M0FNU, {16, 2});
     codes.quantized(FRUGAL_SCALING_MX, 1, 32, &e8.view);
     Tensor out(g_input + 2048, FRUGAL_DTYPE_FLOAT16, {16, 40});
-    const std::string seen = echo_of(frugal_quantizer_dequantize(q.get(), &codes.view, &out.view, nullptr));
+    const frugal_dequantize_args dq{sizeof(frugal_dequantize_args), &codes.view, &out.view, nullptr};
+    const std::string seen = echo_of(frugal_quantizer_dequantize(q.get(), &dq));
     CHECK(seen.find(view_text("input.scale_inv", 16, 2, 2, g_codes_t)) != std::string::npos);
     CHECK(seen.find(view_text("output", 16, 40, 40, g_input + 2048)) != std::string::npos);
     Tensor fp32_scales(g_scales, FRUGAL_DTYPE_FLOAT32, {16, 2});
     codes.quantized(FRUGAL_SCALING_MX, 1, 32, &e8.view, &fp32_scales.view);
-    expect_error(frugal_quantizer_dequantize(q.get(), &codes.view, &out.view, nullptr), FRUGAL_ERR_UNSUPPORTED,
+    expect_error(frugal_quantizer_dequantize(q.get(), &dq), FRUGAL_ERR_UNSUPPORTED,
                  {"quant->scale must be NULL", "mx"});
     codes.quantized(FRUGAL_SCALING_MX, 1, 32, &e8.view);
     Tensor ints(g_input, FRUGAL_DTYPE_INT16, {16, 40});
-    expect_error(frugal_quantizer_dequantize(q.get(), &codes.view, &ints.view, nullptr), FRUGAL_ERR_UNSUPPORTED,
-                 {"output", "int16"});
+    const frugal_dequantize_args to_ints{sizeof(frugal_dequantize_args), &codes.view, &ints.view, nullptr};
+    expect_error(frugal_quantizer_dequantize(q.get(), &to_ints), FRUGAL_ERR_UNSUPPORTED, {"output", "int16"});
   }
 }
 
@@ -436,8 +437,11 @@ TEST_CASE("quantizer entry points refuse NULL arguments and unknown strategies")
   expect_error(frugal_quantizer_quantize(nullptr, nullptr), FRUGAL_ERR_INVALID_ARGUMENT, {"quantizer"});
   auto probe = make_probe(context.get(), "delayed");
   expect_error(frugal_quantizer_quantize(probe.get(), nullptr), FRUGAL_ERR_INVALID_ARGUMENT, {"args"});
-  expect_error(frugal_quantizer_dequantize(probe.get(), nullptr, nullptr, nullptr), FRUGAL_ERR_INVALID_ARGUMENT,
-               {"input"});
+  expect_error(frugal_quantizer_dequantize(probe.get(), nullptr), FRUGAL_ERR_INVALID_ARGUMENT, {"args"});
+  const frugal_dequantize_args no_input{sizeof(frugal_dequantize_args), nullptr, nullptr, nullptr};
+  expect_error(frugal_quantizer_dequantize(probe.get(), &no_input), FRUGAL_ERR_INVALID_ARGUMENT, {"input"});
+  const frugal_dequantize_args tiny{8, nullptr, nullptr, nullptr};
+  expect_error(frugal_quantizer_dequantize(probe.get(), &tiny), FRUGAL_ERR_ABI_MISMATCH, {"args"});
   expect_error(frugal_quantizer_gemm(probe.get(), nullptr), FRUGAL_ERR_INVALID_ARGUMENT, {"args"});
   frugal_quantizer_destroy(nullptr);  // allowed
 }

@@ -44,6 +44,105 @@
 FRUGAL_EXTERN_C_BEGIN
 
 /* ======================================================================== */
+/* Arguments: what a host passes                                            */
+/* ======================================================================== */
+
+/*
+ * The host's side of each call. Tensors follow the rules at the top of
+ * this file (N-D allowed, padded rows, scale tensors of any compact shape
+ * with the grid's element count, byte_offset honoured); the core checks
+ * them and hands the plugin normalised copies (frugal_quantize_call and the
+ * others, frugal/quantizer_vtable.h). Caller-owned, read during the call
+ * only (CUDA: the tensors' memory must stay valid until the work queued on
+ * `stream` completes). Fields past a smaller struct_size read as 0/NULL.
+ */
+
+/** One quantize: input -> output (and output_t, fake). */
+typedef struct frugal_quantize_args {
+  /** sizeof(frugal_quantize_args); at least through `output`. */
+  size_t struct_size;
+  /** FLOAT32, BFLOAT16 or FLOAT16, [rows, cols] after collapsing leading dimensions; not NULL. */
+  const frugal_tensor* input;
+  /**
+   * The codes: the input's shape (the same rows x cols), the layout's
+   * dtype; not NULL. output->quant is required, with scale_inv (written)
+   * and, optionally, scale and amax (written when given), matching the
+   * layout; plus the zero point extension for FRUGAL_QUANT_LAYOUT_ZERO_POINT.
+   */
+  const frugal_tensor* output;
+  /**
+   * NULL, or [cols, rows] of the layout's dtype: the transpose, written in
+   * the same pass (per-tensor recipes only). Its quant is optional: given,
+   * it receives the same scales as output's.
+   */
+  const frugal_tensor* output_t;
+  /** NULL, or the input's shape and dtype: receives dequantize(quantize(x)); may be the input itself. */
+  const frugal_tensor* fake;
+  /** cudaStream_t for CUDA tensors (NULL: the default stream); NULL for host tensors. */
+  void* stream;
+  /** FRUGAL_QUANTIZE_* bits (quantizer_vtable.h); unknown bits are FRUGAL_ERR_INVALID_ARGUMENT. */
+  uint32_t flags;
+  /** Set to 0. */
+  uint32_t reserved;
+} frugal_quantize_args;
+
+/** One dequantize: output = input * scale_inv, per the input's quant meta. */
+typedef struct frugal_dequantize_args {
+  /** sizeof(frugal_dequantize_args); at least through `output`. */
+  size_t struct_size;
+  /** Codes of the quantizer's dtype with their quant meta (as quantize wrote it); not NULL. */
+  const frugal_tensor* input;
+  /** FLOAT32, BFLOAT16 or FLOAT16, the input's shape; not NULL. */
+  const frugal_tensor* output;
+  /** As in frugal_quantize_args. */
+  void* stream;
+} frugal_dequantize_args;
+
+/** One GEMM: D = alpha * A * B^T over FP8 operands with per-tensor scales. */
+typedef struct frugal_quant_gemm_args {
+  /** sizeof(frugal_quant_gemm_args); at least through `d`. */
+  size_t struct_size;
+  /** [m, k], E4M3FN or E5M2, with per-tensor quant meta holding scale_inv; not NULL. */
+  const frugal_tensor* a;
+  /** [n, k], E4M3FN or E5M2 (not both operands E5M2), like `a`; not NULL. */
+  const frugal_tensor* b;
+  /**
+   * [m, n]: FLOAT32 or BFLOAT16; or FP8 with quant holding `scale` (one
+   * fp32: D is multiplied by it before the cast), optionally `amax`
+   * (receives D's amax before scaling) and `scale_inv` (left to the host).
+   * Not NULL.
+   */
+  const frugal_tensor* d;
+  /** As in frugal_quantize_args. */
+  void* stream;
+  /** Multiplies the product; finite. A struct_size that ends before it means 1. */
+  float alpha;
+  /** FRUGAL_GEMM_* bits (quantizer_vtable.h); unknown bits are FRUGAL_ERR_INVALID_ARGUMENT. */
+  uint32_t flags;
+} frugal_quant_gemm_args;
+
+#if FRUGAL_LP64
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantize_args, input) == 8, quantize_input);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantize_args, output) == 16, quantize_output);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantize_args, output_t) == 24, quantize_output_t);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantize_args, fake) == 32, quantize_fake);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantize_args, stream) == 40, quantize_stream);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantize_args, flags) == 48, quantize_flags);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_quantize_args) == 56, quantize_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_dequantize_args, input) == 8, dequantize_input);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_dequantize_args, output) == 16, dequantize_output);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_dequantize_args, stream) == 24, dequantize_stream);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_dequantize_args) == 32, dequantize_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_gemm_args, a) == 8, gemm_a);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_gemm_args, b) == 16, gemm_b);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_gemm_args, d) == 24, gemm_d);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_gemm_args, stream) == 32, gemm_stream);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_gemm_args, alpha) == 40, gemm_alpha);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_gemm_args, flags) == 44, gemm_flags);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_quant_gemm_args) == 48, gemm_size);
+#endif
+
+/* ======================================================================== */
 /* Quantizers                                                               */
 /* ======================================================================== */
 
@@ -90,12 +189,13 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_scale_shape(const fru
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_quantize(frugal_quantizer* quantizer, const frugal_quantize_args* args);
 
 /**
- * Dequantizes input (codes with their quant meta) into output (fp32, bf16
- * or fp16), same shape.
- *   input, output: not NULL. stream: as for quantize.
+ * Dequantizes args->input (codes with their quant meta) into args->output
+ * (fp32, bf16 or fp16), same shape. Host tensors complete before return;
+ * CUDA tensors are queued on args->stream.
+ *   args: not NULL; struct_size set; read during the call only.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_dequantize(frugal_quantizer* quantizer, const frugal_tensor* input,
-                                                     const frugal_tensor* output, void* stream);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_dequantize(frugal_quantizer* quantizer,
+                                                                     const frugal_dequantize_args* args);
 
 /**
  * D = alpha * A * B^T over FP8 operands with per-tensor scales, fp32

@@ -7,9 +7,11 @@
  * activation or a gradient) with one element format and one scaling
  * recipe, and keeps that stream's state (e.g. a delayed-scaling amax
  * history). The split of work:
- *   - the core validates every tensor before the plugin sees it (dtype,
- *     shape, strides, device, and the shape of every scale tensor against
- *     the instance's layout) and hands the plugin 2-D views only: shape
+ *   - the core validates every tensor of the host's arguments
+ *     (frugal/quantizer.h) before the plugin sees it (dtype, shape,
+ *     strides, device, and the shape of every scale tensor against the
+ *     instance's layout) and hands the plugin its own structs (the
+ *     frugal_*_call types below) holding 2-D views only: shape
  *     [rows, cols], strides never NULL with strides[1] == 1, byte_offset
  *     folded into data. A plugin never sees an N-D or non-unit-stride
  *     tensor, nor a mismatched scale tensor;
@@ -78,19 +80,30 @@ typedef struct frugal_quant_zero_point_ext {
 } frugal_quant_zero_point_ext;
 
 /* ======================================================================== */
-/* Arguments                                                                */
+/* Calls: what the core hands the plugin                                    */
 /* ======================================================================== */
 
-/** frugal_quantize_args.flags: use the current scale, do not record this amax (e.g. evaluation). */
+/*
+ * Hosts pass the argument structs of frugal/quantizer.h (frugal_quantize_args
+ * and the others: N-D tensors, padded rows, scale tensors of any compact
+ * shape with the grid's element count). The core checks them and passes the
+ * plugin the structs below instead, with a second contract: every tensor is
+ * a 2-D view [rows, cols], strides never NULL with strides[1] == 1,
+ * byte_offset folded into data (always 0), and every scale tensor exactly
+ * the layout's grid. The two share field names and order, never the type.
+ */
+
+/** frugal_quantize_args.flags / frugal_quantize_call.flags: use the current scale, do not record this amax (e.g. evaluation). */
 #define FRUGAL_QUANTIZE_FREEZE_SCALE ((uint32_t)1 << 0)
 
 /**
- * One quantize call. Tensors are core-normalised 2-D views (see the top of
- * this file); every tensor shares one device. Valid during the call only
- * (CUDA: until the work queued on `stream` completes).
+ * One quantize call as the plugin receives it. Tensors are core-normalised
+ * 2-D views (above); every tensor shares one device. Built by the core,
+ * valid during the call only (CUDA: until the work queued on `stream`
+ * completes).
  */
-typedef struct frugal_quantize_args {
-  /** sizeof(frugal_quantize_args) as built by the core. */
+typedef struct frugal_quantize_call {
+  /** sizeof(frugal_quantize_call) as built by the core. */
   size_t struct_size;
   /** [rows, cols], FLOAT32, BFLOAT16 or FLOAT16; never NULL. */
   const frugal_tensor* input;
@@ -115,34 +128,35 @@ typedef struct frugal_quantize_args {
   const frugal_tensor* fake;
   /** cudaStream_t for CUDA tensors (NULL: the default stream); NULL for host tensors. */
   void* stream;
-  /** FRUGAL_QUANTIZE_* bits. */
+  /** FRUGAL_QUANTIZE_* bits, only known ones (the core refuses others). */
   uint32_t flags;
   /** Padding; the core sets 0. */
   uint32_t reserved;
-} frugal_quantize_args;
+} frugal_quantize_call;
 
-/** One dequantize call: output = input * scale_inv (per the input's quant meta). */
-typedef struct frugal_dequantize_args {
-  /** sizeof(frugal_dequantize_args) as built by the core. */
+/** One dequantize call as the plugin receives it: output = input * scale_inv (per the input's quant meta). */
+typedef struct frugal_dequantize_call {
+  /** sizeof(frugal_dequantize_call) as built by the core. */
   size_t struct_size;
   /** [rows, cols] quantized codes; input->quant is never NULL and matches the instance's layout. */
   const frugal_tensor* input;
   /** [rows, cols], FLOAT32, BFLOAT16 or FLOAT16; never NULL. */
   const frugal_tensor* output;
-  /** As in frugal_quantize_args. */
+  /** As in frugal_quantize_call. */
   void* stream;
-} frugal_dequantize_args;
+} frugal_dequantize_call;
 
-/** frugal_quant_gemm_args.flags: Hopper's fast FP8 accumulation (fewer promotions to fp32; less exact). */
+/** frugal_quant_gemm_args.flags / frugal_quant_gemm_call.flags: Hopper's fast FP8 accumulation (fewer promotions to fp32; less exact). */
 #define FRUGAL_GEMM_FAST_ACCUM ((uint32_t)1 << 0)
 
 /**
- * One GEMM: D = alpha * A * B^T ("TN": both operands row-major with K
- * contiguous), fp32 accumulation. A and B are FP8 with per-tensor scaling;
- * their scale_inv tensors are the dequantization factors.
+ * One GEMM as the plugin receives it: D = alpha * A * B^T ("TN": both
+ * operands row-major with K contiguous), fp32 accumulation. A and B are FP8
+ * with per-tensor scaling; their scale_inv tensors are the dequantization
+ * factors. Tensors are core-normalised 2-D views.
  */
-typedef struct frugal_quant_gemm_args {
-  /** sizeof(frugal_quant_gemm_args) as built by the core. */
+typedef struct frugal_quant_gemm_call {
+  /** sizeof(frugal_quant_gemm_call) as built by the core. */
   size_t struct_size;
   /** [m, k], E4M3FN or E5M2, quant per-tensor with scale_inv; never NULL. */
   const frugal_tensor* a;
@@ -151,16 +165,18 @@ typedef struct frugal_quant_gemm_args {
   /**
    * [m, n]; FLOAT32 or BFLOAT16, or FP8 with quant: D is multiplied by
    * quant->scale (fp32, one element) before the cast, and quant->amax, when
-   * not NULL, receives the amax of D before scaling. Never NULL.
+   * not NULL, receives the amax of D before scaling; quant->scale_inv is
+   * never NULL (the core puts the scale there when the host gave none).
+   * Never NULL.
    */
   const frugal_tensor* d;
-  /** As in frugal_quantize_args. */
+  /** As in frugal_quantize_call. */
   void* stream;
-  /** Multiplies the product; finite. */
+  /** Multiplies the product; finite (1 when the host's struct predates it). */
   float alpha;
-  /** FRUGAL_GEMM_* bits. */
+  /** FRUGAL_GEMM_* bits, only known ones. */
   uint32_t flags;
-} frugal_quant_gemm_args;
+} frugal_quant_gemm_call;
 
 /* ======================================================================== */
 /* Vtable                                                                   */
@@ -198,15 +214,15 @@ typedef struct frugal_quantizer_vtable {
   frugal_error* (*layout)(void* instance, frugal_quant_layout* out);
 
   /**
-   * Quantizes args->input into args->output (and output_t, fake). Updates
+   * Quantizes call->input into call->output (and output_t, fake). Updates
    * the recipe state (delayed scaling) unless FRUGAL_QUANTIZE_FREEZE_SCALE
    * is set. Must reject a device it was not built for with
    * FRUGAL_ERR_UNSUPPORTED naming it.
    */
-  frugal_error* (*quantize)(void* instance, const frugal_quantize_args* args);
+  frugal_error* (*quantize)(void* instance, const frugal_quantize_call* call);
 
   /** Dequantizes per the input's quant meta; reads no instance state. */
-  frugal_error* (*dequantize)(void* instance, const frugal_dequantize_args* args);
+  frugal_error* (*dequantize)(void* instance, const frugal_dequantize_call* call);
 
   /**
    * Serialises the recipe state (e.g. the amax history) for a checkpoint.
@@ -225,7 +241,7 @@ typedef struct frugal_quantizer_vtable {
   frugal_error* (*import_state)(void* instance, const void* data, size_t size);
 
   /** Optional (NULL: the core answers FRUGAL_ERR_UNIMPLEMENTED). */
-  frugal_error* (*gemm)(void* instance, const frugal_quant_gemm_args* args);
+  frugal_error* (*gemm)(void* instance, const frugal_quant_gemm_call* call);
 } frugal_quantizer_vtable;
 
 /** Bytes of frugal_quantizer_vtable a core requires (through `import_state`). */
@@ -241,24 +257,24 @@ FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_layout, flags) == 28, quant_layout_fl
 FRUGAL_LAYOUT_ASSERT(sizeof(frugal_quant_layout) == 32, quant_layout_size);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_zero_point_ext, zero_point) == 24, quant_zero_point);
 FRUGAL_LAYOUT_ASSERT(sizeof(frugal_quant_zero_point_ext) == 32, quant_zero_point_size);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantize_args, input) == 8, quantize_input);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantize_args, output) == 16, quantize_output);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantize_args, output_t) == 24, quantize_output_t);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantize_args, fake) == 32, quantize_fake);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantize_args, stream) == 40, quantize_stream);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantize_args, flags) == 48, quantize_flags);
-FRUGAL_LAYOUT_ASSERT(sizeof(frugal_quantize_args) == 56, quantize_size);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_dequantize_args, input) == 8, dequantize_input);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_dequantize_args, output) == 16, dequantize_output);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_dequantize_args, stream) == 24, dequantize_stream);
-FRUGAL_LAYOUT_ASSERT(sizeof(frugal_dequantize_args) == 32, dequantize_size);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_gemm_args, a) == 8, gemm_a);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_gemm_args, b) == 16, gemm_b);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_gemm_args, d) == 24, gemm_d);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_gemm_args, stream) == 32, gemm_stream);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_gemm_args, alpha) == 40, gemm_alpha);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_gemm_args, flags) == 44, gemm_flags);
-FRUGAL_LAYOUT_ASSERT(sizeof(frugal_quant_gemm_args) == 48, gemm_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantize_call, input) == 8, quantize_call_input);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantize_call, output) == 16, quantize_call_output);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantize_call, output_t) == 24, quantize_call_output_t);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantize_call, fake) == 32, quantize_call_fake);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantize_call, stream) == 40, quantize_call_stream);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantize_call, flags) == 48, quantize_call_flags);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_quantize_call) == 56, quantize_call_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_dequantize_call, input) == 8, dequantize_call_input);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_dequantize_call, output) == 16, dequantize_call_output);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_dequantize_call, stream) == 24, dequantize_call_stream);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_dequantize_call) == 32, dequantize_call_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_gemm_call, a) == 8, gemm_call_a);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_gemm_call, b) == 16, gemm_call_b);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_gemm_call, d) == 24, gemm_call_d);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_gemm_call, stream) == 32, gemm_call_stream);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_gemm_call, alpha) == 40, gemm_call_alpha);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quant_gemm_call, flags) == 44, gemm_call_flags);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_quant_gemm_call) == 48, gemm_call_size);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantizer_vtable, create) == 8, quantizer_create);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantizer_vtable, destroy) == 16, quantizer_destroy);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_quantizer_vtable, layout) == 24, quantizer_layout);

@@ -51,6 +51,63 @@
 FRUGAL_EXTERN_C_BEGIN
 
 /* ======================================================================== */
+/* Arguments: what a host passes                                            */
+/* ======================================================================== */
+
+/*
+ * The host's side of each call. Tensors follow the rules at the top of this
+ * file (N-D logits and activations whose leading dimensions collapse into
+ * rows, padded rows, plan tensors of any compact shape with their element
+ * count, byte_offset honoured); the core checks them and hands the plugin
+ * normalised copies (frugal_route_call, frugal_route_move_call,
+ * frugal/router_vtable.h). Caller-owned, read during the call only (CUDA:
+ * the tensors' memory must stay valid until the work queued on `stream`
+ * completes).
+ */
+
+/** One route: logits -> plan. */
+typedef struct frugal_route_args {
+  /** sizeof(frugal_route_args); at least through `plan`. */
+  size_t struct_size;
+  /** [T, E] (or N-D collapsing into T rows) FLOAT32, BFLOAT16 or FLOAT16, finite; not NULL. */
+  const frugal_tensor* logits;
+  /**
+   * The plan to write, with the shapes of frugal_router_plan_shape(T), on
+   * the logits' device; not NULL. For expert choice the token-choice
+   * members (expert_ids, weights, dropped, slot_row) may be NULL.
+   */
+  const frugal_route_plan* plan;
+  /** cudaStream_t for CUDA tensors (NULL: the default stream); NULL for host tensors. A smaller struct_size means NULL. */
+  void* stream;
+} frugal_route_args;
+
+/** One permute or combine (see frugal_router_permute, frugal_router_combine). */
+typedef struct frugal_route_move_args {
+  /** sizeof(frugal_route_move_args); at least through `output`. */
+  size_t struct_size;
+  /** The plan frugal_router_route wrote on this router; not NULL. */
+  const frugal_route_plan* plan;
+  /** FLOAT32 or BFLOAT16: [T, H] for permute, [R, H] for combine; not NULL. */
+  const frugal_tensor* input;
+  /** The input's dtype: [R, H] for permute, [T, H] for combine; not NULL; must not overlap input. */
+  const frugal_tensor* output;
+  /** As in frugal_route_args. */
+  void* stream;
+} frugal_route_move_args;
+
+#if FRUGAL_LP64
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_args, logits) == 8, route_logits);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_args, plan) == 16, route_plan);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_args, stream) == 24, route_stream);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_route_args) == 32, route_args_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_move_args, plan) == 8, route_move_plan);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_move_args, input) == 16, route_move_input);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_move_args, output) == 24, route_move_output);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_move_args, stream) == 32, route_move_stream);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_route_move_args) == 40, route_move_size);
+#endif
+
+/* ======================================================================== */
 /* Routers                                                                  */
 /* ======================================================================== */
 

@@ -7,11 +7,12 @@
  * (permute) and back (combine), and keeps the router's state (the
  * aux-loss-free selection bias of DeepSeek-V3). The split of work:
  *   - the core fixes every plan shape from the instance's layout and T,
- *     validates every tensor before the plugin sees it and hands over
- *     normalised views: plan tensors are 1-D and compact (shape [n],
- *     strides [1]); logits and activations are 2-D [rows, cols] with
- *     strides never NULL and strides[1] == 1. byte_offset is folded into
- *     data. After a route on host tensors the core checks the plan the
+ *     validates every tensor of the host's arguments (frugal/router.h)
+ *     before the plugin sees it and hands over its own structs (the
+ *     frugal_*_call types below) holding normalised views: plan tensors
+ *     are 1-D and compact (shape [n], strides [1]); logits and activations
+ *     are 2-D [rows, cols] with strides never NULL and strides[1] == 1.
+ *     byte_offset is folded into data. After a route on host tensors the core checks the plan the
  *     plugin wrote (see frugal/router.h);
  *   - the plugin owns the routing math, the plan, the kernels and the state.
  *
@@ -90,8 +91,14 @@ typedef struct frugal_route_layout {
 
 /**
  * The tensors a route call writes, allocated by the host with the shapes of
- * frugal_router_plan_shape (R = max_rows). Every tensor is compact, on the
- * logits' device; any shape with the stated element count is accepted.
+ * frugal_router_plan_shape (R = max_rows), on the logits' device. One type,
+ * read two ways:
+ *   - from the host (in frugal_route_args, frugal_route_move_args): every
+ *     tensor compact, of any shape with the stated element count (a [T, k]
+ *     member may be [T * k]), byte_offset honoured;
+ *   - by the plugin (in frugal_route_call, frugal_route_move_call): the
+ *     core's checked copy, every member 1-D [n] with strides [1] and
+ *     byte_offset folded into data, n the stated element count.
  * Offsets and row indices are int64: rows x hidden passes 2^31 in real
  * layers. Rows [N, R), past the N kept rows, hold row_token = token_rows =
  * -1 and row_weight = 0, so kernels can run over R rows without reading N.
@@ -126,16 +133,25 @@ typedef struct frugal_route_plan {
 } frugal_route_plan;
 
 /* ======================================================================== */
-/* Arguments                                                                */
+/* Calls: what the core hands the plugin                                    */
 /* ======================================================================== */
 
-/**
- * One route call. Tensors are core-normalised views (see the top of this
- * file), all on one device. Valid during the call only (CUDA: until the
- * work queued on `stream` completes).
+/*
+ * Hosts pass frugal_route_args and frugal_route_move_args (frugal/router.h:
+ * N-D logits and activations, padded rows, plans of any compact shape).
+ * The core checks them and passes the plugin the structs below instead:
+ * logits and activations 2-D [rows, cols] with strides never NULL and
+ * strides[1] == 1, plan members 1-D and compact, byte_offset folded into
+ * data. The two share field names and order, never the type.
  */
-typedef struct frugal_route_args {
-  /** sizeof(frugal_route_args) as built by the caller. */
+
+/**
+ * One route call as the plugin receives it. Tensors are core-normalised
+ * views, all on one device. Built by the core, valid during the call only
+ * (CUDA: until the work queued on `stream` completes).
+ */
+typedef struct frugal_route_call {
+  /** sizeof(frugal_route_call) as built by the core. */
   size_t struct_size;
   /** [T, E] FLOAT32, BFLOAT16 or FLOAT16, finite; never NULL. */
   const frugal_tensor* logits;
@@ -146,7 +162,7 @@ typedef struct frugal_route_args {
   const frugal_route_plan* plan;
   /** cudaStream_t for CUDA tensors (NULL: the default stream); NULL for host tensors. */
   void* stream;
-} frugal_route_args;
+} frugal_route_call;
 
 /**
  * Moves activation rows between token order and the plan's expert-major
@@ -156,30 +172,31 @@ typedef struct frugal_route_args {
  * accumulation (input [R, H], output [T, H]; a token without rows gets 0).
  * Permute leaves output rows [N, R) untouched; combine never reads them.
  */
-typedef struct frugal_route_move_args {
-  /** sizeof(frugal_route_move_args) as built by the caller. */
+typedef struct frugal_route_move_call {
+  /** sizeof(frugal_route_move_call) as built by the core. */
   size_t struct_size;
-  /** A plan written by route on this instance; never NULL. */
+  /** A plan written by route on this instance (checked views); never NULL. */
   const frugal_route_plan* plan;
-  /** FLOAT32 or BFLOAT16; never NULL. */
+  /** FLOAT32 or BFLOAT16, 2-D; never NULL. */
   const frugal_tensor* input;
-  /** The input's dtype; never NULL; must not overlap input. */
+  /** The input's dtype, 2-D; never NULL; does not overlap input (the core checks). */
   const frugal_tensor* output;
-  /** As in frugal_route_args. */
+  /** As in frugal_route_call. */
   void* stream;
-} frugal_route_move_args;
+} frugal_route_move_call;
 
 /**
- * One bias update (aux-loss-free balancing), once per optimizer step:
- * b_i += gamma * sign(mean load - load_i). With expert parallelism, pass
- * the loads summed over ranks so every rank's bias stays identical.
+ * One bias update (aux-loss-free balancing) as the plugin receives it, once
+ * per optimizer step: b_i += gamma * sign(mean load - load_i). The host
+ * passes the loads to frugal_router_update (summed over ranks with expert
+ * parallelism, so every rank's bias stays identical).
  */
-typedef struct frugal_router_update_args {
-  /** sizeof(frugal_router_update_args) as built by the caller. */
+typedef struct frugal_router_update_call {
+  /** sizeof(frugal_router_update_call) as built by the core. */
   size_t struct_size;
-  /** [E] INT64, host memory: assignments per expert before drops (a plan's expert_demand, summed). */
+  /** [E] INT64, 1-D compact, host memory, each >= 0 (checked): assignments per expert before drops. */
   const frugal_tensor* expert_load;
-} frugal_router_update_args;
+} frugal_router_update_call;
 
 /* ======================================================================== */
 /* Vtable                                                                   */
@@ -217,24 +234,24 @@ typedef struct frugal_router_vtable {
   frugal_error* (*layout)(void* instance, frugal_route_layout* out);
 
   /**
-   * Routes args->logits into args->plan, every tensor of which the core
+   * Routes call->logits into call->plan, every tensor of which the core
    * has checked against the layout's shapes. Reads the bias state, never
    * changes it. Must reject a device it was not built for with
    * FRUGAL_ERR_UNSUPPORTED naming it.
    */
-  frugal_error* (*route)(void* instance, const frugal_route_args* args);
+  frugal_error* (*route)(void* instance, const frugal_route_call* call);
 
-  /** Gathers rows into expert-major order (frugal_route_move_args). */
-  frugal_error* (*permute)(void* instance, const frugal_route_move_args* args);
+  /** Gathers rows into expert-major order (frugal_route_move_call). */
+  frugal_error* (*permute)(void* instance, const frugal_route_move_call* call);
 
-  /** Weighted scatter-add back to token order (frugal_route_move_args). */
-  frugal_error* (*combine)(void* instance, const frugal_route_move_args* args);
+  /** Weighted scatter-add back to token order (frugal_route_move_call). */
+  frugal_error* (*combine)(void* instance, const frugal_route_move_call* call);
 
   /**
    * Moves the selection bias (routers with FRUGAL_ROUTE_LAYOUT_BIAS);
    * others accept the call and change nothing.
    */
-  frugal_error* (*update)(void* instance, const frugal_router_update_args* args);
+  frugal_error* (*update)(void* instance, const frugal_router_update_call* call);
 
   /**
    * Serialises the router state (the bias) for a checkpoint.
@@ -277,17 +294,17 @@ FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_plan, token_rows) == 80, route_plan_t
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_plan, mean_prob) == 88, route_plan_mean_prob);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_plan, losses) == 96, route_plan_losses);
 FRUGAL_LAYOUT_ASSERT(sizeof(frugal_route_plan) == 104, route_plan_size);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_args, logits) == 8, route_logits);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_args, plan) == 16, route_plan);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_args, stream) == 24, route_stream);
-FRUGAL_LAYOUT_ASSERT(sizeof(frugal_route_args) == 32, route_args_size);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_move_args, plan) == 8, route_move_plan);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_move_args, input) == 16, route_move_input);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_move_args, output) == 24, route_move_output);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_move_args, stream) == 32, route_move_stream);
-FRUGAL_LAYOUT_ASSERT(sizeof(frugal_route_move_args) == 40, route_move_size);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_router_update_args, expert_load) == 8, router_update_load);
-FRUGAL_LAYOUT_ASSERT(sizeof(frugal_router_update_args) == 16, router_update_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_call, logits) == 8, route_call_logits);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_call, plan) == 16, route_call_plan);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_call, stream) == 24, route_call_stream);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_route_call) == 32, route_call_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_move_call, plan) == 8, route_call_move_plan);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_move_call, input) == 16, route_call_move_input);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_move_call, output) == 24, route_call_move_output);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_move_call, stream) == 32, route_call_move_stream);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_route_move_call) == 40, route_call_move_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_router_update_call, expert_load) == 8, router_update_load);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_router_update_call) == 16, router_update_size);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_router_vtable, create) == 8, router_create);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_router_vtable, destroy) == 16, router_destroy);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_router_vtable, layout) == 24, router_layout);

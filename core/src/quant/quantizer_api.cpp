@@ -54,14 +54,12 @@ FRUGAL_API frugal_error* frugal_quantizer_quantize(frugal_quantizer* quantizer, 
   });
 }
 
-FRUGAL_API frugal_error* frugal_quantizer_dequantize(frugal_quantizer* quantizer, const frugal_tensor* input,
-                                                     const frugal_tensor* output, void* stream) {
+FRUGAL_API frugal_error* frugal_quantizer_dequantize(frugal_quantizer* quantizer, const frugal_dequantize_args* args) {
   constexpr const char* kFn = "frugal_quantizer_dequantize";
   return frugal::guard(kFn, [&] {
     frugal::require_non_null(quantizer, kFn, "quantizer");
-    frugal::require_non_null(input, kFn, "input");
-    frugal::require_non_null(output, kFn, "output");
-    quantizer->core->dequantize(input, output, stream);
+    frugal::require_non_null(args, kFn, "args");
+    quantizer->core->dequantize(*args);
   });
 }
 

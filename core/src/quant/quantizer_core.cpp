@@ -37,20 +37,20 @@ void require_shape(const Matrix2D& m, const char* role, int64_t rows, int64_t co
 struct QuantizeCall {
   Matrix2D input, output, output_t, fake;
   PluginMeta meta, meta_t;
-  frugal_quantize_args args{};
+  frugal_quantize_call args{};
 };
 
 // The dequantize / GEMM counterparts.
 struct DequantizeCall {
   Matrix2D input, output;
   PluginMeta meta;
-  frugal_dequantize_args args{};
+  frugal_dequantize_call args{};
 };
 
 struct GemmCall {
   Matrix2D a, b, d;
   PluginMeta meta_a, meta_b, meta_d;
-  frugal_quant_gemm_args args{};
+  frugal_quant_gemm_call args{};
 };
 
 // GEMM operands are per-tensor scaled: their layout is implied by their
@@ -126,7 +126,7 @@ void QuantizerCore::quantize(const frugal_quantize_args& raw_args) {
   to_plugin_meta(read_sized(a.output).quant, "output", layout_, rows, cols, c.meta);
   require_meta_on(c.meta, "output", c.input);
   c.output.view.quant = &c.meta.meta;
-  c.args.struct_size = sizeof(frugal_quantize_args);
+  c.args.struct_size = sizeof(frugal_quantize_call);
   c.args.input = &c.input.view;
   c.args.output = &c.output.view;
   if (a.output_t != nullptr) {
@@ -164,7 +164,11 @@ void QuantizerCore::quantize(const frugal_quantize_args& raw_args) {
   instance_.call(&frugal_quantizer_vtable::quantize, &c.args);
 }
 
-void QuantizerCore::dequantize(const frugal_tensor* input, const frugal_tensor* output, void* stream) {
+void QuantizerCore::dequantize(const frugal_dequantize_args& raw_args) {
+  require_size(&raw_args, offsetof(frugal_dequantize_args, output) + sizeof(void*), "args");
+  const frugal_dequantize_args a = read_sized(&raw_args);
+  const frugal_tensor* input = a.input;
+  const frugal_tensor* output = a.output;
   DequantizeCall c;
   to_matrix(input, "input", c.input);
   if (c.input.view.dtype != layout_.dtype)
@@ -177,7 +181,7 @@ void QuantizerCore::dequantize(const frugal_tensor* input, const frugal_tensor* 
   require_float(c.output, "output");
   require_shape(c.output, "output", c.input.rows(), c.input.cols(), "the input's shape");
   require_same_device(c.input, "input", c.output, "output");
-  c.args = {sizeof(frugal_dequantize_args), &c.input.view, &c.output.view, stream};
+  c.args = {sizeof(frugal_dequantize_call), &c.input.view, &c.output.view, a.stream};
   instance_.call(&frugal_quantizer_vtable::dequantize, &c.args);
 }
 
@@ -233,7 +237,7 @@ void QuantizerCore::gemm(const frugal_quant_gemm_args& raw_args) {
   if (!std::isfinite(a.alpha)) fail(FRUGAL_ERR_INVALID_ARGUMENT, "gemm: alpha is {}; it must be finite", a.alpha);
   if ((a.flags & ~FRUGAL_GEMM_FAST_ACCUM) != 0)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "gemm: args->flags has unknown bits {:#x}", a.flags & ~FRUGAL_GEMM_FAST_ACCUM);
-  c.args = {sizeof(frugal_quant_gemm_args), &c.a.view, &c.b.view, &c.d.view, a.stream, a.alpha, a.flags};
+  c.args = {sizeof(frugal_quant_gemm_call), &c.a.view, &c.b.view, &c.d.view, a.stream, a.alpha, a.flags};
   instance_.call(&frugal_quantizer_vtable::gemm, &c.args);
 }
 

@@ -1,5 +1,7 @@
 // The object behind frugal_quantizer: a plugin instance, its checked layout,
-// and the calls that validate hosts' tensors before the plugin sees them.
+// and the calls that validate hosts' tensors before the plugin sees them:
+// each takes the host's argument struct (quantizer.h) and hands the plugin
+// the normalised one (a frugal_*_call of quantizer_vtable.h).
 // Internal to libfrugal.
 #pragma once
 
@@ -24,7 +26,7 @@ class QuantizerCore {
 
   [[nodiscard]] const frugal_quant_layout& layout() const noexcept { return layout_; }
   void quantize(const frugal_quantize_args& args);
-  void dequantize(const frugal_tensor* input, const frugal_tensor* output, void* stream);
+  void dequantize(const frugal_dequantize_args& args);
   void gemm(const frugal_quant_gemm_args& args);
   // Sets *size to the state's size (also when failing for want of room)
   // and writes the state when buffer is not null and it fits.

@@ -35,13 +35,13 @@ void require_disjoint(const Matrix2D& a, const Matrix2D& b, std::size_t element)
 struct RouteCall {
   Matrix2D logits;
   PlanViews plan;
-  frugal_route_args args{};
+  frugal_route_call args{};
 };
 
 struct MoveCall {
   Matrix2D input, output;
   PlanViews plan;
-  frugal_route_move_args args{};
+  frugal_route_move_call args{};
 };
 
 }  // namespace
@@ -70,7 +70,7 @@ void RouterCore::route(const frugal_route_args& raw) {
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "logits: {} columns; this router has {} experts", c.logits.cols(),
          layout_.experts);
   to_plan_views(a.plan, layout_, plan_shape(c.logits.rows()), c.logits, c.plan);
-  c.args = {sizeof(frugal_route_args), &c.logits.view, &c.plan.plan, a.stream};
+  c.args = {sizeof(frugal_route_call), &c.logits.view, &c.plan.plan, a.stream};
   instance_.call(&frugal_router_vtable::route, &c.args);
   if (is_host(c.logits.view.device)) verify_host_plan(c.plan, layout_, instance_.label());
 }
@@ -98,7 +98,7 @@ void RouterCore::move(const frugal_route_move_args& raw, Move kind) {
   require_rows(rows_side, kind == Move::permute ? "output" : "input", shape.max_rows,
                "the plan's max_rows for this many tokens");
   to_plan_views(a.plan, layout_, shape, c.input, c.plan);
-  c.args = {sizeof(frugal_route_move_args), &c.plan.plan, &c.input.view, &c.output.view, a.stream};
+  c.args = {sizeof(frugal_route_move_call), &c.plan.plan, &c.input.view, &c.output.view, a.stream};
   instance_.call(kind == Move::permute ? &frugal_router_vtable::permute : &frugal_router_vtable::combine, &c.args);
 }
 
@@ -125,7 +125,7 @@ void RouterCore::update(const frugal_tensor* expert_load) {
   load.shape[0] = layout_.experts;
   load.view.shape = load.shape;
   load.view.strides = load.strides;
-  const frugal_router_update_args args{sizeof(frugal_router_update_args), &load.view};
+  const frugal_router_update_call args{sizeof(frugal_router_update_call), &load.view};
   instance_.call(&frugal_router_vtable::update, &args);
 }
 

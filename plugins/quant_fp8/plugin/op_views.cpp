@@ -58,7 +58,7 @@ std::pair<std::int64_t, std::int64_t> extents(const QuantConfig& config, const o
 
 }  // namespace
 
-QuantizeCall::QuantizeCall(const QuantConfig& config, const frugal_quantize_args& args) {
+QuantizeCall::QuantizeCall(const QuantConfig& config, const frugal_quantize_call& args) {
   op.input = matrix_of(tensor(args.input, "input"));
   const frugal_tensor& output = tensor(args.output, "output");
   op.output = matrix_of(output);
@@ -80,7 +80,7 @@ QuantizeCall::QuantizeCall(const QuantConfig& config, const frugal_quantize_args
   op.threads = config.threads;
 }
 
-ops::DequantizeOp dequantize_op(const QuantConfig& config, const frugal_dequantize_args& args) {
+ops::DequantizeOp dequantize_op(const QuantConfig& config, const frugal_dequantize_call& args) {
   ops::DequantizeOp op;
   const frugal_tensor& input = tensor(args.input, "input");
   op.input = matrix_of(input);
@@ -98,7 +98,7 @@ ops::DequantizeOp dequantize_op(const QuantConfig& config, const frugal_dequanti
   return op;
 }
 
-ops::GemmOp gemm_op(const QuantConfig& config, const frugal_quant_gemm_args& args) {
+ops::GemmOp gemm_op(const QuantConfig& config, const frugal_quant_gemm_call& args) {
   ops::GemmOp op;
   const frugal_tensor& a = tensor(args.a, "a");
   const frugal_tensor& b = tensor(args.b, "b");

@@ -12,7 +12,7 @@ namespace frugal::quant::plugin {
 // A quantize call resolved. Not copyable: op points at the matrices inside.
 class QuantizeCall {
  public:
-  QuantizeCall(const QuantConfig& config, const frugal_quantize_args& args);
+  QuantizeCall(const QuantConfig& config, const frugal_quantize_call& args);
   QuantizeCall(const QuantizeCall&) = delete;
   QuantizeCall& operator=(const QuantizeCall&) = delete;
 
@@ -23,7 +23,7 @@ class QuantizeCall {
   ops::Matrix fake_;
 };
 
-[[nodiscard]] ops::DequantizeOp dequantize_op(const QuantConfig& config, const frugal_dequantize_args& args);
-[[nodiscard]] ops::GemmOp gemm_op(const QuantConfig& config, const frugal_quant_gemm_args& args);
+[[nodiscard]] ops::DequantizeOp dequantize_op(const QuantConfig& config, const frugal_dequantize_call& args);
+[[nodiscard]] ops::GemmOp gemm_op(const QuantConfig& config, const frugal_quant_gemm_call& args);
 
 }  // namespace frugal::quant::plugin

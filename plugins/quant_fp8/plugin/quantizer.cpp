@@ -41,7 +41,7 @@ Fp8Quantizer::Fp8Quantizer(const sdk::Options& options) : config_(read_config(op
   if (config_.recipe == ops::Recipe::delayed) delayed_.emplace(config_.delayed);
 }
 
-void Fp8Quantizer::quantize(const frugal_quantize_args& args) {
+void Fp8Quantizer::quantize(const frugal_quantize_call& args) {
   QuantizeCall call(config_, args);
   const frugal_device device = args.input->device;
   // Returns the input's amax when `want_amax` (the CUDA path reads it back
@@ -67,13 +67,13 @@ void Fp8Quantizer::quantize(const frugal_quantize_args& args) {
   if (record) delayed_->update(amax);
 }
 
-void Fp8Quantizer::dequantize(const frugal_dequantize_args& args) const {
+void Fp8Quantizer::dequantize(const frugal_dequantize_call& args) const {
   const ops::DequantizeOp op = dequantize_op(config_, args);
   on_device(
       args.input->device, "dequantize", [&] { ops::dequantize_cpu(op); }, [&] { cuda::dequantize_cuda(op); });
 }
 
-void Fp8Quantizer::gemm(const frugal_quant_gemm_args& args) const {
+void Fp8Quantizer::gemm(const frugal_quant_gemm_call& args) const {
   const ops::GemmOp op = gemm_op(config_, args);
   on_device(
       args.a->device, "gemm", [&] { ops::gemm_cpu(op); }, [&] { cuda::gemm_cuda(op); });

@@ -24,9 +24,9 @@ class Fp8Quantizer {
   // Delayed: quantizes with the state's current scale, then records this
   // call's amax (unless FRUGAL_QUANTIZE_FREEZE_SCALE), all under the state
   // lock, so concurrent calls see one well-defined sequence of scales.
-  void quantize(const frugal_quantize_args& args);
-  void dequantize(const frugal_dequantize_args& args) const;
-  void gemm(const frugal_quant_gemm_args& args) const;
+  void quantize(const frugal_quantize_call& args);
+  void dequantize(const frugal_dequantize_call& args) const;
+  void gemm(const frugal_quant_gemm_call& args) const;
   // The DelayedScaling blob (recipes/delayed_state.cpp); empty for the
   // stateless recipes.
   [[nodiscard]] std::vector<std::byte> export_state() const;

@@ -87,11 +87,11 @@ std::vector<float> MoeRouter::bias_snapshot() const {
   return {balancer_->bias().begin(), balancer_->bias().end()};
 }
 
-void MoeRouter::route(const frugal_route_args& args) const {
+void MoeRouter::route(const frugal_route_call& args) const {
   on_device(args.logits->device, "route", [&] { route_cpu(args); }, [&] { route_cuda(args); });
 }
 
-void MoeRouter::route_cpu(const frugal_route_args& args) const {
+void MoeRouter::route_cpu(const frugal_route_call& args) const {
   const LogitRows logits = logit_rows(*args.logits);
   const PlanSpans out = plan_spans(*args.plan);
   switch (config_.kind) {
@@ -118,7 +118,7 @@ void MoeRouter::route_cpu(const frugal_route_args& args) const {
   }
 }
 
-void MoeRouter::route_cuda(const frugal_route_args& args) const {
+void MoeRouter::route_cuda(const frugal_route_call& args) const {
   const LogitRows logits = logit_rows(*args.logits);
   cuda::RouteRequest q;
   q.kind = config_.kind;
@@ -147,7 +147,7 @@ void MoeRouter::route_cuda(const frugal_route_args& args) const {
   cuda::route(q, device_plan(plan_spans(*args.plan)));
 }
 
-void MoeRouter::permute(const frugal_route_move_args& args) const {
+void MoeRouter::permute(const frugal_route_move_call& args) const {
   const frugal_tensor& x = *args.input;
   const frugal_tensor& out = *args.output;
   const std::span<int64_t> row_token = plan_spans(*args.plan).row_token;
@@ -168,7 +168,7 @@ void MoeRouter::permute(const frugal_route_move_args& args) const {
       });
 }
 
-void MoeRouter::combine(const frugal_route_move_args& args) const {
+void MoeRouter::combine(const frugal_route_move_call& args) const {
   const frugal_tensor& y = *args.input;
   const frugal_tensor& out = *args.output;
   const PlanSpans plan = plan_spans(*args.plan);
@@ -190,7 +190,7 @@ void MoeRouter::combine(const frugal_route_move_args& args) const {
       });
 }
 
-void MoeRouter::update(const frugal_router_update_args& args) {
+void MoeRouter::update(const frugal_router_update_call& args) {
   // Refused even without a bias: frugal/router.h makes expert_load required.
   if (args.expert_load == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "update: expert_load is NULL");
   if (!balancer_) return;

@@ -24,11 +24,11 @@ class MoeRouter {
   [[nodiscard]] frugal_route_layout layout() const { return layout_of(config_); }
   // Reads a snapshot of the bias under the lock, then routes without it, so
   // routes run concurrently with each other and with update.
-  void route(const frugal_route_args& args) const;
-  void permute(const frugal_route_move_args& args) const;
-  void combine(const frugal_route_move_args& args) const;
+  void route(const frugal_route_call& args) const;
+  void permute(const frugal_route_move_call& args) const;
+  void combine(const frugal_route_move_call& args) const;
   // deepseek_v3: one bias step from the loads; the others: nothing.
-  void update(const frugal_router_update_args& args);
+  void update(const frugal_router_update_call& args);
   // The BiasBalancer blob (algorithms/bias_state.cpp); empty when stateless.
   [[nodiscard]] std::vector<std::byte> export_state() const;
   // Accepts only a blob for the same experts and gamma; on any error the
@@ -37,8 +37,8 @@ class MoeRouter {
 
  private:
   [[nodiscard]] std::vector<float> bias_snapshot() const;
-  void route_cpu(const frugal_route_args& args) const;
-  void route_cuda(const frugal_route_args& args) const;
+  void route_cpu(const frugal_route_call& args) const;
+  void route_cuda(const frugal_route_call& args) const;
 
   RouterConfig config_;
   mutable std::mutex mutex_;              // guards balancer_

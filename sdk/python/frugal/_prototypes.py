@@ -105,7 +105,7 @@ SIGNATURES = {
     "frugal_quantizer_layout": (_ERR, [_H, POINTER(t.QuantLayout)]),
     "frugal_quantizer_scale_shape": (_ERR, [_H, c_int64, c_int64, POINTER(c_int64)]),
     "frugal_quantizer_quantize": (_ERR, [_H, POINTER(t.QuantizeArgs)]),
-    "frugal_quantizer_dequantize": (_ERR, [_H, _TENSOR, _TENSOR, c_void_p]),
+    "frugal_quantizer_dequantize": (_ERR, [_H, POINTER(t.DequantizeArgs)]),
     "frugal_quantizer_gemm": (_ERR, [_H, POINTER(t.QuantGemmArgs)]),
     "frugal_quantizer_export_state": (_ERR, [_H, c_void_p, c_size_t, POINTER(c_size_t)]),
     "frugal_quantizer_import_state": (_ERR, [_H, c_void_p, c_size_t]),

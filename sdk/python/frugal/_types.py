@@ -334,6 +334,17 @@ class QuantizeArgs(Structure):
     ]
 
 
+class DequantizeArgs(Structure):
+    """frugal_dequantize_args: output = input * scale_inv."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("input", POINTER(FrugalTensor)),
+        ("output", POINTER(FrugalTensor)),
+        ("stream", c_void_p),
+    ]
+
+
 class QuantGemmArgs(Structure):
     """frugal_quant_gemm_args: D = alpha * A * B^T over per-tensor FP8 operands."""
 
@@ -662,6 +673,7 @@ C_STRUCTS = {
     "frugal_quant_layout": QuantLayout,
     "frugal_quant_zero_point_ext": QuantZeroPointExt,
     "frugal_quantize_args": QuantizeArgs,
+    "frugal_dequantize_args": DequantizeArgs,
     "frugal_quant_gemm_args": QuantGemmArgs,
     "frugal_loss_scaler_status": LossScalerStatus,
     "frugal_route_layout": RouterLayout,

@@ -288,16 +288,21 @@ class Quantizer(Handle):
         if out is None:
             result = Tensor.zeros(quantized.shape, dtype)
             try:
-                check(_lib.lib().frugal_quantizer_dequantize(self.address, ctypes.byref(codes), result.view, None))
+                self._dequantize(codes, result.view)
             except BaseException:
                 result.close()
                 raise
             return result
         with TensorArgs() as args:
             target = args.add(out, "out", writable=True)
-            check(_lib.lib().frugal_quantizer_dequantize(self.address, ctypes.byref(codes), target.view, None))
+            self._dequantize(codes, target.view)
         del keep
         return out
+
+    def _dequantize(self, codes, output):
+        """frugal_quantizer_dequantize of ``codes`` (a frugal_tensor with its meta) into ``output`` (POINTER)."""
+        call = t.sized(t.DequantizeArgs, input=ctypes.pointer(codes), output=output)
+        check(_lib.lib().frugal_quantizer_dequantize(self.address, ctypes.byref(call)))
 
     def gemm(self, a, b, out=None, *, alpha=1.0, dtype=None, scale=None, amax=None, fast_accum=False):
         """D = alpha * A * B^T over per-tensor FP8 operands, fp32 accumulation (frugal_quantizer_gemm).

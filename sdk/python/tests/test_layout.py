@@ -57,11 +57,13 @@ class LayoutTest(unittest.TestCase):
         self.assertGreater(checked, 200)
 
     def test_the_probe_covers_the_gemm_and_loss_scaler_structs(self):
-        # Both are passed by pointer to C (frugal_quantizer_gemm, frugal_loss_scaler_get/set_state):
+        # Each is passed by pointer to C (frugal_quantizer_gemm, frugal_quantizer_dequantize,
+        # frugal_loss_scaler_get/set_status):
         # the probe above must compare them, field by field.
         for c_name, struct, fields in (
             ("frugal_quant_gemm_args", _types.QuantGemmArgs,
              ["struct_size", "a", "b", "d", "stream", "alpha", "flags"]),
+            ("frugal_dequantize_args", _types.DequantizeArgs, ["struct_size", "input", "output", "stream"]),
             ("frugal_loss_scaler_status", _types.LossScalerStatus,
              ["struct_size", "scale", "clean_steps", "skipped_steps"]),
         ):

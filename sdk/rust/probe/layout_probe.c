@@ -329,10 +329,6 @@ int main(void) {
   OFF(frugal_route_move_args, output);
   OFF(frugal_route_move_args, stream);
 
-  SIZE(frugal_router_update_args);
-  OFF(frugal_router_update_args, struct_size);
-  OFF(frugal_router_update_args, expert_load);
-
   SIZE(frugal_route_shape);
   OFF(frugal_route_shape, struct_size);
   OFF(frugal_route_shape, tokens);

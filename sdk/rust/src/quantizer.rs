@@ -205,8 +205,14 @@ impl Quantizer {
         let mut codes_view = codes.raw();
         codes_view.quant = &meta;
         let output_view = output.raw();
+        let args = sys::frugal_dequantize_args {
+            struct_size: size_of::<sys::frugal_dequantize_args>(),
+            input: &codes_view,
+            output: &output_view,
+            stream: ptr::null_mut(),
+        };
         // SAFETY: views of memory borrowed for the call; only output is written.
-        check(unsafe { sys::frugal_quantizer_dequantize(self.raw.as_ptr(), &codes_view, &output_view, ptr::null_mut()) })
+        check(unsafe { sys::frugal_quantizer_dequantize(self.raw.as_ptr(), &args) })
     }
 
     /// D = alpha * A * B^T over FP8 operands (`a` `[m, k]`, `b` `[n, k]`,

@@ -158,7 +158,6 @@ fn rust_facts() -> BTreeMap<String, i64> {
     });
     rust_layout!(f, frugal_route_args { struct_size, logits, plan, stream });
     rust_layout!(f, frugal_route_move_args { struct_size, plan, input, output, stream });
-    rust_layout!(f, frugal_router_update_args { struct_size, expert_load });
     rust_layout!(f, frugal_route_shape { struct_size, tokens, capacity, max_rows });
     rust_layout!(f, frugal_route_stats {
         struct_size, tokens, assignments, kept, dropped, max_load, max_over_mean, dropped_fraction, aux_loss, z_loss

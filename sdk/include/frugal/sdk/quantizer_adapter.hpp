@@ -2,12 +2,12 @@
 // plain C++ class. The class needs:
 //   explicit Impl(const frugal::sdk::Options& options);      // validate, throw PluginError
 //   frugal_quant_layout layout() const;                       // every field but struct_size
-//   void quantize(const frugal_quantize_args& args);
-//   void dequantize(const frugal_dequantize_args& args);
+//   void quantize(const frugal_quantize_call& args);
+//   void dequantize(const frugal_dequantize_call& args);
 //   std::vector<std::byte> export_state() const;              // empty: no state
 //   void import_state(std::span<const std::byte> blob);       // leave the state as it was on error
 // and may have
-//   void gemm(const frugal_quant_gemm_args& args);            // absent: the gemm slot is NULL
+//   void gemm(const frugal_quant_gemm_call& args);            // absent: the gemm slot is NULL
 // quantizer_strategy<Impl>(name, summary, flags) yields its descriptor.
 //
 // Argument structs arrive as the core built them: the adapter copies each up
@@ -35,27 +35,27 @@ template <typename Impl>
 struct QuantizerAdapter : InstanceSlots<Impl> {
   using Base = InstanceSlots<Impl>;
 
-  static constexpr bool kHasGemm = requires(Impl& impl, const frugal_quant_gemm_args& args) { impl.gemm(args); };
+  static constexpr bool kHasGemm = requires(Impl& impl, const frugal_quant_gemm_call& args) { impl.gemm(args); };
 
-  static frugal_error* quantize(void* instance, const frugal_quantize_args* args) {
+  static frugal_error* quantize(void* instance, const frugal_quantize_call* args) {
     return Base::call(instance, [&](Impl& impl) {
-      impl.quantize(read_sized_args(args, offsetof(frugal_quantize_args, output) + sizeof(void*), "quantize: args"));
+      impl.quantize(read_sized_args(args, offsetof(frugal_quantize_call, output) + sizeof(void*), "quantize: args"));
     });
   }
 
-  static frugal_error* dequantize(void* instance, const frugal_dequantize_args* args) {
+  static frugal_error* dequantize(void* instance, const frugal_dequantize_call* args) {
     return Base::call(instance, [&](Impl& impl) {
       impl.dequantize(
-          read_sized_args(args, offsetof(frugal_dequantize_args, output) + sizeof(void*), "dequantize: args"));
+          read_sized_args(args, offsetof(frugal_dequantize_call, output) + sizeof(void*), "dequantize: args"));
     });
   }
 
-  static frugal_error* gemm(void* instance, const frugal_quant_gemm_args* args) {
+  static frugal_error* gemm(void* instance, const frugal_quant_gemm_call* args) {
     return Base::call(instance, [&](Impl& impl) {
       if constexpr (kHasGemm) {
-        frugal_quant_gemm_args a = read_sized_args(args, offsetof(frugal_quant_gemm_args, d) + sizeof(void*), "gemm: args");
+        frugal_quant_gemm_call a = read_sized_args(args, offsetof(frugal_quant_gemm_call, d) + sizeof(void*), "gemm: args");
         // alpha defaults to 1, not 0, for a caller whose struct ends before it.
-        if (args->struct_size < offsetof(frugal_quant_gemm_args, alpha) + sizeof(float)) a.alpha = 1.0f;
+        if (args->struct_size < offsetof(frugal_quant_gemm_call, alpha) + sizeof(float)) a.alpha = 1.0f;
         impl.gemm(a);
       } else {
         (void)impl;

@@ -2,10 +2,10 @@
 // class. The class needs:
 //   explicit Impl(const frugal::sdk::Options& options);      // validate, throw PluginError
 //   frugal_route_layout layout() const;                      // every field but struct_size
-//   void route(const frugal_route_args& args);
-//   void permute(const frugal_route_move_args& args);
-//   void combine(const frugal_route_move_args& args);
-//   void update(const frugal_router_update_args& args);       // a no-op for routers without a bias
+//   void route(const frugal_route_call& args);
+//   void permute(const frugal_route_move_call& args);
+//   void combine(const frugal_route_move_call& args);
+//   void update(const frugal_router_update_call& args);       // a no-op for routers without a bias
 //   std::vector<std::byte> export_state() const;              // empty: no state
 //   void import_state(std::span<const std::byte> blob);       // leave the state as it was on error
 // router_strategy<Impl>(name, summary, flags) yields its descriptor.
@@ -32,33 +32,33 @@ template <typename Impl>
 struct RouterAdapter : InstanceSlots<Impl> {
   using Base = InstanceSlots<Impl>;
 
-  static frugal_error* route(void* instance, const frugal_route_args* args) {
+  static frugal_error* route(void* instance, const frugal_route_call* args) {
     return Base::call(instance, [&](Impl& impl) {
-      const frugal_route_args a = read_sized_args(args, offsetof(frugal_route_args, plan) + sizeof(void*), "route: args");
+      const frugal_route_call a = read_sized_args(args, offsetof(frugal_route_call, plan) + sizeof(void*), "route: args");
       require(a.logits, "route: args->logits");
       require(a.plan, "route: args->plan");
       impl.route(a);
     });
   }
 
-  static frugal_error* permute(void* instance, const frugal_route_move_args* args) {
+  static frugal_error* permute(void* instance, const frugal_route_move_call* args) {
     return Base::call(instance, [&](Impl& impl) { impl.permute(read_move(args, "permute: args")); });
   }
 
-  static frugal_error* combine(void* instance, const frugal_route_move_args* args) {
+  static frugal_error* combine(void* instance, const frugal_route_move_call* args) {
     return Base::call(instance, [&](Impl& impl) { impl.combine(read_move(args, "combine: args")); });
   }
 
-  static frugal_error* update(void* instance, const frugal_router_update_args* args) {
+  static frugal_error* update(void* instance, const frugal_router_update_call* args) {
     return Base::call(instance, [&](Impl& impl) {
-      impl.update(read_sized_args(args, offsetof(frugal_router_update_args, expert_load) + sizeof(void*),
+      impl.update(read_sized_args(args, offsetof(frugal_router_update_call, expert_load) + sizeof(void*),
                                   "update: args"));
     });
   }
 
-  static frugal_route_move_args read_move(const frugal_route_move_args* args, const char* what) {
-    const frugal_route_move_args a =
-        read_sized_args(args, offsetof(frugal_route_move_args, output) + sizeof(void*), what);
+  static frugal_route_move_call read_move(const frugal_route_move_call* args, const char* what) {
+    const frugal_route_move_call a =
+        read_sized_args(args, offsetof(frugal_route_move_call, output) + sizeof(void*), what);
     require(a.plan, what, "->plan");
     require(a.input, what, "->input");
     require(a.output, what, "->output");

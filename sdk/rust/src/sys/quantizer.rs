@@ -54,8 +54,8 @@ pub struct frugal_quantize_args {
     pub reserved: u32,
 }
 
-/// One dequantize call as plugins receive it (hosts call
-/// `frugal_quantizer_dequantize` with the tensors directly).
+/// One dequantize, output = input * scale_inv; caller-owned, read during
+/// the call.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct frugal_dequantize_args {
@@ -103,12 +103,8 @@ extern "C" {
     ) -> *mut frugal_error;
     pub fn frugal_quantizer_quantize(quantizer: *mut frugal_quantizer, args: *const frugal_quantize_args)
         -> *mut frugal_error;
-    pub fn frugal_quantizer_dequantize(
-        quantizer: *mut frugal_quantizer,
-        input: *const frugal_tensor,
-        output: *const frugal_tensor,
-        stream: *mut c_void,
-    ) -> *mut frugal_error;
+    pub fn frugal_quantizer_dequantize(quantizer: *mut frugal_quantizer, args: *const frugal_dequantize_args)
+        -> *mut frugal_error;
     pub fn frugal_quantizer_gemm(quantizer: *mut frugal_quantizer, args: *const frugal_quant_gemm_args)
         -> *mut frugal_error;
     /// `buffer` NULL (capacity 0) queries the size; too small is OUT_OF_RANGE with `*size` set.

@@ -74,14 +74,6 @@ pub struct frugal_route_move_args {
     pub stream: *mut c_void,
 }
 
-/// One bias update as plugins receive it (hosts call `frugal_router_update`).
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct frugal_router_update_args {
-    pub struct_size: usize,
-    pub expert_load: *const frugal_tensor,
-}
-
 /// The sizes of a plan for T tokens; caller sets struct_size.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
