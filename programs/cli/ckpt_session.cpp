@@ -87,6 +87,7 @@ json::Json info_json(const frugal_ckpt_info& info, const std::string& status) {
           {"status", status.empty() ? status_name(info.status) : status},
           {"bytes", info.bytes},
           {"tensors", info.tensor_count},
+          {"states", info.state_count},
           {"emergency", info.emergency != 0},
           {"created_unix_ns", info.created_unix_ns},
           {"created", created.empty() ? json::Json(nullptr) : json::Json(created)},

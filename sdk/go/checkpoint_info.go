@@ -43,7 +43,9 @@ type CkptInfo struct {
 	Created     time.Time
 	Bytes       uint64
 	TensorCount uint32
-	Emergency   bool
+	// StateCount is the registered states it holds (RegisterRouter, ...).
+	StateCount uint32
+	Emergency  bool
 	// Reason says why the checkpoint is not valid ("" when it is).
 	Reason string
 	// FullSource (set by Restore only) names the full checkpoint the
@@ -66,6 +68,7 @@ func ckptInfoFromC(c *C.frugal_ckpt_info) CkptInfo {
 		Sequence:    uint64(c.sequence),
 		Bytes:       uint64(c.bytes),
 		TensorCount: uint32(c.tensor_count),
+		StateCount:  uint32(c.state_count),
 		Emergency:   c.emergency != 0,
 		Reason:      C.GoString(&c.reason[0]),
 		FullSource:  C.GoString(&c.full_source[0]),

@@ -65,6 +65,9 @@ func TestCkptStatesComeBackExactly(t *testing.T) {
 	if len(info.NotRestored) != 0 {
 		t.Fatalf("not restored: %v", info.NotRestored)
 	}
+	if info.TensorCount != 0 || info.StateCount != 3 { // no tensor; the scheduler, the scaler, the cursor
+		t.Fatalf("restored %d tensors and %d states; want 0 and 3", info.TensorCount, info.StateCount)
+	}
 	wantScalerStatus(t, scaler, saved)
 	if *pos != (cursor{epoch: 2, offset: 4096}) {
 		t.Fatalf("cursor %+v after restore", *pos)

@@ -195,23 +195,23 @@ TEST_CASE("a corrupt full checkpoint is skipped for an older valid one, and a mi
   }
 }
 
-TEST_CASE("a host with the 1.0 frugal_ckpt_info sees nothing written past its struct_size") {
+TEST_CASE("a host with a frugal_ckpt_info short of the restore fields sees nothing written past its struct_size") {
   Rig rig;
   const auto full = save_and_wait(rig.engine.get(), FRUGAL_CKPT_FULL, 1);
   const auto heartbeat = save_and_wait(rig.engine.get(), FRUGAL_CKPT_HEARTBEAT, 2);
-  constexpr size_t kSize10 = offsetof(frugal_ckpt_info, full_source);  // a caller without the restore fields
-  STATIC_REQUIRE(kSize10 == 376);
+  constexpr size_t kShortSize = offsetof(frugal_ckpt_info, full_source);  // a caller without the restore fields
+  STATIC_REQUIRE(kShortSize == 380);
   unsigned char raw[sizeof(frugal_ckpt_info) + 16];
   std::memset(raw, 0xCC, sizeof(raw));
-  const size_t struct_size = kSize10;
+  const size_t struct_size = kShortSize;
   std::memcpy(raw, &struct_size, sizeof(struct_size));
   host::check(frugal_ckpt_restore(rig.engine.get(), nullptr, 0, nullptr, 0, nullptr,
                                   reinterpret_cast<frugal_ckpt_info*>(raw)));
   frugal_ckpt_info seen{};
-  std::memcpy(&seen, raw, kSize10);
+  std::memcpy(&seen, raw, kShortSize);
   CHECK(std::string(seen.name) == heartbeat);
-  CHECK(seen.struct_size == kSize10);
-  for (size_t i = kSize10; i < sizeof(raw); ++i) {
+  CHECK(seen.struct_size == kShortSize);
+  for (size_t i = kShortSize; i < sizeof(raw); ++i) {
     INFO("byte " << i);
     REQUIRE(raw[i] == 0xCC);
   }

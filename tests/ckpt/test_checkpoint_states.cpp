@@ -51,7 +51,7 @@ struct Rig {
 
 frugal_ckpt_info restore(frugal_ckpt_engine* engine, const char* name = nullptr) {
   std::string metadata(64, '\0');
-  uint64_t size = 0;
+  size_t size = 0;
   frugal_ckpt_info info{};
   info.struct_size = sizeof(info);
   host::check(frugal_ckpt_restore(engine, name, FRUGAL_CKPT_ALL_KINDS, metadata.data(), metadata.size(), &size, &info));
@@ -457,6 +457,53 @@ TEST_CASE("a registered state the checkpoint does not hold is left untouched and
   CHECK(not_restored(rig.engine.get(), info) == std::vector<std::string>{"late/state", "late/tensor"});
   CHECK(late.imports == 0);
   CHECK(late.bytes == "registered after the save");
+}
+
+// frugal_ckpt_list's callback: appends each checkpoint's info.
+int32_t collect_info(void* user_data, const frugal_ckpt_info* info) {
+  static_cast<std::vector<frugal_ckpt_info>*>(user_data)->push_back(*info);
+  return 0;
+}
+
+TEST_CASE("frugal_ckpt_info counts the states beside the tensors in list, verify, latest and restore") {
+  Rig rig;
+  const std::string bare = save_and_wait(rig.engine.get(), FRUGAL_CKPT_FULL, 1);  // before any state
+  FakeState every("every kind"), full_only("full only");
+  register_fake(rig.engine.get(), "step/counters", every);
+  register_fake(rig.engine.get(), "optim/schedule", full_only, FRUGAL_CKPT_FULL);
+  const std::string full = save_and_wait(rig.engine.get(), FRUGAL_CKPT_FULL, 2);
+  const std::string heartbeat = save_and_wait(rig.engine.get(), FRUGAL_CKPT_HEARTBEAT, 3);
+
+  // Listing, newest first: the heartbeat leaves the full-only state out.
+  std::vector<frugal_ckpt_info> listed;
+  host::check(frugal_ckpt_list(rig.engine.get(), 0, collect_info, &listed));
+  REQUIRE(listed.size() == 3);
+  CHECK(std::string(listed[0].name) == heartbeat);
+  CHECK(listed[0].state_count == 1);
+  CHECK(std::string(listed[1].name) == full);
+  CHECK(listed[1].state_count == 2);
+  CHECK(std::string(listed[2].name) == bare);
+  CHECK(listed[2].state_count == 0);
+  for (const auto& info : listed) CHECK(info.tensor_count == 1);  // model/weights, never a state
+
+  frugal_ckpt_info verified{};
+  verified.struct_size = sizeof(verified);
+  host::check(frugal_ckpt_verify(rig.engine.get(), full.c_str(), &verified));
+  CHECK(verified.state_count == 2);
+  frugal_ckpt_info latest{};
+  latest.struct_size = sizeof(latest);
+  host::check(frugal_ckpt_latest(rig.engine.get(), FRUGAL_CKPT_FULL, &latest));
+  CHECK(std::string(latest.name) == full);
+  CHECK(latest.state_count == 2);
+
+  // Restore reports the restored checkpoint's own count (the heartbeat's),
+  // though the full-only state came from the full checkpoint.
+  const auto restored = restore(rig.engine.get());
+  CHECK(std::string(restored.name) == heartbeat);
+  CHECK(restored.state_count == 1);
+  CHECK(restored.tensor_count == 1);
+  CHECK(restored.not_restored_count == 0);
+  CHECK(full_only.imports == 1);
 }
 
 TEST_CASE("a failing export fails the save naming the state, and the previous checkpoint stays the one restored") {

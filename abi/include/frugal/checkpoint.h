@@ -335,7 +335,8 @@ typedef struct frugal_ckpt_info {
   uint64_t sequence;                        /**< Engine-wide save counter; orders checkpoints of equal step. */
   int64_t created_unix_ns;                  /**< When the save started (manifest), 0 if unknown. */
   uint64_t bytes;                           /**< Shard + metadata bytes the manifest declares (stored bytes: uint64_t). */
-  uint32_t tensor_count;                    /**< Tensors in it (states not counted; see frugal_ckpt_inspect_json). */
+  uint32_t tensor_count;                    /**< Tensors in it (0 when no manifest was read). */
+  uint32_t state_count;                     /**< Registered states in it (frugal_ckpt_register_state; 0 when none or no manifest). */
   int32_t emergency;                        /**< 1 for an emergency (preemption) heartbeat. */
   char reason[FRUGAL_CKPT_REASON_CAPACITY]; /**< Why it is not VALID ("" when it is). */
   /* Written only by frugal_ckpt_restore (zero elsewhere), and only when the
@@ -346,7 +347,6 @@ typedef struct frugal_ckpt_info {
   uint32_t not_restored_count;              /**< Registered tensors and states the restore did not
                                                  write (names: frugal_ckpt_restore_report); 0 = everything
                                                  registered was restored. */
-  uint32_t reserved;                        /**< Always 0. */
 } frugal_ckpt_info;
 
 /** Verification depth for listing. */
@@ -557,9 +557,11 @@ FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ckpt_persist_result) == 88, ckpt_persist_size
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, kind) == 72, ckpt_info_kind);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, step) == 80, ckpt_info_step);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, tensor_count) == 112, ckpt_info_tensor_count);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, reason) == 120, ckpt_info_reason);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, full_source) == 376, ckpt_info_full_source);
-FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, not_restored_count) == 440, ckpt_info_not_restored_count);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, state_count) == 116, ckpt_info_state_count);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, emergency) == 120, ckpt_info_emergency);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, reason) == 124, ckpt_info_reason);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, full_source) == 380, ckpt_info_full_source);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, not_restored_count) == 444, ckpt_info_not_restored_count);
 FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ckpt_info) == 448, ckpt_info_size);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_emergency_result, committed) == 72, ckpt_emergency_committed);
 FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ckpt_emergency_result) == 88, ckpt_emergency_size);

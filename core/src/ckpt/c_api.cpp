@@ -38,6 +38,7 @@ frugal_ckpt_info to_info(const frugal::ckpt::Found& found) {
     info.created_unix_ns = found.manifest.created_unix_ns;
     info.bytes = found.manifest.shard_bytes() + found.manifest.metadata.size();
     info.tensor_count = static_cast<uint32_t>(found.manifest.tensors.size());
+    info.state_count = static_cast<uint32_t>(found.manifest.states.size());
     info.emergency = found.manifest.emergency ? 1 : 0;
   }
   std::snprintf(info.reason, sizeof(info.reason), "%s", found.reason.c_str());

@@ -603,12 +603,12 @@ class CkptInfo(Structure):
         ("created_unix_ns", c_int64),
         ("bytes", c_uint64),
         ("tensor_count", c_uint32),
+        ("state_count", c_uint32),
         ("emergency", c_int32),
         ("reason", c_char * CKPT_REASON_CAPACITY),
-        # (written by frugal_ckpt_restore).
+        # Written by frugal_ckpt_restore only.
         ("full_source", c_char * CKPT_NAME_CAPACITY),
         ("not_restored_count", c_uint32),
-        ("reserved", c_uint32),
     ]
 
 

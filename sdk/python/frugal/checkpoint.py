@@ -92,6 +92,8 @@ class CheckpointInfo:
     created_unix_ns: int
     bytes: int
     tensor_count: int
+    #: Registered states it holds (register_state, register_router, ...).
+    state_count: int
     emergency: bool
     reason: str
     #: Set by restore() only: the full checkpoint the full-only tensors came
@@ -114,6 +116,7 @@ class CheckpointInfo:
             created_unix_ns=raw.created_unix_ns,
             bytes=raw.bytes,
             tensor_count=raw.tensor_count,
+            state_count=raw.state_count,
             emergency=bool(raw.emergency),
             reason=_text(raw.reason),
             full_source=_text(raw.full_source),

@@ -87,6 +87,8 @@ class CheckpointStateTest(unittest.TestCase):
             weights[:] = -1
             info, _ = engine.restore()
             self.assertEqual(info.not_restored, ())
+            self.assertEqual((info.tensor_count, info.state_count), (1, 3))  # scheduler, scaler, cursor
+            self.assertEqual(engine.list()[0].state_count, 3)
             self.assertEqual(scaler.status(), saved_scaler)
             self.assertEqual(cursor.position, {"epoch": 1, "offset": 4096})
             np.testing.assert_array_equal(weights, np.arange(16, dtype=np.float32))

@@ -381,11 +381,11 @@ int main(void) {
   OFF(frugal_ckpt_info, created_unix_ns);
   OFF(frugal_ckpt_info, bytes);
   OFF(frugal_ckpt_info, tensor_count);
+  OFF(frugal_ckpt_info, state_count);
   OFF(frugal_ckpt_info, emergency);
   OFF(frugal_ckpt_info, reason);
   OFF(frugal_ckpt_info, full_source);
   OFF(frugal_ckpt_info, not_restored_count);
-  OFF(frugal_ckpt_info, reserved);
 
   SIZE(frugal_ckpt_emergency_result);
   OFF(frugal_ckpt_emergency_result, struct_size);

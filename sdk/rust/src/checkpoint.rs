@@ -116,6 +116,8 @@ pub struct CkptInfo {
     pub created_unix_ns: i64,
     pub bytes: u64,
     pub tensor_count: u32,
+    /// Registered states in it (`register_state`, `register_router`, ...).
+    pub state_count: u32,
     pub emergency: bool,
     /// Why it is not valid ("" when it is).
     pub reason: String,
@@ -167,6 +169,7 @@ fn info_of(c: &sys::frugal_ckpt_info) -> CkptInfo {
         created_unix_ns: c.created_unix_ns,
         bytes: c.bytes,
         tensor_count: c.tensor_count,
+        state_count: c.state_count,
         emergency: c.emergency != 0,
         reason: fixed_str(&c.reason),
     }

@@ -92,6 +92,9 @@ fn scheduler_scaler_and_host_state_come_back_exactly() {
     *engine.state_mut::<Cursor>("cursor").unwrap() = Cursor { epoch: 9, offset: 1 };
     let restored = engine.restore(None, sys::FRUGAL_CKPT_ALL_KINDS).unwrap();
     assert!(restored.not_restored.is_empty(), "{:?}", restored.not_restored);
+    // The scheduler, the scaler and the cursor, beside one tensor.
+    assert_eq!((restored.info.tensor_count, restored.info.state_count), (1, 3));
+    assert_eq!(engine.list(0).unwrap()[0].state_count, 3);
     assert_eq!(engine.state_mut::<LossScaler>("scaler").unwrap().status().unwrap(), saved_scaler);
     assert_eq!(*engine.state_mut::<Cursor>("cursor").unwrap(), Cursor { epoch: 2, offset: 4096 });
     let mut resumed = engine.unregister_state::<Scheduler>("scheduler").unwrap();

@@ -168,8 +168,8 @@ fn rust_facts() -> BTreeMap<String, i64> {
     });
     rust_layout!(f, frugal_ckpt_persist_result { struct_size, name, bytes, persist_seconds });
     rust_layout!(f, frugal_ckpt_info {
-        struct_size, name, kind, status, step, sequence, created_unix_ns, bytes, tensor_count, emergency, reason,
-        full_source, not_restored_count, reserved
+        struct_size, name, kind, status, step, sequence, created_unix_ns, bytes, tensor_count, state_count, emergency,
+        reason, full_source, not_restored_count
     });
     rust_layout!(f, frugal_ckpt_emergency_result { struct_size, name, committed, reserved, seconds });
     rust_layout!(f, frugal_ckpt_state_fns { struct_size, user_data, export_state, import_state });

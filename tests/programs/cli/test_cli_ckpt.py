@@ -133,6 +133,7 @@ class CkptCliTest(unittest.TestCase):
             self.assertEqual(c["reason"], "")
             self.assertGreaterEqual(c["bytes"], 1 << 20)
             self.assertEqual(c["tensors"], 4)
+            self.assertEqual(c["states"], 0, "the CLI's checkpoints hold no registered state")
             self.assertFalse(c["emergency"])
             self.assertGreater(c["created_unix_ns"], 0)
             self.assertRegex(c["created"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")

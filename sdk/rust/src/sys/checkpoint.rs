@@ -91,15 +91,15 @@ pub struct frugal_ckpt_info {
     pub created_unix_ns: i64,
     pub bytes: u64,
     pub tensor_count: u32,
+    /// Registered states in the checkpoint.
+    pub state_count: u32,
     pub emergency: i32,
     pub reason: [c_char; FRUGAL_CKPT_REASON_CAPACITY],
-    /// (written by frugal_ckpt_restore): the full checkpoint
-    /// the full-only tensors came from, "" if none.
+    /// Written by frugal_ckpt_restore only: the full checkpoint the
+    /// full-only tensors came from, "" if none.
     pub full_source: [c_char; FRUGAL_CKPT_NAME_CAPACITY],
-    /// Registered tensors the restore did not write.
+    /// Registered tensors and states the restore did not write.
     pub not_restored_count: u32,
-    /// Always 0.
-    pub reserved: u32,
 }
 
 /// Outcome of an emergency save; caller-allocated with struct_size set.
