@@ -95,7 +95,7 @@ func TestDelayedStateExportImportGivesIdenticalCodes(t *testing.T) {
 		t.Fatalf("restored quantizer quantizes differently (scale_inv %v vs %v)",
 			outA.ScaleInv.Float32s()[0], outB.ScaleInv.Float32s()[0])
 	}
-	wantError(t, b.ImportState(state[:len(state)/2]), CodeDataCorrupted, "import_state", "expected")
+	wantError(t, b.ImportState(state[:len(state)/2]), CodeDataCorrupted, "import_state", "corrupted")
 }
 
 func TestQuantizerErrorsCarryCodeAndMessage(t *testing.T) {
