@@ -10,3 +10,22 @@ if(FRUGAL_SANITIZE)
   endforeach()
   add_link_options(-fsanitize=${FRUGAL_SANITIZE})
 endif()
+
+# FRUGAL_SANITIZER_PRELOAD: the sanitizer runtime an uninstrumented host
+# (Python, in the tests that load libfrugal through the binding) must preload
+# before it can load the instrumented library; empty without sanitizers.
+# UBSan's runtime needs no preload: libfrugal pulls it in as a dependency.
+set(FRUGAL_SANITIZER_PRELOAD "")
+if(FRUGAL_SANITIZE MATCHES "address|thread")
+  if(FRUGAL_SANITIZE MATCHES "address")
+    set(_frugal_san_runtime libasan.so)
+  else()
+    set(_frugal_san_runtime libtsan.so)
+  endif()
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=${_frugal_san_runtime}
+                  OUTPUT_VARIABLE FRUGAL_SANITIZER_PRELOAD OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT IS_ABSOLUTE "${FRUGAL_SANITIZER_PRELOAD}" OR NOT EXISTS "${FRUGAL_SANITIZER_PRELOAD}")
+    message(FATAL_ERROR "FRUGAL_SANITIZE=${FRUGAL_SANITIZE}: ${CMAKE_CXX_COMPILER} does not know where "
+                        "${_frugal_san_runtime} is (it said '${FRUGAL_SANITIZER_PRELOAD}')")
+  endif()
+endif()

@@ -97,6 +97,44 @@ def rewrite_manifest(path, replacements, xxh3):
         f.write(data)
 
 
+# Saves one full checkpoint at step 3 into the store at argv[1] through the
+# Python binding, with a loss scaler and a host state (argv[2], JSON)
+# registered; prints the size of the scaler's exported state.
+SAVE_WITH_STATES = """
+import json, sys
+import frugal
+root, cursor = sys.argv[1], json.loads(sys.argv[2])
+with frugal.Context() as context:
+    context.discover_plugins()
+    with frugal.Store(context, "fs", root=root, fsync=False) as store, \\
+            frugal.CheckpointEngine(store) as engine, frugal.LossScaler(init_scale=1024.0) as scaler:
+        engine.register_loss_scaler("amp/scaler", scaler)
+        engine.register_state("data/cursor", lambda: json.dumps(cursor).encode(),
+                              lambda data: cursor.update(json.loads(data)), kinds=frugal.CheckpointKind.FULL)
+        engine.save(step=3, kind=frugal.CheckpointKind.FULL, wait=True)
+        print(len(scaler.export_state()))
+"""
+
+
+def run_with_binding(test, script, *args):
+    """Runs `script` in a child Python with this tree's binding and FRUGAL_LIB's
+    libfrugal; returns its stdout. In a sanitizer build the library needs the
+    sanitizer's runtime loaded first (FRUGAL_TEST_PRELOAD, set by the build);
+    the child alone gets it, without leak checking (the interpreter's own
+    allocations at exit are not frugal's), so the CLI runs stay fully checked."""
+    env = {k: v for k, v in os.environ.items() if k != "FRUGAL_PLUGIN_PATH"}
+    env["PYTHONPATH"] = PYTHON_BINDING
+    preload = os.environ.get("FRUGAL_TEST_PRELOAD", "")
+    if preload:
+        env["LD_PRELOAD"] = preload
+        # Appended: a later option wins over the run's detect_leaks=1.
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
+    result = subprocess.run([sys.executable, "-c", script] + [str(a) for a in args],
+                            capture_output=True, text=True, env=env, timeout=120)
+    test.assertEqual(result.returncode, 0, result.stderr)
+    return result.stdout
+
+
 # Terminal control (ESC [ 31 m, BEL, DEL, C1 CSI) and invalid UTF-8 (a
 # stray continuation byte, an overlong lead, a UTF-8-encoded surrogate).
 HOSTILE = b"\x1b[31m\x07\x7f\xc2\x9b\x80\xc0\xaf\xed\xa0\x80"
@@ -258,18 +296,8 @@ class CkptCliTest(unittest.TestCase):
         """A checkpoint saved through the Python binding with a loss scaler and a
         host state registered: inspect's text lists each state (name, kinds,
         bytes, checksum) as the manifest records it."""
-        sys.path.insert(0, PYTHON_BINDING)
-        import frugal  # noqa: E402 (the binding of this source tree)
         cursor = {"offset": 4096}
-        with frugal.Context() as context:
-            context.discover_plugins()
-            with frugal.Store(context, "fs", root=self.root, fsync=False) as store, \
-                    frugal.CheckpointEngine(store) as engine, frugal.LossScaler(init_scale=1024.0) as scaler:
-                engine.register_loss_scaler("amp/scaler", scaler)
-                engine.register_state("data/cursor", lambda: json.dumps(cursor).encode(),
-                                      lambda data: cursor.update(json.loads(data)), kinds=frugal.CheckpointKind.FULL)
-                engine.save(step=3, kind=frugal.CheckpointKind.FULL, wait=True)
-                scaler_bytes = len(scaler.export_state())
+        scaler_bytes = int(run_with_binding(self, SAVE_WITH_STATES, self.root, json.dumps(cursor)))
         name = listing(self, self.root)[0]["name"]
         manifest = ok_json(self, ckpt("inspect", self.root, name, "--json"))
         by_name = {s["name"]: s for s in manifest["states"]}
