@@ -2,11 +2,13 @@
 # usage: scripts/fuzz.sh [SECONDS] [TARGET...]
 # Builds the libFuzzer targets of tests/fuzz/ with Clang under
 # AddressSanitizer + UndefinedBehaviorSanitizer (build-fuzz/), then runs
-# each (or only the TARGETs named) for SECONDS (default 30) from its
-# committed seeds in tests/fuzz/corpus/<target>/. The corpus in the tree is
+# each (or only the TARGETs named) for SECONDS (default 30), nproc at a
+# time (FRUGAL_FUZZ_JOBS overrides), from its committed seeds in
+# tests/fuzz/corpus/<target>/. The corpus in the tree is
 # never written: each run works on a copy in build-fuzz/corpus/. A finding
 # (crash, sanitizer report, leak, timeout, out-of-memory) stops the script
-# with exit 1 and the input that caused it in build-fuzz/findings/.
+# once its batch is done, with exit 1 and the input that caused it in
+# build-fuzz/findings/.
 # Longer runs by hand: docs/fuzzing.md.
 set -eu
 cd "$(dirname "$0")/.."
@@ -22,13 +24,16 @@ FRUGAL_BUILD_TARGET=frugal_fuzzers scripts/build.sh build-fuzz -DCMAKE_BUILD_TYP
   -DFRUGAL_BUILD_SAMPLES=OFF -DFRUGAL_BUILD_DEMO=OFF -DFRUGAL_BUILD_BENCH=OFF >/dev/null
 
 targets=${*:-$(cd build-fuzz/bin && ls fuzz_* | grep -v '_seeds$' | sort)}
+rm -rf build-fuzz/findings
 mkdir -p build-fuzz/findings
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 symbolizer=/usr/lib/llvm-14/bin/llvm-symbolizer
 [ -x "$symbolizer" ] && export ASAN_SYMBOLIZER_PATH="$symbolizer"
-printf '%-24s %8s %8s %s\n' target seconds inputs result
-for t in $targets; do
+# One target: its seeds copied into a fresh work corpus, then the run;
+# prints the target's result line, exit 1 on a finding.
+fuzz_one() {
+  t=$1
   work=build-fuzz/corpus/$t
   rm -rf "$work"
   mkdir -p "$work"
@@ -43,8 +48,35 @@ for t in $targets; do
     printf '%-24s %8s %8s %s\n' "$t" "$seconds" "${runs:-?}" "no finding"
   else
     printf '%-24s %8s %8s %s\n' "$t" "$seconds" "-" "FINDING"
-    tail -n 60 "$log" >&2
-    echo "fuzz.sh: $t found a bug; the input is in build-fuzz/findings/ (replay: build-fuzz/bin/$t FILE)" >&2
-    exit 1
+    return 1
   fi
+}
+
+# nproc targets at a time (each fuzzer is one process on one core), in
+# batches: every run takes the same SECONDS, so a batch ends together.
+# Each writes its line to a file, printed in order once its batch is done.
+jobs=${FRUGAL_FUZZ_JOBS:-$(nproc)}
+printf '%-24s %8s %8s %s\n' target seconds inputs result
+set -- $targets
+found=
+while [ $# -gt 0 ]; do
+  batch=
+  while [ $# -gt 0 ] && [ "$(echo $batch | wc -w)" -lt "$jobs" ]; do
+    batch="$batch $1"
+    shift
+  done
+  for t in $batch; do
+    { fuzz_one "$t" >"build-fuzz/findings/$t.result" || echo "$t" >"build-fuzz/findings/$t.failed"; } &
+  done
+  wait
+  for t in $batch; do
+    cat "build-fuzz/findings/$t.result"
+    if [ -e "build-fuzz/findings/$t.failed" ]; then
+      tail -n 60 "build-fuzz/findings/$t.log" >&2
+      echo "fuzz.sh: $t found a bug; the input is in build-fuzz/findings/ (replay: build-fuzz/bin/$t FILE)" >&2
+      found=1
+    fi
+  done
+  [ -z "$found" ] || break
 done
+[ -z "$found" ]
