@@ -1,39 +1,19 @@
 #include "pack_input.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <charconv>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <string_view>
-#include <utility>
+
+#include "available_memory.hpp"
 
 namespace frugal::cli {
 namespace {
 
 double gib(double bytes) { return bytes / static_cast<double>(uint64_t{1} << 30); }
-
-// MemAvailable (what the kernel can hand out without swapping), else the
-// free pages; {0, ""} when neither is known.
-std::pair<uint64_t, const char*> available_memory() {
-  if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
-    char line[128];
-    unsigned long long kib = 0;
-    bool found = false;
-    while (!found && std::fgets(line, sizeof line, f) != nullptr)
-      found = std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
-    std::fclose(f);
-    if (found) return {static_cast<uint64_t>(kib) * 1024, "MemAvailable"};
-  }
-  const long pages = ::sysconf(_SC_AVPHYS_PAGES);
-  const long page_size = ::sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page_size > 0)
-    return {static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size), "free pages"};
-  return {0, ""};
-}
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
@@ -150,11 +130,11 @@ InputLimits memory_limits(int64_t max_len, Overlong overlong) {
   InputLimits limits;
   limits.max_len = max_len;
   limits.overlong = overlong;
-  const auto [bytes, source] = available_memory();
+  const auto [bytes, source] = memory::available_memory();
   if (bytes == 0 || bytes / kBytesPerUnit >= limits.max_units) return limits;
   limits.max_units = bytes / kBytesPerUnit;
-  limits.why = fmt::format("{:.2f} GiB of memory available ({}) / {} bytes per unit",
-                           gib(static_cast<double>(bytes)), source, kBytesPerUnit);
+  limits.why = fmt::format("{:.2f} GiB of memory available ({}) / {} bytes per unit", gib(static_cast<double>(bytes)),
+                           source, kBytesPerUnit);
   return limits;
 }
 

@@ -1,13 +1,10 @@
 #include "packer/pack_limits.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdio>
 #include <limits>
 #include <string>
-#include <utility>
 
+#include "available_memory.hpp"
 #include "error.hpp"
 #include "frugal/options.h"
 #include "options.hpp"
@@ -23,25 +20,6 @@ int64_t get_int(const frugal_options* options, const char* name, int64_t fallbac
 
 double gib(double bytes) { return bytes / static_cast<double>(uint64_t{1} << 30); }
 
-// MemAvailable (the kernel's estimate of what can be allocated without
-// swapping), else the free pages; {0, ""} when neither is known.
-std::pair<uint64_t, const char*> available_memory() {
-  if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
-    char line[128];
-    unsigned long long kib = 0;
-    bool found = false;
-    while (!found && std::fgets(line, sizeof line, f) != nullptr)
-      found = std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
-    std::fclose(f);
-    if (found) return {static_cast<uint64_t>(kib) * 1024, "MemAvailable in /proc/meminfo"};
-  }
-  const long pages = ::sysconf(_SC_AVPHYS_PAGES);
-  const long page_size = ::sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page_size > 0)
-    return {static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size), "free pages (_SC_AVPHYS_PAGES)"};
-  return {0, ""};
-}
-
 }  // namespace
 
 uint64_t units_of(int64_t length, const Limits& limits) noexcept {
@@ -52,13 +30,13 @@ uint64_t units_of(int64_t length, const Limits& limits) noexcept {
 UnitBudget unit_budget() {
   UnitBudget budget;
   budget.why = "at most 2^40 units";
-  const auto [bytes, source] = available_memory();
+  const auto [bytes, source] = memory::available_memory();
   if (bytes == 0) return budget;
   const uint64_t by_memory = bytes / kPeakBytesPerUnit;
   if (by_memory >= kMaxUnits) return budget;
   budget.max_units = by_memory;
-  budget.why = fmt::format("{:.2f} GiB of memory available ({}) / {} bytes per unit while packing", gib(static_cast<double>(bytes)),
-                           source, kPeakBytesPerUnit);
+  budget.why = fmt::format("{:.2f} GiB of memory available ({}) / {} bytes per unit while packing",
+                           gib(static_cast<double>(bytes)), source, kPeakBytesPerUnit);
   return budget;
 }
 
