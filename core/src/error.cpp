@@ -4,6 +4,7 @@
 #include <new>
 
 #include "frugal/error.h"
+#include "frugal/sdk/plugin_support.hpp"
 
 namespace frugal {
 namespace {
@@ -30,6 +31,10 @@ frugal_error* current_exception_to_error(const char* where) noexcept {
   try {
     throw;
   } catch (const Error& e) {
+    return make_error(e.code(), e.what());
+  } catch (const sdk::PluginError& e) {
+    // The SDK helpers the core shares with the plugins (the state codec,
+    // state_frame.hpp) throw their own error type, with a frugal code.
     return make_error(e.code(), e.what());
   } catch (const std::bad_alloc&) {
     return out_of_memory_error();

@@ -1,5 +1,5 @@
 // The checksums of checkpoint shards and manifests and of the core's state
-// blobs (byte_codec.hpp): the SDK's one checksum, XXH3-64
+// blobs (state_frame.hpp): the SDK's one checksum, XXH3-64
 // (frugal/sdk/checksum.hpp), under the names the core uses.
 #pragma once
 

@@ -21,12 +21,12 @@ using frugal::test::SchedulerSpec;
 namespace {
 
 SchedulerSpec restartable() {
-  return SchedulerSpec{"sgdr",
-                       {{"lr", "0.01"}, {"min_lr", "0.001"}, {"cycle_steps", "100"}, {"cycle_mult", "2"},
-                        {"shape", "linear"}},
-                       {{"probe_policy", {{"checkpoint_every", "3"}, {"due_in_s", "900"}}},
-                        {"probe_policy", {{"nodes", "2"}, {"resource", "2"}, {"reason", "second"}}}},
-                       4};
+  return SchedulerSpec{
+      "sgdr",
+      {{"lr", "0.01"}, {"min_lr", "0.001"}, {"cycle_steps", "100"}, {"cycle_mult", "2"}, {"shape", "linear"}},
+      {{"probe_policy", {{"checkpoint_every", "3"}, {"due_in_s", "900"}}},
+       {"probe_policy", {{"nodes", "2"}, {"resource", "2"}, {"reason", "second"}}}},
+      4};
 }
 
 frugal_telemetry nth(int i) {
@@ -76,7 +76,8 @@ TEST_CASE("an imported scheduler answers every later record exactly like the exp
   CHECK(original.export_state() == restored.export_state());
 }
 
-TEST_CASE("every schedule, resumed from a checkpoint mid-phase, gives the uninterrupted LR; only the downtime is lost") {
+TEST_CASE(
+    "every schedule, resumed from a checkpoint mid-phase, gives the uninterrupted LR; only the downtime is lost") {
   // Each schedule is exported at step 150, in the middle of a phase: the
   // warm-up (linear_warmup), the decay (cosine, wsd), the second cycle (sgdr).
   struct Case {
@@ -87,10 +88,13 @@ TEST_CASE("every schedule, resumed from a checkpoint mid-phase, gives the uninte
       {"constant", {{"lr", "0.01"}}},
       {"linear_warmup", {{"lr", "0.01"}, {"warmup_steps", "300"}}},
       {"cosine", {{"lr", "0.01"}, {"min_lr", "0.001"}, {"warmup_steps", "50"}, {"total_steps", "350"}}},
-      {"sgdr", {{"lr", "0.01"}, {"min_lr", "0.001"}, {"cycle_steps", "100"}, {"cycle_mult", "2"},
-                {"shape", "linear"}}},
-      {"wsd", {{"lr", "0.01"}, {"warmup_steps", "20"}, {"total_steps", "400"}, {"decay_steps", "300"},
-               {"decay_shape", "1-sqrt"}}},
+      {"sgdr", {{"lr", "0.01"}, {"min_lr", "0.001"}, {"cycle_steps", "100"}, {"cycle_mult", "2"}, {"shape", "linear"}}},
+      {"wsd",
+       {{"lr", "0.01"},
+        {"warmup_steps", "20"},
+        {"total_steps", "400"},
+        {"decay_steps", "300"},
+        {"decay_shape", "1-sqrt"}}},
   }));
   INFO(c.schedule);
   SchedulerSpec spec = restartable();
@@ -204,8 +208,8 @@ namespace {
 
 // One field of the scheduler's blob after the names, in the order written.
 struct BlobField {
-  const char* name;  // as the error names it
-  int bytes;         // 1 (a flag) or 8
+  const char* name;                                   // as the error names it
+  int bytes;                                          // 1 (a flag) or 8
   std::vector<std::pair<uint64_t, std::string>> bad;  // the bits written, the value as the error writes it
 };
 
@@ -270,7 +274,7 @@ TEST_CASE("a checksum-valid blob with a field out of range, NaN or infinite is r
   size_t offset = 4 + 4 + 4 + 4 + 4 + std::string("probe_policy").size();
   for (const BlobField& f : fields) {
     for (const auto& [value, text] : f.bad) {
-      const std::string want = std::string("scheduler state: ") + f.name + " is " + text;
+      const std::string want = std::string("scheduler state: field '") + f.name + "' is " + text;
       INFO(want);
       const test::Outcome r = target.import_state(patched(good, offset, f.bytes, value));
       CHECK(r.code == FRUGAL_ERR_DATA_CORRUPTED);

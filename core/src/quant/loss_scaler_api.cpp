@@ -4,13 +4,13 @@
 #include <span>
 #include <stdexcept>
 
-#include "byte_codec.hpp"
 #include "error.hpp"
 #include "frugal/loss_scaler.h"
 #include "frugal/options.h"
 #include "options.hpp"
 #include "quant/loss_scaler.hpp"
 #include "sized_structs.hpp"
+#include "state_frame.hpp"
 
 struct frugal_loss_scaler {
   frugal::quant::LossScaler scaler;
@@ -22,21 +22,18 @@ using frugal::quant::LossScalerConfig;
 using frugal::quant::LossScalerState;
 
 // The state as bytes, framed like the run scheduler's blob.
-constexpr frugal::BlobFrame kFrame{0x534C5246, "FRLS", 1, "loss scaler state"};  // "FRLS" little-endian
+constexpr frugal::BlobFrame kFrame{"FRLS", 1, "loss scaler state"};
 
 std::vector<std::byte> state_blob(const LossScalerState& s) {
-  frugal::ByteWriter out = frugal::begin_sealed(kFrame);
-  out.f64(s.scale);
-  out.i64(s.clean_steps);
-  out.i64(s.skipped_steps);
-  frugal::seal(out);
-  return std::move(out.bytes());
+  frugal::StateWriter out = frugal::begin_sealed(kFrame);
+  out.f64(s.scale).i64(s.clean_steps).i64(s.skipped_steps);
+  return std::move(out).finish();
 }
 
 // Every field checked as LossScaler::restore checks it, named, before the
 // scaler changes.
 LossScalerState parse_state_blob(std::span<const std::byte> blob, const LossScalerConfig& config) {
-  frugal::ByteReader in = frugal::open_sealed(blob, kFrame);
+  frugal::StateReader in = frugal::open_sealed(blob, kFrame);
   LossScalerState s;
   s.scale = in.f64_in("scale", config.min_scale, config.max_scale);
   s.clean_steps = in.i64_in("clean_steps", 0, config.growth_interval - 1);
@@ -54,8 +51,7 @@ LossScalerConfig read_config(const frugal_options* options) {
                                            "growth_interval", "min_scale",     "max_scale"};
   frugal::rethrow_if_error(frugal::options_check_known(options, kKnown, std::size(kKnown), "loss scaler"), "");
   const auto real = [&](const char* name, double& field) {
-    frugal::rethrow_if_error(frugal_options_get_double(options, name, field, &field),
-                             "loss scaler: ");
+    frugal::rethrow_if_error(frugal_options_get_double(options, name, field, &field), "loss scaler: ");
   };
   real("init_scale", c.init_scale);
   real("growth_factor", c.growth_factor);
@@ -94,8 +90,7 @@ FRUGAL_API double frugal_loss_scaler_scale(const frugal_loss_scaler* scaler) {
   return scaler != nullptr ? scaler->scaler.scale() : std::nan("");
 }
 
-FRUGAL_API frugal_error* frugal_loss_scaler_update(frugal_loss_scaler* scaler, int32_t found_inf,
-                                                   int32_t* apply_step) {
+FRUGAL_API frugal_error* frugal_loss_scaler_update(frugal_loss_scaler* scaler, int32_t found_inf, int32_t* apply_step) {
   return frugal::guard("frugal_loss_scaler_update", [&] {
     frugal::require_non_null(scaler, "frugal_loss_scaler_update", "scaler");
     const bool apply = scaler->scaler.update(found_inf != 0);
@@ -104,19 +99,19 @@ FRUGAL_API frugal_error* frugal_loss_scaler_update(frugal_loss_scaler* scaler, i
 }
 
 FRUGAL_API frugal_error* frugal_loss_scaler_get_status(const frugal_loss_scaler* scaler,
-                                                      frugal_loss_scaler_status* out) {
+                                                       frugal_loss_scaler_status* out) {
   constexpr const char* kFn = "frugal_loss_scaler_get_status";
   return frugal::guard(kFn, [&] {
     frugal::require_non_null(scaler, kFn, "scaler");
     const auto& s = scaler->scaler.state();
-    frugal::write_sized(out, frugal_loss_scaler_status{sizeof(frugal_loss_scaler_status), s.scale, s.clean_steps,
-                                                      s.skipped_steps},
-                        kFn);
+    frugal::write_sized(
+        out, frugal_loss_scaler_status{sizeof(frugal_loss_scaler_status), s.scale, s.clean_steps, s.skipped_steps},
+        kFn);
   });
 }
 
 FRUGAL_API frugal_error* frugal_loss_scaler_set_status(frugal_loss_scaler* scaler,
-                                                      const frugal_loss_scaler_status* status) {
+                                                       const frugal_loss_scaler_status* status) {
   constexpr const char* kFn = "frugal_loss_scaler_set_status";
   return frugal::guard(kFn, [&] {
     frugal::require_non_null(scaler, kFn, "scaler");

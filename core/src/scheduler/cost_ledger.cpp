@@ -83,20 +83,20 @@ frugal_cost_ledger CostLedger::view() const {
   return l;
 }
 
-void CostLedger::save(ByteWriter& out) const {
+void CostLedger::save(StateWriter& out) const {
   for (double v : {dollars_, spot_dollars_, reserved_dollars_, kept_dollars_ + pending_dollars_, stall_dollars_,
                    lost_dollars_, gpu_hours_, wall_s_, kept_s_ + pending_s_, stall_s_, lost_s_})
     out.f64(v);
   out.i64(restarts_);
   out.i64(checkpoints_full_);
   out.i64(checkpoints_heartbeat_);
-  out.u8(has_loss_ ? 1 : 0);
+  out.flag(has_loss_);
   out.f64(loss_first_);
   out.f64(loss_ema_);
   out.f64(loss_best_);
 }
 
-void CostLedger::load(ByteReader& in) {
+void CostLedger::load(StateReader& in) {
   // Money and time only accumulate: each is finite and >= 0; the counts
   // are counters. The losses are finite (telemetry losses are).
   CostLedger l(gpus_per_node_);

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "frugal/scheduler.h"
-#include "byte_codec.hpp"
+#include "state_frame.hpp"
 
 namespace frugal::scheduling {
 
@@ -28,8 +28,8 @@ class CostLedger {
 
   // The blob is written as of a checkpoint: pending work is committed in
   // it (the exported moment is a checkpoint the job can resume from).
-  void save(ByteWriter& out) const;
-  void load(ByteReader& in);
+  void save(StateWriter& out) const;
+  void load(StateReader& in);
 
  private:
   uint32_t gpus_per_node_;

@@ -7,14 +7,18 @@
 
 #include <limits>
 
-#include "byte_codec.hpp"
 #include "error.hpp"
 #include "scheduler/scheduler_core.hpp"
+#include "state_frame.hpp"
 
 namespace frugal::scheduling {
 namespace {
 
-constexpr BlobFrame kFrame{0x43535246, "FRSC", 1, "scheduler state"};  // "FRSC" little-endian
+constexpr BlobFrame kFrame{"FRSC", 1, "scheduler state"};
+
+// A schedule or policy name: the ABI sets no length on strategy names, so
+// only the bytes left bound it (the reader checks those).
+constexpr std::size_t kMaxNameBytes = std::numeric_limits<std::size_t>::max();
 
 std::vector<std::string> configured_names(const std::vector<PolicySlot>& policies) {
   std::vector<std::string> names;
@@ -29,36 +33,38 @@ std::string join_names(const std::vector<std::string>& names) { return fmt::form
 
 void SchedulerCore::export_state(void* buffer, std::size_t capacity, std::size_t* size) {
   require_usable("export the state");
-  ByteWriter out = begin_sealed(kFrame);
-  out.str(schedule_name_);
+  StateWriter out = begin_sealed(kFrame);
+  out.text(schedule_name_);
   out.u32(static_cast<uint32_t>(policies_.size()));
-  for (const PolicySlot& p : policies_) out.str(p.name);
-  out.u8(previous_.present ? 1 : 0);
+  for (const PolicySlot& p : policies_) out.text(p.name);
+  out.flag(previous_.present);
   out.f64(previous_.wall_s);
   out.i64(previous_.step);
   out.i64(previous_.tokens);
-  out.u8(notice_active_ ? 1 : 0);
+  out.flag(notice_active_);
   ledger_.save(out);
   for (PolicySlot& p : policies_) {
     const std::vector<std::byte> blob = policy_state(p);
     out.u64(blob.size());
     out.raw(blob);
   }
-  seal(out);
+  const std::vector<std::byte> sealed = std::move(out).finish();
   // A copied export is a checkpoint here too, so this scheduler and one
   // that imports the blob hold the same ledger, bit for bit.
-  if (copy_out(out.bytes(), buffer, capacity, size, kFrame.subject)) ledger_.commit();
+  if (copy_out(sealed, buffer, capacity, size, kFrame.subject)) ledger_.commit();
 }
 
 void SchedulerCore::import_state(std::span<const std::byte> blob) {
-  ByteReader in = open_sealed(blob, kFrame);
+  StateReader in = open_sealed(blob, kFrame);
 
-  const std::string schedule = in.str("schedule name");
+  const std::string schedule = in.text("schedule name", kMaxNameBytes);
   const uint32_t count = in.u32("policy count");
-  if (count > in.remaining())
-    fail(FRUGAL_ERR_DATA_CORRUPTED, "scheduler state claims {} policies in {} bytes", count, in.remaining());
+  // Each name takes at least its 4-byte length.
+  if (count > in.remaining() / 4)
+    in.corrupted(
+        fmt::format("field 'policy count' is {}, more than the {} bytes left can hold", count, in.remaining()));
   std::vector<std::string> names(count);
-  for (auto& n : names) n = in.str("policy name");
+  for (auto& n : names) n = in.text("policy name", kMaxNameBytes);
   const std::vector<std::string> mine = configured_names(policies_);
   if (schedule != schedule_name_)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "the state was saved with schedule '{}'; this scheduler has '{}'", schedule,
@@ -82,9 +88,8 @@ void SchedulerCore::import_state(std::span<const std::byte> blob) {
   for (const std::string& n : names) {
     const uint64_t size = in.u64("policy state size");
     if (size > in.remaining())
-      fail(FRUGAL_ERR_DATA_CORRUPTED, "scheduler state: policy '{}' claims {} bytes, {} left", n, size,
-           in.remaining());
-    policy_blobs.push_back(in.raw(size, "policy state"));
+      in.corrupted(fmt::format("policy '{}' claims {} bytes of state, {} left", n, size, in.remaining()));
+    policy_blobs.push_back(in.raw("policy state", static_cast<std::size_t>(size)));
   }
   in.finish();
 

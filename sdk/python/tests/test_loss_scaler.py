@@ -95,7 +95,7 @@ class LossScalerTest(unittest.TestCase):
             blob = scaler.export_state()
             flipped = bytearray(blob)
             flipped[-9] ^= 1  # a byte of the fields: the checksum no longer matches
-            cases = [(blob[:-1], "loss scaler state"), (bytes(flipped), "checksum"), (b"FRRS" + blob[4:], "not a loss scaler state")]
+            cases = [(blob[:-1], "loss scaler state"), (bytes(flipped), "checksum"), (b"FRRS" + blob[4:], "magic 'FRRS' is not 'FRLS'")]
             for bad, message in cases:
                 with self.subTest(message=message):
                     with self.assertRaises(frugal.FrugalError) as caught:

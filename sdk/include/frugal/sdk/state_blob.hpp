@@ -27,6 +27,12 @@
 // it is read (DATA_CORRUPTED naming the field) and finally that nothing is
 // left over. Every message starts with the reader's `what`.
 //
+// libfrugal's own objects (the run scheduler, the loss scaler) write their
+// blobs with this codec too, and read them with HeaderRules::core_object:
+// their C API promises that any damaged blob, another kind's included, is
+// DATA_CORRUPTED and only an intact newer format UNSUPPORTED, so the
+// checksum is checked before the version there.
+//
 // A valid checksum only says the bytes are the ones written, not that a
 // writer made them: read every double with finite() / at_least() /
 // above() (floats with finite_f32() / at_least_f32()) and every integer
@@ -50,6 +56,17 @@
 
 namespace frugal::sdk {
 
+// How a StateReader reports a header that is not the one it reads.
+enum class HeaderRules {
+  // A strategy's blob: another magic or version is INVALID_ARGUMENT (the
+  // caller handed the wrong blob), checked before the checksum.
+  strategy,
+  // A core object's blob: another magic is DATA_CORRUPTED, the checksum is
+  // checked next, and only then the version (UNSUPPORTED), so a flipped
+  // byte anywhere is DATA_CORRUPTED.
+  core_object,
+};
+
 class StateWriter {
  public:
   // magic: exactly 4 characters.
@@ -71,6 +88,11 @@ class StateWriter {
     if (s.size() > UINT32_MAX) throw PluginError(FRUGAL_ERR_INTERNAL, "state blob string over 4 GiB");
     u32(static_cast<uint32_t>(s.size()));
     for (const char c : s) bytes_.push_back(static_cast<std::byte>(c));
+    return *this;
+  }
+  // Bytes as they are, e.g. a blob nested in this one after its size.
+  StateWriter& raw(std::span<const std::byte> data) {
+    bytes_.insert(bytes_.end(), data.begin(), data.end());
     return *this;
   }
 
@@ -96,32 +118,37 @@ class StateWriter {
 
 class StateReader {
  public:
-  static constexpr std::size_t kHeaderSize = 8;  // magic and version
+  static constexpr std::size_t kHeaderSize = 8;    // magic and version
   static constexpr std::size_t kChecksumSize = 8;  // the trailing XXH3-64
 
   // Checks the header and the checksum; throws PluginError (see the top).
   // `what` names the state in messages, e.g. "spot_phase state".
-  StateReader(std::span<const std::byte> blob, std::string_view magic, uint32_t version, std::string what)
+  StateReader(std::span<const std::byte> blob, std::string_view magic, uint32_t version, std::string what,
+              HeaderRules rules = HeaderRules::strategy)
       : what_(std::move(what)) {
     if (blob.size() < kHeaderSize + kChecksumSize) {
       corrupted("truncated: " + std::to_string(blob.size()) + " bytes, a blob has at least " +
                 std::to_string(kHeaderSize + kChecksumSize));
     }
+    const bool core_object = rules == HeaderRules::core_object;
     const std::string got(reinterpret_cast<const char*>(blob.data()), 4);
     if (got != magic) {
-      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, what_ + ": magic '" + printable(got) + "' is not '" +
-                                                         std::string(magic) + "' (a blob of another strategy)");
+      throw PluginError(core_object ? FRUGAL_ERR_DATA_CORRUPTED : FRUGAL_ERR_INVALID_ARGUMENT,
+                        what_ + ": magic '" + printable(got) + "' is not '" + std::string(magic) +
+                            (core_object ? "' (a blob of another kind)" : "' (a blob of another strategy)"));
     }
     blob_ = blob;
     at_ = 4;
     const uint32_t found = u32("version");
-    if (found != version) {
-      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, what_ + ": format version " + std::to_string(found) +
-                                                         ", this build reads version " + std::to_string(version));
-    }
     const std::size_t body = blob.size() - kChecksumSize;
-    const uint64_t stored = get(body, 8);
-    if (checksums_enforced() && stored != xxh3(blob.first(body))) corrupted("checksum mismatch (the blob is corrupted)");
+    const bool intact = !checksums_enforced() || get(body, 8) == xxh3(blob.first(body));
+    if (core_object && !intact) corrupted("checksum mismatch (the blob is corrupted)");
+    if (found != version) {
+      throw PluginError(core_object ? FRUGAL_ERR_UNSUPPORTED : FRUGAL_ERR_INVALID_ARGUMENT,
+                        what_ + ": format version " + std::to_string(found) + ", this build reads version " +
+                            std::to_string(version));
+    }
+    if (!intact) corrupted("checksum mismatch (the blob is corrupted)");
     blob_ = blob.first(body);
   }
 
@@ -156,6 +183,13 @@ class StateReader {
       out_of_range(field, std::to_string(v), "in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     return v;
   }
+  // A finite double in [lo, hi].
+  double f64_in(const char* field, double lo, double hi) {
+    const double v = finite(field);
+    if (!(v >= lo && v <= hi))
+      out_of_range(field, number_text(v), "in [" + number_text(lo) + ", " + number_text(hi) + "]");
+    return v;
+  }
   // A count of records or events: in [0, kMaxCounter].
   int64_t counter(const char* field) { return i64_in(field, 0, kMaxCounter); }
 
@@ -182,10 +216,22 @@ class StateReader {
     return n;
   }
 
+  // The next n bytes as they are (e.g. a nested blob whose size was read).
+  std::span<const std::byte> raw(const char* field, std::size_t n) {
+    if (n > blob_.size() - at_)
+      corrupted("field '" + std::string(field) + "' claims " + std::to_string(n) + " bytes, " +
+                std::to_string(blob_.size() - at_) + " left");
+    const auto out = blob_.subspan(at_, n);
+    at_ += n;
+    return out;
+  }
+
+  // Bytes before the checksum not read yet.
+  [[nodiscard]] std::size_t remaining() const noexcept { return blob_.size() - at_; }
+
   // Throws unless every byte before the checksum was read.
   void finish() const {
-    if (at_ != blob_.size())
-      corrupted(std::to_string(blob_.size() - at_) + " unread bytes after the last field");
+    if (at_ != blob_.size()) corrupted(std::to_string(blob_.size() - at_) + " unread bytes after the last field");
   }
 
   // DATA_CORRUPTED: "<what>: <message>", for checks of field values.
