@@ -30,7 +30,9 @@
 #include <string>
 #include <vector>
 
+#include "cuda/cublaslt_api.hpp"
 #include "cuda/cuda_ops.hpp"
+#include "cuda_support/cuda_support.hpp"
 #include "frugal/tensor.h"
 
 namespace {
@@ -38,12 +40,10 @@ namespace {
 namespace ops = frugal::quant::ops;
 namespace qc = frugal::quant::cuda;
 
-void ok(cudaError_t s, const char* what) {
-  if (s != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(s));
-}
-void ok(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(s));
-}
+// Failures worded as the plugin words them: CUDA errors by plugins/cuda_support,
+// cuBLASLt statuses by quant_fp8's cuBLASLt table (name and description).
+void ok(cudaError_t s, const char* what) { frugal::plugin_cuda::check(s, what); }
+void ok(cublasStatus_t s, const char* what) { qc::detail::lt_check(qc::detail::lt_api(), s, what); }
 
 struct Buffer {
   void* p = nullptr;

@@ -24,14 +24,14 @@
 #include <vector>
 
 #include "cuda/cuda_ops.hpp"
+#include "cuda_support/cuda_support.hpp"
 
 namespace {
 
 namespace rc = frugal::router::cuda;
 
-void ok(cudaError_t s, const char* what) {
-  if (s != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(s));
-}
+// CUDA errors worded as the plugin words them (plugins/cuda_support).
+void ok(cudaError_t s, const char* what) { frugal::plugin_cuda::check(s, what); }
 
 class Device {
  public:

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_support/cuda_support.hpp"
 #include "frugal/frugal.h"
 
 namespace {
@@ -24,7 +25,7 @@ void check(frugal_error* error, const char* what) {
 
 void check_cuda(cudaError_t status, const char* what) {
   if (status == cudaSuccess) return;
-  std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(status));
+  std::fprintf(stderr, "%s\n", frugal::plugin_cuda::cuda_error_text(status, what).c_str());
   std::exit(1);
 }
 
@@ -88,10 +89,11 @@ int main(int argc, char** argv) {
   check_cuda(cudaMemcpy(back.data(), device, bytes, cudaMemcpyDeviceToHost), "download");
   const bool same = std::memcmp(back.data(), host.data(), bytes) == 0;
 
-  std::printf("ckpt_cuda bytes=%zu restore_identical=%d snapshot_s=%.6f cudaMemcpy_s=%.6f snapshot_GBps=%.2f "
-              "cudaMemcpy_GBps=%.2f\n",
-              bytes, same ? 1 : 0, result.snapshot_seconds, baseline,
-              static_cast<double>(bytes) / result.snapshot_seconds / 1e9, static_cast<double>(bytes) / baseline / 1e9);
+  std::printf(
+      "ckpt_cuda bytes=%zu restore_identical=%d snapshot_s=%.6f cudaMemcpy_s=%.6f snapshot_GBps=%.2f "
+      "cudaMemcpy_GBps=%.2f\n",
+      bytes, same ? 1 : 0, result.snapshot_seconds, baseline,
+      static_cast<double>(bytes) / result.snapshot_seconds / 1e9, static_cast<double>(bytes) / baseline / 1e9);
   frugal_ckpt_engine_destroy(engine);
   frugal_store_destroy(store);
   frugal_options_destroy(options);

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "cuda_support/cuda_support.hpp"
 #include "frugal/frugal.h"
 
 namespace frugal::device_check {
@@ -51,8 +52,9 @@ inline void expect_ok(frugal_error* e, const std::string& what) {
   if (o.code != 0) throw Failure(what + ": " + o.message);
 }
 
+// A CUDA error worded as the plugins word it (plugins/cuda_support).
 inline void cuda_ok(cudaError_t s, const char* what) {
-  if (s != cudaSuccess) throw Failure(std::string(what) + ": " + cudaGetErrorString(s));
+  if (s != cudaSuccess) throw Failure(plugin_cuda::cuda_error_text(s, what));
 }
 
 class DeviceBuffer {

@@ -3,8 +3,8 @@
 // and one synchronisation. Host memory copies stay plain memcpy.
 #include <cuda_runtime_api.h>
 
-#include <cstdlib>
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -15,9 +15,14 @@
 namespace frugal::ckpt {
 namespace {
 
+// libfrugal's own wording of a CUDA error (a frugal error with the DEVICE
+// code), not plugins/cuda_support's cuda_error_text: the core never links
+// the plugins' support libraries (they throw the plugins' exception types
+// and build only with the plugins' kernels).
 void check_cuda(cudaError_t status, const char* what) {
   if (status != cudaSuccess)
-    fail(FRUGAL_ERR_DEVICE, "checkpoint: {} failed: {} ({})", what, cudaGetErrorString(status), static_cast<int>(status));
+    fail(FRUGAL_ERR_DEVICE, "checkpoint: {} failed: {} ({})", what, cudaGetErrorString(status),
+         static_cast<int>(status));
 }
 
 }  // namespace
@@ -42,7 +47,7 @@ class CurrentDevice {
 struct DeviceCopier::Impl {
   cudaStream_t stream = nullptr;
   bool used = false;
-  std::vector<int> synced_devices;  // devices already synchronised for this batch
+  std::vector<int> synced_devices;    // devices already synchronised for this batch
   std::vector<CopyTask> host_copies;  // host-memory copies, run in parallel by finish()
 };
 
@@ -73,8 +78,8 @@ void HostBuffer::release() noexcept {
 void check_device_supported(const frugal_device& device, const char* tensor_name) {
   if (device.type == FRUGAL_DEVICE_CPU || device.type == FRUGAL_DEVICE_CUDA_PINNED) return;
   if (device.type != FRUGAL_DEVICE_CUDA)
-    fail(FRUGAL_ERR_UNSUPPORTED, "tensor '{}' has device type {}, which the checkpoint engine cannot copy",
-         tensor_name, device.type);
+    fail(FRUGAL_ERR_UNSUPPORTED, "tensor '{}' has device type {}, which the checkpoint engine cannot copy", tensor_name,
+         device.type);
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || device.id < 0 || device.id >= count)
     fail(FRUGAL_ERR_DEVICE, "tensor '{}' is on CUDA device {}, but {} CUDA device(s) are usable", tensor_name,
@@ -94,7 +99,8 @@ void DeviceCopier::to_host(void* dst, const void* src, size_t bytes, const fruga
   }
   CurrentDevice current(device.id);
   begin_batch_on(device.id);
-  check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, impl_->stream), "cudaMemcpyAsync (device to host)");
+  check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, impl_->stream),
+             "cudaMemcpyAsync (device to host)");
   impl_->used = true;
 }
 
@@ -105,7 +111,8 @@ void DeviceCopier::from_host(void* dst, const void* src, size_t bytes, const fru
   }
   CurrentDevice current(device.id);
   begin_batch_on(device.id);
-  check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, impl_->stream), "cudaMemcpyAsync (host to device)");
+  check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, impl_->stream),
+             "cudaMemcpyAsync (host to device)");
   impl_->used = true;
 }
 
