@@ -203,8 +203,13 @@ TEST_CASE("the job clock keeps its start across processes and refuses a malforme
   const JobClock first = JobClock::open_or_start(file, 60);
   REQUIRE(fs::exists(file));
   const JobClock again = JobClock::open_or_start(file, 60);
-  // The second reads the first's start: its clock is not behind.
-  CHECK(again.now_s() >= first.now_s() - 1e-6);
+  // The second reads the first's start: its clock is not behind. Read the
+  // first one first: the order in which a comparison's two operands are
+  // evaluated is unspecified (Clang reads them the other way round), and a
+  // clock read later is ahead anyway.
+  const double first_now = first.now_s();
+  const double again_now = again.now_s();
+  CHECK(again_now >= first_now);
   CHECK(again.now_s() == Approx(again.real_elapsed_s() * 60).margin(0.5));
   std::ofstream(file, std::ios::trunc) << "started yesterday\n";
   CHECK_THROWS_WITH(JobClock::open_or_start(file, 60), Catch::Contains("is malformed"));
