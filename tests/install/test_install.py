@@ -56,10 +56,19 @@ def build_with_cmake(test, prefix, out):
     return os.path.join(out, "vendor_bucket.so")
 
 
+def unique_symbols(path):
+    """STB_GNU_UNIQUE symbols: with one, dlclose cannot unload the .so."""
+    out = subprocess.run(["readelf", "--wide", "--symbols", path], capture_output=True, text=True, check=True).stdout
+    return [line.split()[-1] for line in out.splitlines() if " UNIQUE " in line]
+
+
 def build_with_pkg_config(test, pkgconfig_dir, out):
     ok(test, run(["make", "-C", SAMPLE, f"OUT={out}", "CXXFLAGS=-O1", f"CXX={CXX}"],
                  {"PKG_CONFIG_PATH": pkgconfig_dir}))
-    return os.path.join(out, "vendor_bucket.so")
+    plugin = os.path.join(out, "vendor_bucket.so")
+    # GCC needs gcc_cxxflags' -fno-gnu-unique for this; Clang emits none.
+    test.assertEqual(unique_symbols(plugin), [], plugin)
+    return plugin
 
 
 def listing(cli, plugin_dir=None):

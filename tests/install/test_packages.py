@@ -228,6 +228,11 @@ class DebianPackages(unittest.TestCase):
             self.assertEqual([f for f in cflags if f.startswith("-f")], [], pc)
         self.assertIn("-fPIC", ok(self, run(["pkg-config", "--variable=cxxflags", "frugal-plugin"], env)).split())
         self.assertIn("-fPIC", ok(self, run(["pkg-config", "--variable=cflags", "frugal-plugin"], env)).split())
+        # The GCC-only flag apart, so a Clang build can use cxxflags as is.
+        self.assertNotIn("-fno-gnu-unique", ok(self, run(["pkg-config", "--variable=cxxflags", "frugal-plugin"],
+                                                         env)).split())
+        self.assertEqual(ok(self, run(["pkg-config", "--variable=gcc_cxxflags", "frugal-plugin"], env)).split(),
+                         ["-fno-gnu-unique"])
         lib_env = {"LD_LIBRARY_PATH": os.path.join(self.root, LIB)}
         expected = f"release={SDK_VERSION} abi=2.0\n"
 
