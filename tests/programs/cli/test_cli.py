@@ -40,7 +40,7 @@ class CliTest(unittest.TestCase):
         self.assertEqual([s["name"] for s in lr["strategies"]], ["constant", "linear_warmup", "cosine", "sgdr", "wsd"])
         self.assertTrue(all(s["kind"] == "schedule" and s["thread_safe"] for s in lr["strategies"]))
 
-    # schedule_lr's cosine as plugins/schedule_lr/option_decls.cpp declares it.
+    # schedule_lr's cosine as plugins/schedule_lr/plugin/option_decls.cpp declares it.
     COSINE_OPTIONS = [
         {"name": "lr", "type": "double", "required": False, "default": "0.001", "min": None, "max": None,
          "choices": None, "directory": False, "doc": "peak learning rate, finite and > 0"},

@@ -1,7 +1,7 @@
 // The schedule_lr plugin: descriptor and entry point.
+#include "algorithms/lr_schedules.hpp"
 #include "frugal/sdk/plugin_declaration.hpp"
 #include "frugal/sdk/schedule_adapter.hpp"
-#include "lr_schedules.hpp"
 #include "option_decls.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
 // The options each schedule_lr strategy declares, kept apart
-// from the descriptor; they must say exactly what lr_schedules.cpp accepts.
+// from the descriptor; they must say exactly what algorithms/lr_schedules.cpp accepts.
 #pragma once
 
 #include "frugal/plugin.h"
