@@ -2,9 +2,9 @@
 // embedded default checkpoint store. sdk/store_adapter.hpp turns FsStore
 // into the vtable, every slot under sdk::guard so no exception crosses the
 // ABI.
+#include "algorithms/fs_store.hpp"
 #include "frugal/sdk/plugin_declaration.hpp"
 #include "frugal/sdk/store_adapter.hpp"
-#include "fs_store.hpp"
 #include "option_decls.hpp"
 
 namespace {

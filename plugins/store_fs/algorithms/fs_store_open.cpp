@@ -84,7 +84,7 @@ FsConfig FsConfig::from(const sdk::Options& options) {
   if (config.root.empty()) fail(FRUGAL_ERR_INVALID_ARGUMENT, "option 'root' must not be empty");
   config.fsync = options.get_bool("fsync", true);
   config.enospc_after = options.get_int("inject_enospc_after_bytes", -1);
-  if (config.enospc_after < -1)  // the declared min (option_decls.cpp): OUT_OF_RANGE, as from the core
+  if (config.enospc_after < -1)  // the declared min (plugin/option_decls.cpp): OUT_OF_RANGE, as from the core
     fail(FRUGAL_ERR_OUT_OF_RANGE,
          "option 'inject_enospc_after_bytes' must be -1 (off) or >= 0, got " + std::to_string(config.enospc_after));
   return config;
