@@ -1,5 +1,5 @@
 // quant_ops_bench: CPU throughput of the quant_fp8 quantize operation (the
-// plugin's host path, plugins/quant_fp8/ops) for every recipe, on one
+// plugin's host path, plugins/quant_fp8/algorithms/ops) for every recipe, on one
 // thread and on all, next to a memcpy of the same input buffer measured in
 // the same run. GB/s counts the input bytes read; "x memcpy" is the ratio
 // of the quantize time to the memcpy time of that buffer (1.0 = as fast as

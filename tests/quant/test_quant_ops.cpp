@@ -1,4 +1,4 @@
-// The CPU quantizer operations (plugins/quant_fp8/ops) on fresh random
+// The CPU quantizer operations (plugins/quant_fp8/algorithms/ops) on fresh random
 // inputs: every recipe x format x input dtype, with partial edge blocks and
 // padded rows. Scale grids must equal the recipes' own functions bit for
 // bit, no block-scaled element may overflow, and the round trip must stay

@@ -1,4 +1,4 @@
-// The quantizer's scaling recipes (plugins/quant_fp8/recipes): E8M0 on hand
+// The quantizer's scaling recipes (plugins/quant_fp8/algorithms/recipes): E8M0 on hand
 // values and all 256 codes; amax and its NaN policy; per-tensor, per-channel,
 // block and MX scales on random inputs (normal, heavy-tailed, zeros,
 // subnormals, partial edge blocks) with the no-overflow and tightness
