@@ -26,8 +26,8 @@ namespace frugal {
 class Error : public std::exception {
  public:
   Error(int32_t code, std::string message) : code_(code), message_(std::move(message)) {}
-  int32_t code() const noexcept { return code_; }
-  const char* what() const noexcept override { return message_.c_str(); }
+  [[nodiscard]] int32_t code() const noexcept { return code_; }
+  [[nodiscard]] const char* what() const noexcept override { return message_.c_str(); }
 
  private:
   int32_t code_;

@@ -32,7 +32,7 @@ struct StrategyRecord {
   std::optional<std::vector<OptionDecl>> options;
 
   template <typename Vtable>
-  const Vtable& vtable() const {
+  [[nodiscard]] const Vtable& vtable() const {
     return *reinterpret_cast<const Vtable*>(vtable_words.data());
   }
 };
@@ -49,18 +49,18 @@ class LoadedPlugin {
   LoadedPlugin(const LoadedPlugin&) = delete;
   LoadedPlugin& operator=(const LoadedPlugin&) = delete;
 
-  const std::string& path() const { return path_; }
-  const std::string& name() const { return name_; }
-  const std::string& version() const { return version_; }
-  const std::string& vendor() const { return vendor_; }
-  const std::string& license() const { return license_; }
-  const std::string& description() const { return description_; }
-  uint32_t abi_major() const { return abi_major_; }
-  uint32_t abi_minor() const { return abi_minor_; }
-  const std::vector<StrategyRecord>& strategies() const { return strategies_; }
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] const std::string& name() const { return name_; }
+  [[nodiscard]] const std::string& version() const { return version_; }
+  [[nodiscard]] const std::string& vendor() const { return vendor_; }
+  [[nodiscard]] const std::string& license() const { return license_; }
+  [[nodiscard]] const std::string& description() const { return description_; }
+  [[nodiscard]] uint32_t abi_major() const { return abi_major_; }
+  [[nodiscard]] uint32_t abi_minor() const { return abi_minor_; }
+  [[nodiscard]] const std::vector<StrategyRecord>& strategies() const { return strategies_; }
 
   // The host services table handed to this plugin; valid while it is loaded.
-  const frugal_host_api* host() const { return &host_; }
+  [[nodiscard]] const frugal_host_api* host() const { return &host_; }
 
   // Logs under this plugin's name (or its file name before the name is known).
   void log(int32_t level, std::string_view message) const;

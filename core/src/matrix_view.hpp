@@ -23,8 +23,8 @@ struct Matrix2D {
   Matrix2D(const Matrix2D&) = delete;
   Matrix2D& operator=(const Matrix2D&) = delete;
 
-  int64_t rows() const { return shape[0]; }
-  int64_t cols() const { return shape[1]; }
+  [[nodiscard]] int64_t rows() const { return shape[0]; }
+  [[nodiscard]] int64_t cols() const { return shape[1]; }
 };
 
 // Checks `tensor` (role names it in errors, e.g. "input") and fills `out`:

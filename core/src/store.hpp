@@ -27,14 +27,14 @@ class Store {
 
   // All throw frugal::Error prefixed with the label ("store 'fs': ...").
   void put(const std::string& key, const void* data, size_t size) const;
-  uint64_t size(const std::string& key) const;
-  std::optional<uint64_t> size_if_present(const std::string& key) const;  // nullopt for NOT_FOUND
+  [[nodiscard]] uint64_t size(const std::string& key) const;
+  [[nodiscard]] std::optional<uint64_t> size_if_present(const std::string& key) const;  // nullopt for NOT_FOUND
   void read(const std::string& key, uint64_t offset, void* dst, size_t length) const;
   // Calls `visit(key, size)` in key order; `visit` returns false to stop.
   void list(const std::string& prefix, const std::function<bool(const std::string&, uint64_t)>& visit) const;
   void remove(const std::string& key) const;
 
-  const std::string& label() const { return instance_.label(); }
+  [[nodiscard]] const std::string& label() const { return instance_.label(); }
 
   // Logs through the host's sink, prefixed with the label.
   void log(int32_t level, const std::string& message) const { instance_.log(level, message); }

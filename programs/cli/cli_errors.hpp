@@ -23,7 +23,7 @@ using UsageError = args::UsageError;
 class Problem : public std::runtime_error {
  public:
   Problem(std::string code, const std::string& message) : std::runtime_error(message), code_(std::move(code)) {}
-  const std::string& code() const { return code_; }
+  [[nodiscard]] [[nodiscard]] const std::string& code() const { return code_; }
 
  private:
   std::string code_;

@@ -423,7 +423,7 @@ int cmd_ckpt(const std::vector<std::string>& args) {
     std::fputs(usage_text(sub).c_str(), stdout);
     return kExitOk;
   }
-  const std::string sub = args[0];
+  const std::string& sub = args[0];
   const std::string command = "ckpt " + sub;
   const Subcommand* known = find_subcommand(sub);
   if (known == nullptr)

@@ -83,7 +83,7 @@ class HostTensor {
   // Attaches quantization metadata (owned by the caller, outliving this view).
   void set_quant(const frugal_quant_meta* meta) noexcept { tensor_.quant = meta; }
 
-  const frugal_tensor* get() const noexcept { return &tensor_; }
+  [[nodiscard]] const frugal_tensor* get() const noexcept { return &tensor_; }
 
  private:
   std::array<int64_t, 2> shape_{};

@@ -39,11 +39,11 @@ struct ParsedArgs {
   std::set<std::string> switches;                          // switches given ("--json")
   bool help = false;  // --help or -h before any "--": the caller prints its usage
 
-  bool has(const std::string& flag) const { return values.count(flag) != 0 || switches.count(flag) != 0; }
+  [[nodiscard]] bool has(const std::string& flag) const { return values.count(flag) != 0 || switches.count(flag) != 0; }
   // The value of a once-only value flag, nullopt when not given.
-  std::optional<std::string> value(const std::string& flag) const;
+  [[nodiscard]] std::optional<std::string> value(const std::string& flag) const;
   // Every value of a (repeatable) value flag, in command-line order.
-  std::vector<std::string> all(const std::string& flag) const;
+  [[nodiscard]] std::vector<std::string> all(const std::string& flag) const;
 };
 
 // Parses `args` (the words after the program or subcommand name) against

@@ -47,7 +47,7 @@ struct Quantized {
   Quantized(const Quantized&) = delete;
   Quantized& operator=(const Quantized&) = delete;
 
-  std::vector<unsigned char> bytes() const {
+  [[nodiscard]] std::vector<unsigned char> bytes() const {
     std::vector<unsigned char> out;
     codes.append_to(out);
     scale_inv.append_to(out);

@@ -81,7 +81,7 @@ struct Plan {
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
 
-  std::vector<unsigned char> bytes() const {
+  [[nodiscard]] std::vector<unsigned char> bytes() const {
     std::vector<unsigned char> out;
     for (const HostTensor* t : {&expert_ids, &weights, &dropped, &slot_row, &expert_offsets, &expert_demand,
                                 &row_token, &row_weight, &token_offsets, &token_rows, &mean_prob, &losses})
@@ -194,14 +194,14 @@ struct Routed {
     if (const Error e(vt->combine(instance, &m.args)); e) return "combine: " + e.describe();
     return "";
   }
-  std::vector<unsigned char> bytes() const {
+  [[nodiscard]] std::vector<unsigned char> bytes() const {
     std::vector<unsigned char> b = plan.bytes();
     permuted.append_to(b);
     out.append_to(b);
     return b;
   }
   // "" when combine(permute(x)) is x times the token's kept weights.
-  std::string combine_error() const {
+  [[nodiscard]] std::string combine_error() const {
     const auto* tok_off = plan.token_offsets.data<int64_t>();
     for (int64_t t = 0; t < kTokens; ++t) {
       double w = 0;

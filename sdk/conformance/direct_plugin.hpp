@@ -22,10 +22,10 @@ class DirectPlugin {
   DirectPlugin(const DirectPlugin&) = delete;
   DirectPlugin& operator=(const DirectPlugin&) = delete;
 
-  const frugal_host_api* host() const { return &host_; }
-  const frugal_plugin_desc* descriptor() const { return desc_; }
+  [[nodiscard]] const frugal_host_api* host() const { return &host_; }
+  [[nodiscard]] const frugal_plugin_desc* descriptor() const { return desc_; }
   // The strategy of `kind` named `name`, or NULL.
-  const frugal_strategy_desc* strategy(int32_t kind, const std::string& name) const;
+  [[nodiscard]] const frugal_strategy_desc* strategy(int32_t kind, const std::string& name) const;
   // Calls on_unload and dlcloses now (idempotent); after it, outstanding()
   // is what the plugin leaked.
   void unload();

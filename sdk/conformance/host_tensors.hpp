@@ -23,18 +23,18 @@ class HostTensor {
   HostTensor(const HostTensor&) = delete;
   HostTensor& operator=(const HostTensor&) = delete;
 
-  const frugal_tensor* view() const { return &view_; }
+  [[nodiscard]] const frugal_tensor* view() const { return &view_; }
   frugal_tensor* view() { return &view_; }
   template <typename T>
   T* data() {
     return reinterpret_cast<T*>(bytes_.data());
   }
   template <typename T>
-  const T* data() const {
+  [[nodiscard]] [[nodiscard]] [[nodiscard]] [[nodiscard]] const T* data() const {
     return reinterpret_cast<const T*>(bytes_.data());
   }
-  int64_t elements() const { return shape_[0] * (view_.ndim == 2 ? shape_[1] : 1); }
-  const std::vector<unsigned char>& bytes() const { return bytes_; }
+  [[nodiscard]] int64_t elements() const { return shape_[0] * (view_.ndim == 2 ? shape_[1] : 1); }
+  [[nodiscard]] const std::vector<unsigned char>& bytes() const { return bytes_; }
   // Appends this tensor's bytes to `out` (a result to compare bytewise).
   void append_to(std::vector<unsigned char>& out) const { out.insert(out.end(), bytes_.begin(), bytes_.end()); }
 

@@ -28,11 +28,11 @@ struct DeclaredOption {
   std::optional<std::string> choices;  // '|'-separated
   std::string doc;
 
-  bool has(uint32_t flag) const { return (flags & flag) != 0; }
-  bool required() const { return has(FRUGAL_OPTION_DECL_REQUIRED); }
+  [[nodiscard]] bool has(uint32_t flag) const { return (flags & flag) != 0; }
+  [[nodiscard]] bool required() const { return has(FRUGAL_OPTION_DECL_REQUIRED); }
   // A required option the kit can give a valid value from the declaration
   // alone: anything but a string without choices that names no directory.
-  bool buildable() const;
+  [[nodiscard]] bool buildable() const;
 };
 
 // The options strategy `strategy_index` of the context's plugin 0 declares
@@ -51,7 +51,7 @@ class Value {
   static Value parsed(std::string text);
   frugal_error* set(frugal_options* options, const std::string& name) const;
   // For messages: 11, 1.0000000000000002, true, 'cosine'.
-  std::string shown() const;
+  [[nodiscard]] std::string shown() const;
 
  private:
   enum class Form { int_value, double_value, bool_value, string_value, parsed_text };

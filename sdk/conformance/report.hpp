@@ -25,12 +25,12 @@ struct Verdict {
 class Report {
  public:
   void add(Verdict verdict) { verdicts_.push_back(std::move(verdict)); }
-  const std::vector<Verdict>& verdicts() const { return verdicts_; }
-  bool all_pass() const;
+  [[nodiscard]] const std::vector<Verdict>& verdicts() const { return verdicts_; }
+  [[nodiscard]] bool all_pass() const;
   // "PASS  strategy  rule: message" lines (FAIL, SKIP) and a summary line.
-  std::string text() const;
+  [[nodiscard]] std::string text() const;
   // {"plugin": ..., "pass": bool, "results": [{"status": "pass"|"fail"|"skip", ...}]}.
-  std::string json(const std::string& plugin) const;
+  [[nodiscard]] std::string json(const std::string& plugin) const;
 
  private:
   std::vector<Verdict> verdicts_;

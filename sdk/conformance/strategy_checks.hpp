@@ -56,9 +56,9 @@ class Error {
   Error& operator=(const Error&) = delete;
   Error(Error&& o) noexcept : e_(o.e_) { o.e_ = nullptr; }
   explicit operator bool() const { return e_ != nullptr; }
-  int32_t code() const { return frugal_error_code(e_); }
+  [[nodiscard]] int32_t code() const { return frugal_error_code(e_); }
   // "CODE (message)" or "OK".
-  std::string describe() const;
+  [[nodiscard]] std::string describe() const;
   // Gives the error up (to a function that takes ownership).
   frugal_error* release() {
     frugal_error* e = e_;
@@ -95,7 +95,7 @@ class Instance {
     }
     return *this;
   }
-  void* get() const { return p_; }
+  [[nodiscard]] void* get() const { return p_; }
   explicit operator bool() const { return p_ != nullptr; }
   void reset() {
     if (p_ != nullptr) destroy_(p_);
@@ -128,7 +128,7 @@ class Checks {
   bool expect_error(const std::string& rule, const std::string& what, frugal_error* e, int32_t want = FRUGAL_OK);
   // PASS when `e` is NULL.
   bool expect_ok(const std::string& rule, const std::string& what, frugal_error* e);
-  int failures() const { return failures_; }
+  [[nodiscard]] int failures() const { return failures_; }
   // What the kind's *_core check computed through libfrugal, for the direct
   // stage to compare with the same call made on the vtable (empty: none).
   std::vector<unsigned char> core_result;
@@ -136,7 +136,7 @@ class Checks {
   // The options the kit creates this strategy with: built values of the
   // declared required options and the --option values (throws
   // std::runtime_error). `omit`: leave that option out.
-  frugal_options* user_options(const std::string& omit = "") const;
+  [[nodiscard]] frugal_options* user_options(const std::string& omit = "") const;
   // Creates an instance through the vtable with the user's options; on
   // failure records the "create" rule and returns an empty Instance.
   Instance create(const char* rule = "create");

@@ -143,10 +143,10 @@ TEST_CASE("bulk conversions reject spans of different sizes", "[bulk]") {
 }
 
 TEST_CASE("the multi-threaded wrapper matches the single-threaded conversion", "[bulk][parallel]") {
-  CHECK(parallel_chunk_count(parallel_min_chunk * 2 - 1, 8) == 1);  // small buffers stay on one thread
-  CHECK(parallel_chunk_count(parallel_min_chunk * 3, 8) == 3);
-  CHECK(parallel_chunk_count(parallel_min_chunk * 100, 4) == 4);
-  const std::size_t n = parallel_min_chunk * 3 + 5;  // an uneven last chunk
+  CHECK(parallel_chunk_count(kParallelMinChunk * 2 - 1, 8) == 1);  // small buffers stay on one thread
+  CHECK(parallel_chunk_count(kParallelMinChunk * 3, 8) == 3);
+  CHECK(parallel_chunk_count(kParallelMinChunk * 100, 4) == 4);
+  const std::size_t n = kParallelMinChunk * 3 + 5;  // an uneven last chunk
   auto src = make_input(n, 5);
   // Every other lane below 1e29 (NaN kept): the true amax is in the last chunk only.
   for (auto& x : src) x = std::fabs(x) > 1e29f ? 1.0f : x;

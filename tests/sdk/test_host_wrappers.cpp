@@ -30,7 +30,7 @@ TEST_CASE("host::Context loads a built-in plugin and describes it as values") {
   CHECK(cosine.plugin_name == "schedule_lr");
   CHECK(cosine.flags == (FRUGAL_STRATEGY_THREAD_SAFE | FRUGAL_STRATEGY_DETERMINISTIC));
   try {
-    context.find_strategy(FRUGAL_KIND_SCHEDULE, "nope");
+    (void)context.find_strategy(FRUGAL_KIND_SCHEDULE, "nope");
     FAIL("an unknown strategy was found");
   } catch (const host::Exception& e) {
     CHECK(e.code() == FRUGAL_ERR_NOT_FOUND);

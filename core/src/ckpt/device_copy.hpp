@@ -24,9 +24,9 @@ class HostBuffer {
   HostBuffer(const HostBuffer&) = delete;
   HostBuffer& operator=(const HostBuffer&) = delete;
 
-  uint8_t* data() const { return data_; }
-  size_t size() const { return size_; }
-  bool pinned() const { return pinned_; }
+  [[nodiscard]] uint8_t* data() const { return data_; }
+  [[nodiscard]] size_t size() const { return size_; }
+  [[nodiscard]] bool pinned() const { return pinned_; }
 
  private:
   void release() noexcept;

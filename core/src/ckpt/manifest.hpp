@@ -60,7 +60,7 @@ struct Manifest {
   std::vector<StateRecord> states;  // in registration order
   std::vector<uint8_t> metadata;
 
-  uint64_t shard_bytes() const;
+  [[nodiscard]] uint64_t shard_bytes() const;
 };
 
 // Serialises with the embedded checksum.

@@ -32,8 +32,8 @@ class WriterClaim {
  public:
   WriterClaim(const Store& store, std::string prefix) : store_(store), prefix_(std::move(prefix)) {}
 
-  bool claimed() const { return !key_.empty(); }
-  uint64_t generation() const { return generation_; }
+  [[nodiscard]] bool claimed() const { return !key_.empty(); }
+  [[nodiscard]] uint64_t generation() const { return generation_; }
 
   // Claims the prefix. `highest_sequence` lists the store's checkpoints
   // (called after the claim is durable). Returns the first sequence this
@@ -55,9 +55,9 @@ class WriterClaim {
 
  private:
   uint64_t claim_once(const std::function<uint64_t()>& highest_sequence);
-  std::string claims_prefix() const { return prefix_ + "writer-claims/"; }
+  [[nodiscard]] std::string claims_prefix() const { return prefix_ + "writer-claims/"; }
   void write_record(uint64_t reserved_through) const;
-  std::optional<std::string> newest_other_than_ours() const;  // a claim key ordered after ours
+  [[nodiscard]] std::optional<std::string> newest_other_than_ours() const;  // a claim key ordered after ours
   [[noreturn]] void fence(const std::string& newer, const std::string& what);
 
   const Store& store_;

@@ -25,7 +25,10 @@ inline void advise_huge_pages(const void* p, std::size_t bytes) noexcept {
   const auto at = reinterpret_cast<std::uintptr_t>(p);
   const std::uintptr_t begin = (at + kHuge - 1) & ~(kHuge - 1);
   const std::uintptr_t end = (at + bytes) & ~(kHuge - 1);
-  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  // The aligned start as an offset from p, not an integer cast back to a
+  // pointer: the pointer keeps its provenance.
+  char* const first = const_cast<char*>(static_cast<const char*>(p)) + (begin - at);
+  if (end > begin) (void)madvise(first, end - begin, MADV_HUGEPAGE);
 #else
   (void)p;
   (void)bytes;

@@ -21,7 +21,7 @@ namespace frugal::schedule_lr {
 class Constant {
  public:
   explicit Constant(const sdk::Options& options);
-  double lr(int64_t step) const;
+  [[nodiscard]] double lr(int64_t step) const;
 
  private:
   double lr_;
@@ -31,7 +31,7 @@ class Constant {
 class LinearWarmup {
  public:
   explicit LinearWarmup(const sdk::Options& options);
-  double lr(int64_t step) const;
+  [[nodiscard]] double lr(int64_t step) const;
 
  private:
   double lr_;
@@ -43,7 +43,7 @@ class LinearWarmup {
 class WarmupCosine {
  public:
   explicit WarmupCosine(const sdk::Options& options);
-  double lr(int64_t step) const;
+  [[nodiscard]] double lr(int64_t step) const;
 
  private:
   double lr_;
@@ -66,7 +66,7 @@ enum class DecayShape { linear, cosine, one_minus_sqrt };
 class WarmRestarts {
  public:
   explicit WarmRestarts(const sdk::Options& options);
-  double lr(int64_t step) const;
+  [[nodiscard]] double lr(int64_t step) const;
 
  private:
   double lr_;
@@ -86,7 +86,7 @@ class WarmRestarts {
 class WarmupStableDecay {
  public:
   explicit WarmupStableDecay(const sdk::Options& options);
-  double lr(int64_t step) const;
+  [[nodiscard]] double lr(int64_t step) const;
 
  private:
   double lr_;

@@ -22,9 +22,9 @@ namespace frugal::store_fs {
 class DirChain {
  public:
   explicit DirChain(int root) : root_(root) {}
-  int at(size_t depth) const { return depth == 0 ? root_ : dirs_[depth - 1].get(); }
-  size_t depth() const { return dirs_.size(); }
-  int last() const { return at(dirs_.size()); }
+  [[nodiscard]] int at(size_t depth) const { return depth == 0 ? root_ : dirs_[depth - 1].get(); }
+  [[nodiscard]] size_t depth() const { return dirs_.size(); }
+  [[nodiscard]] int last() const { return at(dirs_.size()); }
   void push(UniqueFd dir) { dirs_.push_back(std::move(dir)); }
 
  private:
@@ -37,9 +37,9 @@ struct WalkFailure {
   size_t index;
   int err;       // errno of the open (or mkdir)
   bool symlink;  // the entry exists and is a symbolic link
-  bool missing() const { return err == ENOENT; }
+  [[nodiscard]] bool missing() const { return err == ENOENT; }
   // Something that is not a directory (a file, a link) is in the way.
-  bool blocked() const { return err == ENOTDIR || err == ELOOP; }
+  [[nodiscard]] bool blocked() const { return err == ENOTDIR || err == ELOOP; }
 };
 
 // Opens `dirs` in order below chain.last(). On failure the chain holds the

@@ -29,7 +29,7 @@ struct EventEstimate {
   double ticks = 0.0;         // regular records: horizon / telemetry_interval_s
   double preemptions = 0.0;   // expected on spot: Monte-Carlo MTBF, or the trace's changes
   double checkpoints = 0.0;   // checkpoint_cadence's timers and step cadence
-  double total() const { return ticks + 2.0 * preemptions + checkpoints; }  // a preemption: notice + restart
+  [[nodiscard]] double total() const { return ticks + 2.0 * preemptions + checkpoints; }  // a preemption: notice + restart
 };
 
 EventEstimate estimate_run_events(const Job& job, const PlanSpec& plan, const Trace* trace);

@@ -21,7 +21,7 @@ class JsonFields {
   // messages ("" at the top level); `source` is the file name.
   JsonFields(const JsonValue& object, std::string path, std::string source);
 
-  bool has(std::string_view key) const;
+  [[nodiscard]] bool has(std::string_view key) const;
   const JsonValue* get(std::string_view key);  // nullptr when absent
 
   // A finite number in [min, max]; `fallback` when absent (nullopt: required).
@@ -37,7 +37,7 @@ class JsonFields {
   // InputError for the first member (in name order) no getter asked for.
   void finish() const;
 
-  std::string path_of(std::string_view key) const;
+  [[nodiscard]] std::string path_of(std::string_view key) const;
   // InputError "source: what".
   [[noreturn]] void fail(const std::string& what) const;
 

@@ -20,7 +20,7 @@ class PlanConfig {
   PlanConfig(const PlanConfig&) = delete;
   PlanConfig& operator=(const PlanConfig&) = delete;
 
-  const frugal_scheduler_config& config() const { return config_; }
+  [[nodiscard]] const frugal_scheduler_config& config() const { return config_; }
 
  private:
   host::OptionsPtr schedule_options_;

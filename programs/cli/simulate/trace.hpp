@@ -25,36 +25,36 @@ class Trace {
   Trace(std::string source, std::string format, std::vector<TraceSegment> segments, double period_s,
         bool has_availability, bool has_prices);
 
-  const std::string& source() const { return source_; }
-  const std::string& format() const { return format_; }
-  const std::string& selection() const { return selection_; }
+  [[nodiscard]] const std::string& source() const { return source_; }
+  [[nodiscard]] const std::string& format() const { return format_; }
+  [[nodiscard]] const std::string& selection() const { return selection_; }
   void set_selection(std::string selection) { selection_ = std::move(selection); }
-  size_t segment_count() const { return segments_.size(); }
-  const std::vector<TraceSegment>& segments() const { return segments_; }
-  double period_s() const { return period_s_; }
-  bool has_availability() const { return has_availability_; }
-  bool has_prices() const { return has_prices_; }
+  [[nodiscard]] size_t segment_count() const { return segments_.size(); }
+  [[nodiscard]] const std::vector<TraceSegment>& segments() const { return segments_; }
+  [[nodiscard]] double period_s() const { return period_s_; }
+  [[nodiscard]] bool has_availability() const { return has_availability_; }
+  [[nodiscard]] bool has_prices() const { return has_prices_; }
   // Changes between available and unavailable within one period (cyclic).
-  size_t availability_changes() const { return available_runs_.size() + unavailable_runs_.size(); }
+  [[nodiscard]] size_t availability_changes() const { return available_runs_.size() + unavailable_runs_.size(); }
 
-  bool available_at(double t) const;
+  [[nodiscard]] bool available_at(double t) const;
   // The first time >= t at which spot is unavailable (t itself when it is);
   // +infinity when the trace is never unavailable.
-  double next_unavailable(double t) const;
+  [[nodiscard]] double next_unavailable(double t) const;
   // The first time >= t at which spot is available; +infinity when never.
-  double next_available(double t) const;
+  [[nodiscard]] double next_available(double t) const;
   // Integral of the spot price from 0 to t ($ x seconds per node-hour).
-  double price_integral(double t) const;
+  [[nodiscard]] double price_integral(double t) const;
   // The mean price over [t0, t1] (the price at t0 when t1 == t0).
-  double mean_price(double t0, double t1) const;
+  [[nodiscard]] double mean_price(double t0, double t1) const;
 
   // Share of the period with spot available, and the time-weighted mean price.
-  double available_share() const;
-  double period_mean_price() const;
+  [[nodiscard]] double available_share() const;
+  [[nodiscard]] double period_mean_price() const;
 
  private:
-  size_t segment_at(double offset) const;  // index of the segment containing offset in [0, period)
-  size_t segment_at_time(double t) const;  // the same for a job-clock time (wrapped)
+  [[nodiscard]] size_t segment_at(double offset) const;  // index of the segment containing offset in [0, period)
+  [[nodiscard]] size_t segment_at_time(double t) const;  // the same for a job-clock time (wrapped)
   static double next_start_in(const std::vector<double>& starts, double t, double period);
 
   std::string source_;

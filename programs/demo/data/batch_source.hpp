@@ -34,14 +34,14 @@ class BatchSource {
   // train sequences are reshuffled for each epoch.
   virtual Batch next(BatchAccounting* accounting) = 0;
   // Opaque bytes: where the next batch starts (for checkpoints).
-  virtual std::vector<std::uint8_t> cursor() const = 0;
+  [[nodiscard]] virtual std::vector<std::uint8_t> cursor() const = 0;
   // Throws std::runtime_error on a malformed cursor, or one from another
   // kind of source or another corpus.
   virtual void seek(std::span<const std::uint8_t> cursor) = 0;
   // "padded: one sequence per row" / "packed by packer_seq (algo ...)".
-  virtual std::string describe() const = 0;
+  [[nodiscard]] virtual std::string describe() const = 0;
   // The train indices of the sequences in the last batch, in row order.
-  virtual const std::vector<std::size_t>& last_sequences() const = 0;
+  [[nodiscard]] virtual const std::vector<std::size_t>& last_sequences() const = 0;
 };
 
 // One train sequence per row, padded to seq. Sources keep a reference to

@@ -16,13 +16,13 @@ class EpochOrder {
   // another's ('D' padded, 'P' packed).
   EpochOrder(std::size_t count, std::uint64_t seed, char kind);
 
-  std::size_t current() const { return permutation_[index_]; }  // train index at the position
+  [[nodiscard]] std::size_t current() const { return permutation_[index_]; }  // train index at the position
   void advance();                                                 // next sequence, reshuffling past the end
-  std::uint64_t epoch() const { return epoch_; }
-  std::size_t index() const { return index_; }
-  std::size_t count() const { return count_; }
+  [[nodiscard]] std::uint64_t epoch() const { return epoch_; }
+  [[nodiscard]] std::size_t index() const { return index_; }
+  [[nodiscard]] std::size_t count() const { return count_; }
 
-  std::vector<std::uint8_t> cursor() const;
+  [[nodiscard]] std::vector<std::uint8_t> cursor() const;
   // Throws std::runtime_error naming what is wrong (size, version, kind,
   // corpus size, index range).
   void seek(std::span<const std::uint8_t> cursor);

@@ -68,12 +68,12 @@ class PackedSource final : public BatchSource {
     return batch;
   }
 
-  std::vector<std::uint8_t> cursor() const override { return order_.cursor(); }
+  [[nodiscard]] std::vector<std::uint8_t> cursor() const override { return order_.cursor(); }
   void seek(std::span<const std::uint8_t> cursor) override { order_.seek(cursor); }
-  std::string describe() const override {
+  [[nodiscard]] std::string describe() const override {
     return std::string("packed by packer_seq (algo ") + kPackAlgorithm + "), attention kept inside each sequence";
   }
-  const std::vector<std::size_t>& last_sequences() const override { return last_; }
+  [[nodiscard]] const std::vector<std::size_t>& last_sequences() const override { return last_; }
 
  private:
   host::PackPlanPtr pack(const std::vector<std::int64_t>& lengths) {

@@ -34,9 +34,9 @@ class AdamW {
   std::span<T> state() { return state_; }  // [m ; v], 2 * size
   std::span<T> m() { return std::span<T>(state_).first(params_.size()); }
   std::span<T> v() { return std::span<T>(state_).subspan(params_.size()); }
-  std::int64_t steps() const { return steps_; }
+  [[nodiscard]] std::int64_t steps() const { return steps_; }
   void set_steps(std::int64_t steps) { steps_ = steps; }  // after restoring state()
-  const AdamWOptions& options() const { return options_; }
+  [[nodiscard]] const AdamWOptions& options() const { return options_; }
 
  private:
   std::span<T> params_;

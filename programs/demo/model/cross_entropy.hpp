@@ -19,7 +19,7 @@ class CrossEntropy {
   // d(loss * scale)/d logits.
   std::vector<T> backward(T scale = T(1));
 
-  std::size_t counted() const { return counted_; }
+  [[nodiscard]] std::size_t counted() const { return counted_; }
 
  private:
   std::size_t classes_ = 0;

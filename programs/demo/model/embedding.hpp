@@ -23,7 +23,7 @@ class Embedding {
   // sum order is fixed). An embedding has no input gradient.
   void backward(std::span<const T> d_out);
 
-  std::size_t dim() const { return dim_; }
+  [[nodiscard]] std::size_t dim() const { return dim_; }
 
  private:
   std::size_t rows_;

@@ -68,13 +68,13 @@ class FfnMoe {
   std::vector<T> backward(std::span<const T> d_out);
 
   T aux_loss() const { return aux_loss_; }
-  const std::vector<std::size_t>& loads() const { return loads_; }  // assignments per expert
-  std::size_t dropped() const { return dropped_; }                   // dropped slots of active tokens
-  std::span<const std::int32_t> choices() const { return choice_; }
+  [[nodiscard]] const std::vector<std::size_t>& loads() const { return loads_; }  // assignments per expert
+  [[nodiscard]] std::size_t dropped() const { return dropped_; }                   // dropped slots of active tokens
+  [[nodiscard]] std::span<const std::int32_t> choices() const { return choice_; }
 
   Linear<T>& gate() { return gate_; }
   FfnDense<T>& expert(std::size_t e) { return *experts_.at(e); }
-  std::size_t num_experts() const { return experts_.size(); }
+  [[nodiscard]] std::size_t num_experts() const { return experts_.size(); }
 
  private:
   std::size_t d_model_;

@@ -62,12 +62,12 @@ class Model {
   // zero_grad (unless accumulate), forward, backward; returns the loss.
   T forward_backward(const Batch& batch, bool accumulate = false);
 
-  const StepStats& stats() const { return stats_; }
+  [[nodiscard]] const StepStats& stats() const { return stats_; }
   void zero_grad() { params_.zero_grad(); }
   std::span<T> parameters() { return params_.values(); }
   std::span<T> gradients() { return params_.grads(); }
   ParameterSet<T>& parameter_set() { return params_; }
-  const ModelConfig& config() const { return config_; }
+  [[nodiscard]] const ModelConfig& config() const { return config_; }
 
   // For every MoE layer (the request carries the layer index).
   void set_selector(const ExpertSelector<T>& selector);

@@ -41,11 +41,11 @@ class ParameterSet {
   ParamView<T> view(std::size_t index);
 
   std::span<T> values() { return values_; }
-  std::span<const T> values() const { return values_; }
+  [[nodiscard]] std::span<const T> values() const { return values_; }
   std::span<T> grads() { return grads_; }
-  std::span<const T> grads() const { return grads_; }
-  const std::vector<ParamEntry>& entries() const { return entries_; }
-  std::vector<std::uint8_t> decay_mask() const;  // one flag per scalar
+  [[nodiscard]] std::span<const T> grads() const { return grads_; }
+  [[nodiscard]] const std::vector<ParamEntry>& entries() const { return entries_; }
+  [[nodiscard]] std::vector<std::uint8_t> decay_mask() const;  // one flag per scalar
   void zero_grad();
 
  private:

@@ -24,7 +24,7 @@ class WorkerPool {
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
-  std::size_t helpers() const { return threads_.size(); }
+  [[nodiscard]] std::size_t helpers() const { return threads_.size(); }
 
   // Calls job(c) once for every c in [0, chunks), on the caller and the
   // helpers, and returns when all calls are done. The first exception a

@@ -24,25 +24,25 @@ class CsvTable {
   // without its newline is skipped: a writer killed mid-line left it.
   static std::optional<CsvTable> read(const std::filesystem::path& file, const std::vector<std::string>& required);
 
-  const std::vector<CsvRow>& rows() const { return rows_; }
+  [[nodiscard]] const std::vector<CsvRow>& rows() const { return rows_; }
 
-  std::string text(const CsvRow& row, std::string_view column) const;
+  [[nodiscard]] std::string text(const CsvRow& row, std::string_view column) const;
   // An integer within [min, max].
-  std::int64_t integer(const CsvRow& row, std::string_view column, std::int64_t min = INT64_MIN,
+  [[nodiscard]] std::int64_t integer(const CsvRow& row, std::string_view column, std::int64_t min = INT64_MIN,
                        std::int64_t max = INT64_MAX) const;
   // A small non-negative count or index (attempt, layer, nodes...).
-  int index(const CsvRow& row, std::string_view column) const {
+  [[nodiscard]] int index(const CsvRow& row, std::string_view column) const {
     return static_cast<int>(integer(row, column, 0, 1'000'000'000));
   }
   // finite_only = false admits nan and inf: a diverged loss is a finding
   // to report, not a malformed file.
-  double number(const CsvRow& row, std::string_view column, bool finite_only = true) const;
+  [[nodiscard]] double number(const CsvRow& row, std::string_view column, bool finite_only = true) const;
   // One of `allowed`, or an error listing them.
-  std::string choice(const CsvRow& row, std::string_view column, const std::vector<std::string_view>& allowed) const;
+  [[nodiscard]] std::string choice(const CsvRow& row, std::string_view column, const std::vector<std::string_view>& allowed) const;
 
  private:
   [[noreturn]] void fail(const CsvRow& row, std::string_view column, std::string_view what) const;
-  const std::string& field(const CsvRow& row, std::string_view column) const;
+  [[nodiscard]] const std::string& field(const CsvRow& row, std::string_view column) const;
 
   std::filesystem::path file_;
   std::vector<std::string> header_;

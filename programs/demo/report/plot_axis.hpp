@@ -9,9 +9,9 @@ namespace frugal_demo {
 struct PlotAxis {
   double lo = 0.0, hi = 1.0;  // the axis' range, on ticks
   double step = 1.0;          // between ticks
-  std::vector<double> ticks() const;
+  [[nodiscard]] std::vector<double> ticks() const;
   // Position of `v` along the axis, 0 at lo, 1 at hi.
-  double fraction(double v) const { return (v - lo) / (hi - lo); }
+  [[nodiscard]] double fraction(double v) const { return (v - lo) / (hi - lo); }
 };
 
 // About `ticks` round intervals (1, 2, 2.5 or 5 times a power of ten)

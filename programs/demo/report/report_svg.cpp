@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 
 #include "curves.hpp"
@@ -31,8 +32,8 @@ constexpr const char* kRestartColour = "#2e7d32";
 struct Panel {
   double top = 0.0, height = 0.0;
   PlotAxis x, y;
-  double px(double v) const { return kLeft + (kWidth - kLeft - kRight) * x.fraction(v); }
-  double py(double v) const { return top + height * (1.0 - y.fraction(v)); }
+  [[nodiscard]] double px(double v) const { return kLeft + (kWidth - kLeft - kRight) * x.fraction(v); }
+  [[nodiscard]] double py(double v) const { return top + height * (1.0 - y.fraction(v)); }
 };
 
 std::string frame(const Panel& p, std::string_view title, std::string_view y_label) {
@@ -163,7 +164,8 @@ void write_report_svg(const RunMetrics& baseline, const RunMetrics& frugal, cons
 
   const double clock_max = std::max({report.baseline.clock_s, report.frugal.clock_s,
                                      max_x({&base_eval, &frugal_eval, &base_train, &frugal_train})});
-  double loss_lo = INFINITY, loss_hi = -INFINITY;
+  double loss_lo = std::numeric_limits<double>::infinity();
+  double loss_hi = -std::numeric_limits<double>::infinity();
   for (const auto* c : {&base_eval, &frugal_eval, &base_train, &frugal_train})
     for (const auto& p : *c) {
       loss_lo = std::min(loss_lo, p.y);

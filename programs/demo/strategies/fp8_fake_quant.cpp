@@ -56,8 +56,8 @@ class Fp8QuantHooks::Hook final : public FakeQuant {
     host::check(frugal_quantizer_quantize(quantizer_.get(), &args));
   }
 
-  frugal_quantizer* quantizer() const { return quantizer_.get(); }
-  const std::string& name() const { return name_; }
+  [[nodiscard]] frugal_quantizer* quantizer() const { return quantizer_.get(); }
+  [[nodiscard]] const std::string& name() const { return name_; }
   void set_frozen(bool frozen) { frozen_ = frozen; }
 
  private:

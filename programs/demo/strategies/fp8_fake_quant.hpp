@@ -30,17 +30,17 @@ class Fp8QuantHooks {
   ~Fp8QuantHooks();
 
   // Hooked tensors (two per quantized Linear), e.g. "layers.0.attn.qkv.weight".
-  std::size_t hooked() const { return hooks_.size(); }
-  std::vector<std::string> names() const;
+  [[nodiscard]] std::size_t hooked() const { return hooks_.size(); }
+  [[nodiscard]] std::vector<std::string> names() const;
   // Hooked tensor `index` (in names() order) as the model sees it.
   FakeQuant& hook(std::size_t index);
   // Hooked tensor `index`'s quantizer (owned here, alive as long as this
   // object), for registering its recipe state (amax history) with a
   // checkpoint engine (frugal_ckpt_register_quantizer); std::out_of_range
   // past hooked().
-  frugal_quantizer* quantizer(std::size_t index) const;
+  [[nodiscard]] frugal_quantizer* quantizer(std::size_t index) const;
   // The Linears left in full precision.
-  const std::vector<std::string>& kept_full_precision() const { return kept_; }
+  [[nodiscard]] const std::vector<std::string>& kept_full_precision() const { return kept_; }
 
   // While frozen (evaluation), quantizing uses the current scales and
   // records no amax, so an eval pass leaves the training state untouched.

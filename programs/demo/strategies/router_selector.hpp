@@ -43,18 +43,18 @@ class PluginRouter {
   // for, std::runtime_error when routing fails.
   ExpertSelector<float> selector();
 
-  std::size_t layers() const { return layers_.size(); }
+  [[nodiscard]] std::size_t layers() const { return layers_.size(); }
   // Layer `layer`'s router (owned here, alive as long as this object), for
   // registering its state with a checkpoint engine
   // (frugal_ckpt_register_router); std::out_of_range past layers().
-  frugal_router* router(std::size_t layer) const { return layers_.at(layer).router.get(); }
+  [[nodiscard]] frugal_router* router(std::size_t layer) const { return layers_.at(layer).router.get(); }
   // "moe_router.<layer>": the name its state is saved under.
   static std::string layer_name(std::size_t layer);
   // The plugin's statistics of layer `layer`'s last routing (max/mean
   // load, dropped fraction, aux loss as the plugin computes it).
-  const frugal_route_stats& last_stats(std::size_t layer) const { return layers_.at(layer).stats; }
+  [[nodiscard]] const frugal_route_stats& last_stats(std::size_t layer) const { return layers_.at(layer).stats; }
   // The capacity the plugin applied in layer `layer`'s last routing.
-  std::int64_t last_capacity(std::size_t layer) const { return layers_.at(layer).capacity; }
+  [[nodiscard]] std::int64_t last_capacity(std::size_t layer) const { return layers_.at(layer).capacity; }
 
  private:
   // One layer's router and its plan buffers, reused while the token count

@@ -18,8 +18,8 @@ class JobClock {
   // Throws std::runtime_error naming the file when it is unreadable or malformed.
   static JobClock open_or_start(const std::filesystem::path& start_file, double time_scale);
 
-  double real_elapsed_s() const;  // real seconds since the first start
-  double now_s() const { return real_elapsed_s() * time_scale_; }  // the job clock
+  [[nodiscard]] double real_elapsed_s() const;  // real seconds since the first start
+  [[nodiscard]] double now_s() const { return real_elapsed_s() * time_scale_; }  // the job clock
 
  private:
   JobClock(std::int64_t start_unix_ns, double time_scale) : start_unix_ns_(start_unix_ns), time_scale_(time_scale) {}

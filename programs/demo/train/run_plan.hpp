@@ -57,9 +57,9 @@ struct RunPlan {
   double downtime_s = 2;    // capacity comes back after this
   double emergency_deadline_s = 2;  // within the grace period
 
-  double budget_job_s() const { return budget_s * time_scale; }
+  [[nodiscard]] double budget_job_s() const { return budget_s * time_scale; }
   // The plan in words, for run.csv and the terminal.
-  std::vector<std::pair<std::string, std::string>> describe() const;
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> describe() const;
 };
 
 // The exit code of a worker that saved an emergency heartbeat on a

@@ -26,11 +26,11 @@ class RunScheduler {
   RunScheduler(frugal_context* context, const RunPlan& plan);
 
   Decision step(const frugal_telemetry& telemetry);
-  frugal_cost_ledger ledger() const;
+  [[nodiscard]] frugal_cost_ledger ledger() const;
   // The scheduler itself (owned here), for registering its state with the
   // checkpoint engine: each save's export counts as a checkpoint in its
   // ledger (frugal_ckpt_register_scheduler).
-  frugal_scheduler* get() const { return scheduler_.get(); }
+  [[nodiscard]] frugal_scheduler* get() const { return scheduler_.get(); }
 
  private:
   frugal::host::SchedulerPtr scheduler_;

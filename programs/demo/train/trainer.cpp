@@ -55,11 +55,11 @@ class Trainer {
   void evaluate();
   std::int32_t checkpoint_after_step(const Decision& decision);
   void register_states();
-  TrainProgress progress() const;
+  [[nodiscard]] TrainProgress progress() const;
   frugal_telemetry telemetry(double now, double notice_s);
   int stop_for_preemption();
   int finish();
-  double price() const { return resource_ == FRUGAL_RESOURCE_SPOT ? plan_.spot_price : plan_.reserved_price; }
+  [[nodiscard]] double price() const { return resource_ == FRUGAL_RESOURCE_SPOT ? plan_.spot_price : plan_.reserved_price; }
 
   RunPlan plan_;
   int attempt_;

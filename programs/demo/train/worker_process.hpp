@@ -15,7 +15,7 @@ struct ProcessEnd {
   bool exited = false;  // else killed by `signal`
   int exit_code = 0;
   int signal = 0;
-  std::string describe() const;  // "exit code 3" / "signal SIGKILL"
+  [[nodiscard]] std::string describe() const;  // "exit code 3" / "signal SIGKILL"
 };
 
 class WorkerProcess {

@@ -13,8 +13,8 @@ constexpr float bits_float(std::uint32_t u) noexcept { return std::bit_cast<floa
 
 // |x| as bits; every non-NaN magnitude orders like its bits, NaN sits above
 // the Inf pattern.
-inline constexpr std::uint32_t fp32_abs_mask = 0x7FFF'FFFFu;
-inline constexpr std::uint32_t fp32_inf_bits = 0x7F80'0000u;
+inline constexpr std::uint32_t kFp32AbsMask = 0x7FFF'FFFFu;
+inline constexpr std::uint32_t kFp32InfBits = 0x7F80'0000u;
 
 // c ? x : y with a mask instead of a conditional. The subnormal paths compute
 // with fp32 additions; under a plain ?: the compiler may sink those into a

@@ -16,7 +16,7 @@ template <Fp8Format F, Saturation S>
 float fp32_loop(const float* __restrict in, std::uint8_t* __restrict out, std::size_t n) {
   std::int32_t acc = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    acc = detail::amax_lane(acc, float_bits(in[i]), fp32_inf_bits, fp32_abs_mask);
+    acc = detail::amax_lane(acc, float_bits(in[i]), kFp32InfBits, kFp32AbsMask);
     out[i] = fp32_to_fp8<F, S>(in[i]);
   }
   return bits_float(static_cast<std::uint32_t>(acc));
@@ -132,7 +132,7 @@ void fp8_to_bf16(std::span<const std::uint8_t> in, std::span<std::uint16_t> out,
 
 float amax(std::span<const float> in) {
   std::int32_t acc = 0;
-  for (const float x : in) acc = detail::amax_lane(acc, float_bits(x), fp32_inf_bits, fp32_abs_mask);
+  for (const float x : in) acc = detail::amax_lane(acc, float_bits(x), kFp32InfBits, kFp32AbsMask);
   return bits_float(static_cast<std::uint32_t>(acc));
 }
 

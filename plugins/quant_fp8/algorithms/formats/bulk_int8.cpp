@@ -16,7 +16,7 @@ float quantize_int8_symmetric(std::span<const float> in, std::span<std::int8_t> 
   std::int8_t* __restrict dst = out.data();
   std::int32_t acc = 0;
   for (std::size_t i = 0; i < in.size(); ++i) {
-    acc = detail::amax_lane(acc, float_bits(src[i]), fp32_inf_bits, fp32_abs_mask);
+    acc = detail::amax_lane(acc, float_bits(src[i]), kFp32InfBits, kFp32AbsMask);
     dst[i] = quantize_int8_symmetric(src[i], scale);
   }
   return bits_float(static_cast<std::uint32_t>(acc));
@@ -29,7 +29,7 @@ float quantize_int8_asymmetric(std::span<const float> in, std::span<std::int8_t>
   std::int8_t* __restrict dst = out.data();
   std::int32_t acc = 0;
   for (std::size_t i = 0; i < in.size(); ++i) {
-    acc = detail::amax_lane(acc, float_bits(src[i]), fp32_inf_bits, fp32_abs_mask);
+    acc = detail::amax_lane(acc, float_bits(src[i]), kFp32InfBits, kFp32AbsMask);
     dst[i] = quantize_int8_asymmetric(src[i], scale, zero_point);
   }
   return bits_float(static_cast<std::uint32_t>(acc));

@@ -62,7 +62,7 @@ constexpr std::uint8_t fp32_to_fp8(float f) noexcept {
   constexpr std::uint32_t shift = 23u - T::mantissa_bits;
   const std::uint32_t u = float_bits(f);
   const std::uint32_t sign = (u >> 24) & 0x80u;
-  const std::uint32_t a = u & fp32_abs_mask;
+  const std::uint32_t a = u & kFp32AbsMask;
   // Normal result: cut the mantissa, nearest even; a carry bumps the exponent.
   // Wraps (unsigned) for inputs below the normal range, which take `sub`.
   const std::uint32_t normal =
@@ -75,7 +75,7 @@ constexpr std::uint8_t fp32_to_fp8(float f) noexcept {
   constexpr std::uint32_t overflow = S == Saturation::finite ? T::max_code : T::overflow_code;
   code = code > T::max_code ? overflow : code;  // Inf input lands here too
   code |= sign;
-  code = select(a > fp32_inf_bits, T::nan_code, code);
+  code = select(a > kFp32InfBits, T::nan_code, code);
   return static_cast<std::uint8_t>(code);
 }
 

@@ -24,7 +24,7 @@ constexpr float fp16_to_fp32(std::uint16_t h) noexcept {
   const std::uint32_t normal = mag + (112u << 23);  // rebias 15 -> 127
   // Inf/NaN: exponent all ones, payload kept, NaN quieted.
   const std::uint32_t quiet = (mag & 0x007F'FFFFu) != 0 ? 0x0040'0000u : 0u;
-  const std::uint32_t special = mag | fp32_inf_bits | quiet;
+  const std::uint32_t special = mag | kFp32InfBits | quiet;
   // Subnormal m * 2^-24: build 2^-14 * (1 + m/1024) and take 2^-14 away (exact).
   const std::uint32_t sub = float_bits(bits_float(mag + (113u << 23)) - bits_float(113u << 23));
   std::uint32_t r = select(exp == 0x0F80'0000u, special, normal);
@@ -35,7 +35,7 @@ constexpr float fp16_to_fp32(std::uint16_t h) noexcept {
 constexpr std::uint16_t fp32_to_fp16(float f) noexcept {
   const std::uint32_t u = float_bits(f);
   const std::uint32_t sign = (u >> 16) & 0x8000u;
-  const std::uint32_t a = u & fp32_abs_mask;
+  const std::uint32_t a = u & kFp32AbsMask;
   // Normal result: drop 13 mantissa bits, nearest even; a carry moves into the
   // exponent by itself (and past the largest finite value into Inf).
   const std::uint32_t normal = ((a + 0x0FFFu + ((a >> 13) & 1u)) >> 13) - (112u << 10);
@@ -43,7 +43,7 @@ constexpr std::uint16_t fp32_to_fp16(float f) noexcept {
   const std::uint32_t sub = float_bits(bits_float(a) + 0.5f) - float_bits(0.5f);
   std::uint32_t r = select(a < 0x3880'0000u, sub, normal);
   r = r > 0x7C00u ? 0x7C00u : r;  // overflow (and Inf in) -> Inf
-  r = select(a > fp32_inf_bits, 0x7E00u | ((a >> 13) & 0x03FFu), r);
+  r = select(a > kFp32InfBits, 0x7E00u | ((a >> 13) & 0x03FFu), r);
   return static_cast<std::uint16_t>(r | sign);
 }
 
@@ -57,7 +57,7 @@ constexpr std::uint16_t fp32_to_bf16(float f) noexcept {
   // Sign rides along in the top bit; finite values never carry into it.
   const std::uint32_t rounded = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
   const std::uint32_t nan = (u >> 16) | 0x0040u;
-  return static_cast<std::uint16_t>((u & fp32_abs_mask) > fp32_inf_bits ? nan : rounded);
+  return static_cast<std::uint16_t>((u & kFp32AbsMask) > kFp32InfBits ? nan : rounded);
 }
 
 }  // namespace frugal::quant

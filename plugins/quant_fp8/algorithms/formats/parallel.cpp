@@ -39,7 +39,7 @@ float run_chunks(std::size_t size, unsigned chunks, Fn fn) {
 
 unsigned parallel_chunk_count(std::size_t size, unsigned max_threads) noexcept {
   if (max_threads == 0) max_threads = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t by_size = size / parallel_min_chunk;
+  const std::size_t by_size = size / kParallelMinChunk;
   return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(max_threads, by_size)));
 }
 

@@ -4,8 +4,8 @@
 // single-threaded functions in bulk.hpp.
 //
 // Threads only pay once a chunk outweighs starting a thread (tens of us), so
-// a call uses at most size / parallel_min_chunk threads: anything below
-// 2 * parallel_min_chunk elements runs on the caller's thread alone.
+// a call uses at most size / kParallelMinChunk threads: anything below
+// 2 * kParallelMinChunk elements runs on the caller's thread alone.
 #pragma once
 
 #include <cstddef>
@@ -16,7 +16,7 @@
 
 namespace frugal::quant {
 
-inline constexpr std::size_t parallel_min_chunk = std::size_t{1} << 19;  // elements
+inline constexpr std::size_t kParallelMinChunk = std::size_t{1} << 19;  // elements
 
 // max_threads 0: std::thread::hardware_concurrency().
 float fp32_to_fp8_parallel(std::span<const float> in, std::span<std::uint8_t> out, Fp8Format format,

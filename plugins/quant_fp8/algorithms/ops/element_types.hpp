@@ -25,7 +25,7 @@ struct Fp32Type {
   static constexpr std::int32_t inf_key = 0x7F80'0000;
   static constexpr float widen(float x) noexcept { return x; }
   static constexpr float narrow(float x) noexcept { return x; }
-  static constexpr std::int32_t key(float x) noexcept { return static_cast<std::int32_t>(float_bits(x) & fp32_abs_mask); }
+  static constexpr std::int32_t key(float x) noexcept { return static_cast<std::int32_t>(float_bits(x) & kFp32AbsMask); }
   static constexpr float key_value(std::int32_t k) noexcept { return bits_float(static_cast<std::uint32_t>(k)); }
 };
 

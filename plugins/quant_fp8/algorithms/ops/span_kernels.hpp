@@ -19,7 +19,7 @@ struct ColumnScales {
   const float* scale_inv;
   const std::int8_t* zero_point;
 
-  BlockScale at(std::size_t i) const noexcept { return {scale[i], scale_inv[i], zero_point[i]}; }
+  [[nodiscard]] BlockScale at(std::size_t i) const noexcept { return {scale[i], scale_inv[i], zero_point[i]}; }
 };
 
 template <class T, class Codec>

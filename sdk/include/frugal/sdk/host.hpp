@@ -24,7 +24,7 @@ namespace frugal::host {
 class Exception : public std::runtime_error {
  public:
   Exception(int32_t code, const std::string& message) : std::runtime_error(message), code_(code) {}
-  int32_t code() const noexcept { return code_; }
+  [[nodiscard]] int32_t code() const noexcept { return code_; }
 
  private:
   int32_t code_;
@@ -214,7 +214,7 @@ class Options {
     return *this;
   }
 
-  const frugal_options* get() const noexcept { return options_.get(); }
+  [[nodiscard]] const frugal_options* get() const noexcept { return options_.get(); }
   frugal_options* get() noexcept { return options_.get(); }
 
  private:
@@ -257,7 +257,7 @@ class Context {
  public:
   Context() : context_(make_context()) {}
 
-  frugal_context* get() const noexcept { return context_.get(); }
+  [[nodiscard]] frugal_context* get() const noexcept { return context_.get(); }
 
   Context& add_plugin_dir(const std::string& dir) {
     check(frugal_context_add_plugin_dir(context_.get(), dir.c_str()));
@@ -287,9 +287,9 @@ class Context {
     throw Exception(FRUGAL_ERR_NOT_FOUND, "plugin file '" + path + "' loaded but not listed by the context");
   }
 
-  std::size_t plugin_count() const noexcept { return frugal_context_plugin_count(context_.get()); }
+  [[nodiscard]] std::size_t plugin_count() const noexcept { return frugal_context_plugin_count(context_.get()); }
 
-  PluginInfo plugin(std::size_t index) const {
+  [[nodiscard]] PluginInfo plugin(std::size_t index) const {
     frugal_plugin_info raw{};
     raw.struct_size = sizeof(raw);
     check(frugal_context_plugin_info(context_.get(), index, &raw));
@@ -304,13 +304,13 @@ class Context {
     return info;
   }
 
-  std::vector<PluginInfo> plugins() const {
+  [[nodiscard]] std::vector<PluginInfo> plugins() const {
     std::vector<PluginInfo> all;
     for (std::size_t i = 0; i < plugin_count(); ++i) all.push_back(plugin(i));
     return all;
   }
 
-  std::vector<LoadFailure> load_failures() const {
+  [[nodiscard]] std::vector<LoadFailure> load_failures() const {
     std::vector<LoadFailure> all;
     for (std::size_t i = 0; i < frugal_context_load_failure_count(context_.get()); ++i) {
       frugal_load_failure_info raw{};
@@ -323,7 +323,7 @@ class Context {
 
   // The strategy of `kind` called `name` ("name" or "plugin/name");
   // Exception(FRUGAL_ERR_NOT_FOUND) when there is none.
-  StrategyInfo find_strategy(int32_t kind, const std::string& name) const {
+  [[nodiscard]] StrategyInfo find_strategy(int32_t kind, const std::string& name) const {
     frugal_strategy_info raw{};
     raw.struct_size = sizeof(raw);
     check(frugal_context_find_strategy(context_.get(), kind, name.c_str(), &raw));

@@ -40,24 +40,24 @@ struct OptionDeclBuilder {
     copy.decl.default_value = text;
     return copy;
   }
-  constexpr OptionDeclBuilder required() const {
+  [[nodiscard]] constexpr OptionDeclBuilder required() const {
     OptionDeclBuilder copy = *this;
     copy.decl.flags |= FRUGAL_OPTION_DECL_REQUIRED;
     return copy;
   }
-  constexpr OptionDeclBuilder min(double lo) const {
+  [[nodiscard]] constexpr OptionDeclBuilder min(double lo) const {
     OptionDeclBuilder copy = *this;
     copy.decl.min = lo;
     copy.decl.flags |= FRUGAL_OPTION_DECL_HAS_MIN;
     return copy;
   }
-  constexpr OptionDeclBuilder max(double hi) const {
+  [[nodiscard]] constexpr OptionDeclBuilder max(double hi) const {
     OptionDeclBuilder copy = *this;
     copy.decl.max = hi;
     copy.decl.flags |= FRUGAL_OPTION_DECL_HAS_MAX;
     return copy;
   }
-  constexpr OptionDeclBuilder range(double lo, double hi) const { return min(lo).max(hi); }
+  [[nodiscard]] constexpr OptionDeclBuilder range(double lo, double hi) const { return min(lo).max(hi); }
   // '|'-separated allowed values of a string option.
   constexpr OptionDeclBuilder choices(const char* values) const {
     OptionDeclBuilder copy = *this;
@@ -65,7 +65,7 @@ struct OptionDeclBuilder {
     return copy;
   }
   // A string naming a directory the strategy may create (a store's root).
-  constexpr OptionDeclBuilder directory() const {
+  [[nodiscard]] constexpr OptionDeclBuilder directory() const {
     OptionDeclBuilder copy = *this;
     copy.decl.flags |= FRUGAL_OPTION_DECL_DIRECTORY;
     return copy;

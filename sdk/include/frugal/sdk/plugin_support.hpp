@@ -33,8 +33,8 @@ namespace frugal::sdk {
 class PluginError : public std::exception {
  public:
   PluginError(int32_t code, std::string message) : code_(code), message_(std::move(message)) {}
-  int32_t code() const noexcept { return code_; }
-  const char* what() const noexcept override { return message_.c_str(); }
+  [[nodiscard]] int32_t code() const noexcept { return code_; }
+  [[nodiscard]] const char* what() const noexcept override { return message_.c_str(); }
 
  private:
   int32_t code_;
@@ -54,7 +54,7 @@ class HostError : public std::exception {
   ~HostError() override {
     if (error_ != nullptr) host_->error_destroy(error_);
   }
-  const char* what() const noexcept override { return "frugal host error"; }
+  [[nodiscard]] const char* what() const noexcept override { return "frugal host error"; }
   frugal_error* release() noexcept { return std::exchange(error_, nullptr); }
 
  private:

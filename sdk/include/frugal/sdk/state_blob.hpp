@@ -245,7 +245,7 @@ class StateReader {
   }
 
  private:
-  uint64_t get(std::size_t at, int n) const {
+  [[nodiscard]] uint64_t get(std::size_t at, int n) const {
     uint64_t v = 0;
     for (int i = 0; i < n; ++i) v |= std::to_integer<uint64_t>(blob_[at + static_cast<std::size_t>(i)]) << (8 * i);
     return v;
