@@ -1,7 +1,8 @@
 #!/bin/sh
 # The whole test suite: install what is missing, build, run every test, the
 # Rust, Go and Python bindings' tests and their tour samples;
-# then the same suite again as a Release build and under AddressSanitizer +
+# then the same suite again as a Release build with Clang (and clang-tidy over
+# its units), under AddressSanitizer +
 # UndefinedBehaviorSanitizer,
 # the tests of concurrent code (label "concurrent") under ThreadSanitizer
 # (both built without CUDA), and every fuzz target for a short fixed time
@@ -50,13 +51,18 @@ sdk/rust/tests/install_crate.sh build
 sdk/go/tests/install_module.sh build
 
 if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
-  stage "build + tests (Release, without CUDA)"
+  stage "build + tests (Release, Clang, without CUDA), then the lint"
   # The third build type (the plain build is RelWithDebInfo, the sanitizer
-  # builds Debug): -O3 without debug info changes what GCC warns about and
-  # what the ABI gate reads its types from. Without CUDA and the benchmarks,
-  # which the plain build already covers.
-  scripts/build.sh build-release -DCMAKE_BUILD_TYPE=Release -DFRUGAL_WITH_CUDA=OFF -DFRUGAL_BUILD_BENCH=OFF >/dev/null
-  ctest --test-dir build-release -j"$jobs" --output-on-failure --timeout 300
+  # builds Debug), and the second compiler: Clang at -O3 without debug info
+  # warns about other things than GCC, and the ABI gate then reads its types
+  # from what Clang emits. Without CUDA and the benchmarks, which the plain
+  # build already covers. Its compile_commands.json feeds the lint: clang-tidy
+  # over the fewest units that include every project header between them
+  # (scripts/lint_units.py "cover"), every finding an error.
+  CC=clang-14 CXX=clang++-14 scripts/build.sh build-release-clang -DCMAKE_BUILD_TYPE=Release \
+    -DFRUGAL_WITH_CUDA=OFF -DFRUGAL_BUILD_BENCH=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
+  ctest --test-dir build-release-clang -j"$jobs" --output-on-failure --timeout 300
+  scripts/lint.sh build-release-clang cover
 fi
 if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
   stage "build + tests (ASan + UBSan)"
