@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "command_args.hpp"
+#include "help_text.hpp"
 #include "modes.hpp"
 #include "report.hpp"
 
@@ -20,21 +21,34 @@ namespace bp = frugal::bench::packer;
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: packer_bench MODE... [OPTIONS]\n"
-    "modes (at least one):\n"
-    "  --quality         efficiency and gaps to the lower bounds, every distribution,\n"
-    "                    max_len 512/2048/8192, per-pack limit none/3 (default n 1000000)\n"
-    "  --speed           time per fast algorithm at n 16Mi (2^24), max_len 2048; run it\n"
-    "                    pinned to one core: taskset -c 0 packer_bench --speed\n"
-    "  --versus-naive    naive first fit against the fast algorithms at 20k, 100k, 400k\n"
-    "  --quick           all three at small sizes, checking invariants only (no timing\n"
-    "                    or 0.1 % targets): the ctest smoke test\n"
-    "options:\n"
-    "  --n N             sequences for --quality and --speed\n"
-    "  --sizes A,B,...   sizes for --versus-naive\n"
-    "  --repeats R       timed runs per cell (median reported)\n"
-    "  --markdown        print Markdown tables (for docs/benchmarks.md)\n";
+const frugal::args::Spec& command_line() {
+  using frugal::args::grouped;
+  using frugal::args::switch_flag;
+  using frugal::args::value_flag;
+  const std::string modes = "modes (at least one)";
+  static const frugal::args::Spec spec{
+      "packer_bench",
+      "quality and speed of the sequence packer's algorithms",
+      "Quality and speed of the sequence packer's algorithms on synthetic length distributions "
+      "(docs/benchmarks.md, \"Sequence packer\"). Exit status: 0 when every judged target and invariant holds, 1 "
+      "when one fails (each is printed), 2 for a bad command line.",
+      {},
+      {grouped(modes, switch_flag("--quality",
+                                  "efficiency and gaps to the lower bounds, every distribution, max_len "
+                                  "512/2048/8192, per-pack limit none/3 (default n 1000000)")),
+       grouped(modes, switch_flag("--speed",
+                                  "time per fast algorithm at n 16Mi (2^24), max_len 2048; run it pinned "
+                                  "to one core: taskset -c 0 packer_bench --speed")),
+       grouped(modes, switch_flag("--versus-naive", "naive first fit against the fast algorithms at 20k, 100k, 400k")),
+       grouped(modes, switch_flag("--quick",
+                                  "all three at small sizes, checking invariants only (no timing or 0.1 % "
+                                  "targets): the ctest smoke test")),
+       value_flag("--n", "N", "sequences for --quality and --speed"),
+       value_flag("--sizes", "A,B,...", "sizes for --versus-naive"),
+       value_flag("--repeats", "R", "timed runs per cell (median reported)"),
+       switch_flag("--markdown", "print Markdown tables (for docs/benchmarks.md)")}};
+  return spec;
+}
 
 bool parse_count(std::string_view text, int64_t& out) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
@@ -54,7 +68,7 @@ bool parse_sizes(std::string_view text, std::vector<int64_t>& out) {
 }
 
 int usage_error(const std::string& message) {
-  std::fprintf(stderr, "packer_bench: %s\n%s", message.c_str(), kUsage);
+  std::fputs(frugal::args::usage_error_text(command_line(), message).c_str(), stderr);
   return 2;
 }
 
@@ -69,13 +83,12 @@ int main(int argc, char** argv) {
   // values; the values are checked here.
   frugal::args::ParsedArgs parsed;
   try {
-    parsed = frugal::args::parse(std::vector<std::string>(argv + 1, argv + argc),
-                                 {{"--n", "--repeats", "--sizes"}, {"--quality", "--speed", "--versus-naive", "--quick", "--markdown"}, {}});
+    parsed = frugal::args::parse(std::vector<std::string>(argv + 1, argv + argc), command_line());
   } catch (const frugal::args::UsageError& e) {
     return usage_error(e.what());
   }
   if (parsed.help) {
-    std::fputs(kUsage, stdout);
+    std::fputs(frugal::args::help_text(command_line()).c_str(), stdout);
     return 0;
   }
   if (!parsed.positional.empty()) return usage_error("unexpected argument '" + parsed.positional.front() + "'");

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <limits>
 
+#include "program_main.hpp"
+
 namespace frugal::cli {
 namespace {
 
@@ -39,11 +41,7 @@ std::optional<uint64_t> parse_byte_size(const std::string& text) {
 }
 
 int64_t parse_int_flag(const std::string& flag, const std::string& text, int64_t min, int64_t max) {
-  int64_t value = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty() || value < min || value > max)
-    throw UsageError(fmt::format("{} must be an integer from {} to {}, got '{}'", flag, min, max, text));
-  return value;
+  return args::parse_int(flag, text, min, max);
 }
 
 }  // namespace frugal::cli

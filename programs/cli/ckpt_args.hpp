@@ -14,11 +14,11 @@ namespace frugal::cli {
 
 using args::ParsedArgs;
 
-// Parses `args`. `value_flags` take one value, `switch_flags` none; anything
-// else starting with "-" is a UsageError naming what is accepted.
-inline ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<std::string>& value_flags,
-                             const std::vector<std::string>& switch_flags) {
-  return args::parse(args, {value_flags, switch_flags, {}});
+// Parses `args` against the command's spec (its --help is made from the
+// same spec); anything else starting with "-" is a UsageError naming what
+// is accepted.
+inline ParsedArgs parse_args(const std::vector<std::string>& args, const args::Spec& spec) {
+  return args::parse(args, spec);
 }
 
 // "1048576", "64K", "64M", "1G", "2T", also "64MiB"/"64MB" (binary: K = 1024).

@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "frugal/sdk/host.hpp"
+#include "help_text.hpp"
 #include "json_text.hpp"
 #include "terminal_text.hpp"
 
@@ -19,6 +20,11 @@ bool has_word(const std::vector<std::string>& args, const std::string& flag) {
 }
 
 bool wants_help(const std::vector<std::string>& args) { return std::any_of(args.begin(), args.end(), is_help); }
+
+int print_help(const args::Spec& spec) {
+  fmt::print("{}", args::help_text(spec));
+  return kExitOk;
+}
 
 int report_error(const std::string& command, const std::string& code, const std::string& message, int exit_code,
                  bool json) {

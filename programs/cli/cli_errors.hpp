@@ -35,6 +35,9 @@ bool is_help(const std::string& arg);
 bool has_word(const std::vector<std::string>& args, const std::string& flag);
 bool wants_help(const std::vector<std::string>& args);
 
+// Prints `spec`'s help text (sdk/args/help_text.hpp) on stdout; returns kExitOk.
+int print_help(const args::Spec& spec);
+
 // Reports an error of `command` ("pack", "ckpt ls") as the header says and
 // returns `exit_code`. `code` is a frugal error code name, or "USAGE".
 int report_error(const std::string& command, const std::string& code, const std::string& message, int exit_code,

@@ -16,6 +16,7 @@
 #include "ckpt_args.hpp"
 #include "ckpt_session.hpp"
 #include "commands.hpp"
+#include "help_text.hpp"
 #include "json_text.hpp"
 #include "manifest_text.hpp"
 #include "terminal_text.hpp"
@@ -23,50 +24,81 @@
 namespace frugal::cli {
 namespace {
 
+using args::switch_flag;
+using args::value_flag;
+
+// What every subcommand accepts besides its own flags.
+args::Option prefix_flag() {
+  return value_flag("--prefix", "P",
+                    "the engine's key prefix inside DIR: its checkpoints are the directories DIR/P/<name>");
+}
+args::Option json_flag() { return switch_flag("--json", "the result as a JSON object on stdout (an error too)"); }
+args::Positional dir_positional() { return {"DIR", "the \"fs\" store's root"}; }
+
+const args::Spec& ls_spec() {
+  static const args::Spec spec{
+      "frugal ckpt ls",
+      "every checkpoint, newest first, with its status",
+      "Every checkpoint in DIR, newest first, with its status.",
+      {dir_positional()},
+      {switch_flag("--verify", "also read and check every shard"), json_flag(), prefix_flag()}};
+  return spec;
+}
+
+const args::Spec& latest_spec() {
+  static const args::Spec spec{
+      "frugal ckpt latest",
+      "the newest fully verified checkpoint (exit 1: none)",
+      "The newest fully verified checkpoint in DIR; exit 1 when there is none.",
+      {dir_positional()},
+      {value_flag("--kind", "heartbeat|full", "only checkpoints of this kind (default: either)"), json_flag(),
+       prefix_flag()}};
+  return spec;
+}
+
+const args::Spec& verify_spec() {
+  static const args::Spec spec{
+      "frugal ckpt verify",
+      "full verification of NAMEs, or of every checkpoint",
+      "Full verification of the NAMEd checkpoints, or of all. Safe on the store of a running job: a save in progress "
+      "(newer than the newest valid checkpoint, no manifest yet), one that retention removed while it was read and an "
+      "interrupted save are listed but do not fail. Exit 0: every committed checkpoint verified, 1: one failed (or a "
+      "NAME is not a valid checkpoint, or the store cannot be read), 2: bad usage.",
+      {dir_positional(), {"NAME...", "the checkpoints to verify (default: every one)", true}},
+      {json_flag(), prefix_flag()}};
+  return spec;
+}
+
+const args::Spec& inspect_spec() {
+  static const args::Spec spec{
+      "frugal ckpt inspect",
+      "a checkpoint's manifest",
+      "The manifest of checkpoint NAME: kind, step, writer, its shards, tensors and registered states (name, kinds, "
+      "bytes, checksum).",
+      {dir_positional(), {"NAME", "the checkpoint"}},
+      {switch_flag("--json", "the manifest as JSON"), prefix_flag()}};
+  return spec;
+}
+
+const args::Spec& gc_spec() {
+  static const args::Spec spec{
+      "frugal ckpt gc",
+      "apply retention, refusing while a checkpoint is damaged",
+      "Applies retention to DIR. Reads every shard first and refuses while a checkpoint is damaged.",
+      {dir_positional()},
+      {value_flag("--keep-heartbeats", "N", "heartbeat checkpoints to keep, 1 to 1000000 (engine default: 2)"),
+       value_flag("--keep-full", "M", "full checkpoints to keep, 1 to 1000000 (engine default: 2)"), json_flag(),
+       prefix_flag()}};
+  return spec;
+}
+
 struct Subcommand {
   const char* name;
-  const char* usage;  // its lines of the usage text
+  const args::Spec& (*spec)();
 };
 
-constexpr Subcommand kSubcommands[] = {
-    {"ls",
-     "  ls DIR [--verify] [--json]         every checkpoint, newest first, with its status;\n"
-     "                                     --verify also reads and checks every shard\n"},
-    {"latest",
-     "  latest DIR [--kind heartbeat|full] [--json]\n"
-     "                                     the newest fully verified checkpoint (exit 1: none)\n"},
-    {"verify",
-     "  verify DIR [NAME...] [--json]      full verification of NAMEs, or of all; safe on the\n"
-     "                                     store of a running job: a save in progress (newer than\n"
-     "                                     the newest valid checkpoint, no manifest yet), one that\n"
-     "                                     retention removed while it was read and an interrupted\n"
-     "                                     save are listed but do not fail; exit 0: every\n"
-     "                                     committed checkpoint verified, 1: one failed (or a\n"
-     "                                     NAME is not a valid checkpoint, or the store cannot\n"
-     "                                     be read), 2: bad usage\n"},
-    {"inspect",
-     "  inspect DIR NAME [--json]          the manifest: kind, step, writer, its shards, tensors\n"
-     "                                     and registered states (name, kinds, bytes, checksum);\n"
-     "                                     --json: the manifest as JSON\n"},
-    {"gc",
-     "  gc DIR [--keep-heartbeats N] [--keep-full M] [--json]\n"
-     "                                     apply retention (engine defaults: 2 and 2); reads every\n"
-     "                                     shard first and refuses while a checkpoint is damaged\n"},
-    {"bench",
-     "  bench DIR --size BYTES [--kind heartbeat|full] [--count N] [--json] [--keep]\n"
-     "            [--keep-heartbeats N] [--keep-full M] [--shard-bytes B]\n"
-     "                                     benchmark saves against memcpy and raw disk writes;\n"
-     "                                     DIR is scratch space (BYTES: 1048576, 64M, 1G, ...);\n"
-     "                                     --keep leaves the checkpoints (retention off unless\n"
-     "                                     --keep-* are given) and may add to existing ones\n"},
-};
-
-constexpr const char* kUsageHead = "usage: frugal ckpt <subcommand> DIR [options]      (DIR: the \"fs\" store's root)\n\n";
-constexpr const char* kUsageTail =
-    "\n"
-    "every subcommand accepts --prefix P (the engine's key prefix inside DIR: its checkpoints\n"
-    "are the directories DIR/P/<name>) and --help; exit codes: 0 ok, 1 a problem found,\n"
-    "2 bad usage; under --json an error is a JSON object on stdout\n";
+constexpr Subcommand kSubcommands[] = {{"ls", ls_spec},           {"latest", latest_spec}, {"verify", verify_spec},
+                                       {"inspect", inspect_spec}, {"gc", gc_spec},         {"bench", ckpt_bench_spec}};
 
 const Subcommand* find_subcommand(const std::string& name) {
   for (const auto& sub : kSubcommands)
@@ -74,18 +106,14 @@ const Subcommand* find_subcommand(const std::string& name) {
   return nullptr;
 }
 
-// The usage of one subcommand, or (sub == nullptr) of all.
-std::string usage_text(const Subcommand* sub) {
-  std::string text = kUsageHead;
-  text += "subcommands:\n";
-  for (const auto& each : kSubcommands)
-    if (sub == nullptr || sub == &each) text += each.usage;
-  return text + kUsageTail;
-}
-
-std::vector<std::string> with_common(std::vector<std::string> flags) {
-  flags.emplace_back("--prefix");
-  return flags;
+// `frugal ckpt --help`: the group's text, then each subcommand's short
+// usage and brief (its own --help has the rest).
+std::string group_help() {
+  const std::string group = ckpt_spec().program + " ";
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const auto& sub : kSubcommands)
+    rows.emplace_back(args::short_usage(sub.spec()).substr(group.size()), sub.spec().brief);
+  return args::help_text(ckpt_spec()) + "\nsubcommands:\n" + args::two_columns(rows);
 }
 
 // DIR: the first positional.
@@ -160,7 +188,7 @@ void print_details(const frugal_ckpt_info& info) {
 }
 
 int ckpt_ls(const std::vector<std::string>& args) {
-  const auto parsed = parse_args(args, with_common({}), {"--json", "--verify"});
+  const auto parsed = parse_args(args, ls_spec());
   const std::string dir = dir_arg(parsed, "ls");
   if (parsed.positional.size() > 1) throw UsageError(fmt::format("ls takes one DIR, got '{}' too", parsed.positional[1]));
   const auto settings = settings_from(parsed);
@@ -180,7 +208,7 @@ int ckpt_ls(const std::vector<std::string>& args) {
 }
 
 int ckpt_latest(const std::vector<std::string>& args) {
-  const auto parsed = parse_args(args, with_common({"--kind"}), {"--json"});
+  const auto parsed = parse_args(args, latest_spec());
   const std::string dir = dir_arg(parsed, "latest");
   if (parsed.positional.size() > 1)
     throw UsageError(fmt::format("latest takes one DIR, got '{}' too", parsed.positional[1]));
@@ -296,7 +324,7 @@ std::vector<VerifyRow> verify_all(frugal_ckpt_engine* engine) {
 }
 
 int ckpt_verify(const std::vector<std::string>& args) {
-  const auto parsed = parse_args(args, with_common({}), {"--json"});
+  const auto parsed = parse_args(args, verify_spec());
   const std::string dir = dir_arg(parsed, "verify");
   const auto settings = settings_from(parsed);
   check_dir(dir);
@@ -355,7 +383,7 @@ int ckpt_verify(const std::vector<std::string>& args) {
 }
 
 int ckpt_inspect(const std::vector<std::string>& args) {
-  const auto parsed = parse_args(args, with_common({}), {"--json"});
+  const auto parsed = parse_args(args, inspect_spec());
   if (parsed.positional.size() != 2) throw UsageError("inspect needs DIR and one checkpoint NAME");
   const std::string& dir = parsed.positional[0];
   const auto settings = settings_from(parsed);
@@ -375,7 +403,7 @@ int ckpt_inspect(const std::vector<std::string>& args) {
 }
 
 int ckpt_gc(const std::vector<std::string>& args) {
-  const auto parsed = parse_args(args, with_common({"--keep-heartbeats", "--keep-full"}), {"--json"});
+  const auto parsed = parse_args(args, gc_spec());
   const std::string dir = dir_arg(parsed, "gc");
   if (parsed.positional.size() > 1) throw UsageError(fmt::format("gc takes one DIR, got '{}' too", parsed.positional[1]));
   const auto settings = settings_from(parsed);
@@ -414,13 +442,28 @@ int ckpt_gc(const std::vector<std::string>& args) {
 
 }  // namespace
 
+const args::Spec& ckpt_spec() {
+  static const args::Spec spec{
+      "frugal ckpt",
+      "checkpoints in a directory: list, find the newest valid one, verify, show a manifest, apply retention, "
+      "benchmark saves (`frugal ckpt help`)",
+      "Looks at, verifies and tidies the checkpoints a checkpoint engine wrote into DIR (the \"fs\" store), through "
+      "the public C API only. Every subcommand accepts --prefix P (the engine's key prefix inside DIR: its "
+      "checkpoints are the directories DIR/P/<name>) and --help (`frugal ckpt help SUBCOMMAND` is the same). Exit "
+      "codes: 0 ok, 1 a problem found, 2 bad usage; under --json an error is a JSON object on stdout.",
+      {{"SUBCOMMAND", "ls, latest, verify, inspect, gc or bench"}, dir_positional()},
+      {}};
+  return spec;
+}
+
 int cmd_ckpt(const std::vector<std::string>& args) {
   const bool json = has_word(args, "--json");
   if (args.empty()) return report_error("ckpt", "USAGE", "needs a subcommand (ls, latest, verify, inspect, gc, bench)", kExitUsage, json);
   if (args[0] == "help" || is_help(args[0])) {
     // `frugal ckpt help SUB` is `frugal ckpt SUB --help`.
     const Subcommand* sub = args.size() > 1 ? find_subcommand(args[1]) : nullptr;
-    std::fputs(usage_text(sub).c_str(), stdout);
+    if (sub != nullptr) return print_help(sub->spec());
+    fmt::print("{}", group_help());
     return kExitOk;
   }
   const std::string& sub = args[0];
@@ -429,10 +472,7 @@ int cmd_ckpt(const std::vector<std::string>& args) {
   if (known == nullptr)
     return report_error("ckpt", "USAGE", fmt::format("unknown subcommand '{}'", sub), kExitUsage, json);
   const std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (wants_help(rest)) {
-    std::fputs(usage_text(known).c_str(), stdout);
-    return kExitOk;
-  }
+  if (wants_help(rest)) return print_help(known->spec());
   return run_reporting_errors(command, json, [&] {
     if (sub == "ls") return ckpt_ls(rest);
     if (sub == "latest") return ckpt_latest(rest);

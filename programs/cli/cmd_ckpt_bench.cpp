@@ -145,9 +145,7 @@ struct Config {
 };
 
 Config read_config(const std::vector<std::string>& args) {
-  const auto parsed =
-      parse_args(args, {"--size", "--kind", "--count", "--prefix", "--keep-heartbeats", "--keep-full", "--shard-bytes"},
-                 {"--json", "--keep"});
+  const auto parsed = parse_args(args, ckpt_bench_spec());
   if (parsed.positional.empty()) throw UsageError("bench needs DIR (a scratch directory)");
   if (parsed.positional.size() > 1)
     throw UsageError(fmt::format("bench takes one DIR, got '{}' too", parsed.positional[1]));
@@ -409,6 +407,30 @@ void print_report(const Report& report) {
 }
 
 }  // namespace
+
+const args::Spec& ckpt_bench_spec() {
+  using args::value_flag;
+  static const args::Spec spec{
+      "frugal ckpt bench",
+      "benchmark saves against memcpy and raw disk writes",
+      "Benchmarks checkpoint saves of a synthetic state of BYTES against memcpy and raw disk writes of the same "
+      "bytes, interleaved. DIR is scratch space: it must hold no checkpoints (under --prefix), unless --keep. BYTES "
+      "and B are byte counts: 1048576, 64M, 1G, ... (binary: 64M = 64 MiB).",
+      {{"DIR", "a scratch directory (created when absent)"}},
+      {args::required(value_flag("--size", "BYTES", "the state saved each time")),
+       value_flag("--kind", "heartbeat|full", "the kind of checkpoint saved (default heartbeat)"),
+       value_flag("--count", "N", "saves, 1 to 100000 (default 3)"),
+       args::switch_flag("--json", "the result as a JSON object on stdout (an error too)"),
+       args::switch_flag("--keep",
+                         "leave the checkpoints (retention off unless --keep-* are given); may add to "
+                         "existing ones"),
+       value_flag("--keep-heartbeats", "N", "heartbeat checkpoints the engine keeps (engine default: 2)"),
+       value_flag("--keep-full", "M", "full checkpoints the engine keeps (engine default: 2)"),
+       value_flag("--shard-bytes", "B", "the engine's shard size, 4096 to 1T"),
+       value_flag("--prefix", "P",
+                  "the engine's key prefix inside DIR: its checkpoints are the directories DIR/P/<name>")}};
+  return spec;
+}
 
 int cmd_ckpt_bench(const std::vector<std::string>& args) {
   const Config config = read_config(args);

@@ -1,6 +1,5 @@
-// `frugal pack (--lengths FILE | --histogram FILE) --max-len N [--algo NAME|best]
-//  [--strategy NAME] [--max-per-pack N] [--overlong truncate|split|error]
-//  [--seed N] [--assignments FILE] [--json]`: packs sequence lengths with a
+// `frugal pack (--lengths FILE | --histogram FILE) --max-len N ...` (its
+// options: pack_spec below): packs sequence lengths with a
 // packer strategy (the built-in packer_seq unless --strategy names another,
 // e.g. a vendor's plugin on FRUGAL_PLUGIN_PATH) through the C API, like any
 // host would, and reports efficiency against the lower bound.
@@ -23,29 +22,6 @@
 
 namespace frugal::cli {
 namespace {
-
-constexpr const char* kUsage =
-    "usage: frugal pack (--lengths FILE | --histogram FILE) --max-len N [--strategy NAME]\n"
-    "                   [--algo NAME|best]\n"
-    "                   [--max-per-pack N] [--overlong truncate|split|error] [--seed N]\n"
-    "                   [--window N [--max-rounds R]] [--assignments FILE] [--json]\n"
-    "  --lengths FILE      one sequence length per line\n"
-    "  --histogram FILE    'length count' per line (sequences numbered in file order)\n"
-    "  --max-len N         tokens per pack\n"
-    "  --strategy NAME     the packer strategy (default: packer_seq; any packer\n"
-    "                      a plugin provides, see `frugal plugins`)\n"
-    "  --algo NAME         packer_seq's method: ffd, bfd, spfhp, lpfhp, refined, best,\n"
-    "                      naive_first_fit (default: refined)\n"
-    "  --max-per-pack N    at most N sequences per pack (default: unlimited)\n"
-    "  --overlong POLICY   sequences longer than max-len: error (default), truncate, split\n"
-    "  --seed N            seed for methods with random choices (default 0)\n"
-    "  --window N          stream the sequences in file order through a window of at\n"
-    "                      most N units (as a data loader would) instead of packing\n"
-    "                      them all at once; --max-rounds R bounds each unit's wait\n"
-    "  --assignments FILE  write one line per pack: its sequence ids in row order\n"
-    "                      (with --overlong split: id:offset+length for every unit)\n"
-    "  --json              machine-readable summary\n"
-    "Blank lines and lines starting with '#' in input files are ignored.\n";
 
 struct Summary {
   frugal_pack_stats stats{};
@@ -139,6 +115,37 @@ frugal_pack_plan* stream_all(frugal_packer* packer, int64_t window, int64_t max_
 
 }  // namespace
 
+const args::Spec& pack_spec() {
+  using args::value_flag;
+  static const args::Spec spec{
+      "frugal pack",
+      "pack sequence lengths into rows of max-len tokens and report efficiency against the lower bound",
+      "Packs sequence lengths with a packer strategy through the C API, as any host would, and reports efficiency "
+      "against the lower bound. Give exactly one of --lengths and --histogram. Blank lines and lines starting with "
+      "'#' in input files are ignored.\n\n"
+      "  frugal pack --lengths lengths.txt --max-len 2048 --algo best --json",
+      {},
+      {value_flag("--lengths", "FILE", "one sequence length per line"),
+       value_flag("--histogram", "FILE", "'length count' per line (sequences numbered in file order)"),
+       args::required(value_flag("--max-len", "N", "tokens per pack")),
+       value_flag("--strategy", "NAME",
+                  "the packer strategy (default: packer_seq; any packer a plugin provides, see `frugal plugins`)"),
+       value_flag("--algo", "NAME",
+                  "packer_seq's method: ffd, bfd, spfhp, lpfhp, refined, best, naive_first_fit (default: refined)"),
+       value_flag("--max-per-pack", "N", "at most N sequences per pack (default: unlimited)"),
+       value_flag("--overlong", "POLICY", "sequences longer than max-len: error (default), truncate, split"),
+       value_flag("--seed", "N", "seed for methods with random choices (default 0)"),
+       value_flag("--window", "N",
+                  "stream the sequences in file order through a window of at most N units (as a data loader "
+                  "would) instead of packing them all at once"),
+       value_flag("--max-rounds", "R", "with --window: at most R rounds a unit waits in the window"),
+       value_flag("--assignments", "FILE",
+                  "write one line per pack: its sequence ids in row order (with --overlong split: id:offset+length "
+                  "for every unit)"),
+       args::switch_flag("--json", "machine-readable summary")}};
+  return spec;
+}
+
 int cmd_pack(const std::vector<std::string>& args) {
   ParsedArgs parsed;
   int64_t max_len = 0;
@@ -148,15 +155,9 @@ int cmd_pack(const std::vector<std::string>& args) {
   int64_t max_rounds = 0;  // 0: the stream's default
   Overlong overlong = Overlong::error;
   const bool json = has_word(args, "--json");
-  if ((!args.empty() && args[0] == "help") || wants_help(args)) {
-    std::fputs(kUsage, stdout);
-    return kExitOk;
-  }
+  if ((!args.empty() && args[0] == "help") || wants_help(args)) return print_help(pack_spec());
   try {
-    parsed = parse_args(args,
-                        {"--lengths", "--histogram", "--max-len", "--strategy", "--algo", "--max-per-pack", "--overlong", "--seed",
-                         "--assignments", "--window", "--max-rounds"},
-                        {"--json"});
+    parsed = parse_args(args, pack_spec());
     if (!parsed.positional.empty()) throw UsageError(fmt::format("unexpected argument '{}'", parsed.positional[0]));
     if (parsed.has("--lengths") == parsed.has("--histogram"))
       throw UsageError("give exactly one of --lengths FILE or --histogram FILE");

@@ -104,32 +104,36 @@ void print_table(const Listing& listing) {
 
 void silent_log(void*, int32_t, const char*, const char*) {}
 
-constexpr const char* kPluginsUsage =
-    "usage: frugal plugins [--json] [--options]\n"
-    "\n"
-    "Every plugin found (FRUGAL_PLUGIN_PATH, then the built-in and system plugin\n"
-    "directories), its strategies, and every file that failed to load with the reason.\n"
-    "  --options  also each strategy's declared options: name, type,\n"
-    "             default or \"required\", range, choices, doc; \"(none declared)\"\n"
-    "             for a strategy that declares none or does not declare its options\n"
-    "  --json     the same as a JSON object on stdout (with --options, an \"options\"\n"
-    "             array per strategy)\n"
-    "exit codes: 0 every file loaded, 1 some file failed to load (listed), 2 bad usage\n";
-
 }  // namespace
+
+const args::Spec& plugins_spec() {
+  static const args::Spec spec{
+      "frugal plugins",
+      "every plugin found, its strategies (with --options, the options each declares), and every file that failed "
+      "to load",
+      "Every plugin found (FRUGAL_PLUGIN_PATH, then the built-in and system plugin directories), its strategies, and "
+      "every file that failed to load with the reason. Exit codes: 0 every file loaded, 1 some file failed to load "
+      "(listed), 2 bad usage.",
+      {},
+      {args::switch_flag("--json",
+                         "the same as a JSON object on stdout (with --options, an \"options\" array per "
+                         "strategy)"),
+       args::switch_flag("--options",
+                         "also each strategy's declared options: name, type, default or \"required\", "
+                         "range, choices, doc; \"(none declared)\" for a strategy that declares none or "
+                         "does not declare its options")}};
+  return spec;
+}
 
 int cmd_plugins(const std::vector<std::string>& args) {
   const bool json_error = has_word(args, "--json");
   ParsedArgs parsed;
   try {
-    parsed = parse_args(args, {}, {"--json", "--options"});
+    parsed = parse_args(args, plugins_spec());
   } catch (const UsageError& e) {
     return report_error("plugins", "USAGE", e.what(), kExitUsage, json_error);
   }
-  if (parsed.help) {
-    std::fputs(kPluginsUsage, stdout);
-    return kExitOk;
-  }
+  if (parsed.help) return print_help(plugins_spec());
   if (!parsed.positional.empty())
     return report_error("plugins", "USAGE", fmt::format("takes no positional argument, got '{}'", parsed.positional[0]),
                         kExitUsage, json_error);

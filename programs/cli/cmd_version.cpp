@@ -8,18 +8,25 @@
 
 namespace frugal::cli {
 
+const args::Spec& version_spec() {
+  static const args::Spec spec{
+      "frugal version",
+      "SDK and ABI versions, CUDA support",
+      "The SDK and ABI versions of the loaded library and of this tool's headers, and whether it was built with "
+      "CUDA. Exit code 0.",
+      {},
+      {}};
+  return spec;
+}
+
 int cmd_version(const std::vector<std::string>& args) {
   ParsedArgs parsed;
   try {
-    parsed = parse_args(args, {}, {});
+    parsed = parse_args(args, version_spec());
   } catch (const UsageError& e) {
     return report_error("version", "USAGE", e.what(), kExitUsage, has_word(args, "--json"));
   }
-  if (parsed.help) {
-    fmt::print("usage: frugal version\n\nThe SDK and ABI versions of the loaded library and of this tool's headers,\n"
-               "and whether it was built with CUDA. Exit code 0.\n");
-    return kExitOk;
-  }
+  if (parsed.help) return print_help(version_spec());
   if (!parsed.positional.empty())
     return report_error("version", "USAGE", fmt::format("takes no arguments, got '{}'", parsed.positional[0]),
                         kExitUsage, has_word(args, "--json"));

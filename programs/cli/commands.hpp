@@ -4,12 +4,23 @@
 #include <string>
 #include <vector>
 
+#include "command_spec.hpp"
+
 namespace frugal::cli {
 
 // Exit codes: 0 ok, 1 the command ran and found a problem, 2 bad usage.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitProblem = 1;
 inline constexpr int kExitUsage = 2;
+
+// Each command's command line (sdk/args): what it parses and what its
+// --help prints; `frugal --help` lists their briefs.
+const args::Spec& version_spec();
+const args::Spec& plugins_spec();
+const args::Spec& ckpt_spec();  // the group: `frugal ckpt SUBCOMMAND DIR`
+const args::Spec& ckpt_bench_spec();
+const args::Spec& pack_spec();
+const args::Spec& simulate_spec();
 
 int cmd_version(const std::vector<std::string>& args);
 int cmd_plugins(const std::vector<std::string>& args);

@@ -1,43 +1,33 @@
 // `frugal`: inspect the SDK and its plugins from the command line.
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli_errors.hpp"
 #include "commands.hpp"
 #include "frugal/sdk/host.hpp"
+#include "help_text.hpp"
 
 namespace {
 
+// The command list, from each command's spec (its --help has the rest).
+// The demo is a program of its own (frugal-demo): its line is written here.
 void print_usage(std::FILE* out) {
-  std::fputs(
-      "usage: frugal <command> [options]\n"
-      "\n"
-      "commands:\n"
-      "  version            SDK and ABI versions, CUDA support\n"
-      "  plugins [--json] [--options]\n"
-      "                     every plugin found (FRUGAL_PLUGIN_PATH, then the built-in\n"
-      "                     directory), its strategies (with --options, the options each\n"
-      "                     declares), and every file that failed to load\n"
-      "  ckpt ls|latest|verify|inspect|gc|bench DIR ...\n"
-      "                     checkpoints in a directory: list, find the newest valid one,\n"
-      "                     verify, show a manifest, apply retention, benchmark saves\n"
-      "                     (`frugal ckpt help` for the details)\n"
-      "  pack (--lengths FILE | --histogram FILE) --max-len N [--algo NAME|best] ...\n"
-      "                     pack sequence lengths into rows of max-len tokens and report\n"
-      "                     efficiency against the lower bound (`frugal pack help`)\n"
-      "  simulate [--job FILE] [--trace FILE] [--runs N] [--seed S] [--json] [--plot FILE.svg]\n"
-      "                     compare training plans (reserved, spot, spot then reserved,\n"
-      "                     heartbeats, autoscaling) by cost, wall time and lost work over\n"
-      "                     spot traces or Monte-Carlo preemptions; without --job, the\n"
-      "                     worked example (`frugal simulate help`)\n"
-      "  demo [--quick] [--out DIR] ...\n"
-      "                     the main job: train a tiny MoE language model on CPU twice, a\n"
-      "                     padded dense fp32 baseline on reserved nodes and a frugal run\n"
-      "                     (packing, MoE, FP8, spot with real preemptions), and report\n"
-      "                     the savings (`frugal demo --help`; programs/demo)\n"
-      "  help               this text\n",
-      out);
+  namespace cli = frugal::cli;
+  const std::string tool = "frugal ";
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const auto* spec :
+       {&cli::version_spec(), &cli::plugins_spec(), &cli::ckpt_spec(), &cli::pack_spec(), &cli::simulate_spec()})
+    rows.emplace_back(frugal::args::short_usage(*spec).substr(tool.size()), spec->brief);
+  rows.emplace_back("demo [--quick] [--out DIR] ...",
+                    "the main job: train a tiny MoE language model on CPU twice, a padded dense fp32 baseline on "
+                    "reserved nodes and a frugal run (packing, MoE, FP8, spot with real preemptions), and report "
+                    "the savings (`frugal demo --help`; programs/demo)");
+  rows.emplace_back("help", "this text");
+  const std::string text = "usage: frugal <command> [options]\n\ncommands:\n" + frugal::args::two_columns(rows) +
+                           "\n`frugal <command> --help` prints a command's options.\n";
+  std::fputs(text.c_str(), out);
 }
 
 }  // namespace

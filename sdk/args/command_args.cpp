@@ -7,8 +7,10 @@
 namespace frugal::args {
 namespace {
 
-bool contains(const std::vector<std::string>& list, const std::string& item) {
-  return std::find(list.begin(), list.end(), item) != list.end();
+const Option* find_option(const Spec& spec, const std::string& flag) {
+  const auto it =
+      std::find_if(spec.options.begin(), spec.options.end(), [&](const Option& option) { return option.flag == flag; });
+  return it == spec.options.end() ? nullptr : &*it;
 }
 
 bool is_help(const std::string& arg) { return arg == "--help" || arg == "-h"; }
@@ -16,11 +18,14 @@ bool is_help(const std::string& arg) { return arg == "--help" || arg == "-h"; }
 // "-x", "--x": a word that names a flag ("-" alone is a positional, e.g. stdin).
 bool looks_like_flag(const std::string& arg) { return arg.size() > 1 && arg[0] == '-'; }
 
+// The visible flags in declaration order, as the help text lists them.
 std::string accepted_list(const Spec& spec) {
   std::string out;
-  for (const auto& flag : spec.value_flags) out += (out.empty() ? "" : ", ") + flag + " VALUE";
-  for (const auto& flag : spec.repeatable_flags) out += (out.empty() ? "" : ", ") + flag + " VALUE...";
-  for (const auto& flag : spec.switch_flags) out += (out.empty() ? "" : ", ") + flag;
+  for (const auto& option : spec.options) {
+    if (option.hidden) continue;
+    out += (out.empty() ? "" : ", ") + option.flag;
+    if (!option.value_name.empty()) out += " " + option.value_name + (option.repeatable ? "..." : "");
+  }
   return out.empty() ? "--help" : out + ", --help";
 }
 
@@ -34,12 +39,12 @@ void check_words(const std::vector<std::string>& args, const Spec& spec) {
     if (!looks_like_flag(arg) || is_help(arg)) continue;
     const size_t eq = arg.find('=');
     const std::string flag = arg.substr(0, eq);
-    const bool takes_value = contains(spec.value_flags, flag) || contains(spec.repeatable_flags, flag);
-    if (takes_value) {
+    const Option* option = find_option(spec, flag);
+    if (option != nullptr && !option->value_name.empty()) {
       if (eq != std::string::npos) continue;
       if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0) throw UsageError(flag + " needs a value");
       ++i;
-    } else if (contains(spec.switch_flags, flag)) {
+    } else if (option != nullptr) {
       if (eq != std::string::npos) throw UsageError(flag + " takes no value");
     } else {
       throw UsageError("unknown argument '" + arg + "' (accepted: " + accepted_list(spec) + ")");
@@ -73,13 +78,15 @@ ParsedArgs parse(const std::vector<std::string>& args, const Spec& spec) {
 
   CLI::App app;
   app.allow_extras(false);
-  std::vector<std::pair<std::string, CLI::Option*>> value_options;
-  std::vector<std::pair<std::string, CLI::Option*>> switch_options;
-  for (const auto* list : {&spec.value_flags, &spec.repeatable_flags})
-    for (const auto& flag : *list)
+  std::vector<std::pair<const Option*, CLI::Option*>> value_options;
+  std::vector<std::pair<const Option*, CLI::Option*>> switch_options;
+  for (const auto& option : spec.options) {
+    if (option.value_name.empty())
+      switch_options.emplace_back(&option, app.add_flag(option.flag));
+    else
       value_options.emplace_back(
-          flag, app.add_option(flag)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll));
-  for (const auto& flag : spec.switch_flags) switch_options.emplace_back(flag, app.add_flag(flag));
+          &option, app.add_option(option.flag)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll));
+  }
   app.add_option("positional", parsed.positional)->expected(0, -1);
 
   // CLI11 wants argv order reversed (it pops from the back).
@@ -91,14 +98,14 @@ ParsedArgs parse(const std::vector<std::string>& args, const Spec& spec) {
     // so that nothing CLI11 refuses escapes as another kind of error.
     throw UsageError(e.what());
   }
-  for (const auto& [flag, option] : value_options) {
-    if (option->count() == 0) continue;
-    if (option->count() > 1 && !contains(spec.repeatable_flags, flag)) throw UsageError(flag + " given twice");
-    parsed.values[flag] = option->results();
+  for (const auto& [option, cli] : value_options) {
+    if (cli->count() == 0) continue;
+    if (cli->count() > 1 && !option->repeatable) throw UsageError(option->flag + " given twice");
+    parsed.values[option->flag] = cli->results();
   }
-  for (const auto& [flag, option] : switch_options) {
-    if (option->count() > 1) throw UsageError(flag + " given twice");
-    if (option->count() == 1) parsed.switches.insert(flag);
+  for (const auto& [option, cli] : switch_options) {
+    if (cli->count() > 1) throw UsageError(option->flag + " given twice");
+    if (cli->count() == 1) parsed.switches.insert(option->flag);
   }
   return parsed;
 }

@@ -1,13 +1,15 @@
 // One command-line parser for every frugal program (CLI11 underneath), so
 // that all of them split arguments alike and word usage errors alike:
-//   unknown argument '--yaml' (accepted: --out VALUE, --json)
+//   unknown argument '--yaml' (accepted: --out DIR, --json, --help)
 //   --out needs a value            (also for `--out --quick`: a value never
 //                                   starts with "--")
 //   --out given twice              (unless the flag is repeatable)
 //   --json takes no value          (`--json=yes`)
 // Values are `--name value` or `--name=value`; "--" ends the flags. The
 // values themselves are the caller's to check. Not thread-safe per call
-// only in the sense that nothing is shared: calls are independent.
+// only in the sense that nothing is shared: calls are independent. What a
+// command accepts is its Spec (command_spec.hpp); its --help text is made
+// from the same Spec (help_text.hpp).
 #pragma once
 
 #include <map>
@@ -17,20 +19,14 @@
 #include <string>
 #include <vector>
 
+#include "command_spec.hpp"
+
 namespace frugal::args {
 
 // Bad command line: the message names the argument at fault.
 class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
-};
-
-// What a command accepts. Flag names are long ("--size"); `repeatable`
-// value flags may be given many times (in `ParsedArgs::all`).
-struct Spec {
-  std::vector<std::string> value_flags;
-  std::vector<std::string> switch_flags;
-  std::vector<std::string> repeatable_flags;  // value flags, each value kept
 };
 
 struct ParsedArgs {
@@ -47,7 +43,7 @@ struct ParsedArgs {
 };
 
 // Parses `args` (the words after the program or subcommand name) against
-// `spec`; throws UsageError as the header says. With help set, nothing
+// `spec`'s options (hidden ones too); throws UsageError as the header says. With help set, nothing
 // else is checked.
 ParsedArgs parse(const std::vector<std::string>& args, const Spec& spec);
 

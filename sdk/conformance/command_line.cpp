@@ -1,38 +1,36 @@
 #include "command_line.hpp"
 
 #include "command_args.hpp"
+#include "help_text.hpp"
 
 namespace frugal::conformance {
 
-const char* const kUsage =
-    "usage: frugal-conformance [--option STRATEGY.KEY=VALUE]... [--json] [--no-fork] PLUGIN.so\n"
-    "\n"
-    "Loads PLUGIN.so and checks the contract of every strategy it declares:\n"
-    "the descriptor, creation and option checking, NULL and invalid arguments,\n"
-    "argument structs of the v2.0 size, larger and too small, state export and\n"
-    "import, determinism and thread safety where the strategy promises them,\n"
-    "and that host allocations are freed, and that a strategy's declared options\n"
-    "agree with what its create accepts: defaults, bounds and the values\n"
-    "just outside them, choices, required options. Prints one PASS/FAIL/SKIP line\n"
-    "per rule.\n"
-    "\n"
-    "Required declared options get a value built from the declaration (min, else\n"
-    "1; false; the first choice; a fresh directory); a required string without\n"
-    "choices cannot be built: pass it with --option, or the rules that need an\n"
-    "instance are skipped.\n"
-    "\n"
-    "  --option S.K=V  pass option K=V when creating strategy S ('*' for every\n"
-    "                  strategy), over any built value; V is an int, a double,\n"
-    "                  true/false or a string; {tmpdir} in V becomes a fresh\n"
-    "                  directory per strategy\n"
-    "  --json          print the report as JSON\n"
-    "  --no-fork       check in this process (for a debugger or a sanitizer);\n"
-    "                  a crash then ends the run instead of failing one rule\n"
-    "  --help          print this text\n"
-    "\n"
-    "Exit status: 0 every rule passed, 1 a rule failed, 2 bad usage.\n";
-
 namespace {
+
+const args::Spec& command_line_spec() {
+  static const args::Spec spec{
+      "frugal-conformance",
+      "checks the contract of every strategy a plugin declares",
+      "Loads PLUGIN.so and checks the contract of every strategy it declares: the descriptor, creation and option "
+      "checking, NULL and invalid arguments, argument structs of the v2.0 size, larger and too small, state export "
+      "and import, determinism and thread safety where the strategy promises them, and that host allocations are "
+      "freed, and that a strategy's declared options agree with what its create accepts: defaults, bounds and the "
+      "values just outside them, choices, required options. Prints one PASS/FAIL/SKIP line per rule.\n\n"
+      "Required declared options get a value built from the declaration (min, else 1; false; the first choice; a "
+      "fresh directory); a required string without choices cannot be built: pass it with --option, or the rules "
+      "that need an instance are skipped.\n\n"
+      "Exit status: 0 every rule passed, 1 a rule failed, 2 bad usage.",
+      {{"PLUGIN.so", "the plugin to check"}},
+      {args::repeatable(args::value_flag(
+           "--option", "S.K=V",
+           "pass option K=V when creating strategy S ('*' for every strategy), over any built value; V is an int, a "
+           "double, true/false or a string; {tmpdir} in V becomes a fresh directory per strategy")),
+       args::switch_flag("--json", "print the report as JSON"),
+       args::switch_flag("--no-fork",
+                         "check in this process (for a debugger or a sanitizer); a crash then ends the "
+                         "run instead of failing one rule")}};
+  return spec;
+}
 
 std::optional<OptionArg> parse_option(const std::string& text) {
   const auto eq = text.find('=');
@@ -48,8 +46,7 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv, std::string
   CommandLine cl;
   try {
     // The tools' one parser (sdk/args) splits the line and words its errors.
-    const auto parsed =
-        args::parse(std::vector<std::string>(argv + 1, argv + argc), {{}, {"--json", "--no-fork"}, {"--option"}});
+    const auto parsed = args::parse(std::vector<std::string>(argv + 1, argv + argc), command_line_spec());
     cl.help = parsed.help;
     if (cl.help) return cl;
     cl.json = parsed.has("--json");
@@ -70,5 +67,7 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv, std::string
   }
   return cl;
 }
+
+std::string usage_text() { return args::help_text(command_line_spec()); }
 
 }  // namespace frugal::conformance

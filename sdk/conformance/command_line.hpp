@@ -25,6 +25,8 @@ struct CommandLine {
 // naming the bad argument.
 std::optional<CommandLine> parse_command_line(int argc, char** argv, std::string& error);
 
-extern const char* const kUsage;
+// The --help text, made from the spec the parser reads (sdk/args); a usage
+// error prints it after the message.
+std::string usage_text();
 
 }  // namespace frugal::conformance

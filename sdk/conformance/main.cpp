@@ -80,11 +80,11 @@ int main(int argc, char** argv) {
   std::string usage_error;
   const auto cl = fc::parse_command_line(argc, argv, usage_error);
   if (!cl) {
-    std::fprintf(stderr, "frugal-conformance: %s\n\n%s", usage_error.c_str(), fc::kUsage);
+    std::fprintf(stderr, "frugal-conformance: %s\n\n%s", usage_error.c_str(), fc::usage_text().c_str());
     return 2;
   }
   if (cl->help) {
-    std::fputs(fc::kUsage, stdout);
+    std::fputs(fc::usage_text().c_str(), stdout);
     return 0;
   }
   const std::string path = std::filesystem::absolute(cl->plugin).string();

@@ -1,5 +1,5 @@
-// `frugal simulate [--job FILE] [--trace FILE] [--runs N] [--seed S] [--json]
-//  [--plot FILE.svg] ...`: replays a job against availability / price
+// `frugal simulate [--job FILE] [--trace FILE] ...` (its options:
+// simulate_spec below): replays a job against availability / price
 // traces or Monte-Carlo preemptions, with a real run scheduler and its
 // policies in the loop, and compares plans by cost, wall time and lost
 // work (docs/simulate.md).
@@ -30,24 +30,6 @@
 namespace frugal::cli {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: frugal simulate [--job FILE] [--trace FILE] [--runs N] [--seed S] [--json] [--plot FILE.svg]\n"
-    "                       [--plans NAME,...] [--trace-format auto|skypilot|aws|csv]\n"
-    "                       [--zone AZ] [--instance-type TYPE] [--product TEXT] [--threads N]\n"
-    "  --job FILE           the job and its plans (JSON; default: the built-in worked example)\n"
-    "  --trace FILE         replay a trace instead of Monte-Carlo preemptions: SkyPilot spot\n"
-    "                       traces JSON, AWS spot price history (JSON or CSV), or CSV rows\n"
-    "                       time_s,available[,spot_price]\n"
-    "  --trace-format F     how to read --trace (default auto: from its content)\n"
-    "  --zone, --instance-type, --product\n"
-    "                       which AWS price series to replay (default: the one with most rows)\n"
-    "  --runs N             runs per plan (default 200); the table shows means\n"
-    "  --seed S             seed of the runs (default 1): the same seed gives the same output\n"
-    "  --plans A,B          simulate only these plans of the job\n"
-    "  --threads N          worker threads (default: all cores); results do not depend on it\n"
-    "  --json               machine-readable output: {\"plans\": [{\"name\", \"cost\", ...}], ...}\n"
-    "  --plot FILE.svg      also write a plot of cost and wall time per plan (p10-p90 whiskers)\n";
-
 struct Flags {
   std::optional<std::string> job, trace, plot;
   simulate::TraceFormat format = simulate::TraceFormat::kAuto;
@@ -72,10 +54,7 @@ std::vector<std::string> split_list(const std::string& text) {
 }
 
 Flags parse_flags(const std::vector<std::string>& args) {
-  const ParsedArgs parsed = parse_args(
-      args, {"--job", "--trace", "--trace-format", "--zone", "--instance-type", "--product", "--runs", "--seed", "--plans",
-             "--threads", "--plot"},
-      {"--json"});
+  const ParsedArgs parsed = parse_args(args, simulate_spec());
   if (!parsed.positional.empty()) throw UsageError(fmt::format("unexpected argument '{}'", parsed.positional[0]));
   Flags flags;
   flags.job = parsed.value("--job");
@@ -121,12 +100,35 @@ void write_file(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+const args::Spec& simulate_spec() {
+  using args::value_flag;
+  static const args::Spec spec{
+      "frugal simulate",
+      "compare training plans (reserved, spot, spot then reserved, heartbeats, autoscaling) by cost, wall time and "
+      "lost work over spot traces or Monte-Carlo preemptions",
+      "Replays a job against availability / price traces or Monte-Carlo preemptions, with a real run scheduler and "
+      "its policies in the loop, and compares its plans by cost, wall time and lost work (docs/simulate.md). Without "
+      "--job, the built-in worked example.",
+      {},
+      {value_flag("--job", "FILE", "the job and its plans (JSON; default: the built-in worked example)"),
+       value_flag("--trace", "FILE",
+                  "replay a trace instead of Monte-Carlo preemptions: SkyPilot spot traces JSON, AWS spot price "
+                  "history (JSON or CSV), or CSV rows time_s,available[,spot_price]"),
+       value_flag("--trace-format", "F", "how to read --trace: auto (default: from its content), skypilot, aws, csv"),
+       value_flag("--zone", "AZ", "which AWS price series to replay (default: the one with most rows)"),
+       value_flag("--instance-type", "TYPE", "as --zone"), value_flag("--product", "TEXT", "as --zone"),
+       value_flag("--runs", "N", "runs per plan, 1 to 10000000 (default 200); the table shows means"),
+       value_flag("--seed", "S", "seed of the runs (default 1): the same seed gives the same output"),
+       value_flag("--plans", "NAME,...", "simulate only these plans of the job"),
+       value_flag("--threads", "N", "worker threads (default: all cores); results do not depend on it"),
+       value_flag("--plot", "FILE.svg", "also write a plot of cost and wall time per plan (p10-p90 whiskers)"),
+       args::switch_flag("--json", "machine-readable output: {\"plans\": [{\"name\", \"cost\", ...}], ...}")}};
+  return spec;
+}
+
 int cmd_simulate(const std::vector<std::string>& args) {
   const bool json = has_word(args, "--json");
-  if ((!args.empty() && args[0] == "help") || wants_help(args)) {
-    std::fputs(kUsage, stdout);
-    return kExitOk;
-  }
+  if ((!args.empty() && args[0] == "help") || wants_help(args)) return print_help(simulate_spec());
   Flags flags;
   try {
     flags = parse_flags(args);

@@ -37,6 +37,7 @@ DemoOptions parse_demo_options(const std::vector<std::string>& args);
 // The arguments that make a worker rebuild these options (for exec).
 std::vector<std::string> worker_arguments(const DemoOptions& options, const std::string& run, int attempt);
 
-const char* demo_usage();
+// The --help text, made from the spec the parser reads (sdk/args).
+std::string demo_usage();
 
 }  // namespace frugal_demo

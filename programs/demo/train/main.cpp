@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (options.help) {
-    std::fputs(demo_usage(), stdout);
+    std::fputs(demo_usage().c_str(), stdout);
     return 0;
   }
   try {

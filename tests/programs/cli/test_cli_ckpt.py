@@ -410,10 +410,10 @@ class CkptCliTest(unittest.TestCase):
                     result = ckpt(sub, flag)
                     self.assertEqual(result.returncode, 0, result.stderr)
                     self.assertEqual(result.stderr, "")
-                    self.assertIn("  " + sub + " DIR", result.stdout)
+                    self.assertIn("usage: frugal ckpt " + sub + " DIR", result.stdout)
                     for other in subcommands:
                         if other != sub:
-                            self.assertNotIn("  " + other + " DIR", result.stdout)
+                            self.assertNotIn("ckpt " + other + " DIR", result.stdout)
             # --help wins over whatever else is on the line, and touches nothing.
             self.assertEqual(ckpt(sub, self.root, "--bogus", "--help").returncode, 0)
         self.assertFalse(os.path.exists(self.root))
