@@ -1,6 +1,7 @@
 """A bench's command line (the tools' parser, sdk/args): --help exits 0
 and lists every flag; an unknown flag and a value flag without its value
-exit 2 naming the flag.
+exit 2 naming the flag, followed by the same options text --help prints
+(both are made from one spec).
 
 Usage: check_command_line.py PROGRAM VALUE_FLAG,... SWITCH,...
 """
@@ -13,21 +14,36 @@ def run(args):
     return result.returncode, result.stdout + result.stderr
 
 
+def options_text(help_text):
+    """The lists of arguments and options: from the first heading (a line
+    such as "options:" whose next line is an indented entry) on."""
+    lines = help_text.splitlines(keepends=True)
+    for i, line in enumerate(lines[:-1]):
+        if not line.startswith(" ") and line.endswith(":\n") and lines[i + 1].startswith("  "):
+            return "".join(lines[i:])
+    return ""
+
+
 def main():
     program = sys.argv[1]
     value_flags = [f for f in sys.argv[2].split(",") if f]
-    switches = [f for f in sys.argv[3].split(",") if f]
+    switches = [f for f in (sys.argv[3] if len(sys.argv) > 3 else "").split(",") if f]
     failures = []
-    code, output = run([program, "--help"])
-    missing = [f for f in value_flags + switches if f not in output]
+    code, help_text = run([program, "--help"])
+    missing = [f for f in value_flags + switches if f not in help_text]
     if code != 0 or missing:
         failures.append(f"--help: exit {code}, flags not listed: {missing}")
+    listed = options_text(help_text)
+    if "--help" not in listed:
+        failures.append(f"--help: no options list found in {help_text!r}")
     code, output = run([program, "--bogus"])
     if code != 2 or "unknown argument '--bogus'" not in output:
         failures.append(f"--bogus: exit {code}, output {output!r}")
+    if listed not in output:
+        failures.append(f"--bogus: the options text of --help is not in {output!r}")
     for flag in value_flags:
         code, output = run([program, flag])
-        if code != 2 or f"{flag} needs a value" not in output:
+        if code != 2 or f"{flag} needs a value" not in output or listed not in output:
             failures.append(f"{flag} without a value: exit {code}, output {output!r}")
     for failure in failures:
         print("FAIL:", failure)

@@ -1,25 +1,39 @@
 // quant_bench: CPU throughput of the bulk fp32 -> E4M3FN conversion (with
 // its amax) on one thread, next to a memcpy of the same input buffer in the
 // same run, plus the multi-threaded wrapper. GB/s counts the bytes read (4
-// per element). Usage: quant_bench [elements] (default 2^24, 64 MiB in).
+// per element). Usage: quant_bench [--elements N] (default 2^24, 64 MiB in).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
 
 #include "best_time.hpp"
+#include "command_spec.hpp"
 #include "formats/bulk.hpp"
 #include "formats/parallel.hpp"
+#include "program_main.hpp"
 
 using namespace frugal::quant;
 using frugal::bench::best_seconds;
 
-int main(int argc, char** argv) {
-  const std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : std::size_t{1} << 24;
+namespace {
+
+const frugal::args::Spec& command_line() {
+  static const frugal::args::Spec spec{
+      "quant_bench",
+      "CPU throughput of the bulk fp32 -> E4M3FN conversion",
+      "CPU throughput of the bulk fp32 -> E4M3FN conversion (with its amax) on one thread, next to a memcpy of the "
+      "same input buffer in the same run, plus the multi-threaded wrapper. GB/s counts the bytes read (4 per "
+      "element).",
+      {},
+      {frugal::args::value_flag("--elements", "N", "fp32 elements converted, 1 to 2^33 (default 2^24: 64 MiB in)")}};
+  return spec;
+}
+
+int bench(std::size_t n) {
   std::vector<float> in(n);
   std::uint32_t s = 12345;
   for (auto& x : in) {
@@ -42,4 +56,13 @@ int main(int argc, char** argv) {
   std::printf("fp32 -> e4m3fn + amax, %u threads: %6.2f GB/s (read)\n", parallel_chunk_count(n, threads),
               bytes / t_par * 1e-9);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return frugal::args::program_main(argc, argv, command_line(), [](const frugal::args::ParsedArgs& args) {
+    return bench(
+        static_cast<std::size_t>(frugal::args::int_value(args, "--elements", int64_t{1} << 24, 1, int64_t{1} << 33)));
+  });
 }

@@ -14,8 +14,8 @@
 //               -> bf16 cuBLASLt GEMM of the same shape (TN, fp32 compute);
 //               TFLOP/s = 2 m n k / time.
 // Timing: CUDA events around each call after 3 warm-up calls; the median of
-// 20 (GEMM: 10). Usage: quant_gpu_bench [rows cols [m n k]] (defaults
-// 16384 x 8192 for the casts: 512 MiB of fp32, so the per-call launches
+// 20 (GEMM: 10). Usage: quant_gpu_bench [--rows R --cols C] [--m M --n N
+// --k K] (defaults 16384 x 8192 for the casts: 512 MiB of fp32, so the per-call launches
 // (the amax reset and the kernel) weigh little next to the traffic; and
 // 8192^3 for the GEMMs). Runs in a few seconds on an H200.
 #include <cublasLt.h>
@@ -24,16 +24,17 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "command_spec.hpp"
 #include "cuda/cublaslt_api.hpp"
 #include "cuda/cuda_ops.hpp"
 #include "cuda_support/cuda_support.hpp"
 #include "frugal/tensor.h"
+#include "program_main.hpp"
 
 namespace {
 
@@ -152,19 +153,24 @@ double bf16_gemm_ms(cublasLtHandle_t lt, const void* a, const void* b, void* d, 
   return ms;
 }
 
-}  // namespace
+const frugal::args::Spec& command_line() {
+  using frugal::args::value_flag;
+  static const frugal::args::Spec spec{
+      "quant_gpu_bench",
+      "quant_fp8's CUDA casts and FP8 GEMM, each next to its baseline",
+      "quant_fp8's CUDA kernels and FP8 GEMM on one GPU, each next to its own baseline measured in the same run: "
+      "the casts against a device-to-device copy of their fp32 input, the E4M3 GEMM against a bf16 cuBLASLt GEMM "
+      "of the same shape. Without a device it prints SKIP and exits 0.",
+      {},
+      {value_flag("--rows", "R", "rows of the casts' fp32 input, 1 to 2^20 (default 16384)"),
+       value_flag("--cols", "C", "its columns, 1 to 2^20 (default 8192: 512 MiB of fp32 in all)"),
+       value_flag("--m", "M", "the GEMMs' m, 1 to 2^20 (default 8192)"),
+       value_flag("--n", "N", "the GEMMs' n, 1 to 2^20 (default 8192)"),
+       value_flag("--k", "K", "the GEMMs' k, 1 to 2^20 (default 8192)")}};
+  return spec;
+}
 
-int main(int argc, char** argv) {
-  std::int64_t rows = 16384, cols = 8192, m = 8192, n = 8192, k = 8192;
-  if (argc >= 3) {
-    rows = std::atoll(argv[1]);
-    cols = std::atoll(argv[2]);
-  }
-  if (argc >= 6) {
-    m = std::atoll(argv[3]);
-    n = std::atoll(argv[4]);
-    k = std::atoll(argv[5]);
-  }
+int bench(std::int64_t rows, std::int64_t cols, std::int64_t m, std::int64_t n, std::int64_t k) {
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 1) {
     std::printf("SKIP: no CUDA device\n");
@@ -277,4 +283,16 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return frugal::args::program_main(argc, argv, command_line(), [](const frugal::args::ParsedArgs& args) {
+    constexpr std::int64_t kMax = std::int64_t{1} << 20;
+    const auto size = [&](const char* flag, std::int64_t fallback) {
+      return frugal::args::int_value(args, flag, fallback, 1, kMax);
+    };
+    return bench(size("--rows", 16384), size("--cols", 8192), size("--m", 8192), size("--n", 8192), size("--k", 8192));
+  });
 }

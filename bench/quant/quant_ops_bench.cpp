@@ -3,20 +3,21 @@
 // thread and on all, next to a memcpy of the same input buffer measured in
 // the same run. GB/s counts the input bytes read; "x memcpy" is the ratio
 // of the quantize time to the memcpy time of that buffer (1.0 = as fast as
-// copying it). Usage: quant_ops_bench [rows cols] (default 4096 x 4096).
+// copying it). Usage: quant_ops_bench [--rows R] [--cols C] (default 4096 x 4096).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
 
 #include "best_time.hpp"
+#include "command_spec.hpp"
 #include "formats/half.hpp"
 #include "frugal/tensor.h"
 #include "ops/cpu_ops.hpp"
+#include "program_main.hpp"
 
 using namespace frugal::quant;
 using frugal::bench::best_seconds;
@@ -31,11 +32,21 @@ struct Case {
   bool transpose;
 };
 
-}  // namespace
+const frugal::args::Spec& command_line() {
+  static const frugal::args::Spec spec{
+      "quant_ops_bench",
+      "CPU throughput of quant_fp8's quantize, every recipe",
+      "CPU throughput of the quant_fp8 quantize operation (the plugin's host path) for every recipe, on one thread "
+      "and on all, next to a memcpy of the same input buffer measured in the same run. GB/s counts the input bytes "
+      "read; \"x memcpy\" is the ratio of the quantize time to the memcpy time of that buffer (1.0 = as fast as "
+      "copying it).",
+      {},
+      {frugal::args::value_flag("--rows", "R", "rows of the fp32 input, 1 to 65536 (default 4096)"),
+       frugal::args::value_flag("--cols", "C", "columns of the fp32 input, 1 to 65536 (default 4096)")}};
+  return spec;
+}
 
-int main(int argc, char** argv) {
-  const std::int64_t rows = argc > 2 ? std::strtoll(argv[1], nullptr, 10) : 4096;
-  const std::int64_t cols = argc > 2 ? std::strtoll(argv[2], nullptr, 10) : 4096;
+int bench(std::int64_t rows, std::int64_t cols) {
   const auto n = static_cast<std::size_t>(rows * cols);
   std::vector<float> in(n);
   std::uint32_t s = 12345;
@@ -96,4 +107,13 @@ int main(int argc, char** argv) {
     }
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return frugal::args::program_main(argc, argv, command_line(), [](const frugal::args::ParsedArgs& args) {
+    return bench(frugal::args::int_value(args, "--rows", 4096, 1, 65536),
+                 frugal::args::int_value(args, "--cols", 4096, 1, 65536));
+  });
 }
