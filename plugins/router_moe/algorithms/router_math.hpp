@@ -14,7 +14,7 @@
 // value: correctly rounded except within a hair of a rounding boundary.
 // Over all 2^32 inputs the largest errors are 0.50000004 ulp (exp) and
 // 0.5 ulp (log), two inputs each not the nearest float
-// (tests/router/test_router_math.cpp checks a dense sample on every run).
+// (tests/plugins/router_moe/test_router_math.cpp checks a dense sample on every run).
 // Overflow gives +inf, underflow gradual denormals then +0, as the double ->
 // float conversion rounds them; a NaN comes back quieted with its payload.
 //

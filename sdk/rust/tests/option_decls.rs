@@ -104,7 +104,7 @@ fn a_strategy_declaring_nothing_lists_no_options() {
     if !path.is_file() {
         // A checkout holds the test plugins' source; a copy of the crate
         // tested against an install does not.
-        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/plugins/test_plugin.cpp");
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/core/loader/test_plugin.cpp");
         assert!(!source.exists(), "{} is missing: build the target test_plugin_alpha", path.display());
         eprintln!("skipped: no test plugin {} (the crate is tested outside the source tree)", path.display());
         return;

@@ -7,7 +7,7 @@
 // library with smaller structs, is covered where each struct is handled:
 //   test_plugin_loading "info structs are written only up to the caller's struct_size"
 //   test_packer_api     "stats and view honour a smaller caller struct_size"
-//   test_tensor_view (tests/sdk) and the tensor checks with FRUGAL_TENSOR_MIN_SIZE
+//   test_tensor_view (tests/sdk/cpp) and the tensor checks with FRUGAL_TENSOR_MIN_SIZE
 // and the C99 sample hosts (samples/) are built exactly as a v2.0 host is.
 #include <catch2/catch.hpp>
 
@@ -41,7 +41,7 @@ const std::vector<Row> kMatrix = {
     {compat_path("compat_v2_0.so"), "the v2.0 headers", "compat_v2_0", 0, "compat_linear", true, 0.0},
     {compat_path("compat_newer_minor.so"), "a later minor's headers: larger structs, extra slots", "compat_newer",
      FRUGAL_ABI_VERSION_MINOR + 1, "compat_linear", true, FRUGAL_ABI_VERSION_MINOR},
-    // tests/plugins/test_plugin.cpp, variants of the loader tests:
+    // tests/core/loader/test_plugin.cpp, variants of the loader tests:
     {plugin_path("newer_minor"), "minor 7 with larger descriptors and vtable", "newer", 7, "newer_linear", false, 0},
     {plugin_path("older_minor"), "the smallest legal structs, garbage past them", "older", 0, "older_linear", false,
      0},

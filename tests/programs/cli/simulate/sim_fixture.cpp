@@ -11,7 +11,7 @@
 #include <system_error>
 #include <vector>
 
-#include "unit/test_helpers.hpp"
+#include "test_helpers.hpp"
 #include "job_reader.hpp"
 #include "scheduler_source.hpp"
 
