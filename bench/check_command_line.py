@@ -1,4 +1,4 @@
-"""A bench's command line (the tools' parser, sdk/args): --help exits 0
+"""A bench's command line (the tools' parser, support/args): --help exits 0
 and lists every flag; an unknown flag and a value flag without its value
 exit 2 naming the flag, followed by the same options text --help prints
 (both are made from one spec).

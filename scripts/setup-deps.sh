@@ -15,7 +15,7 @@ set -eu
 # a venv, offline (sdk/python/tests/install_venv.sh).
 # nlohmann-json3-dev (header-only): every JSON the tools read or write, the
 # CLI and its cost simulator, the conformance kit and the demo's report.
-# libcli11-dev (header-only): the tools' command-line parser (sdk/args).
+# libcli11-dev (header-only): the tools' command-line parser (support/args).
 packages="cmake make g++ pkg-config binutils python3 \
 libboost-dev libfmt-dev libflatbuffers-dev flatbuffers-compiler libxxhash-dev catch2 \
 abigail-tools dpkg-dev lintian cargo golang-go python3-numpy python3-torch \

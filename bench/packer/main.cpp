@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   bp::Format format = bp::Format::text;
   int64_t n = 0, repeats = 0;
   std::vector<int64_t> sizes;
-  // The tools' one parser (sdk/args): it words unknown flags and missing
+  // The tools' one parser (support/args): it words unknown flags and missing
   // values; the values are checked here.
   frugal::args::ParsedArgs parsed;
   try {

@@ -181,7 +181,7 @@ int main(int argc, char** argv) {
       {frugal::args::switch_flag("--quick", "one repeat at small sizes (the ctest smoke test)"),
        frugal::args::value_flag("--repeats", "R", "timed runs per case (a positive number; default 5)"),
        frugal::args::value_flag("--threads", "N", "worker threads (a positive number; default: all cores)")}};
-  // The tools' one parser (sdk/args); the values are checked here.
+  // The tools' one parser (support/args); the values are checked here.
   frugal::args::ParsedArgs parsed;
   try {
     parsed = frugal::args::parse(std::vector<std::string>(argv + 1, argv + argc), spec);

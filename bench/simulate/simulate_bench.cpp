@@ -205,7 +205,7 @@ int main(int argc, char** argv) {
     std::fputs(frugal::args::usage_error_text(command_line(), message).c_str(), stderr);
     return 2;
   };
-  // The tools' one parser (sdk/args); the values are checked here.
+  // The tools' one parser (support/args); the values are checked here.
   frugal::args::ParsedArgs parsed;
   try {
     parsed = frugal::args::parse(std::vector<std::string>(argv + 1, argv + argc), command_line());

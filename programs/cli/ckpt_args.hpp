@@ -1,5 +1,5 @@
 // Argument parsing for the `frugal` commands: the tools' one parser
-// (sdk/args) with usage errors thrown as UsageError (exit code 2), and the
+// (support/args) with usage errors thrown as UsageError (exit code 2), and the
 // value checks the commands share.
 #pragma once
 

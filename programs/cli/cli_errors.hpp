@@ -15,7 +15,7 @@
 
 namespace frugal::cli {
 
-// Bad command line (exit kExitUsage); the parser (sdk/args) throws it too.
+// Bad command line (exit kExitUsage); the parser (support/args) throws it too.
 using UsageError = args::UsageError;
 
 // A problem the command found before it could do its work (exit
@@ -35,7 +35,7 @@ bool is_help(const std::string& arg);
 bool has_word(const std::vector<std::string>& args, const std::string& flag);
 bool wants_help(const std::vector<std::string>& args);
 
-// Prints `spec`'s help text (sdk/args/help_text.hpp) on stdout; returns kExitOk.
+// Prints `spec`'s help text (support/args/help_text.hpp) on stdout; returns kExitOk.
 int print_help(const args::Spec& spec);
 
 // Reports an error of `command` ("pack", "ckpt ls") as the header says and

@@ -13,7 +13,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitProblem = 1;
 inline constexpr int kExitUsage = 2;
 
-// Each command's command line (sdk/args): what it parses and what its
+// Each command's command line (support/args): what it parses and what its
 // --help prints; `frugal --help` lists their briefs.
 const args::Spec& version_spec();
 const args::Spec& plugins_spec();

@@ -44,7 +44,7 @@ inline constexpr uint64_t kBytesPerUnit = 128 + 8;
 
 // Limits for this machine: max_units = min(2^40, available memory /
 // kBytesPerUnit), available memory as the core's packer reads it
-// (sdk/memory: MemAvailable in /proc/meminfo, else the free pages; 2^40
+// (support/memory: MemAvailable in /proc/meminfo, else the free pages; 2^40
 // alone when neither is known).
 InputLimits memory_limits(int64_t max_len, Overlong overlong);
 

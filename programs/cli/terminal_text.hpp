@@ -1,6 +1,6 @@
 // Text the CLI prints on a terminal that may carry bytes it did not
 // choose (a manifest's writer, tensor names, error reasons quoting them),
-// in a form that is safe there. (Its JSON is written by sdk/json, which
+// in a form that is safe there. (Its JSON is written by support/json, which
 // escapes such text its own way.)
 //
 // Invalid UTF-8 (a stray continuation byte, a truncated or overlong

@@ -45,7 +45,7 @@ std::optional<OptionArg> parse_option(const std::string& text) {
 std::optional<CommandLine> parse_command_line(int argc, char** argv, std::string& error) {
   CommandLine cl;
   try {
-    // The tools' one parser (sdk/args) splits the line and words its errors.
+    // The tools' one parser (support/args) splits the line and words its errors.
     const auto parsed = args::parse(std::vector<std::string>(argv + 1, argv + argc), command_line_spec());
     cl.help = parsed.help;
     if (cl.help) return cl;

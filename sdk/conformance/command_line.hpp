@@ -25,7 +25,7 @@ struct CommandLine {
 // naming the bad argument.
 std::optional<CommandLine> parse_command_line(int argc, char** argv, std::string& error);
 
-// The --help text, made from the spec the parser reads (sdk/args); a usage
+// The --help text, made from the spec the parser reads (support/args); a usage
 // error prints it after the message.
 std::string usage_text();
 

@@ -43,7 +43,7 @@ inline constexpr uint64_t kMaxUnits = uint64_t{1} << 40;
 
 // How many units one pack call may hold: min(kMaxUnits, available memory /
 // kPeakBytesPerUnit), available memory being MemAvailable from
-// /proc/meminfo, else sysconf(_SC_AVPHYS_PAGES) pages (sdk/memory, which
+// /proc/meminfo, else sysconf(_SC_AVPHYS_PAGES) pages (support/memory, which
 // the CLI reads too; ignored when neither is known). `why` spells out the formula for error messages.
 struct UnitBudget {
   uint64_t max_units = kMaxUnits;

@@ -67,7 +67,7 @@ const frugal::args::Spec& demo_spec() {
 std::string demo_usage() { return frugal::args::help_text(demo_spec()); }
 
 DemoOptions parse_demo_options(const std::vector<std::string>& args) {
-  // The tools' one parser (sdk/args) splits the line and words its errors;
+  // The tools' one parser (support/args) splits the line and words its errors;
   // the values are checked here.
   const auto parsed = frugal::args::parse(args, demo_spec());
   DemoOptions options;

@@ -14,7 +14,7 @@
 
 namespace frugal_demo {
 
-// A bad command line (the tools' parser, sdk/args, throws it too); main
+// A bad command line (the tools' parser, support/args, throws it too); main
 // prints it with the usage and exits 2.
 using UsageError = frugal::args::UsageError;
 
@@ -37,7 +37,7 @@ DemoOptions parse_demo_options(const std::vector<std::string>& args);
 // The arguments that make a worker rebuild these options (for exec).
 std::vector<std::string> worker_arguments(const DemoOptions& options, const std::string& run, int attempt);
 
-// The --help text, made from the spec the parser reads (sdk/args).
+// The --help text, made from the spec the parser reads (support/args).
 std::string demo_usage();
 
 }  // namespace frugal_demo

@@ -61,7 +61,7 @@ class CliTest(unittest.TestCase):
         plugins = {p["name"]: p for p in json.loads(result.stdout)["plugins"]}
         cosine = [s for s in plugins["schedule_lr"]["strategies"] if s["name"] == "cosine"]
         self.assertEqual(cosine[0]["options"], self.COSINE_OPTIONS)
-        # Both bounds, a bool, a choice list (tests/plugins/option_decls_plugin.cpp).
+        # Both bounds, a bool, a choice list (tests/core/loader/option_decls_plugin.cpp).
         decl = plugins["option_decls"]["strategies"][0]["options"]
         self.assertEqual([(o["name"], o["min"], o["max"], o["choices"], o["default"]) for o in decl],
                          [("lr", 0, 10, None, "0.001"), ("steps", 1, 100, None, None),

@@ -1,4 +1,4 @@
-// sdk/args: the parser reads what a Spec declares, and the help text made
+// support/args: the parser reads what a Spec declares, and the help text made
 // from the same Spec lists it, laid out the same way every time.
 #include <catch2/catch.hpp>
 

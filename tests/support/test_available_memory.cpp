@@ -1,4 +1,4 @@
-// sdk/memory: the available memory the core's packer and the CLI weigh
+// support/memory: the available memory the core's packer and the CLI weigh
 // their inputs against. The MemAvailable line is read in bytes, a text
 // without one is refused, and a missing file falls back to the free pages.
 #include <unistd.h>

@@ -1,4 +1,4 @@
-// sdk/json: the one way the tools write JSON. Whatever bytes a string
+// support/json: the one way the tools write JSON. Whatever bytes a string
 // holds, the text is ASCII, parses back, and keeps every valid character;
 // what JSON cannot hold becomes null; members keep the order they were set.
 #include <catch2/catch.hpp>
