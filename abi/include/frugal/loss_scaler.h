@@ -115,7 +115,7 @@ FRUGAL_API void frugal_loss_scaler_destroy(frugal_loss_scaler* scaler);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_loss_scaler_status, scale) == 8, loss_scaler_scale);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_loss_scaler_status, clean_steps) == 16, loss_scaler_clean);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_loss_scaler_status, skipped_steps) == 24, loss_scaler_skipped);
-FRUGAL_LAYOUT_ASSERT(sizeof(frugal_loss_scaler_status) == 32, loss_scaler_state_size);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_loss_scaler_status) == 32, loss_scaler_status_size);
 #endif
 
 FRUGAL_EXTERN_C_END
