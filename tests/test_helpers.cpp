@@ -35,9 +35,13 @@ std::string probe_echo(frugal_error* error) {
   return result.message;
 }
 
-std::string plugin_path(const std::string& variant) { return std::string(FRUGAL_TEST_PLUGIN_DIR) + "/" + variant + ".so"; }
+std::string plugin_path(const std::string& variant) {
+  return std::string(FRUGAL_TEST_PLUGIN_DIR) + "/" + variant + ".so";
+}
 
-std::string builtin_path(const std::string& name) { return std::string(FRUGAL_BUILTIN_PLUGIN_DIR) + "/" + name + ".so"; }
+std::string builtin_path(const std::string& name) {
+  return std::string(FRUGAL_BUILTIN_PLUGIN_DIR) + "/" + name + ".so";
+}
 
 Outcome outcome(frugal_error* error) {
   Outcome result{frugal_error_code(error), frugal_error_message(error)};
@@ -62,8 +66,8 @@ bool is_mapped(const std::string& file_name) {
       [](dl_phdr_info* info, size_t, void* data) {
         auto* s = static_cast<Search*>(data);
         const std::string name = info->dlpi_name != nullptr ? info->dlpi_name : "";
-        if (name.size() >= s->suffix.size() && name.compare(name.size() - s->suffix.size(), s->suffix.size(),
-                                                            s->suffix) == 0)
+        if (name.size() >= s->suffix.size() &&
+            name.compare(name.size() - s->suffix.size(), s->suffix.size(), s->suffix) == 0)
           s->found = true;
         return 0;
       },

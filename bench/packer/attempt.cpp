@@ -28,8 +28,7 @@ std::span<const fp::Algorithm> fast_algorithms() noexcept {
   return fast;
 }
 
-Attempt attempt(fp::Algorithm algorithm, std::span<const int64_t> lengths, const fp::PackLimits& limits,
-                int repeats) {
+Attempt attempt(fp::Algorithm algorithm, std::span<const int64_t> lengths, const fp::PackLimits& limits, int repeats) {
   Attempt out;
   std::vector<double> times;
   std::vector<double> cpu_times;
@@ -49,8 +48,7 @@ Attempt attempt(fp::Algorithm algorithm, std::span<const int64_t> lengths, const
       out.result = std::move(result);
     } catch (const fp::PackError& e) {
       const std::string what = e.what();
-      out.status = what.find("not implemented") != std::string::npos ? AttemptStatus::pending
-                                                                      : AttemptStatus::error;
+      out.status = what.find("not implemented") != std::string::npos ? AttemptStatus::pending : AttemptStatus::error;
       out.message = what;
       return out;
     } catch (const std::exception& e) {

@@ -22,19 +22,19 @@ enum class AttemptStatus {
 
 struct Attempt {
   AttemptStatus status = AttemptStatus::ok;
-  fp::PackResult result;        // of the last repeat
-  double seconds = 0.0;         // wall time (steady_clock), median over the repeats, run_algorithm only
+  fp::PackResult result;  // of the last repeat
+  double seconds = 0.0;   // wall time (steady_clock), median over the repeats, run_algorithm only
   // Process CPU time of the same runs (median): on a shared machine the wall
   // time also counts time slices given to other jobs, this does not.
   double cpu_seconds = 0.0;
-  std::string message;          // for pending / error
+  std::string message;  // for pending / error
 };
 
 // Runs the algorithm `repeats` times (at least once) and keeps the median time.
 // Only run_algorithm is inside the clock: generating lengths and computing
 // stats are not part of "packing with assignments returned".
-[[nodiscard]] Attempt attempt(fp::Algorithm algorithm, std::span<const int64_t> lengths,
-                              const fp::PackLimits& limits, int repeats = 1);
+[[nodiscard]] Attempt attempt(fp::Algorithm algorithm, std::span<const int64_t> lengths, const fp::PackLimits& limits,
+                              int repeats = 1);
 
 // The fast algorithms the benchmark compares, in enum order (everything but
 // naive_first_fit, which is only run where it finishes).

@@ -8,8 +8,8 @@ std::string check_packing(const frugal::packer::PackResult& result, std::span<co
                           const frugal::packer::PackLimits& limits) {
   const std::size_t n = lengths.size();
   const std::size_t packs = result.packs();
-  if (result.offsets.size() != packs + 1) return "offsets has " + std::to_string(result.offsets.size()) +
-                                                 " entries for " + std::to_string(packs) + " packs";
+  if (result.offsets.size() != packs + 1)
+    return "offsets has " + std::to_string(result.offsets.size()) + " entries for " + std::to_string(packs) + " packs";
   if (result.offsets.front() != 0) return "offsets[0] is not 0";
   if (result.items.size() != n) {
     return std::to_string(result.items.size()) + " items placed for " + std::to_string(n) + " sequences";

@@ -51,9 +51,13 @@ void run_quality(const QualityOptions& options, Format format, Verdict& verdict)
   std::vector<std::string> header{"distribution", "max_len", "per-pack limit", "mean / L"};
   Table eff{"Efficiency = real tokens / (packs × max_len), n = " + count_text(options.n), header, {}, {}};
   Table tight{"Gap to lower_bound_tight (packs / bound − 1), n = " + count_text(options.n),
-              {"distribution", "max_len", "per-pack limit", "bound"}, {}, {}};
+              {"distribution", "max_len", "per-pack limit", "bound"},
+              {},
+              {}};
   Table tokens{"Gap to lower_bound = ceil(tokens / max_len), n = " + count_text(options.n),
-               {"distribution", "max_len", "per-pack limit", "bound"}, {}, {}};
+               {"distribution", "max_len", "per-pack limit", "bound"},
+               {},
+               {}};
   for (const fp::Algorithm a : algorithms) {
     eff.headers.emplace_back(fp::algorithm_name(a));
     tight.headers.emplace_back(fp::algorithm_name(a));
@@ -69,8 +73,8 @@ void run_quality(const QualityOptions& options, Format format, Verdict& verdict)
       const bool gap_target_applies = ratio <= 0.25;
       int64_t short_ones = 0;
       for (const int64_t len : sample.lengths) short_ones += 16 * len <= max_len ? 1 : 0;
-      means.add({std::string(distribution_name(d)), std::to_string(max_len), fixed(sample.mean(), 1),
-                 fixed(ratio, 3), percent(static_cast<double>(short_ones) / static_cast<double>(options.n), 1),
+      means.add({std::string(distribution_name(d)), std::to_string(max_len), fixed(sample.mean(), 1), fixed(ratio, 3),
+                 percent(static_cast<double>(short_ones) / static_cast<double>(options.n), 1),
                  percent(static_cast<double>(sample.clipped) / static_cast<double>(options.n), 2),
                  gap_target_applies ? "applies" : "—"});
 
@@ -108,8 +112,7 @@ void run_quality(const QualityOptions& options, Format format, Verdict& verdict)
           }
         }
 
-        const std::string common[] = {std::string(distribution_name(d)), std::to_string(max_len),
-                                      limit_text(limit)};
+        const std::string common[] = {std::string(distribution_name(d)), std::to_string(max_len), limit_text(limit)};
         std::vector<std::string> e{common[0], common[1], common[2], fixed(ratio, 3)};
         std::vector<std::string> t{common[0], common[1], common[2], std::to_string(bound_tight)};
         std::vector<std::string> k{common[0], common[1], common[2], std::to_string(bound)};
@@ -146,9 +149,12 @@ void run_quality(const QualityOptions& options, Format format, Verdict& verdict)
           } else {
             const double g = gap(best.stats.packs, best.stats.lower_bound_tight);
             const bool within = g <= kGapTarget;
-            if (within) t.emplace_back("met");
-            else if (options.judge_gap_target) t.emplace_back("MISSED");
-            else t.emplace_back("missed (not judged)");
+            if (within)
+              t.emplace_back("met");
+            else if (options.judge_gap_target)
+              t.emplace_back("MISSED");
+            else
+              t.emplace_back("missed (not judged)");
             if (!within && options.judge_gap_target) {
               verdict.fail("best not within 0.1 % of lower_bound_tight (" + where + "): gap " + percent(g, 3));
             }
@@ -161,16 +167,18 @@ void run_quality(const QualityOptions& options, Format format, Verdict& verdict)
     }
   }
 
-  tight.notes = {"Targets: `best` never below `bfd` (never more packs); where mean / max_len ≤ 0.25, `best` within "
-                 "0.1 % of lower_bound_tight (— where that target does not apply).",
-                 "lower_bound_tight: compute_stats' tighter bound (algorithms/stats.hpp says what it counts); "
-                 "the 0.1 % target is judged against it.",
-                 "n/a and pending: the algorithm reports \"not implemented yet\"."};
+  tight.notes = {
+      "Targets: `best` never below `bfd` (never more packs); where mean / max_len ≤ 0.25, `best` within "
+      "0.1 % of lower_bound_tight (— where that target does not apply).",
+      "lower_bound_tight: compute_stats' tighter bound (algorithms/stats.hpp says what it counts); "
+      "the 0.1 % target is judged against it.",
+      "n/a and pending: the algorithm reports \"not implemented yet\"."};
   if (!options.judge_gap_target) {
     tight.notes.emplace_back("The 0.1 % target is not judged at this n (0.1 % of the bound is a few packs at most).");
   }
-  tokens.notes = {"With a per-pack limit the token bound is often unreachable (chat with limit 3 needs n / 3 "
-                  "packs whatever the tokens); the tight bound accounts for that."};
+  tokens.notes = {
+      "With a per-pack limit the token bound is often unreachable (chat with limit 3 needs n / 3 "
+      "packs whatever the tokens); the tight bound accounts for that."};
   print_table(stdout, means, format);
   print_table(stdout, eff, format);
   print_table(stdout, tight, format);

@@ -26,8 +26,10 @@ void print_row(std::FILE* out, const std::vector<std::string>& cells, const std:
   for (std::size_t i = 0; i < cells.size(); ++i) {
     // Text columns left-aligned (the first), numbers right-aligned.
     const std::string pad(widths[i] - columns(cells[i]), ' ');
-    if (i == 0) std::fprintf(out, "%s%s", cells[i].c_str(), pad.c_str());
-    else std::fprintf(out, "  %s%s", pad.c_str(), cells[i].c_str());
+    if (i == 0)
+      std::fprintf(out, "%s%s", cells[i].c_str(), pad.c_str());
+    else
+      std::fprintf(out, "  %s%s", pad.c_str(), cells[i].c_str());
   }
   std::fputc('\n', out);
 }
@@ -40,8 +42,10 @@ void print_table(std::FILE* out, const Table& table, Format format) {
   for (const auto& row : table.rows) {
     for (std::size_t i = 0; i < row.size() && i < widths.size(); ++i) widths[i] = std::max(widths[i], columns(row[i]));
   }
-  if (format == Format::markdown) std::fprintf(out, "\n**%s**\n\n", table.title.c_str());
-  else std::fprintf(out, "\n== %s ==\n", table.title.c_str());
+  if (format == Format::markdown)
+    std::fprintf(out, "\n**%s**\n\n", table.title.c_str());
+  else
+    std::fprintf(out, "\n== %s ==\n", table.title.c_str());
   print_row(out, table.headers, widths, format);
   if (format == Format::markdown) {
     std::fputc('|', out);
@@ -50,7 +54,8 @@ void print_table(std::FILE* out, const Table& table, Format format) {
   }
   for (const auto& row : table.rows) print_row(out, row, widths, format);
   if (!table.notes.empty()) std::fputc('\n', out);
-  for (const auto& note : table.notes) std::fprintf(out, "%s%s\n", format == Format::markdown ? "- " : "  ", note.c_str());
+  for (const auto& note : table.notes)
+    std::fprintf(out, "%s%s\n", format == Format::markdown ? "- " : "  ", note.c_str());
   std::fflush(out);
 }
 

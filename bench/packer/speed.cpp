@@ -43,13 +43,13 @@ std::string not_ok_text(const Attempt& run) { return run.status == AttemptStatus
 }  // namespace
 
 void run_speed(const SpeedOptions& options, Format format, Verdict& verdict) {
-  Table table{"Time to pack " + count_text(options.n) + " sequences (" + std::to_string(options.n) +
-                  "), max_len " + std::to_string(options.max_len) + ", no per-pack limit, one core",
+  Table table{"Time to pack " + count_text(options.n) + " sequences (" + std::to_string(options.n) + "), max_len " +
+                  std::to_string(options.max_len) + ", no per-pack limit, one core",
               {"algorithm"},
               {},
               {"Time: " + runs_text(options.repeats) +
-               " of run_algorithm (packing with assignments returned), wall time by steady_clock; generating "
-               "lengths and stats are not timed.",
+                   " of run_algorithm (packing with assignments returned), wall time by steady_clock; generating "
+                   "lengths and stats are not timed.",
                "cpu: process CPU time of the same runs (median). The < 2 s target is judged on the wall time.",
                "best runs up to five packers (all of them unless refined meets the bound), so its time is their "
                "sum: shown, not judged."}};
@@ -100,9 +100,9 @@ void run_versus_naive(const VersusOptions& options, Format format, Verdict& verd
               {"Cells: median time (naive time / this time). naive_first_fit scans every open pack for each "
                "sequence, O(n · packs).",
                "Per cell: " + runs_text(options.repeats) + "; naive_first_fit: " +
-                   (options.naive_repeats <= 1 ? runs_text(1)
-                                               : runs_text(options.naive_repeats) +
-                                                     " up to 100k sequences, a single run above") +
+                   (options.naive_repeats <= 1
+                        ? runs_text(1)
+                        : runs_text(options.naive_repeats) + " up to 100k sequences, a single run above") +
                    "."}};
   for (const fp::Algorithm a : fast_algorithms()) table.headers.emplace_back(fp::algorithm_name(a));
 
@@ -113,8 +113,8 @@ void run_versus_naive(const VersusOptions& options, Format format, Verdict& verd
     const std::string where = std::string(distribution_name(d)) + ", n " + count_text(n);
     const int naive_repeats = n <= 100'000 ? options.naive_repeats : 1;
     const Attempt naive = timed(fp::Algorithm::naive_first_fit, sample, limits, naive_repeats, where, verdict);
-    std::vector<std::string> row{count_text(n), naive.status == AttemptStatus::ok ? seconds_text(naive.seconds)
-                                                                                   : not_ok_text(naive)};
+    std::vector<std::string> row{count_text(n),
+                                 naive.status == AttemptStatus::ok ? seconds_text(naive.seconds) : not_ok_text(naive)};
     for (const fp::Algorithm a : fast_algorithms()) {
       const Attempt run = timed(a, sample, limits, options.repeats, where, verdict);
       if (run.status != AttemptStatus::ok || naive.status != AttemptStatus::ok) {
@@ -131,13 +131,14 @@ void run_versus_naive(const VersusOptions& options, Format format, Verdict& verd
   // How the advantage grows with n: ratio at the largest size over the ratio
   // at the smallest (naive is quadratic-ish, the others near-linear).
   if (options.sizes.size() >= 2) {
-    const double n_growth =
-        static_cast<double>(options.sizes.back()) / static_cast<double>(options.sizes.front());
+    const double n_growth = static_cast<double>(options.sizes.back()) / static_cast<double>(options.sizes.front());
     std::vector<std::string> row{"ratio growth", "n ×" + fixed(n_growth, 0)};
     for (const fp::Algorithm a : fast_algorithms()) {
       const auto& r = ratios[a];
-      if (r.size() != options.sizes.size()) row.emplace_back("n/a");
-      else row.push_back("×" + fixed(r.back() / r.front(), 1));
+      if (r.size() != options.sizes.size())
+        row.emplace_back("n/a");
+      else
+        row.push_back("×" + fixed(r.back() / r.front(), 1));
     }
     table.add(std::move(row));
   }

@@ -47,9 +47,8 @@ int bench(std::size_t n) {
   const double t_memcpy = best_seconds(5, [&] { std::memcpy(copy.data(), in.data(), n * sizeof(float)); });
   const double t_fp8 = best_seconds(5, [&] { amax = fp32_to_fp8(in, out, Fp8Format::e4m3fn, Saturation::finite); });
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  const double t_par = best_seconds(5, [&] {
-    amax = fp32_to_fp8_parallel(in, out, Fp8Format::e4m3fn, Saturation::finite, threads);
-  });
+  const double t_par =
+      best_seconds(5, [&] { amax = fp32_to_fp8_parallel(in, out, Fp8Format::e4m3fn, Saturation::finite, threads); });
   std::printf("elements %zu (%.0f MiB fp32 in), amax %g\n", n, bytes / (1 << 20), static_cast<double>(amax));
   std::printf("memcpy, 1 thread:                 %6.2f GB/s\n", bytes / t_memcpy * 1e-9);
   std::printf("fp32 -> e4m3fn + amax, 1 thread:  %6.2f GB/s (read)\n", bytes / t_fp8 * 1e-9);

@@ -16,7 +16,8 @@ struct Buffer {
   int64_t shape[2]{};
   frugal_tensor view{};
 
-  Buffer(int32_t dtype, int64_t rows, int64_t cols, std::size_t element) : bytes(static_cast<std::size_t>(rows * cols) * element) {
+  Buffer(int32_t dtype, int64_t rows, int64_t cols, std::size_t element)
+      : bytes(static_cast<std::size_t>(rows * cols) * element) {
     shape[0] = rows;
     shape[1] = cols;
     view.struct_size = sizeof(view);
@@ -42,8 +43,8 @@ double api_route_seconds(const char* strategy, const std::vector<uint16_t>& logi
   frugal_context* ctx = nullptr;
   frugal_options* opts = nullptr;
   frugal_router* router = nullptr;
-  if (!ok(frugal_context_create(&ctx), "context") || !ok(frugal_context_discover_plugins(ctx, 0, nullptr), "discover") ||
-      !ok(frugal_options_create(&opts), "options"))
+  if (!ok(frugal_context_create(&ctx), "context") ||
+      !ok(frugal_context_discover_plugins(ctx, 0, nullptr), "discover") || !ok(frugal_options_create(&opts), "options"))
     return -1.0;
   const bool options_set = ok(frugal_options_set_int(opts, "experts", experts), "set experts") &&
                            ok(frugal_options_set_int(opts, "k", k), "set k") &&
@@ -61,9 +62,18 @@ double api_route_seconds(const char* strategy, const std::vector<uint16_t>& logi
         row_weight(FRUGAL_DTYPE_FLOAT32, R, 1, 4), token_offsets(FRUGAL_DTYPE_INT64, tokens + 1, 1, 8),
         token_rows(FRUGAL_DTYPE_INT64, R, 1, 8), mean_prob(FRUGAL_DTYPE_FLOAT32, experts, 1, 4),
         losses(FRUGAL_DTYPE_FLOAT32, 2, 1, 4);
-    const frugal_route_plan plan{sizeof(frugal_route_plan), &ids.view,          &w.view,          &dropped.view,
-                                 &slot_row.view,            &offsets.view,      &demand.view,     &row_token.view,
-                                 &row_weight.view,          &token_offsets.view, &token_rows.view, &mean_prob.view,
+    const frugal_route_plan plan{sizeof(frugal_route_plan),
+                                 &ids.view,
+                                 &w.view,
+                                 &dropped.view,
+                                 &slot_row.view,
+                                 &offsets.view,
+                                 &demand.view,
+                                 &row_token.view,
+                                 &row_weight.view,
+                                 &token_offsets.view,
+                                 &token_rows.view,
+                                 &mean_prob.view,
                                  &losses.view};
     const frugal_route_args args{sizeof(frugal_route_args), &in.view, &plan, nullptr};
     std::vector<double> times;

@@ -156,7 +156,8 @@ bool run(const Config& c) {
     std::printf("DeepSeek-V3 gate: T %lld, E %lld, k 8, 8 groups, top-4 groups, bias, bf16 logits\n",
                 static_cast<long long>(T), static_cast<long long>(E));
     fr::Routing r;
-    const double t = median_seconds(c.repeats, [&] { r = fr::deepseek_v3_gate(fr::bf16_logits(logits, T, E), bias, o); });
+    const double t =
+        median_seconds(c.repeats, [&] { r = fr::deepseek_v3_gate(fr::bf16_logits(logits, T, E), bias, o); });
     line("route (sigmoid, groups, top-k)", t, static_cast<double>(T), "tokens", logits.size() * 2, c.repeats);
     fr::DispatchPlan plan;
     const double tb = median_seconds(c.repeats, [&] { plan = fr::build_dispatch_plan(r); });
@@ -207,8 +208,10 @@ int main(int argc, char** argv) {
       std::fputs(frugal::args::usage_error_text(spec, std::string(flag) + " needs a positive number").c_str(), stderr);
       return 2;
     }
-    if (std::string_view(flag) == "--repeats") c.repeats = v;
-    else c.threads = static_cast<unsigned>(v);
+    if (std::string_view(flag) == "--repeats")
+      c.repeats = v;
+    else
+      c.threads = static_cast<unsigned>(v);
   }
   const bool ok = run(c);
   std::printf("%s\n", ok ? "router_bench: invariants hold" : "router_bench: FAILED");

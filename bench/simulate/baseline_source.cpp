@@ -31,7 +31,8 @@ bool BaselineSource::ledger(frugal_cost_ledger& out) const {
 int64_t baseline_every_steps(const frugal::simulate::Job& job, const frugal::simulate::PlanSpec& plan) {
   for (const auto& policy : plan.policies) {
     if (policy.name != "checkpoint_cadence") continue;
-    if (const auto* every = frugal::simulate::find_option(policy.options, "full_interval_steps")) return every->int_value;
+    if (const auto* every = frugal::simulate::find_option(policy.options, "full_interval_steps"))
+      return every->int_value;
   }
   return job.checkpoint_every_steps;
 }

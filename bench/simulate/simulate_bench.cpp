@@ -87,7 +87,8 @@ struct Timing {
   std::vector<std::vector<sim::RunResult>> results;
 };
 
-Timing time_runs(const sim::Job& job, const sim::SourceFactory& factory, uint64_t runs, unsigned threads, bool check_books) {
+Timing time_runs(const sim::Job& job, const sim::SourceFactory& factory, uint64_t runs, unsigned threads,
+                 bool check_books) {
   sim::MonteCarloOptions options;
   options.runs = runs;
   options.threads = threads;
@@ -120,7 +121,8 @@ sim::SourceFactory baseline_factory(const sim::Job& job) {
 bool same_results(const Timing& a, const Timing& b) {
   for (size_t p = 0; p < a.results.size(); ++p)
     for (size_t r = 0; r < a.results[p].size(); ++r)
-      if (a.results[p][r].dollars != b.results[p][r].dollars || a.results[p][r].wall_s != b.results[p][r].wall_s) return false;
+      if (a.results[p][r].dollars != b.results[p][r].dollars || a.results[p][r].wall_s != b.results[p][r].wall_s)
+        return false;
   return true;
 }
 
@@ -146,8 +148,10 @@ bool headline(frugal_context* context, const sim::Job& job, const Options& o, un
       (frugal_side ? frugal_cpu : baseline_cpu).push_back(t.cpu);
       if (frugal_side) {
         frugal_s.push_back(t.seconds);
-        if (i == 0) first = std::move(t);
-        else deterministic = deterministic && same_results(first, t);
+        if (i == 0)
+          first = std::move(t);
+        else
+          deterministic = deterministic && same_results(first, t);
       } else {
         baseline_s.push_back(t.seconds);
       }
@@ -155,29 +159,32 @@ bool headline(frugal_context* context, const sim::Job& job, const Options& o, un
   }
   const double f = median(frugal_s), b = median(baseline_s);
   const double per_run = 1e6 * f / static_cast<double>(o.runs);
-  fmt::print("simulate_bench: {} Monte-Carlo runs of plan {} ({:.0f}-hour job), {} threads, {} repeats per side\n", o.runs,
-             job.plans[0].name, sim::summarize(job.plans[0], first.results[0]).wall_h.mean, threads, o.repeats);
+  fmt::print("simulate_bench: {} Monte-Carlo runs of plan {} ({:.0f}-hour job), {} threads, {} repeats per side\n",
+             o.runs, job.plans[0].name, sim::summarize(job.plans[0], first.results[0]).wall_h.mean, threads, o.repeats);
   fmt::print("  records per run (mean)              {:.1f}\n", first.records);
   fmt::print("  baseline (in-process decisions)     median {:.3f} s  ({:.1f} us/run)  samples {}\n", b,
              1e6 * b / static_cast<double>(o.runs), fmt::join(baseline_s, " "));
-  fmt::print("  frugal (scheduler + policy_cost)    median {:.3f} s  ({:.1f} us/run, {:.0f} ns/record)  samples {}\n", f,
-             per_run, 1e3 * per_run / first.records, fmt::join(frugal_s, " "));
+  fmt::print("  frugal (scheduler + policy_cost)    median {:.3f} s  ({:.1f} us/run, {:.0f} ns/record)  samples {}\n",
+             f, per_run, 1e3 * per_run / first.records, fmt::join(frugal_s, " "));
   fmt::print("  ratio frugal / baseline             {:.2f}\n", f / b);
-  fmt::print("  CPU seconds (all threads), medians  baseline {:.3f}, frugal {:.3f} (wall x threads = {:.3f}: the\n"
-             "                                      difference is time other processes took from us)\n",
-             median(baseline_cpu), median(frugal_cpu), f * threads);
+  fmt::print(
+      "  CPU seconds (all threads), medians  baseline {:.3f}, frugal {:.3f} (wall x threads = {:.3f}: the\n"
+      "                                      difference is time other processes took from us)\n",
+      median(baseline_cpu), median(frugal_cpu), f * threads);
   fmt::print("  same results every repeat           {}\n", deterministic ? "yes" : "NO");
   if (o.quick) return deterministic;
   const double scaled = f * static_cast<double>(kTargetRuns) / static_cast<double>(o.runs);
   const bool met = scaled < kTargetSeconds;
-  fmt::print("  target: {} runs in < {:.0f} s         {} ({:.3f} s)\n", kTargetRuns, kTargetSeconds, met ? "met" : "MISSED", scaled);
+  fmt::print("  target: {} runs in < {:.0f} s         {} ({:.3f} s)\n", kTargetRuns, kTargetSeconds,
+             met ? "met" : "MISSED", scaled);
   return met && deterministic;
 }
 
 // Per plan of the worked example: where the time goes.
 void breakdown(frugal_context* context, const sim::Job& all, uint64_t runs, unsigned threads) {
   fmt::print("\nper plan of the worked example ({} runs each, {} threads, median of 3):\n", runs, threads);
-  fmt::print("  {:<24} {:>9} {:>9} {:>12} {:>14} {:>7}\n", "plan", "wall h", "records", "frugal us/run", "baseline us/run", "ratio");
+  fmt::print("  {:<24} {:>9} {:>9} {:>12} {:>14} {:>7}\n", "plan", "wall h", "records", "frugal us/run",
+             "baseline us/run", "ratio");
   for (const auto& plan : all.plans) {
     const sim::Job job = single_plan(all, plan.name);
     const auto configs = sim::plan_configs(context, job);
@@ -194,7 +201,8 @@ void breakdown(frugal_context* context, const sim::Job& all, uint64_t runs, unsi
     fmt::print("  {:<24} {:>9.1f} {:>9.1f} {:>12.1f} {:>14.1f} {:>7.2f}\n", plan.name,
                sim::summarize(plan, last.results[0]).wall_h.mean, last.records, fu, bu, fu / bu);
   }
-  fmt::print("(the baseline makes plan A's decisions for every plan: fixed-step checkpoints, a heartbeat on a notice)\n");
+  fmt::print(
+      "(the baseline makes plan A's decisions for every plan: fixed-step checkpoints, a heartbeat on a notice)\n");
 }
 
 }  // namespace

@@ -24,8 +24,8 @@ void register_plugin(frugal_context* context, std::shared_ptr<LoadedPlugin> plug
   const size_t plugin_index = context->plugins.size();
   for (size_t i = 0; i < plugin->strategies().size(); ++i) {
     const auto& strategy = plugin->strategies()[i];
-    auto [it, inserted] = context->owners.try_emplace({strategy.kind, strategy.name},
-                                                      frugal_context::Owner{plugin_index, i});
+    auto [it, inserted] =
+        context->owners.try_emplace({strategy.kind, strategy.name}, frugal_context::Owner{plugin_index, i});
     if (!inserted) {
       const auto& owner = context->plugins[it->second.plugin_index];
       context->log->write(FRUGAL_LOG_WARN, "core",
@@ -93,7 +93,6 @@ const StrategyRecord& strategy_at(const LoadedPlugin& plugin, size_t index) {
   return plugin.strategies()[index];
 }
 
-
 }  // namespace
 
 ResolvedStrategy resolve_strategy(const frugal_context* context, int32_t kind, const char* name) {
@@ -122,8 +121,10 @@ ResolvedStrategy resolve_strategy(const frugal_context* context, int32_t kind, c
   for (const auto& [key, owner] : context->owners)
     if (key.first == kind) available += fmt::format("{}{}", available.empty() ? "" : ", ", key.second);
   if (context->plugins.empty())
-    fail(FRUGAL_ERR_NOT_FOUND, "no {} strategy named '{}': no plugins are loaded (call "
-         "frugal_context_discover_plugins or frugal_context_load_plugin first)", kind_name(kind), requested);
+    fail(FRUGAL_ERR_NOT_FOUND,
+         "no {} strategy named '{}': no plugins are loaded (call "
+         "frugal_context_discover_plugins or frugal_context_load_plugin first)",
+         kind_name(kind), requested);
   fail(FRUGAL_ERR_NOT_FOUND, "no {} strategy named '{}' (available: {})", kind_name(kind), requested,
        available.empty() ? "none" : available);
 }
@@ -215,8 +216,7 @@ FRUGAL_API frugal_error* frugal_context_plugin_info(const frugal_context* contex
     require_non_null(context, "frugal_context_plugin_info", "context");
     std::lock_guard lock(context->mutex);
     if (index >= context->plugins.size())
-      frugal::fail(FRUGAL_ERR_OUT_OF_RANGE, "plugin index {} out of range ({} loaded)", index,
-                   context->plugins.size());
+      frugal::fail(FRUGAL_ERR_OUT_OF_RANGE, "plugin index {} out of range ({} loaded)", index, context->plugins.size());
     const auto& p = *context->plugins[index];
     frugal_plugin_info full{};
     full.name = p.name().c_str();
@@ -262,8 +262,8 @@ FRUGAL_API frugal_error* frugal_context_strategy_option(const frugal_context* co
     const auto& s = frugal::strategy_at(p, strategy_index);
     const size_t count = s.options ? s.options->size() : 0;
     if (option_index >= count)
-      frugal::fail(FRUGAL_ERR_OUT_OF_RANGE, "option index {} out of range ({} strategy '{}' declares {})",
-                   option_index, frugal_strategy_kind_name(s.kind), s.name, count);
+      frugal::fail(FRUGAL_ERR_OUT_OF_RANGE, "option index {} out of range ({} strategy '{}' declares {})", option_index,
+                   frugal_strategy_kind_name(s.kind), s.name, count);
     const auto& d = (*s.options)[option_index];
     frugal_option_info full{};
     full.name = d.name.c_str();
@@ -303,14 +303,13 @@ FRUGAL_API frugal_error* frugal_context_load_failure(const frugal_context* conte
   });
 }
 
-FRUGAL_API frugal_error* frugal_context_find_strategy(const frugal_context* context, int32_t kind,
-                                                      const char* name, frugal_strategy_info* info) {
+FRUGAL_API frugal_error* frugal_context_find_strategy(const frugal_context* context, int32_t kind, const char* name,
+                                                      frugal_strategy_info* info) {
   return guard("frugal_context_find_strategy", [&] {
     const auto resolved = frugal::resolve_strategy(context, kind, name);
     std::lock_guard lock(context->mutex);
     const auto* owner = frugal::find_owner(context, kind, resolved.record->name);
-    const bool is_owner = owner != nullptr &&
-                          context->plugins[owner->plugin_index].get() == resolved.plugin.get();
+    const bool is_owner = owner != nullptr && context->plugins[owner->plugin_index].get() == resolved.plugin.get();
     frugal_strategy_info full{};
     full.kind = resolved.record->kind;
     full.flags = resolved.record->flags;

@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <cerrno>
 #include <cstring>
-#include <fmt/format.h>
 
 namespace frugal {
 namespace {
@@ -51,9 +51,10 @@ bool table_fits(uint64_t offset, uint64_t count, uint64_t entry, uint64_t size) 
 
 // The sentence for a table or segment that ends past the file's end.
 std::string past_end(const std::string& what, uint64_t offset, uint64_t length, uint64_t size) {
-  return fmt::format("{}, {} bytes at offset {}, ends past the end of the {}-byte file (truncated, or only partly "
-                     "copied?)",
-                     what, length, offset, size);
+  return fmt::format(
+      "{}, {} bytes at offset {}, ends past the end of the {}-byte file (truncated, or only partly "
+      "copied?)",
+      what, length, offset, size);
 }
 
 // e_phnum == PN_XNUM and e_shnum == 0 move the real counts into section 0;
@@ -109,9 +110,10 @@ std::string elf_image_problem(uint64_t size, const ElfReadAt& read_at) {
   if (size >= SELFMAG && (!read_at(0, magic, SELFMAG) || std::memcmp(magic, ELFMAG, SELFMAG) != 0))
     return "not an ELF file (it does not start with the ELF magic bytes)";
   if (size < sizeof(Header))
-    return fmt::format("the file is {} bytes, shorter than an ELF header ({} bytes): truncated, or only partly "
-                       "copied?",
-                       size, sizeof(Header));
+    return fmt::format(
+        "the file is {} bytes, shorter than an ELF header ({} bytes): truncated, or only partly "
+        "copied?",
+        size, sizeof(Header));
   Header header{};
   if (!read_at(0, &header, sizeof(header))) return "the ELF header cannot be read";
   if (header.e_ident[EI_CLASS] != kHostClass)

@@ -81,7 +81,6 @@ std::map<FileId, std::weak_ptr<LoadedPlugin>>& loaded_files() {
   return files;
 }
 
-
 }  // namespace
 
 bool is_valid_component_name(std::string_view name) {
@@ -174,8 +173,8 @@ void LoadedPlugin::open_and_initialise(const std::filesystem::path& path) {
     fail(FRUGAL_ERR_PLUGIN_INVALID, "'{}' is not a frugal plugin: it does not export the entry symbol {}", path_,
          FRUGAL_PLUGIN_ENTRY_NAME);
   }
-  auto& entry = library_.get<frugal_error*(const frugal_host_api*, const frugal_plugin_desc**)>(
-      FRUGAL_PLUGIN_ENTRY_NAME);
+  auto& entry =
+      library_.get<frugal_error*(const frugal_host_api*, const frugal_plugin_desc**)>(FRUGAL_PLUGIN_ENTRY_NAME);
 
   const frugal_plugin_desc* raw = nullptr;
   frugal_error* entry_error = nullptr;
@@ -185,8 +184,10 @@ void LoadedPlugin::open_and_initialise(const std::filesystem::path& path) {
     fail(FRUGAL_ERR_PLUGIN_INVALID, "plugin '{}': entry point threw an exception ({}); plugins must return errors",
          path_, e.what());
   } catch (...) {
-    fail(FRUGAL_ERR_PLUGIN_INVALID, "plugin '{}': entry point threw a non-standard exception; plugins must return "
-         "errors", path_);
+    fail(FRUGAL_ERR_PLUGIN_INVALID,
+         "plugin '{}': entry point threw a non-standard exception; plugins must return "
+         "errors",
+         path_);
   }
   rethrow_if_error(entry_error, fmt::format("plugin '{}' failed to initialise: ", path_));
   if (raw == nullptr)
@@ -206,8 +207,8 @@ void LoadedPlugin::adopt_descriptor(const frugal_plugin_desc* raw) {
   abi_minor_ = desc.abi_minor;
   if (desc.abi_major != FRUGAL_ABI_VERSION_MAJOR)
     fail(FRUGAL_ERR_ABI_MISMATCH,
-         "plugin '{}' was built for frugal ABI {}.{}; this core speaks ABI {}.{} (the major version must match)",
-         path_, desc.abi_major, desc.abi_minor, FRUGAL_ABI_VERSION_MAJOR, FRUGAL_ABI_VERSION_MINOR);
+         "plugin '{}' was built for frugal ABI {}.{}; this core speaks ABI {}.{} (the major version must match)", path_,
+         desc.abi_major, desc.abi_minor, FRUGAL_ABI_VERSION_MAJOR, FRUGAL_ABI_VERSION_MINOR);
 
   on_unload_ = desc.on_unload;  // adopt first: a plugin refused below still gets its unload call
   name_ = copy_string(desc.name, true, "name", path_);
@@ -222,8 +223,8 @@ void LoadedPlugin::adopt_descriptor(const frugal_plugin_desc* raw) {
   if (desc.abi_minor > FRUGAL_ABI_VERSION_MINOR)
     log(FRUGAL_LOG_INFO, fmt::format("built for ABI {}.{}, newer than this core's {}.{}; features past {}.{} are "
                                      "ignored",
-                                     desc.abi_major, desc.abi_minor, FRUGAL_ABI_VERSION_MAJOR,
-                                     FRUGAL_ABI_VERSION_MINOR, FRUGAL_ABI_VERSION_MAJOR, FRUGAL_ABI_VERSION_MINOR));
+                                     desc.abi_major, desc.abi_minor, FRUGAL_ABI_VERSION_MAJOR, FRUGAL_ABI_VERSION_MINOR,
+                                     FRUGAL_ABI_VERSION_MAJOR, FRUGAL_ABI_VERSION_MINOR));
 
   if (desc.strategy_count > kMaxStrategies)
     fail(FRUGAL_ERR_PLUGIN_INVALID, "plugin '{}': strategy_count {} exceeds the limit of {}", path_,
@@ -270,8 +271,7 @@ void LoadedPlugin::adopt_strategy(size_t index, const frugal_strategy_desc* raw)
     return;
   }
   if (desc.vtable == nullptr)
-    fail(FRUGAL_ERR_PLUGIN_INVALID, "plugin '{}': {} strategy '{}' has a NULL vtable", path_, spec->name,
-         record.name);
+    fail(FRUGAL_ERR_PLUGIN_INVALID, "plugin '{}': {} strategy '{}' has a NULL vtable", path_, spec->name, record.name);
   size_t vtable_size = 0;
   std::memcpy(&vtable_size, desc.vtable, sizeof(size_t));
   if (vtable_size < spec->min_size)
@@ -284,8 +284,8 @@ void LoadedPlugin::adopt_strategy(size_t index, const frugal_strategy_desc* raw)
     void* function = nullptr;
     std::memcpy(&function, reinterpret_cast<const char*>(record.vtable_words.data()) + slot.offset, sizeof(void*));
     if (function == nullptr)
-      fail(FRUGAL_ERR_PLUGIN_INVALID, "plugin '{}': {} strategy '{}' leaves the required vtable slot '{}' NULL",
-           path_, spec->name, record.name, slot.name);
+      fail(FRUGAL_ERR_PLUGIN_INVALID, "plugin '{}': {} strategy '{}' leaves the required vtable slot '{}' NULL", path_,
+           spec->name, record.name, slot.name);
   }
   record.options =
       read_option_decls(desc.ext, fmt::format("plugin '{}': {} strategy '{}'", path_, spec->name, record.name));

@@ -57,12 +57,11 @@ int64_t checked_numel(int32_t ndim, const int64_t* shape, const char* what) {
   for (int32_t i = 0; i < ndim; ++i) {
     if (shape[i] < 0) fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: shape[{}] is negative ({})", what, i, shape[i]);
     if (__builtin_mul_overflow(numel, shape[i], &numel))
-      fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: element count of shape {} overflows int64", what,
-           dims_text(ndim, shape));
+      fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: element count of shape {} overflows int64", what, dims_text(ndim, shape));
     if (__builtin_mul_overflow(nonzero_product, shape[i] > 0 ? shape[i] : 1, &nonzero_product))
       fail(FRUGAL_ERR_INVALID_ARGUMENT,
-           "{}: shape {} has no element, but its row-major strides (zero extents counted as 1) overflow int64",
-           what, dims_text(ndim, shape));
+           "{}: shape {} has no element, but its row-major strides (zero extents counted as 1) overflow int64", what,
+           dims_text(ndim, shape));
   }
   return numel;
 }
@@ -75,8 +74,8 @@ void check_strides(int32_t ndim, const int64_t* shape, const int64_t* strides, i
   int64_t reach = 0;
   for (int32_t i = 0; i < ndim; ++i) {
     int64_t step = 0;
-    if (strides[i] == INT64_MIN || __builtin_mul_overflow(strides[i] < 0 ? -strides[i] : strides[i],
-                                                          shape[i] - 1, &step) ||
+    if (strides[i] == INT64_MIN ||
+        __builtin_mul_overflow(strides[i] < 0 ? -strides[i] : strides[i], shape[i] - 1, &step) ||
         __builtin_add_overflow(reach, step, &reach))
       fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: strides {} for shape {} put elements past int64 offsets", what,
            dims_text(ndim, strides), dims_text(ndim, shape));
@@ -100,8 +99,8 @@ std::unique_ptr<frugal_managed_tensor> make_managed(void* data, uint64_t byte_of
                                                     const int64_t* strides) {
   auto managed = std::make_unique<frugal_managed_tensor>();
   managed->shape.assign(shape, shape + ndim);
-  managed->strides = strides != nullptr ? std::vector<int64_t>(strides, strides + ndim)
-                                        : row_major_strides(managed->shape);
+  managed->strides =
+      strides != nullptr ? std::vector<int64_t>(strides, strides + ndim) : row_major_strides(managed->shape);
   auto& v = managed->view;
   v.struct_size = sizeof(frugal_tensor);
   v.data = data;
@@ -181,7 +180,8 @@ FRUGAL_API frugal_error* frugal_managed_tensor_alloc(int32_t dtype, int32_t ndim
   return guard("frugal_managed_tensor_alloc", [&] {
     require_non_null(out, "frugal_managed_tensor_alloc", "out");
     const auto* info = frugal::find_dtype(dtype);
-    if (info == nullptr) frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "frugal_managed_tensor_alloc: unknown dtype {}", dtype);
+    if (info == nullptr)
+      frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "frugal_managed_tensor_alloc: unknown dtype {}", dtype);
     const int64_t numel = frugal::checked_numel(ndim, shape, "frugal_managed_tensor_alloc");
     int64_t bytes = 0;
     if (__builtin_mul_overflow(numel, static_cast<int64_t>(info->bits / 8), &bytes))

@@ -65,8 +65,8 @@ void to_matrix(const frugal_tensor* tensor, const char* role, Matrix2D& out) {
       row_stride = stride(i);
     } else if (stride(i) != stride(inner) * t.shape[inner]) {
       fail(FRUGAL_ERR_UNSUPPORTED,
-           "{}: dimensions {} and {} do not collapse into rows (stride {} != {} x {}); pass a 2-D view", role, i,
-           inner, stride(i), stride(inner), t.shape[inner]);
+           "{}: dimensions {} and {} do not collapse into rows (stride {} != {} x {}); pass a 2-D view", role, i, inner,
+           stride(i), stride(inner), t.shape[inner]);
     }
     rows *= t.shape[i];
     inner = i;

@@ -65,8 +65,8 @@ std::string choices_text(const std::string& choices) {
 void check_value(const OptionDecl& d, const frugal_options::Entry& e, const std::string& where) {
   const bool type_ok = e.type == d.type || (d.type == FRUGAL_OPTION_DOUBLE && e.type == FRUGAL_OPTION_INT);
   if (!type_ok)
-    fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}option '{}' = {} has type {}; expected {} ({})", where, d.name,
-         value_text(e), option_type_name(e.type), option_type_name(d.type), d.doc);
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}option '{}' = {} has type {}; expected {} ({})", where, d.name, value_text(e),
+         option_type_name(e.type), option_type_name(d.type), d.doc);
   if (d.flags & kBoundFlags) {
     bool inside = true;
     if (d.type == FRUGAL_OPTION_INT) {
@@ -78,8 +78,8 @@ void check_value(const OptionDecl& d, const frugal_options::Entry& e, const std:
                !((d.flags & FRUGAL_OPTION_DECL_HAS_MAX) && v > d.max);
     }
     if (!inside)
-      fail(FRUGAL_ERR_OUT_OF_RANGE, "{}option '{}' = {} is out of range: must be {} ({})", where, d.name,
-           value_text(e), range_text(d), d.doc);
+      fail(FRUGAL_ERR_OUT_OF_RANGE, "{}option '{}' = {} is out of range: must be {} ({})", where, d.name, value_text(e),
+           range_text(d), d.doc);
   }
   if (d.choices) {
     bool found = false;
@@ -121,8 +121,8 @@ OptionDecl adopt_decl(const frugal_option_decl* raw, size_t index, const std::st
   const bool numeric = d.type == FRUGAL_OPTION_INT || d.type == FRUGAL_OPTION_DOUBLE;
   if ((d.flags & kBoundFlags) && !numeric)
     fail(FRUGAL_ERR_PLUGIN_INVALID, "{}: a {} option cannot have min or max", where, option_type_name(d.type));
-  for (const auto& [flag, bound, side] : {std::tuple{FRUGAL_OPTION_DECL_HAS_MIN, d.min, "min"},
-                                         std::tuple{FRUGAL_OPTION_DECL_HAS_MAX, d.max, "max"}}) {
+  for (const auto& [flag, bound, side] :
+       {std::tuple{FRUGAL_OPTION_DECL_HAS_MIN, d.min, "min"}, std::tuple{FRUGAL_OPTION_DECL_HAS_MAX, d.max, "max"}}) {
     if (!(d.flags & flag)) continue;
     if (std::isnan(bound)) fail(FRUGAL_ERR_PLUGIN_INVALID, "{}: {} is NaN", where, side);
     if (d.type == FRUGAL_OPTION_INT && std::isfinite(bound) && bound != std::floor(bound))
@@ -166,13 +166,12 @@ std::optional<std::vector<OptionDecl>> read_option_decls(const frugal_ext_header
   size_t links = 0;
   for (const frugal_ext_header* link = chain; link != nullptr; link = link->next) {
     if (++links > kMaxChainLinks)
-      fail(FRUGAL_ERR_PLUGIN_INVALID, "{}: extension chain is longer than {} links (a cycle?)", owner,
-           kMaxChainLinks);
+      fail(FRUGAL_ERR_PLUGIN_INVALID, "{}: extension chain is longer than {} links (a cycle?)", owner, kMaxChainLinks);
     if (link->type != FRUGAL_EXT_STRATEGY_OPTIONS) continue;  // a type this core does not know
     if (decls) fail(FRUGAL_ERR_PLUGIN_INVALID, "{}: the extension chain holds two option declarations", owner);
     if (link->struct_size < sizeof(frugal_strategy_options_ext))
-      fail(FRUGAL_ERR_PLUGIN_INVALID, "{}: options extension struct_size is {} bytes; at least {} are required",
-           owner, link->struct_size, sizeof(frugal_strategy_options_ext));
+      fail(FRUGAL_ERR_PLUGIN_INVALID, "{}: options extension struct_size is {} bytes; at least {} are required", owner,
+           link->struct_size, sizeof(frugal_strategy_options_ext));
     const auto* ext = reinterpret_cast<const frugal_strategy_options_ext*>(link);
     if (ext->option_count > kMaxDeclaredOptions)
       fail(FRUGAL_ERR_PLUGIN_INVALID, "{}: option_count {} exceeds the limit of {}", owner, ext->option_count,

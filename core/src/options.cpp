@@ -25,8 +25,7 @@ void check_name(const char* name) {
     // Plain ASCII tests, not <cctype>: the rules must not change with the host's locale.
     const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
     if (!(alnum || c == '_' || c == '.' || c == '-'))
-      fail(FRUGAL_ERR_INVALID_ARGUMENT, "option name '{}' has a character outside [A-Za-z0-9_.-] at byte {}", name,
-           i);
+      fail(FRUGAL_ERR_INVALID_ARGUMENT, "option name '{}' has a character outside [A-Za-z0-9_.-] at byte {}", name, i);
   }
 }
 
@@ -169,8 +168,8 @@ FRUGAL_API frugal_error* frugal_options_entry(const frugal_options* options, siz
   });
 }
 
-FRUGAL_API frugal_error* frugal_options_get_int(const frugal_options* options, const char* name,
-                                                int64_t default_value, int64_t* out) {
+FRUGAL_API frugal_error* frugal_options_get_int(const frugal_options* options, const char* name, int64_t default_value,
+                                                int64_t* out) {
   return guard("frugal_options_get_int", [&] {
     frugal::require_non_null(out, "frugal_options_get_int", "out");
     const auto* e = frugal::find(options, name);
@@ -201,8 +200,8 @@ FRUGAL_API frugal_error* frugal_options_get_double(const frugal_options* options
   });
 }
 
-FRUGAL_API frugal_error* frugal_options_get_bool(const frugal_options* options, const char* name,
-                                                 int32_t default_value, int32_t* out) {
+FRUGAL_API frugal_error* frugal_options_get_bool(const frugal_options* options, const char* name, int32_t default_value,
+                                                 int32_t* out) {
   return guard("frugal_options_get_bool", [&] {
     frugal::require_non_null(out, "frugal_options_get_bool", "out");
     const auto* e = frugal::find(options, name);

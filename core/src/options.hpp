@@ -2,8 +2,8 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <deque>
+#include <string>
 
 #include "frugal/sdk/option_decl.hpp"
 #include "frugal/types.h"

@@ -109,13 +109,15 @@ std::vector<std::filesystem::path> plugin_files_in(const std::filesystem::path& 
 }
 
 void check_plugin_file(const std::filesystem::path& path) {
-  struct stat link_status {}, status {};
+  struct stat link_status {
+  }, status{};
   if (::lstat(path.c_str(), &link_status) != 0)
     fail(FRUGAL_ERR_NOT_FOUND, "plugin file '{}' cannot be opened: {}", path.string(), std::strerror(errno));
   if (::stat(path.c_str(), &status) != 0) {
     const int error = errno;
     std::error_code ec;
-    const auto target = S_ISLNK(link_status.st_mode) ? std::filesystem::read_symlink(path, ec) : std::filesystem::path();
+    const auto target =
+        S_ISLNK(link_status.st_mode) ? std::filesystem::read_symlink(path, ec) : std::filesystem::path();
     if (S_ISLNK(link_status.st_mode) && !ec)
       fail(FRUGAL_ERR_NOT_FOUND, "plugin file '{}' is a dangling symbolic link to '{}': {}", path.string(),
            target.string(), std::strerror(error));

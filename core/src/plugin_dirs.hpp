@@ -10,8 +10,8 @@ namespace frugal {
 
 struct PluginDir {
   std::filesystem::path path;
-  const char* origin;     // "FRUGAL_PLUGIN_PATH", "built-in", "host", "system"
-  bool must_exist;        // a missing built-in or system dir is normal; a missing configured one is an error
+  const char* origin;  // "FRUGAL_PLUGIN_PATH", "built-in", "host", "system"
+  bool must_exist;     // a missing built-in or system dir is normal; a missing configured one is an error
 };
 
 // FRUGAL_PLUGIN_PATH entries, then the built-in dir, then the host's dirs,

@@ -20,14 +20,13 @@ void check_store_key(std::string_view key) {
     const std::string_view part = key.substr(start, slash == std::string_view::npos ? key.npos : slash - start);
     if (part.empty()) fail(FRUGAL_ERR_INVALID_ARGUMENT, "store key '{}' has an empty component", key);
     if (part.size() > 255) fail(FRUGAL_ERR_INVALID_ARGUMENT, "store key '{}' has a component over 255 bytes", key);
-    if (part[0] == '.')
-      fail(FRUGAL_ERR_INVALID_ARGUMENT, "store key '{}': component '{}' starts with '.'", key, part);
+    if (part[0] == '.') fail(FRUGAL_ERR_INVALID_ARGUMENT, "store key '{}': component '{}' starts with '.'", key, part);
     for (const char c : part) {
       const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
                       c == '.' || c == '-';
       if (!ok)
-        fail(FRUGAL_ERR_INVALID_ARGUMENT, "store key '{}': component '{}' has a character outside [A-Za-z0-9_.-]",
-             key, part);
+        fail(FRUGAL_ERR_INVALID_ARGUMENT, "store key '{}': component '{}' has a character outside [A-Za-z0-9_.-]", key,
+             part);
     }
     if (slash == std::string_view::npos) break;
     start = slash + 1;
@@ -108,13 +107,13 @@ frugal::Store& impl_of(frugal_store* store, const char* function) {
 extern "C" {
 
 FRUGAL_API frugal_error* frugal_store_create(frugal_context* context, const char* name, const frugal_options* options,
-                                           frugal_store** out) {
+                                             frugal_store** out) {
   return guard("frugal_store_create", [&] {
     require_non_null(out, "frugal_store_create", "out");
     auto resolved = frugal::resolve_strategy(context, FRUGAL_KIND_STORE, name);
     auto store = std::make_unique<frugal_store>();
-    store->impl = std::make_shared<frugal::Store>(resolved.plugin, *resolved.record, options,
-                                                  fmt::format("store '{}'", name));
+    store->impl =
+        std::make_shared<frugal::Store>(resolved.plugin, *resolved.record, options, fmt::format("store '{}'", name));
     *out = store.release();
   });
 }

@@ -44,8 +44,8 @@ class StrategyInstance {
     try {
       (vtable_.*Slots::release)(instance_);
     } catch (...) {
-      plugin_->log(FRUGAL_LOG_ERROR, label_ + ": " + Slots::release_name +
-                                         " threw an exception (plugins must not throw across the ABI)");
+      plugin_->log(FRUGAL_LOG_ERROR,
+                   label_ + ": " + Slots::release_name + " threw an exception (plugins must not throw across the ABI)");
     }
   }
 

@@ -23,8 +23,10 @@ constexpr std::array kScheduleSlots = {
 constexpr std::array kStoreSlots = {
     VtableSlot{offsetof(frugal_store_vtable, create), "create"},
     VtableSlot{offsetof(frugal_store_vtable, destroy), "destroy"},
-    VtableSlot{offsetof(frugal_store_vtable, put), "put"},     VtableSlot{offsetof(frugal_store_vtable, size), "size"},
-    VtableSlot{offsetof(frugal_store_vtable, read), "read"},   VtableSlot{offsetof(frugal_store_vtable, list), "list"},
+    VtableSlot{offsetof(frugal_store_vtable, put), "put"},
+    VtableSlot{offsetof(frugal_store_vtable, size), "size"},
+    VtableSlot{offsetof(frugal_store_vtable, read), "read"},
+    VtableSlot{offsetof(frugal_store_vtable, list), "list"},
     VtableSlot{offsetof(frugal_store_vtable, remove), "remove"},
 };
 
@@ -85,8 +87,8 @@ struct KindName {
   const char* name;
 };
 constexpr std::array kKindNames = {
-    KindName{FRUGAL_KIND_ROUTER, "router"}, KindName{FRUGAL_KIND_QUANTIZER, "quantizer"},
-    KindName{FRUGAL_KIND_PACKER, "packer"}, KindName{FRUGAL_KIND_POLICY, "policy"},
+    KindName{FRUGAL_KIND_ROUTER, "router"},     KindName{FRUGAL_KIND_QUANTIZER, "quantizer"},
+    KindName{FRUGAL_KIND_PACKER, "packer"},     KindName{FRUGAL_KIND_POLICY, "policy"},
     KindName{FRUGAL_KIND_SCHEDULE, "schedule"}, KindName{FRUGAL_KIND_STORE, "store"},
 };
 

@@ -16,9 +16,9 @@ struct VtableSlot {
 
 struct StrategyKindSpec {
   int32_t kind;
-  const char* name;               // "schedule"
-  size_t min_size;                // vtables smaller than this are refused
-  size_t full_size;               // sizeof the vtable struct this core was built with
+  const char* name;  // "schedule"
+  size_t min_size;   // vtables smaller than this are refused
+  size_t full_size;  // sizeof the vtable struct this core was built with
   std::span<const VtableSlot> required;
 };
 

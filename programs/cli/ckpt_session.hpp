@@ -23,7 +23,7 @@ using StorePtr = std::unique_ptr<frugal_store, StoreCloser>;
 using EnginePtr = std::unique_ptr<frugal_ckpt_engine, EngineDestroyer>;
 
 struct EngineSettings {
-  std::string prefix;                     // engine option "prefix" ("" = none)
+  std::string prefix;                      // engine option "prefix" ("" = none)
   std::optional<int64_t> keep_heartbeats;  // engine defaults when unset
   std::optional<int64_t> keep_full;
   std::optional<int64_t> shard_bytes;

@@ -133,7 +133,8 @@ EngineSettings settings_from(const ParsedArgs& parsed) {
   settings.prefix = parsed.value("--prefix").value_or("");
   if (const auto keep = parsed.value("--keep-heartbeats"))
     settings.keep_heartbeats = parse_int_flag("--keep-heartbeats", *keep, 1, 1000000);
-  if (const auto keep = parsed.value("--keep-full")) settings.keep_full = parse_int_flag("--keep-full", *keep, 1, 1000000);
+  if (const auto keep = parsed.value("--keep-full"))
+    settings.keep_full = parse_int_flag("--keep-full", *keep, 1, 1000000);
   return settings;
 }
 
@@ -163,14 +164,14 @@ json::Json info_array(const std::vector<frugal_ckpt_info>& infos) {
 void print_json(const json::Json& value) { fmt::print("{}\n", json::json_text(value)); }
 
 void print_table(const std::vector<frugal_ckpt_info>& infos) {
-  fmt::print("{:<26} {:<9} {:>12} {:>8} {:<12} {:>11} {:>7} {:<9} {:<20} {}\n", "NAME", "KIND", "STEP", "SEQ",
-             "STATUS", "BYTES", "TENSORS", "EMERGENCY", "CREATED (UTC)", "REASON");
+  fmt::print("{:<26} {:<9} {:>12} {:>8} {:<12} {:>11} {:>7} {:<9} {:<20} {}\n", "NAME", "KIND", "STEP", "SEQ", "STATUS",
+             "BYTES", "TENSORS", "EMERGENCY", "CREATED (UTC)", "REASON");
   for (const auto& info : infos) {
     const bool valid = info.status == FRUGAL_CKPT_VALID;
     const std::string created = utc_time(info.created_unix_ns);
     fmt::print("{:<26} {:<9} {:>12} {:>8} {:<12} {:>11} {:>7} {:<9} {:<20} {}\n", terminal_text(info.name),
-               kind_name(info.kind),
-               info.step, info.sequence, status_name(info.status), valid ? human_bytes(static_cast<double>(info.bytes)) : "-",
+               kind_name(info.kind), info.step, info.sequence, status_name(info.status),
+               valid ? human_bytes(static_cast<double>(info.bytes)) : "-",
                valid ? fmt::format("{}", info.tensor_count) : "-", info.emergency != 0 ? "yes" : "no",
                created.empty() ? "-" : created, terminal_text(info.reason));
   }
@@ -190,7 +191,8 @@ void print_details(const frugal_ckpt_info& info) {
 int ckpt_ls(const std::vector<std::string>& args) {
   const auto parsed = parse_args(args, ls_spec());
   const std::string dir = dir_arg(parsed, "ls");
-  if (parsed.positional.size() > 1) throw UsageError(fmt::format("ls takes one DIR, got '{}' too", parsed.positional[1]));
+  if (parsed.positional.size() > 1)
+    throw UsageError(fmt::format("ls takes one DIR, got '{}' too", parsed.positional[1]));
   const auto settings = settings_from(parsed);
   check_dir(dir);
   auto session = open_session(dir, settings);
@@ -233,7 +235,8 @@ int ckpt_latest(const std::vector<std::string>& args) {
     const std::string reason = frugal_error_message(error);
     frugal_error_destroy(error);
     if (parsed.has("--json"))
-      print_json(with_header(dir, settings.prefix, {{"kind", kinds_text}, {"checkpoint", nullptr}, {"reason", reason}}));
+      print_json(
+          with_header(dir, settings.prefix, {{"kind", kinds_text}, {"checkpoint", nullptr}, {"reason", reason}}));
     fmt::print(stderr, "frugal ckpt latest: {}: {}\n", terminal_text(dir), terminal_text(reason));
     return kExitProblem;
   }
@@ -377,7 +380,8 @@ int ckpt_verify(const std::vector<std::string>& args) {
   if (failed.empty()) return kExitOk;
   std::string which;
   for (const VerifyRow* row : failed)
-    which += fmt::format("\n  {} ({}): {}", terminal_text(row->info.name), row->status, terminal_text(row->info.reason));
+    which +=
+        fmt::format("\n  {} ({}): {}", terminal_text(row->info.name), row->status, terminal_text(row->info.reason));
   fmt::print(stderr, "frugal ckpt verify: {} of {} failed:{}\n", failed.size(), rows.size(), which);
   return kExitProblem;
 }
@@ -405,7 +409,8 @@ int ckpt_inspect(const std::vector<std::string>& args) {
 int ckpt_gc(const std::vector<std::string>& args) {
   const auto parsed = parse_args(args, gc_spec());
   const std::string dir = dir_arg(parsed, "gc");
-  if (parsed.positional.size() > 1) throw UsageError(fmt::format("gc takes one DIR, got '{}' too", parsed.positional[1]));
+  if (parsed.positional.size() > 1)
+    throw UsageError(fmt::format("gc takes one DIR, got '{}' too", parsed.positional[1]));
   const auto settings = settings_from(parsed);
   check_dir(dir);
   auto session = open_session(dir, settings);
@@ -458,7 +463,9 @@ const args::Spec& ckpt_spec() {
 
 int cmd_ckpt(const std::vector<std::string>& args) {
   const bool json = has_word(args, "--json");
-  if (args.empty()) return report_error("ckpt", "USAGE", "needs a subcommand (ls, latest, verify, inspect, gc, bench)", kExitUsage, json);
+  if (args.empty())
+    return report_error("ckpt", "USAGE", "needs a subcommand (ls, latest, verify, inspect, gc, bench)", kExitUsage,
+                        json);
   if (args[0] == "help" || is_help(args[0])) {
     // `frugal ckpt help SUB` is `frugal ckpt SUB --help`.
     const Subcommand* sub = args.size() > 1 ? find_subcommand(args[1]) : nullptr;

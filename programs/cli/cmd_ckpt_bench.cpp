@@ -37,8 +37,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr double kStallTarget = 1.10;    // snapshot stall / memcpy, at most
-constexpr double kPersistTarget = 0.90;  // persist throughput / raw write, at least
+constexpr double kStallTarget = 1.10;                    // snapshot stall / memcpy, at most
+constexpr double kPersistTarget = 0.90;                  // persist throughput / raw write, at least
 constexpr uint64_t kTensorTarget = uint64_t{128} << 20;  // bytes per synthetic tensor, roughly
 constexpr uint64_t kWriteChunk = uint64_t{1} << 30;      // raw baseline: write() size (as store_fs)
 constexpr int64_t kEngineDefaultKeep = 2;                // frugal_ckpt_engine_create's defaults
@@ -60,7 +60,8 @@ using Buffer = std::unique_ptr<uint8_t, FreeDeleter>;
 Buffer allocate(uint64_t bytes, const char* what) {
   void* memory = nullptr;
   if (posix_memalign(&memory, size_t{2} << 20, static_cast<size_t>(bytes)) != 0)
-    fail(FRUGAL_ERR_OUT_OF_MEMORY, fmt::format("cannot allocate {} for the {}", human_bytes(static_cast<double>(bytes)), what));
+    fail(FRUGAL_ERR_OUT_OF_MEMORY,
+         fmt::format("cannot allocate {} for the {}", human_bytes(static_cast<double>(bytes)), what));
 #ifdef MADV_HUGEPAGE
   madvise(memory, static_cast<size_t>(bytes), MADV_HUGEPAGE);
 #endif
@@ -97,7 +98,8 @@ double time_memcpy(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
 double time_raw_write(const std::string& path, const uint8_t* src, uint64_t bytes) {
   const auto start = Clock::now();
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail(FRUGAL_ERR_IO, fmt::format("raw write baseline: cannot create '{}': {}", path, std::strerror(errno)));
+  if (fd < 0)
+    fail(FRUGAL_ERR_IO, fmt::format("raw write baseline: cannot create '{}': {}", path, std::strerror(errno)));
   uint64_t done = 0;
   while (done < bytes) {
     const auto chunk = static_cast<size_t>(std::min(bytes - done, kWriteChunk));
@@ -155,9 +157,10 @@ Config read_config(const std::vector<std::string>& args) {
   if (!size) throw UsageError("bench needs --size BYTES (e.g. 64M, 1G)");
   const auto bytes = parse_byte_size(*size);
   if (!bytes)
-    throw UsageError(fmt::format("--size '{}' is not a byte count > 0 (digits with an optional K, M, G or T suffix, "
-                                 "binary: 64M = 64 MiB)",
-                                 *size));
+    throw UsageError(
+        fmt::format("--size '{}' is not a byte count > 0 (digits with an optional K, M, G or T suffix, "
+                    "binary: 64M = 64 MiB)",
+                    *size));
   config.size = *bytes;
   if (const auto kind = parsed.value("--kind")) {
     if (*kind == "heartbeat")
@@ -200,8 +203,8 @@ void check_resources(const Config& config) {
     if (3.0 * static_cast<double>(config.size) > memory)
       fail(FRUGAL_ERR_OUT_OF_MEMORY,
            fmt::format("--size {} needs about {} of memory (state, snapshot and memcpy baseline); this machine has {}",
-                       human_bytes(static_cast<double>(config.size)), human_bytes(3.0 * static_cast<double>(config.size)),
-                       human_bytes(memory)));
+                       human_bytes(static_cast<double>(config.size)),
+                       human_bytes(3.0 * static_cast<double>(config.size)), human_bytes(memory)));
   }
   const int64_t keep = config.kind == FRUGAL_CKPT_FULL ? config.engine.keep_full.value_or(kEngineDefaultKeep)
                                                        : config.engine.keep_heartbeats.value_or(kEngineDefaultKeep);
@@ -239,8 +242,8 @@ State make_state(uint64_t size) {
   fill(state.data.get(), size);
   const uint64_t floats = size / 4;
   if (floats > 0) {
-    const uint64_t tensors = std::clamp<uint64_t>((size + kTensorTarget - 1) / kTensorTarget, std::min<uint64_t>(4, floats),
-                                                  uint64_t{4096});
+    const uint64_t tensors =
+        std::clamp<uint64_t>((size + kTensorTarget - 1) / kTensorTarget, std::min<uint64_t>(4, floats), uint64_t{4096});
     const uint64_t per = (floats + tensors - 1) / tensors;
     for (uint64_t begin = 0; begin < floats; begin += per) {
       state.offsets.push_back(begin * 4);
@@ -338,39 +341,38 @@ void print_report(const Report& report) {
   if (config.json) {
     json::Json names = json::Json::array();
     for (const auto& it : report.iterations) names.push_back(it.name);
-    const json::Json out = {
-        {"dir", config.dir},
-        {"prefix", config.engine.prefix},
-        {"size_bytes", config.size},
-        {"count", config.count},
-        {"kind", kind_name(config.kind)},
-        {"tensors", report.tensors},
-        {"shard_bytes", config.engine.shard_bytes.value_or(kEngineDefaultShardBytes)},
-        {"keep_heartbeats", config.engine.keep_heartbeats.value_or(kEngineDefaultKeep)},
-        {"keep_full", config.engine.keep_full.value_or(kEngineDefaultKeep)},
-        {"snapshot_seconds", snapshot},
-        {"snapshot_seconds_median", stall_median},
-        {"snapshot_seconds_max", maximum(snapshot)},
-        {"memcpy_seconds", memcpy_s},
-        {"memcpy_seconds_median", memcpy_median},
-        {"stall_ratio", stall_ratio},
-        {"stall_target", kStallTarget},
-        {"stall_target_met", stall_met},
-        {"stall_ratio_paired_median", stall_paired},
-        {"persist_seconds", persist},
-        {"persist_bytes_per_second", persist_bps},
-        {"persist_seconds_median", median(persist)},
-        {"persist_bytes_per_second_median", persist_bps_median},
-        {"raw_write_seconds", raw},
-        {"raw_write_bytes_per_second", raw_bps},
-        {"raw_write_seconds_median", median(raw)},
-        {"raw_write_bytes_per_second_median", raw_bps_median},
-        {"persist_ratio", persist_ratio},
-        {"persist_target", kPersistTarget},
-        {"persist_target_met", persist_met},
-        {"persist_ratio_paired_median", persist_paired},
-        {"checkpoints", std::move(names)},
-        {"kept", report.kept}};
+    const json::Json out = {{"dir", config.dir},
+                            {"prefix", config.engine.prefix},
+                            {"size_bytes", config.size},
+                            {"count", config.count},
+                            {"kind", kind_name(config.kind)},
+                            {"tensors", report.tensors},
+                            {"shard_bytes", config.engine.shard_bytes.value_or(kEngineDefaultShardBytes)},
+                            {"keep_heartbeats", config.engine.keep_heartbeats.value_or(kEngineDefaultKeep)},
+                            {"keep_full", config.engine.keep_full.value_or(kEngineDefaultKeep)},
+                            {"snapshot_seconds", snapshot},
+                            {"snapshot_seconds_median", stall_median},
+                            {"snapshot_seconds_max", maximum(snapshot)},
+                            {"memcpy_seconds", memcpy_s},
+                            {"memcpy_seconds_median", memcpy_median},
+                            {"stall_ratio", stall_ratio},
+                            {"stall_target", kStallTarget},
+                            {"stall_target_met", stall_met},
+                            {"stall_ratio_paired_median", stall_paired},
+                            {"persist_seconds", persist},
+                            {"persist_bytes_per_second", persist_bps},
+                            {"persist_seconds_median", median(persist)},
+                            {"persist_bytes_per_second_median", persist_bps_median},
+                            {"raw_write_seconds", raw},
+                            {"raw_write_bytes_per_second", raw_bps},
+                            {"raw_write_seconds_median", median(raw)},
+                            {"raw_write_bytes_per_second_median", raw_bps_median},
+                            {"persist_ratio", persist_ratio},
+                            {"persist_target", kPersistTarget},
+                            {"persist_target_met", persist_met},
+                            {"persist_ratio_paired_median", persist_paired},
+                            {"checkpoints", std::move(names)},
+                            {"kept", report.kept}};
     fmt::print("{}\n", json::json_text(out));
     return;
   }
@@ -396,9 +398,10 @@ void print_report(const Report& report) {
   fmt::print("{:<16} {:>14} {:>10}   {:<10} {:>14}   {:>6.3f}   {:<8} {}\n", "persist", mib_per_s(persist_bps_median),
              "", "raw write", mib_per_s(raw_bps_median), persist_ratio, fmt::format(">= {:.2f}", kPersistTarget),
              persist_met ? "met" : "MISSED");
-  fmt::print("(median of the per-save ratios against the baseline taken next to each save: stall {:.3f}, "
-             "persist {:.3f})\n",
-             stall_paired, persist_paired);
+  fmt::print(
+      "(median of the per-save ratios against the baseline taken next to each save: stall {:.3f}, "
+      "persist {:.3f})\n",
+      stall_paired, persist_paired);
   if (!report.kept.empty()) {
     fmt::print("\nkept in {}:", config.dir);
     for (const auto& name : report.kept) fmt::print(" {}", name);

@@ -31,10 +31,9 @@ struct Summary {
 
 void print_table(const Summary& s) {
   const auto& st = s.stats;
-  const double gap = st.lower_bound_tight > 0
-                         ? 100.0 * static_cast<double>(st.packs - st.lower_bound_tight) /
-                               static_cast<double>(st.lower_bound_tight)
-                         : 0.0;
+  const double gap = st.lower_bound_tight > 0 ? 100.0 * static_cast<double>(st.packs - st.lower_bound_tight) /
+                                                    static_cast<double>(st.lower_bound_tight)
+                                              : 0.0;
   fmt::print("packed {} sequences ({} units, {} tokens) into packs of {} tokens with {}\n", st.sequences, st.units,
              st.real_tokens, st.max_len, st.method);
   fmt::print("  {:<22} {}\n", "packs", st.packs);
@@ -45,7 +44,8 @@ void print_table(const Summary& s) {
   fmt::print("  {:<22} {:.2f}%   one row per unit\n", "padding before", 100.0 * st.padding_before);
   fmt::print("  {:<22} {:.4f}%\n", "padding after", 100.0 * st.padding_after);
   fmt::print("  {:<22} {:.3f}x  rows before / rows after\n", "speed-up", st.speedup);
-  fmt::print("  {:<22} {}\n", "max per pack", s.max_per_pack == 0 ? std::string("unlimited") : std::to_string(s.max_per_pack));
+  fmt::print("  {:<22} {}\n", "max per pack",
+             s.max_per_pack == 0 ? std::string("unlimited") : std::to_string(s.max_per_pack));
   fmt::print("  {:<22} {} sequences, {} tokens cut\n", "truncated", st.truncated_sequences, st.truncated_tokens);
   fmt::print("  {:<22} {} sequences\n", "split", st.split_sequences);
   fmt::print("  {:<22} {:.3f} s\n", "time", s.seconds);
@@ -151,7 +151,7 @@ int cmd_pack(const std::vector<std::string>& args) {
   int64_t max_len = 0;
   int64_t max_per_pack = 0;
   int64_t seed = 0;
-  int64_t window = 0;  // 0: pack everything at once
+  int64_t window = 0;      // 0: pack everything at once
   int64_t max_rounds = 0;  // 0: the stream's default
   Overlong overlong = Overlong::error;
   const bool json = has_word(args, "--json");
@@ -190,7 +190,8 @@ int cmd_pack(const std::vector<std::string>& args) {
     host::check(frugal_options_set_int(options.get(), "max_len", max_len));
     host::check(frugal_options_set_int(options.get(), "max_per_pack", max_per_pack));
     host::check(frugal_options_set_int(options.get(), "seed", seed));
-    if (auto v = parsed.value("--overlong")) host::check(frugal_options_set_string(options.get(), "overlong", v->c_str()));
+    if (auto v = parsed.value("--overlong"))
+      host::check(frugal_options_set_string(options.get(), "overlong", v->c_str()));
     if (auto v = parsed.value("--algo")) host::check(frugal_options_set_string(options.get(), "algo", v->c_str()));
     host::PackerPtr packer;
     try {
@@ -231,13 +232,15 @@ int cmd_pack(const std::vector<std::string>& args) {
     } else {
       const Histogram h = read_histogram_file(*parsed.value("--histogram"), limits);
       const auto t0 = std::chrono::steady_clock::now();
-      host::check(frugal_packer_pack_histogram(packer.get(), h.lengths.data(), h.counts.data(), h.lengths.size(), &raw));
+      host::check(
+          frugal_packer_pack_histogram(packer.get(), h.lengths.data(), h.counts.data(), h.lengths.size(), &raw));
       summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     const host::PackPlanPtr plan(raw);
     summary.stats.struct_size = sizeof(summary.stats);
     host::check(frugal_pack_plan_stats(plan.get(), &summary.stats));
-    if (auto path = parsed.value("--assignments")) write_assignments(*path, plan.get(), parsed.value("--overlong") == std::optional<std::string>("split"));
+    if (auto path = parsed.value("--assignments"))
+      write_assignments(*path, plan.get(), parsed.value("--overlong") == std::optional<std::string>("split"));
     if (parsed.has("--json")) {
       print_json(summary);
     } else {

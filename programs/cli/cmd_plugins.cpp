@@ -86,8 +86,8 @@ void print_json(const Listing& listing) {
 void print_table(const Listing& listing) {
   if (listing.plugins.empty()) fmt::print("no plugins found\n");
   for (const auto& row : listing.plugins) {
-    fmt::print("{} {}  ({}, {}, ABI {}.{})\n  {}\n", row.info.name, row.info.version, row.info.vendor,
-               row.info.license, row.info.abi_major, row.info.abi_minor, row.info.path);
+    fmt::print("{} {}  ({}, {}, ABI {}.{})\n  {}\n", row.info.name, row.info.version, row.info.vendor, row.info.license,
+               row.info.abi_major, row.info.abi_minor, row.info.path);
     for (size_t s = 0; s < row.strategies.size(); ++s) {
       const auto& st = row.strategies[s];
       fmt::print("    {:<10} {:<16} {}{}\n", frugal_strategy_kind_name(st.kind), st.name, st.summary,

@@ -36,9 +36,9 @@ std::string manifest_text(const json::Json& m) {
   const auto text = [&](const char* key) { return terminal_text(m.at(key).get<std::string>()); };
   const std::string created = utc_time(m.at("created_unix_ns").get<int64_t>());
   std::string out = fmt::format("{}\n", text("name"));
-  out += fmt::format("  kind       {}\n  step       {}\n  sequence   {}\n  generation {}\n", text("kind"),
-                     m.at("step").get<uint64_t>(), m.at("sequence").get<uint64_t>(),
-                     m.at("generation").get<uint64_t>());
+  out +=
+      fmt::format("  kind       {}\n  step       {}\n  sequence   {}\n  generation {}\n", text("kind"),
+                  m.at("step").get<uint64_t>(), m.at("sequence").get<uint64_t>(), m.at("generation").get<uint64_t>());
   out += fmt::format("  created    {}\n  emergency  {}\n  writer     {}\n  metadata   {} B\n  format     {}\n",
                      created.empty() ? "-" : created, m.at("emergency").get<bool>() ? "yes" : "no", text("writer"),
                      m.at("metadata_bytes").get<uint64_t>(), m.at("format_version").get<uint32_t>());
@@ -56,8 +56,8 @@ std::string manifest_text(const json::Json& m) {
   if (!tensors.empty())
     out += fmt::format("  {:<{}} {:<9} {:<16} {:>14} {}\n", "NAME", tensor_width, "DTYPE", "SHAPE", "BYTES", "SHARD");
   for (const auto& t : tensors)
-    out += fmt::format("  {:<{}} {:<9} {:<16} {:>14} {}\n", terminal_text(t.at("name").get<std::string>()), tensor_width,
-                       terminal_text(t.at("dtype").get<std::string>()), shape_text(t.at("shape")),
+    out += fmt::format("  {:<{}} {:<9} {:<16} {:>14} {}\n", terminal_text(t.at("name").get<std::string>()),
+                       tensor_width, terminal_text(t.at("dtype").get<std::string>()), shape_text(t.at("shape")),
                        t.at("bytes").get<uint64_t>(), t.at("shard").get<uint32_t>());
 
   // The registered states (frugal_ckpt_register_state and the router,

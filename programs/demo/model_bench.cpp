@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("%s, %d thread(s): %zu params, %.0f tokens/s forward+backward+AdamW (%.1f ms/step, loss %.3f)\n",
-              moe ? "MoE 4x top-2" : "dense", threads, model.parameters().size(),
-              static_cast<double>(n) * steps / secs, 1000.0 * secs / steps, static_cast<double>(loss));
+              moe ? "MoE 4x top-2" : "dense", threads, model.parameters().size(), static_cast<double>(n) * steps / secs,
+              1000.0 * secs / steps, static_cast<double>(loss));
   return 0;
 }

@@ -110,8 +110,8 @@ int main(void) {
       if (fabsf(fake[i] - w[i]) > fmaxf(fabsf(w[i]) * 0.0625f, scale_inv * 0.0009765625f)) ++errors;
     }
     if (clipped != 0) ++errors;
-    printf("step %d: |w| <= %7.4f, scale_inv %.6f, %d of %d values clipped\n", step, (double)amax,
-           (double)scale_inv, clipped, kN);
+    printf("step %d: |w| <= %7.4f, scale_inv %.6f, %d of %d values clipped\n", step, (double)amax, (double)scale_inv,
+           clipped, kN);
     if (amax > running_max) running_max = amax;
   }
 

@@ -223,8 +223,8 @@ int main(void) {
   }
   printf("max/mean load over the last 20 steps: %.3f on average\n", settled);
   if (!(first > 2.0 && settled < 1.3 && last_dropped < 0.01)) {
-    fprintf(stderr, "balancing: max/mean %.3f -> %.3f, %.2f%% dropped; expected > 2 -> < 1.3, < 1%%\n", first,
-            settled, 100.0 * last_dropped);
+    fprintf(stderr, "balancing: max/mean %.3f -> %.3f, %.2f%% dropped; expected > 2 -> < 1.3, < 1%%\n", first, settled,
+            100.0 * last_dropped);
     ok = 0;
   }
 

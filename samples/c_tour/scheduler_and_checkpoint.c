@@ -233,11 +233,11 @@ static int restore_and_check(frugal_ckpt_engine* engine, TrainingState* state, c
   if (scaler_state(scaler, &restored)) return 1;
   if (restored.scale != saved_scaler->scale || restored.clean_steps != saved_scaler->clean_steps ||
       restored.skipped_steps != saved_scaler->skipped_steps)
-    return tour_mismatch("checkpoint: the loss scaler came back as scale %g, %lld clean, %lld skipped; saved %g, "
-                         "%lld, %lld",
-                         restored.scale, (long long)restored.clean_steps, (long long)restored.skipped_steps,
-                         saved_scaler->scale, (long long)saved_scaler->clean_steps,
-                         (long long)saved_scaler->skipped_steps);
+    return tour_mismatch(
+        "checkpoint: the loss scaler came back as scale %g, %lld clean, %lld skipped; saved %g, "
+        "%lld, %lld",
+        restored.scale, (long long)restored.clean_steps, (long long)restored.skipped_steps, saved_scaler->scale,
+        (long long)saved_scaler->clean_steps, (long long)saved_scaler->skipped_steps);
   printf("checkpoint: saved and restored %s: step %llu, %lu tensor bytes back, metadata \"%.*s\", loss scale %g\n",
          info.name, (unsigned long long)info.step, (unsigned long)sizeof *state, (int)metadata_size, metadata,
          restored.scale);

@@ -28,9 +28,7 @@ static inline uint64_t next_random(uint64_t* state) {
 }
 
 /* A uniform value in [-1, 1). */
-static inline float uniform(uint64_t* state) {
-  return (float)((double)next_random(state) / 2147483648.0 * 2.0 - 1.0);
-}
+static inline float uniform(uint64_t* state) { return (float)((double)next_random(state) / 2147483648.0 * 2.0 - 1.0); }
 
 /* A view of a compact, row-major host array (strides NULL). */
 static inline frugal_tensor host_tensor(void* data, int32_t dtype, int32_t ndim, const int64_t* shape) {

@@ -229,7 +229,8 @@ void checkpoint_step(host::Context& context) {
     throw mismatch("checkpoint: the loss scaler came back as scale %g, %lld clean, %lld skipped; saved %g, %lld, %lld",
                    restored.scale, static_cast<long long>(restored.clean_steps),
                    static_cast<long long>(restored.skipped_steps), saved_scaler.scale,
-                   static_cast<long long>(saved_scaler.clean_steps), static_cast<long long>(saved_scaler.skipped_steps));
+                   static_cast<long long>(saved_scaler.clean_steps),
+                   static_cast<long long>(saved_scaler.skipped_steps));
   std::printf("checkpoint: saved and restored %s: step %llu, %zu tensor bytes back, metadata \"%s\", loss scale %g\n",
               info.name, static_cast<unsigned long long>(info.step), sizeof(state.weights) + sizeof(state.cursor),
               std::string(restored_metadata).c_str(), restored.scale);

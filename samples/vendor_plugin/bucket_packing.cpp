@@ -14,8 +14,8 @@ std::vector<std::vector<int64_t>> pack_in_buckets(std::span<const int64_t> lengt
   std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return lengths[a] > lengths[b]; });
 
   std::vector<std::vector<int64_t>> packs;
-  std::vector<int64_t> room;                    // tokens left, per pack
-  std::multimap<int64_t, std::size_t> open;     // room -> pack, this bucket's packs that can take more
+  std::vector<int64_t> room;                 // tokens left, per pack
+  std::multimap<int64_t, std::size_t> open;  // room -> pack, this bucket's packs that can take more
   int64_t bucket = -1;
   for (const int64_t i : order) {
     const int64_t length = lengths[i];

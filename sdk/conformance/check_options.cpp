@@ -59,12 +59,16 @@ class RuleLines {
     const Error e = create_with(c_, o, value);
     if (e && e.code() == FRUGAL_ERR_INVALID_ARGUMENT) {
       c_.skip(rule_, "option '" + o.name + "' = " + value.shown() + " (" + what + "): create refuses it with " +
-                         e.describe() + ", a constraint between options that no declaration states; give the "
+                         e.describe() +
+                         ", a constraint between options that no declaration states; give the "
                          "options it depends on with --option to check this value");
       return;
     }
-    if (e) return disagree(o, value.shown(), what, "create refuses it: " + e.describe() + "; the declaration says "
-                                                   "create accepts it");
+    if (e)
+      return disagree(o, value.shown(), what,
+                      "create refuses it: " + e.describe() +
+                          "; the declaration says "
+                          "create accepts it");
     agree(o.name + "=" + value.shown() + " accepted");
   }
   // create must refuse o = value (left out when nullopt).
@@ -72,8 +76,10 @@ class RuleLines {
                const std::string& core) {
     const Error e = create_with(c_, o, value);
     const std::string shown = value ? value->shown() : "(left out)";
-    if (!e) return disagree(o, shown, what, "create accepts it; the declaration says create refuses it (" + core +
-                                                ", and create called without the core must refuse it too)");
+    if (!e)
+      return disagree(o, shown, what,
+                      "create accepts it; the declaration says create refuses it (" + core +
+                          ", and create called without the core must refuse it too)");
     agree(o.name + (value ? "=" + shown : " left out") + " -> " + frugal_error_code_name(e.code()));
   }
   void note(const std::string& text) { agree(text); }
@@ -121,8 +127,7 @@ void check_bounds(Checks& c) {
           continue;
         }
         lines.refused(o, Value::of_int(upper ? at + 1 : at - 1),
-                      std::string(upper ? "above max " : "below min ") + std::to_string(at),
-                      kRangeByCore);
+                      std::string(upper ? "above max " : "below min ") + std::to_string(at), kRangeByCore);
       } else {
         lines.accepted(o, Value::of_double(bound), std::string("declared ") + side);
         if (std::isinf(bound)) {
@@ -179,11 +184,13 @@ void check_flags(Checks& c) {
 void check_declared_options(Checks& c) {
   c.begin("options");
   if (!c.s.declares_options)
-    return c.skip("options", "declares nothing (no frugal_strategy_options_ext): the core checks no option before "
-                             "create and there is no declaration to compare with the code");
+    return c.skip("options",
+                  "declares nothing (no frugal_strategy_options_ext): the core checks no option before "
+                  "create and there is no declaration to compare with the code");
   if (c.s.declared.empty())
-    return c.skip("options", "declares that it takes no option (option_count 0): no declaration to compare; "
-                             "unknown-option shows that create refuses any");
+    return c.skip("options",
+                  "declares that it takes no option (option_count 0): no declaration to compare; "
+                  "unknown-option shows that create refuses any");
   check_defaults(c);
   check_bounds(c);
   check_choices(c);

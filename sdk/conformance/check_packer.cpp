@@ -81,8 +81,9 @@ void check_packer_core(Checks& c) {
   const Error pe(frugal_packer_pack(packer, len.data(), len.size(), &plan));
   frugal_pack_plan_destroy(plan);
   frugal_packer_destroy(packer);
-  c.check(!pe, "core", pe ? "frugal_packer_pack refused the plugin's assignment: " + pe.describe()
-                          : "frugal_packer_pack accepts the plugin's assignment");
+  c.check(!pe, "core",
+          pe ? "frugal_packer_pack refused the plugin's assignment: " + pe.describe()
+             : "frugal_packer_pack accepts the plugin's assignment");
 }
 
 void check_packer(Checks& c) {

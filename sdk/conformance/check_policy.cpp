@@ -79,8 +79,9 @@ void check_policy(Checks& c) {
     if (!small) return;
     frugal_telemetry tiny = telemetry(0);
     tiny.struct_size = offsetof(frugal_telemetry, step);
-    c.expect_error("struct-size", "decide(telemetry struct_size " + std::to_string(tiny.struct_size) +
-                   ", below v2.0) (plugin.h: receivers need the required fields)",
+    c.expect_error("struct-size",
+                   "decide(telemetry struct_size " + std::to_string(tiny.struct_size) +
+                       ", below v2.0) (plugin.h: receivers need the required fields)",
                    vt->decide(small.get(), &tiny, &d), FRUGAL_ERR_ABI_MISMATCH);
     Instance big = c.create("struct-size");
     Instance base = c.create("struct-size");

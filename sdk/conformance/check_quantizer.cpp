@@ -80,8 +80,8 @@ Args quantize_args(const HostTensor& x, Quantized& q, uint32_t flags) {
 }
 
 // quantize with args of struct_size `size` (below, equal to or above ours).
-Error quantize(const frugal_quantizer_vtable* vt, void* instance, const HostTensor& x, Quantized& q,
-               uint32_t flags = 0, size_t size = sizeof(frugal_quantize_call)) {
+Error quantize(const frugal_quantizer_vtable* vt, void* instance, const HostTensor& x, Quantized& q, uint32_t flags = 0,
+               size_t size = sizeof(frugal_quantize_call)) {
   Larger<frugal_quantize_call> big{};
   big.args = quantize_args(x, q, flags);
   big.args.struct_size = size;
@@ -129,9 +129,7 @@ int mantissa_bits(int32_t dtype) {
 // up to 1/8 of its amax (e4m3: amax/X < 512 is clipped to 448), and INT8's
 // step amax/127 (error amax/254). Blocks use the tensor's amax, a looser
 // bound than their own.
-float round_trip_bound(const frugal_quant_layout& l, float amax) {
-  return std::ldexp(amax, -mantissa_bits(l.dtype));
-}
+float round_trip_bound(const frugal_quant_layout& l, float amax) { return std::ldexp(amax, -mantissa_bits(l.dtype)); }
 
 // "" when every element is within the bound, else the first that is not.
 std::string round_trip_error(const frugal_quant_layout& l, const HostTensor& x, const HostTensor& back) {

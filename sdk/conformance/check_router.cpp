@@ -26,7 +26,8 @@ struct Shape {
 
 Shape shape_of(const frugal_route_layout& l, int64_t tokens) {
   const auto ceil_cap = [&](int64_t n) {
-    return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(n) * l.capacity_factor / l.experts)));
+    return std::max<int64_t>(1,
+                             static_cast<int64_t>(std::ceil(static_cast<double>(n) * l.capacity_factor / l.experts)));
   };
   Shape s;
   if (l.choice == FRUGAL_ROUTER_EXPERT_CHOICE) {
@@ -83,8 +84,8 @@ struct Plan {
 
   [[nodiscard]] std::vector<unsigned char> bytes() const {
     std::vector<unsigned char> out;
-    for (const HostTensor* t : {&expert_ids, &weights, &dropped, &slot_row, &expert_offsets, &expert_demand,
-                                &row_token, &row_weight, &token_offsets, &token_rows, &mean_prob, &losses})
+    for (const HostTensor* t : {&expert_ids, &weights, &dropped, &slot_row, &expert_offsets, &expert_demand, &row_token,
+                                &row_weight, &token_offsets, &token_rows, &mean_prob, &losses})
       t->append_to(out);
     return out;
   }
@@ -107,17 +108,21 @@ std::string plan_error(const Plan& p) {
   const auto* tok_rows = p.token_rows.data<int64_t>();
   const int64_t n = off[p.E];
   const auto at = [](const char* what, int64_t i) { return std::string(what) + "[" + std::to_string(i) + "]"; };
-  if (off[0] != 0 || n < 0 || n > p.s.rows) return "expert_offsets run from " + std::to_string(off[0]) + " to " +
-                                                     std::to_string(n) + "; they must rise from 0 to at most R";
+  if (off[0] != 0 || n < 0 || n > p.s.rows)
+    return "expert_offsets run from " + std::to_string(off[0]) + " to " + std::to_string(n) +
+           "; they must rise from 0 to at most R";
   for (int64_t e = 0; e < p.E; ++e) {
     const int64_t count = off[e + 1] - off[e];
     if (count < 0) return at("expert_offsets", e + 1) + " falls";
-    if (p.s.capacity > 0 && count > p.s.capacity) return "expert " + std::to_string(e) + " keeps more than its capacity";
+    if (p.s.capacity > 0 && count > p.s.capacity)
+      return "expert " + std::to_string(e) + " keeps more than its capacity";
     if (demand[e] < count) return at("expert_demand", e) + " is below the rows the expert kept";
-    if (!p.s.token_choice && count != p.s.capacity) return "expert choice: expert " + std::to_string(e) + " did not take `capacity` tokens";
+    if (!p.s.token_choice && count != p.s.capacity)
+      return "expert choice: expert " + std::to_string(e) + " did not take `capacity` tokens";
     for (int64_t r = off[e]; r < off[e + 1]; ++r) {
       if (row_token[r] < 0 || row_token[r] >= p.T) return at("row_token", r) + " names no token";
-      if (r > off[e] && row_token[r - 1] >= row_token[r]) return "tokens do not rise inside expert " + std::to_string(e);
+      if (r > off[e] && row_token[r - 1] >= row_token[r])
+        return "tokens do not rise inside expert " + std::to_string(e);
       if (!std::isfinite(row_weight[r]) || row_weight[r] < 0) return at("row_weight", r) + " is negative or not finite";
     }
   }
@@ -130,7 +135,8 @@ std::string plan_error(const Plan& p) {
     if (tok_off[t + 1] < tok_off[t]) return at("token_offsets", t + 1) + " falls";
     for (int64_t i = tok_off[t]; i < tok_off[t + 1]; ++i) {
       const int64_t r = tok_rows[i];
-      if (r < 0 || r >= n || seen[static_cast<size_t>(r)]++) return at("token_rows", i) + " is out of range or repeated";
+      if (r < 0 || r >= n || seen[static_cast<size_t>(r)]++)
+        return at("token_rows", i) + " is out of range or repeated";
       if (row_token[r] != t) return "token_rows lists row " + std::to_string(r) + " under the wrong token";
     }
     if (!p.s.token_choice) continue;
@@ -142,7 +148,8 @@ std::string plan_error(const Plan& p) {
       const uint8_t d = p.dropped.data<uint8_t>()[slot];
       if (e < 0 || e >= p.E) return at("expert_ids", slot) + " = " + std::to_string(e) + " is no expert";
       for (int64_t j = t * k; j < slot; ++j)
-        if (p.expert_ids.data<int32_t>()[j] == e) return "token " + std::to_string(t) + " chose expert " + std::to_string(e) + " twice";
+        if (p.expert_ids.data<int32_t>()[j] == e)
+          return "token " + std::to_string(t) + " chose expert " + std::to_string(e) + " twice";
       if (!std::isfinite(w) || w < 0) return at("weights", slot) + " is negative or not finite";
       if (d > 1 || (d == 1) != (r == -1)) return at("dropped", slot) + " and slot_row disagree";
       if (d == 0 && (r < off[e] || r >= off[e + 1] || row_token[r] != t || row_weight[r] != w))
@@ -150,7 +157,8 @@ std::string plan_error(const Plan& p) {
     }
   }
   for (int64_t e = 0; e < p.E; ++e)
-    if (!std::isfinite(p.mean_prob.data<float>()[e]) || p.mean_prob.data<float>()[e] < 0) return at("mean_prob", e) + " is negative or not finite";
+    if (!std::isfinite(p.mean_prob.data<float>()[e]) || p.mean_prob.data<float>()[e] < 0)
+      return at("mean_prob", e) + " is negative or not finite";
   return "";
 }
 
@@ -178,8 +186,11 @@ constexpr size_t kMoveMin = offsetof(frugal_route_move_call, output) + sizeof(vo
 // struct_size `route_size` / `move_size`.
 struct Routed {
   Routed(const frugal_route_layout& l, uint64_t seed)
-      : x(logits(l, seed)), plan(l, kTokens), in(FRUGAL_DTYPE_FLOAT32, kTokens, kHidden),
-        permuted(FRUGAL_DTYPE_FLOAT32, plan.s.rows, kHidden), out(FRUGAL_DTYPE_FLOAT32, kTokens, kHidden) {
+      : x(logits(l, seed)),
+        plan(l, kTokens),
+        in(FRUGAL_DTYPE_FLOAT32, kTokens, kHidden),
+        permuted(FRUGAL_DTYPE_FLOAT32, plan.s.rows, kHidden),
+        out(FRUGAL_DTYPE_FLOAT32, kTokens, kHidden) {
     Random(seed + 1000).fill(in);
   }
   std::string run(const frugal_router_vtable* vt, void* instance, size_t route_size = sizeof(frugal_route_call),
@@ -323,7 +334,8 @@ void check_router_tensors(Checks& c, void* a) {
   if (!run_error.empty()) return c.fail("plan", run_error);
   const std::string bad = plan_error(r.plan);
   c.check(bad.empty(), "plan",
-          bad.empty() ? "128 tokens x " + std::to_string(l.experts) + " experts: ids in range and distinct per token, "
+          bad.empty() ? "128 tokens x " + std::to_string(l.experts) +
+                            " experts: ids in range and distinct per token, "
                             "weights finite and >= 0, offsets, rows and the token index consistent"
                       : bad);
   c.begin("combine");
@@ -335,7 +347,8 @@ void check_router_tensors(Checks& c, void* a) {
   c.begin("struct-size");
   const auto reference = route_result(vt, a);
   const bool same_min = routed_bytes(vt, a, kRouteMin, kMoveMin) == reference;
-  const bool same_big = routed_bytes(vt, a, sizeof(Larger<frugal_route_call>), sizeof(Larger<frugal_route_move_call>)) == reference;
+  const bool same_big =
+      routed_bytes(vt, a, sizeof(Larger<frugal_route_call>), sizeof(Larger<frugal_route_move_call>)) == reference;
   c.check(same_min && same_big, "struct-size",
           "route/permute/combine args of struct_size " + std::to_string(kRouteMin) + "/" + std::to_string(kMoveMin) +
               " (v2.0 minimum) and with a zeroed 64-byte tail give the bytes of this header's size");

@@ -57,8 +57,9 @@ void check_schedule(Checks& c) {
   const std::vector<double> reference = curve(vt, a.get(), error);
   bool finite = error.empty();
   for (const double lr : reference) finite = finite && std::isfinite(lr);
-  c.check(finite, "lr-finite", finite ? "lr is finite at steps 0..1000000 (schedule_vtable.h: must be finite)"
-                                      : (error.empty() ? "a non-finite lr (schedule_vtable.h: must be finite)" : error));
+  c.check(finite, "lr-finite",
+          finite ? "lr is finite at steps 0..1000000 (schedule_vtable.h: must be finite)"
+                 : (error.empty() ? "a non-finite lr (schedule_vtable.h: must be finite)" : error));
 
   c.begin("invalid-arguments");
   double lr = 0;

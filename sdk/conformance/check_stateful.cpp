@@ -49,14 +49,17 @@ void check_state(Checks& c, const StateSlots& slots, void* from, Instance fresh,
             "export_state with a buffer 1 byte short -> " + e.describe() + ", size " + std::to_string(size) +
                 " (header: set size and return FRUGAL_ERR_OUT_OF_RANGE)");
   }
-  if (!c.expect_ok("state", "import_state of an exported blob", slots.import_state(fresh.get(), blob.data(), blob.size())))
+  if (!c.expect_ok("state", "import_state of an exported blob",
+                   slots.import_state(fresh.get(), blob.data(), blob.size())))
     return;
   if (!blob.empty()) {
     c.begin("state-corrupt");
     std::vector<unsigned char> corrupt = blob;
     corrupt[corrupt.size() / 2] ^= 0x5A;
-    c.expect_error("state-corrupt", "import_state of a blob with one byte flipped (header: the blob is "
-                   "self-checking; a corrupt one is an error)", slots.import_state(fresh.get(), corrupt.data(), corrupt.size()));
+    c.expect_error("state-corrupt",
+                   "import_state of a blob with one byte flipped (header: the blob is "
+                   "self-checking; a corrupt one is an error)",
+                   slots.import_state(fresh.get(), corrupt.data(), corrupt.size()));
     c.expect_error("state-corrupt", "import_state of a truncated blob",
                    slots.import_state(fresh.get(), blob.data(), blob.size() - 1));
   }
@@ -90,9 +93,10 @@ void check_layout(Checks& c, void* instance, Fn layout) {
   const Error e2(layout(instance, &big.layout));
   bool tail_kept = true;
   for (unsigned char b : big.tail) tail_kept = tail_kept && b == 0xAB;
-  const bool same = !e1 && !e2 && std::memcmp(reinterpret_cast<const char*>(&plain) + sizeof(size_t),
-                                              reinterpret_cast<const char*>(&big.layout) + sizeof(size_t),
-                                              sizeof(Layout) - sizeof(size_t)) == 0;
+  const bool same =
+      !e1 && !e2 &&
+      std::memcmp(reinterpret_cast<const char*>(&plain) + sizeof(size_t),
+                  reinterpret_cast<const char*>(&big.layout) + sizeof(size_t), sizeof(Layout) - sizeof(size_t)) == 0;
   c.check(same && tail_kept, "struct-size",
           "layout into struct_size " + std::to_string(sizeof(Layout)) + " and " + std::to_string(sizeof(Larger)) +
               ": same fields, tail untouched (" + e1.describe() + ", " + e2.describe() + ")");
@@ -105,9 +109,9 @@ void check_layout(Checks& c, void* instance, Fn layout) {
   const Error e3(layout(instance, reinterpret_cast<Layout*>(&tiny)));
   bool untouched = tiny.struct_size == sizeof(size_t);
   for (unsigned char b : tiny.guard) untouched = untouched && b == 0xCD;
-  c.check(!e3 && untouched, "struct-size",
-          "layout into a struct_size of 8 writes nothing past it (header: the callee fills up to it) -> " +
-              e3.describe());
+  c.check(
+      !e3 && untouched, "struct-size",
+      "layout into a struct_size of 8 writes nothing past it (header: the callee fills up to it) -> " + e3.describe());
   c.begin("null-arguments");
   c.expect_error("null-arguments", "layout(out NULL)", layout(instance, nullptr));
 }
@@ -176,19 +180,18 @@ void check_router_core(Checks& c) {
   const Error le(frugal_router_layout(r, &layout));
   std::string re;
   if (!se && !le)
-    c.core_result =
-        route_plan_bytes(
-            layout,
-            [&](const frugal_tensor* x, const frugal_route_plan* plan) {
-              const frugal_route_args args{sizeof args, x, plan, nullptr};
-              return frugal_router_route(r, &args);
-            },
-            re);
+    c.core_result = route_plan_bytes(
+        layout,
+        [&](const frugal_tensor* x, const frugal_route_plan* plan) {
+          const frugal_route_args args{sizeof args, x, plan, nullptr};
+          return frugal_router_route(r, &args);
+        },
+        re);
   frugal_router_destroy(r);
   c.check(!se && !le && re.empty(), "core",
-          "frugal_router_create accepts the layout (" + le.describe() + "); plan for 32 tokens: " +
-              std::to_string(shape.max_rows) + " rows (" + se.describe() + "); frugal_router_route " +
-              (re.empty() ? "accepts the plugin's plan" : "refused: " + re));
+          "frugal_router_create accepts the layout (" + le.describe() +
+              "); plan for 32 tokens: " + std::to_string(shape.max_rows) + " rows (" + se.describe() +
+              "); frugal_router_route " + (re.empty() ? "accepts the plugin's plan" : "refused: " + re));
 }
 
 void check_router(Checks& c) {

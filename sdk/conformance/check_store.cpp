@@ -33,9 +33,10 @@ void check_store_core(Checks& c) {
   const Error removed(frugal_store_remove(store, "core/object"));
   frugal_store_destroy(store);
   const bool ok = !put && !read && !removed && back == kPayload;
-  c.check(ok, "core", ok ? "put, read and remove through frugal_store_* round trip"
-                         : "through frugal_store_*: put " + put.describe() + ", read " + read.describe() +
-                               ", remove " + removed.describe());
+  c.check(ok, "core",
+          ok ? "put, read and remove through frugal_store_* round trip"
+             : "through frugal_store_*: put " + put.describe() + ", read " + read.describe() + ", remove " +
+                   removed.describe());
 }
 
 void check_store(Checks& c) {
@@ -69,8 +70,7 @@ void check_store(Checks& c) {
     uint64_t gone = 0;
     const Error ge(vt->size(st, "a/b", &gone));
     c.check(!r1 && !r2 && ge.code() == FRUGAL_ERR_NOT_FOUND, "remove",
-            "remove, remove of an absent key succeeds, size of it is NOT_FOUND (store_vtable.h) -> " +
-                ge.describe());
+            "remove, remove of an absent key succeeds, size of it is NOT_FOUND (store_vtable.h) -> " + ge.describe());
   }
   c.begin("invalid-arguments");
   for (const char* key : {"../escape", "/absolute", "a/../../b", ".hidden", ""}) {

@@ -35,8 +35,7 @@ const args::Spec& command_line_spec() {
 std::optional<OptionArg> parse_option(const std::string& text) {
   const auto eq = text.find('=');
   const auto dot = text.find('.');
-  if (eq == std::string::npos || dot == std::string::npos || dot > eq || dot == 0 || dot + 1 == eq)
-    return std::nullopt;
+  if (eq == std::string::npos || dot == std::string::npos || dot > eq || dot == 0 || dot + 1 == eq) return std::nullopt;
   return OptionArg{text.substr(0, dot), text.substr(dot + 1, eq - dot - 1), text.substr(eq + 1)};
 }
 

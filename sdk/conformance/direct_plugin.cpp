@@ -49,8 +49,8 @@ frugal_error* host_check_known(const frugal_options* options, const char* const*
       list += std::string(list.empty() ? "" : ", ") + known[k];
     }
     if (!found) {
-      const std::string message = std::string(owner ? owner : "") + (owner ? ": " : "") + "unknown option '" +
-                                  name + "' (known: " + list + ")";
+      const std::string message =
+          std::string(owner ? owner : "") + (owner ? ": " : "") + "unknown option '" + name + "' (known: " + list + ")";
       return frugal_error_create(FRUGAL_ERR_INVALID_ARGUMENT, message.c_str());
     }
   }

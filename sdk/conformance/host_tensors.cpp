@@ -20,7 +20,8 @@ size_t dtype_size(int32_t dtype) {
     case FRUGAL_DTYPE_INT32: return 4;
     case FRUGAL_DTYPE_FLOAT64:
     case FRUGAL_DTYPE_INT64: return 8;
-    default: throw std::runtime_error("a layout names dtype " + std::to_string(dtype) + ", which frugal does not define");
+    default:
+      throw std::runtime_error("a layout names dtype " + std::to_string(dtype) + ", which frugal does not define");
   }
 }
 

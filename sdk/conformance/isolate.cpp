@@ -60,8 +60,8 @@ void run_checks(const std::string& label, bool fork, Report& report, const std::
     const int out = fds[1];
     Sink sink{[&](const std::string& rule) { write_all(out, "B\t" + flat(rule) + "\n"); },
               [&](Outcome outcome, const std::string& rule, const std::string& message) {
-                write_all(out, std::string(1, outcome_name(outcome)[0]) + "\t" + flat(rule) + "\t" + flat(message) +
-                                   "\n");
+                write_all(out,
+                          std::string(1, outcome_name(outcome)[0]) + "\t" + flat(rule) + "\t" + flat(message) + "\n");
               }};
     body(sink);
     write_all(out, "B\texit\n");
@@ -92,8 +92,8 @@ void run_checks(const std::string& label, bool fork, Report& report, const std::
       running = line.substr(t1 + 1);
     } else {
       const Outcome outcome = line[0] == 'P' ? Outcome::pass : line[0] == 'S' ? Outcome::skip : Outcome::fail;
-      report.add({outcome, label, line.substr(t1 + 1, t2 - t1 - 1),
-                  t2 == std::string::npos ? "" : line.substr(t2 + 1)});
+      report.add(
+          {outcome, label, line.substr(t1 + 1, t2 - t1 - 1), t2 == std::string::npos ? "" : line.substr(t2 + 1)});
     }
   }
   if (WIFSIGNALED(status) && running == "exit") {

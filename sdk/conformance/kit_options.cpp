@@ -12,7 +12,6 @@ namespace frugal::conformance {
 
 namespace {
 
-
 std::string libfrugal_message(frugal_error* e) {
   const std::string message = frugal_error_message(e);
   frugal_error_destroy(e);
@@ -40,8 +39,7 @@ bool DeclaredOption::buildable() const {
   return type != FRUGAL_OPTION_STRING || choices.has_value() || has(FRUGAL_OPTION_DECL_DIRECTORY);
 }
 
-std::vector<DeclaredOption> read_declared_options(const frugal_context* context, size_t strategy_index,
-                                                  size_t count) {
+std::vector<DeclaredOption> read_declared_options(const frugal_context* context, size_t strategy_index, size_t count) {
   std::vector<DeclaredOption> out;
   for (size_t j = 0; j < count; ++j) {
     frugal_option_info info{};
@@ -63,7 +61,6 @@ std::vector<DeclaredOption> read_declared_options(const frugal_context* context,
   }
   return out;
 }
-
 
 Value Value::of_int(int64_t v) {
   Value out;

@@ -37,8 +37,7 @@ struct DeclaredOption {
 
 // The options strategy `strategy_index` of the context's plugin 0 declares
 // (`count` of them: frugal_strategy_info.option_count).
-std::vector<DeclaredOption> read_declared_options(const frugal_context* context, size_t strategy_index,
-                                                  size_t count);
+std::vector<DeclaredOption> read_declared_options(const frugal_context* context, size_t strategy_index, size_t count);
 
 // A value the kit gives an option: of the declared type, set exactly, or a
 // declaration's text as a host would give it (frugal_options_set_parsed).

@@ -68,8 +68,8 @@ std::vector<StrategyRef> strategies(frugal_context* ctx) {
       frugal_error_destroy(e);
       continue;
     }
-    out.push_back({info.kind, info.flags, info.name, info.plugin_name,
-                   fc::read_declared_options(ctx, i, info.option_count)});
+    out.push_back(
+        {info.kind, info.flags, info.name, info.plugin_name, fc::read_declared_options(ctx, i, info.option_count)});
   }
   return out;
 }
@@ -104,8 +104,8 @@ int main(int argc, char** argv) {
       // Made and removed here, not in the checking child, so that a child
       // that crashes leaves nothing behind.
       std::error_code ec;
-      const auto tmp = std::filesystem::temp_directory_path() /
-                       ("frugal-conformance-" + std::to_string(::getpid()) + "-" + s.name);
+      const auto tmp =
+          std::filesystem::temp_directory_path() / ("frugal-conformance-" + std::to_string(::getpid()) + "-" + s.name);
       std::filesystem::create_directories(tmp, ec);
       fc::run_checks(label, cl->fork, report, [&](fc::Sink& sink) {
         fc::Subject subject;

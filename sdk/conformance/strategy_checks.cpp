@@ -87,8 +87,10 @@ bool check_common_create(Checks& c) {
     void* p = nullptr;
     frugal_error* e = slots->create(c.s.host, options.p, &p);
     if (e == nullptr && p != nullptr) slots->destroy(p);
-    c.expect_error("unknown-option", "create with option 'conformance_no_such_option' (vtable header: unknown "
-                   "options must be reported as errors)", e);
+    c.expect_error("unknown-option",
+                   "create with option 'conformance_no_such_option' (vtable header: unknown "
+                   "options must be reported as errors)",
+                   e);
   }
   c.begin("null-arguments");
   {

@@ -36,7 +36,7 @@ struct Subject {
   bool declares_options = false;
   std::string tmpdir;  // fresh per strategy
   const frugal_host_api* host = nullptr;
-  const void* vtable = nullptr;  // the kind's vtable, loaded directly
+  const void* vtable = nullptr;       // the kind's vtable, loaded directly
   frugal_context* context = nullptr;  // the plugin loaded by the core
 };
 

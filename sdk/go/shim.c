@@ -175,9 +175,9 @@ static frugal_error* gemm(frugal_quantizer* q, frugal_go_frame* frame) {
   return err;
 }
 
-frugal_error* frugal_go_call(int32_t op, void* handle, frugal_go_frame* frame, void* p0, void* p1, void* p2,
-                             void* p3, void* p4, void* p5, void* p6, void* p7, void* p8, void* p9, void* p10,
-                             void* p11, void* p12, void* p13, void* p14, void* p15) {
+frugal_error* frugal_go_call(int32_t op, void* handle, frugal_go_frame* frame, void* p0, void* p1, void* p2, void* p3,
+                             void* p4, void* p5, void* p6, void* p7, void* p8, void* p9, void* p10, void* p11,
+                             void* p12, void* p13, void* p14, void* p15) {
   void* data[FRUGAL_GO_FRAME_TENSORS] = {p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15};
   for (int i = 0; i < FRUGAL_GO_FRAME_TENSORS; ++i) frame->tensors[i].data = data[i];
   frugal_error* err;
@@ -290,8 +290,8 @@ frugal_error* frugal_go_ckpt_register_state(frugal_ckpt_engine* engine, const ch
 
 static void release_trampoline(void* user_data) { frugalGoRelease((uintptr_t)user_data); }
 
-frugal_error* frugal_go_managed_wrap(int32_t dtype, int32_t ndim, const int64_t* shape, void* data,
-                                     int32_t has_release, uintptr_t handle, frugal_managed_tensor** out) {
+frugal_error* frugal_go_managed_wrap(int32_t dtype, int32_t ndim, const int64_t* shape, void* data, int32_t has_release,
+                                     uintptr_t handle, frugal_managed_tensor** out) {
   frugal_tensor view;
   memset(&view, 0, sizeof view);
   view.struct_size = sizeof view;

@@ -65,9 +65,9 @@ void frugal_go_frame_free(frugal_go_frame* frame);
  * frame's tensors, slot i's data being p[i]. The pointers are written into
  * the frame for the call only and cleared before returning.
  */
-frugal_error* frugal_go_call(int32_t op, void* handle, frugal_go_frame* frame, void* p0, void* p1, void* p2,
-                             void* p3, void* p4, void* p5, void* p6, void* p7, void* p8, void* p9, void* p10,
-                             void* p11, void* p12, void* p13, void* p14, void* p15);
+frugal_error* frugal_go_call(int32_t op, void* handle, frugal_go_frame* frame, void* p0, void* p1, void* p2, void* p3,
+                             void* p4, void* p5, void* p6, void* p7, void* p8, void* p9, void* p10, void* p11,
+                             void* p12, void* p13, void* p14, void* p15);
 
 /* frugal_ckpt_save with the metadata bytes as a direct argument (args built here). */
 frugal_error* frugal_go_ckpt_save(frugal_ckpt_engine* engine, int32_t kind, uint32_t flags, uint64_t step,
@@ -104,8 +104,7 @@ frugal_error* frugal_go_pack_gather(const frugal_pack_plan* plan, size_t pack, c
 frugal_error* frugal_go_ckpt_register_state(frugal_ckpt_engine* engine, const char* name, uintptr_t handle,
                                             uint32_t kinds);
 
-frugal_error* frugal_go_set_log_callback(frugal_context* context, int32_t enabled, uintptr_t handle,
-                                         int32_t min_level);
+frugal_error* frugal_go_set_log_callback(frugal_context* context, int32_t enabled, uintptr_t handle, int32_t min_level);
 
 /*
  * frugal_managed_tensor_wrap over C memory `data` (never Go memory: the
@@ -114,8 +113,8 @@ frugal_error* frugal_go_set_log_callback(frugal_context* context, int32_t enable
  * `handle` runs exactly once when the managed tensor or its DLPack export
  * is destroyed.
  */
-frugal_error* frugal_go_managed_wrap(int32_t dtype, int32_t ndim, const int64_t* shape, void* data,
-                                     int32_t has_release, uintptr_t handle, frugal_managed_tensor** out);
+frugal_error* frugal_go_managed_wrap(int32_t dtype, int32_t ndim, const int64_t* shape, void* data, int32_t has_release,
+                                     uintptr_t handle, frugal_managed_tensor** out);
 
 /* Calls a DLPack capsule's deleter (if any): releases the capsule. */
 void frugal_go_dlpack_delete(frugal_dlpack_managed_tensor* tensor);

@@ -33,7 +33,7 @@ struct ParsedArgs {
   std::vector<std::string> positional;
   std::map<std::string, std::vector<std::string>> values;  // value flags given, by name ("--size")
   std::set<std::string> switches;                          // switches given ("--json")
-  bool help = false;  // --help or -h before any "--": the caller prints its usage
+  bool help = false;                                       // --help or -h before any "--": the caller prints its usage
 
   [[nodiscard]] bool has(const std::string& flag) const { return values.count(flag) != 0 || switches.count(flag) != 0; }
   // The value of a once-only value flag, nullopt when not given.

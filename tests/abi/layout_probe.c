@@ -4,12 +4,12 @@
 #include <stddef.h>
 
 #include "frugal/frugal.h"
-#include "frugal/plugin.h"
-#include "frugal/schedule_vtable.h"
 #include "frugal/packer_vtable.h"
+#include "frugal/plugin.h"
 #include "frugal/policy_vtable.h"
 #include "frugal/quantizer_vtable.h"
 #include "frugal/router_vtable.h"
+#include "frugal/schedule_vtable.h"
 #include "frugal/store_vtable.h"
 #include "layout_probe.h"
 

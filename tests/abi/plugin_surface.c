@@ -24,8 +24,7 @@ FRUGAL_API size_t frugal_plugin_surface(const frugal_host_api* host, const fruga
                                         const frugal_strategy_desc* strategy, frugal_plugin_init_fn entry,
                                         const frugal_schedule_vtable* schedule, const frugal_store_vtable* store,
                                         const frugal_packer_vtable* packer, const frugal_policy_vtable* policy,
-                                        const frugal_quantizer_vtable* quantizer,
-                                        const frugal_router_vtable* router) {
+                                        const frugal_quantizer_vtable* quantizer, const frugal_router_vtable* router) {
   size_t total = entry != NULL ? 1u : 0u;
   total += host != NULL ? host->struct_size : 0u;
   total += plugin != NULL ? plugin->struct_size : 0u;

@@ -8,12 +8,12 @@
 #include <string>
 
 #include "frugal/frugal.h"
-#include "frugal/plugin.h"
-#include "frugal/schedule_vtable.h"
 #include "frugal/packer_vtable.h"
+#include "frugal/plugin.h"
 #include "frugal/policy_vtable.h"
 #include "frugal/quantizer_vtable.h"
 #include "frugal/router_vtable.h"
+#include "frugal/schedule_vtable.h"
 #include "frugal/store_vtable.h"
 #include "layout_probe.h"
 
@@ -52,45 +52,106 @@ TEST_CASE("the pinned LP64 layout") {
   const frugal_layout_row* rows = frugal_c_layout(&count);  // sets count: keep it a separate statement
   const auto layout = as_map(rows, count);
   // Sizes of every crossing struct.
-  const std::map<std::string, size_t> sizes = {
-      {"frugal_ext_header.", 24},   {"frugal_device.", 8},          {"frugal_quant_meta.", 56},
-      {"frugal_tensor.", 72},       {"frugal_dlpack_version.", 8},  {"frugal_dlpack_device.", 8},
-      {"frugal_dlpack_dtype.", 4},  {"frugal_dlpack_tensor.", 48},  {"frugal_dlpack_managed_tensor.", 64},
-      {"frugal_dlpack_managed_tensor_versioned.", 80},             {"frugal_host_api.", 112},
-      {"frugal_strategy_desc.", 48}, {"frugal_plugin_desc.", 88},   {"frugal_schedule_vtable.", 32},
-      {"frugal_plugin_info.", 72},  {"frugal_strategy_info.", 56},  {"frugal_option_info.", 64}, {"frugal_option_decl.", 64},
-      {"frugal_strategy_options_ext.", 40},  {"frugal_load_failure_info.", 32},
-      {"frugal_store_vtable.", 64}, {"frugal_ckpt_save_args.", 40}, {"frugal_ckpt_save_result.", 104},
-      {"frugal_ckpt_persist_result.", 88}, {"frugal_ckpt_info.", 448}, {"frugal_ckpt_emergency_result.", 88},
-      {"frugal_ckpt_state_fns.", 32},
-      {"frugal_quant_layout.", 32}, {"frugal_quant_zero_point_ext.", 32}, {"frugal_quantize_args.", 56},
-      {"frugal_dequantize_args.", 32}, {"frugal_quant_gemm_args.", 48}, {"frugal_quantize_call.", 56},
-      {"frugal_dequantize_call.", 32}, {"frugal_quant_gemm_call.", 48}, {"frugal_quantizer_vtable.", 72},
-      {"frugal_loss_scaler_status.", 32}, {"frugal_route_layout.", 40}, {"frugal_route_plan.", 104},
-      {"frugal_route_args.", 32}, {"frugal_route_move_args.", 40}, {"frugal_route_call.", 32},
-      {"frugal_route_move_call.", 40}, {"frugal_router_update_call.", 16},
-      {"frugal_router_vtable.", 80}, {"frugal_route_shape.", 32}, {"frugal_route_stats.", 72},
-      {"frugal_telemetry.", 88},    {"frugal_decision.", 48},       {"frugal_policy_vtable.", 48},
-      {"frugal_scheduler_config.", 56}, {"frugal_cost_ledger.", 144}};
+  const std::map<std::string, size_t> sizes = {{"frugal_ext_header.", 24},
+                                               {"frugal_device.", 8},
+                                               {"frugal_quant_meta.", 56},
+                                               {"frugal_tensor.", 72},
+                                               {"frugal_dlpack_version.", 8},
+                                               {"frugal_dlpack_device.", 8},
+                                               {"frugal_dlpack_dtype.", 4},
+                                               {"frugal_dlpack_tensor.", 48},
+                                               {"frugal_dlpack_managed_tensor.", 64},
+                                               {"frugal_dlpack_managed_tensor_versioned.", 80},
+                                               {"frugal_host_api.", 112},
+                                               {"frugal_strategy_desc.", 48},
+                                               {"frugal_plugin_desc.", 88},
+                                               {"frugal_schedule_vtable.", 32},
+                                               {"frugal_plugin_info.", 72},
+                                               {"frugal_strategy_info.", 56},
+                                               {"frugal_option_info.", 64},
+                                               {"frugal_option_decl.", 64},
+                                               {"frugal_strategy_options_ext.", 40},
+                                               {"frugal_load_failure_info.", 32},
+                                               {"frugal_store_vtable.", 64},
+                                               {"frugal_ckpt_save_args.", 40},
+                                               {"frugal_ckpt_save_result.", 104},
+                                               {"frugal_ckpt_persist_result.", 88},
+                                               {"frugal_ckpt_info.", 448},
+                                               {"frugal_ckpt_emergency_result.", 88},
+                                               {"frugal_ckpt_state_fns.", 32},
+                                               {"frugal_quant_layout.", 32},
+                                               {"frugal_quant_zero_point_ext.", 32},
+                                               {"frugal_quantize_args.", 56},
+                                               {"frugal_dequantize_args.", 32},
+                                               {"frugal_quant_gemm_args.", 48},
+                                               {"frugal_quantize_call.", 56},
+                                               {"frugal_dequantize_call.", 32},
+                                               {"frugal_quant_gemm_call.", 48},
+                                               {"frugal_quantizer_vtable.", 72},
+                                               {"frugal_loss_scaler_status.", 32},
+                                               {"frugal_route_layout.", 40},
+                                               {"frugal_route_plan.", 104},
+                                               {"frugal_route_args.", 32},
+                                               {"frugal_route_move_args.", 40},
+                                               {"frugal_route_call.", 32},
+                                               {"frugal_route_move_call.", 40},
+                                               {"frugal_router_update_call.", 16},
+                                               {"frugal_router_vtable.", 80},
+                                               {"frugal_route_shape.", 32},
+                                               {"frugal_route_stats.", 72},
+                                               {"frugal_telemetry.", 88},
+                                               {"frugal_decision.", 48},
+                                               {"frugal_policy_vtable.", 48},
+                                               {"frugal_scheduler_config.", 56},
+                                               {"frugal_cost_ledger.", 144}};
   for (const auto& [name, size] : sizes) {
     INFO(name);
     CHECK(layout.at(name) == size);
   }
   // Every struct that crosses starts with struct_size, except DLPack's (spec-defined) and plain values.
-  for (const char* type : {"frugal_ext_header", "frugal_quant_meta", "frugal_tensor", "frugal_host_api",
-                           "frugal_strategy_desc", "frugal_plugin_desc", "frugal_schedule_vtable",
-                           "frugal_plugin_info", "frugal_strategy_info", "frugal_load_failure_info",
-                           "frugal_store_vtable", "frugal_ckpt_save_args", "frugal_ckpt_save_result",
-                           "frugal_ckpt_persist_result", "frugal_ckpt_info", "frugal_ckpt_emergency_result",
-                           "frugal_ckpt_state_fns", "frugal_quant_layout", "frugal_quantize_args",
-                           "frugal_dequantize_args", "frugal_quant_gemm_args", "frugal_quantize_call",
-                           "frugal_dequantize_call", "frugal_quant_gemm_call", "frugal_quantizer_vtable", "frugal_loss_scaler_status",
-                           "frugal_route_layout", "frugal_route_plan", "frugal_route_args",
-                           "frugal_route_move_args", "frugal_route_call", "frugal_route_move_call",
-                           "frugal_router_update_call", "frugal_router_vtable",
-                           "frugal_route_shape", "frugal_route_stats", "frugal_telemetry", "frugal_decision",
-                           "frugal_policy_vtable", "frugal_scheduler_config", "frugal_cost_ledger",
-                           "frugal_option_info", "frugal_option_decl"}) {
+  for (const char* type : {"frugal_ext_header",
+                           "frugal_quant_meta",
+                           "frugal_tensor",
+                           "frugal_host_api",
+                           "frugal_strategy_desc",
+                           "frugal_plugin_desc",
+                           "frugal_schedule_vtable",
+                           "frugal_plugin_info",
+                           "frugal_strategy_info",
+                           "frugal_load_failure_info",
+                           "frugal_store_vtable",
+                           "frugal_ckpt_save_args",
+                           "frugal_ckpt_save_result",
+                           "frugal_ckpt_persist_result",
+                           "frugal_ckpt_info",
+                           "frugal_ckpt_emergency_result",
+                           "frugal_ckpt_state_fns",
+                           "frugal_quant_layout",
+                           "frugal_quantize_args",
+                           "frugal_dequantize_args",
+                           "frugal_quant_gemm_args",
+                           "frugal_quantize_call",
+                           "frugal_dequantize_call",
+                           "frugal_quant_gemm_call",
+                           "frugal_quantizer_vtable",
+                           "frugal_loss_scaler_status",
+                           "frugal_route_layout",
+                           "frugal_route_plan",
+                           "frugal_route_args",
+                           "frugal_route_move_args",
+                           "frugal_route_call",
+                           "frugal_route_move_call",
+                           "frugal_router_update_call",
+                           "frugal_router_vtable",
+                           "frugal_route_shape",
+                           "frugal_route_stats",
+                           "frugal_telemetry",
+                           "frugal_decision",
+                           "frugal_policy_vtable",
+                           "frugal_scheduler_config",
+                           "frugal_cost_ledger",
+                           "frugal_option_info",
+                           "frugal_option_decl"}) {
     INFO(type);
     CHECK(layout.at(std::string(type) + ".struct_size") == 0);
   }

@@ -283,10 +283,16 @@ std::string quantize_case(Context& cx, const RecipeSpec& spec, const char* forma
   };
 
   const auto compare_all = [&](const char* round) -> std::string {
-    const std::pair<const Twin*, const char*> outputs[] = {
-        {&codes, "codes"},         {&codes_t, "output_t codes"}, {&fake_out, "fake"},    {&input, "input (fake in place)"},
-        {&scale_inv, "scale_inv"}, {&scale, "scale"},            {&amax, "amax"},        {&scale_inv_t, "output_t scale_inv"},
-        {&scale_t, "output_t scale"}, {&amax_t, "output_t amax"}};
+    const std::pair<const Twin*, const char*> outputs[] = {{&codes, "codes"},
+                                                           {&codes_t, "output_t codes"},
+                                                           {&fake_out, "fake"},
+                                                           {&input, "input (fake in place)"},
+                                                           {&scale_inv, "scale_inv"},
+                                                           {&scale, "scale"},
+                                                           {&amax, "amax"},
+                                                           {&scale_inv_t, "output_t scale_inv"},
+                                                           {&scale_t, "output_t scale"},
+                                                           {&amax_t, "output_t amax"}};
     for (const auto& [twin, what] : outputs) {
       std::string why = compare(*twin, what);
       if (!why.empty()) return std::string(round) + ": " + why;
@@ -326,11 +332,10 @@ std::string quantize_case(Context& cx, const RecipeSpec& spec, const char* forma
   return compare(deq, "dequantized");
 }
 
-
 bool check_quantize(Context& cx, bool quick) {
   std::vector<Shape> shapes = {
-      {1, 1, 0, false, false},     {3, 37, 0, false, false},   {64, 128, 0, false, false},
-      {129, 257, 3, false, false}, {67, 300, 4, true, false},  {130, 96, 32, false, false},
+      {1, 1, 0, false, false},     {3, 37, 0, false, false},  {64, 128, 0, false, false},
+      {129, 257, 3, false, false}, {67, 300, 4, true, false}, {130, 96, 32, false, false},
   };
   if (!quick) {
     shapes.push_back({256, 1000, 24, false, false});
@@ -340,7 +345,8 @@ bool check_quantize(Context& cx, bool quick) {
   bool ok = true;
   for (const RecipeSpec& spec : kRecipes) {
     for (const char* format : {"e4m3", "e5m2"}) {
-      for (const int32_t dtype : {int32_t{FRUGAL_DTYPE_FLOAT32}, int32_t{FRUGAL_DTYPE_BFLOAT16}, int32_t{FRUGAL_DTYPE_FLOAT16}}) {
+      for (const int32_t dtype :
+           {int32_t{FRUGAL_DTYPE_FLOAT32}, int32_t{FRUGAL_DTYPE_BFLOAT16}, int32_t{FRUGAL_DTYPE_FLOAT16}}) {
         for (const bool saturate : {true, false}) {
           if (!saturate && !spec.per_tensor) continue;  // block scales never overflow: one mode is enough
           std::vector<Mode> modes = {Mode::plain, Mode::fake, Mode::fake_in_place};
@@ -427,10 +433,9 @@ std::string gemm_case(Context& cx, frugal_quantizer* q, const GemmSpec& s, int64
   const float alpha = 0.75f;
   // D ~ alpha sa sb 256 sqrt(k) N(0, 1): an fp8 D is scaled so 8 sigma fits.
   const double sigma = alpha * sa * sb * 256.0 * std::sqrt(static_cast<double>(s.k));
-  const float d_scale =
-      fp8_d ? static_cast<float>(std::exp2(std::floor(std::log2((s.d == FRUGAL_DTYPE_FLOAT8_E4M3FN ? 448.0 : 57344.0) /
-                                                                 (8.0 * sigma)))))
-            : 1.0f;
+  const float d_scale = fp8_d ? static_cast<float>(std::exp2(std::floor(
+                                    std::log2((s.d == FRUGAL_DTYPE_FLOAT8_E4M3FN ? 448.0 : 57344.0) / (8.0 * sigma)))))
+                              : 1.0f;
 
   DeviceBuffer da(a.size()), db(b.size()), dd(static_cast<std::size_t>(s.m * s.n) * ds), dscal(4 * 4);
   da.upload(a.data());

@@ -184,12 +184,20 @@ TEST_CASE("fp16 and bf16 conversion ports match formats", "[quant_cuda_port]") {
 
 TEST_CASE("amax keys: an unsigned max is recipes::amax's bits, NaN propagating", "[quant_cuda_port]") {
   std::mt19937_64 rng(4);
-  const float specials[] = {0.0f, -0.0f, std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-                            std::numeric_limits<float>::quiet_NaN(), from_bits(0xFFFF'FFFFu), from_bits(0x7F80'0001u),
-                            std::numeric_limits<float>::denorm_min(), -448.0f};
+  const float specials[] = {0.0f,
+                            -0.0f,
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(),
+                            from_bits(0xFFFF'FFFFu),
+                            from_bits(0x7F80'0001u),
+                            std::numeric_limits<float>::denorm_min(),
+                            -448.0f};
   for (int trial = 0; trial < 2000; ++trial) {
     std::vector<float> x(1 + rng() % 64);
-    for (auto& v : x) v = std::ldexp(static_cast<float>(static_cast<std::int64_t>(rng() % 2001) - 1000), static_cast<int>(rng() % 40) - 20);
+    for (auto& v : x)
+      v = std::ldexp(static_cast<float>(static_cast<std::int64_t>(rng() % 2001) - 1000),
+                     static_cast<int>(rng() % 40) - 20);
     const int specials_in = static_cast<int>(rng() % 3);
     for (int s = 0; s < specials_in; ++s) x[rng() % x.size()] = specials[rng() % std::size(specials)];
     std::uint32_t key = 0;
@@ -199,9 +207,19 @@ TEST_CASE("amax keys: an unsigned max is recipes::amax's bits, NaN propagating",
 }
 
 TEST_CASE("mul_as_host gives this host's product bits, NaNs included", "[quant_cuda_port]") {
-  std::vector<float> scales = {1.0f, 0.5f, 3.0f, 0x1p-127f, 0x1p126f, 0.0f, -0.0f, std::numeric_limits<float>::infinity(),
-                               std::numeric_limits<float>::quiet_NaN(), from_bits(0xFFC0'0000u),
-                               from_bits(0x7F80'0001u), 1e-30f, 7.25f};
+  std::vector<float> scales = {1.0f,
+                               0.5f,
+                               3.0f,
+                               0x1p-127f,
+                               0x1p126f,
+                               0.0f,
+                               -0.0f,
+                               std::numeric_limits<float>::infinity(),
+                               std::numeric_limits<float>::quiet_NaN(),
+                               from_bits(0xFFC0'0000u),
+                               from_bits(0x7F80'0001u),
+                               1e-30f,
+                               7.25f};
   for (int c = 0; c < 256; ++c) {
     for (const int format : {0, 1}) {
       const float decoded = dm::fp8_to_fp32(static_cast<std::uint8_t>(c), format);

@@ -18,9 +18,7 @@ inline const char* const kFiles[] = {"manifest", "shard-00000", "shard-00001"};
 inline constexpr uint8_t kFileCount = 4 * 3;
 
 // The store key of file `index` (< kFileCount).
-inline std::string file_key(uint8_t index) {
-  return std::string(kCheckpoints[index / 3]) + "/" + kFiles[index % 3];
-}
+inline std::string file_key(uint8_t index) { return std::string(kCheckpoints[index / 3]) + "/" + kFiles[index % 3]; }
 
 struct File {
   uint8_t index = 0;

@@ -100,7 +100,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!ok(frugal_options_create(&options))) finding("frugal_options_create failed");
   if (!ok(frugal_options_set_string(options, "root", scratch.path().c_str()))) finding("cannot set the root");
   frugal_store* store = nullptr;
-  if (!ok(frugal_store_create(frugal::fuzz::plugin_context(), "fs", options, &store))) finding("the fs store did not open");
+  if (!ok(frugal_store_create(frugal::fuzz::plugin_context(), "fs", options, &store)))
+    finding("the fs store did not open");
   frugal_options_destroy(options);
   for (const auto& file : input::decode(data, size)) {
     if (file.index >= input::kFileCount) continue;

@@ -75,9 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       exercise<pp::CheckpointCadence>(c, blob);
       break;
     }
-    case 1:
-      exercise<pp::SpotPhase>(pp::SpotPhaseConfig{}, blob);
-      break;
+    case 1: exercise<pp::SpotPhase>(pp::SpotPhaseConfig{}, blob); break;
     case 2: {
       pp::AutoscalerConfig c;
       c.max_nodes = 64;

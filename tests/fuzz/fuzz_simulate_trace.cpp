@@ -38,7 +38,8 @@ void query(const frugal::simulate::Trace& trace) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  for (const TraceFormat format : {TraceFormat::kAuto, TraceFormat::kSkyPilot, TraceFormat::kAws, TraceFormat::kSimpleCsv}) {
+  for (const TraceFormat format :
+       {TraceFormat::kAuto, TraceFormat::kSkyPilot, TraceFormat::kAws, TraceFormat::kSimpleCsv}) {
     try {
       query(frugal::simulate::parse_trace(text, "fuzz.trace", format, {}));
     } catch (const frugal::simulate::InputError&) {

@@ -230,25 +230,47 @@ const std::vector<Factory>& factories() {
       [] { return std::make_unique<SchedulerTarget>(std::vector<std::string>{"spot_phase"}); },
       [] { return std::make_unique<SchedulerTarget>(std::vector<std::string>{"plateau_autoscaler"}); },
       [] { return std::make_unique<SchedulerTarget>(std::vector<std::string>{"early_stop"}); },
-      [] { return std::make_unique<QuantizerTarget>(std::vector<std::pair<const char*, const char*>>{
-               {"format", "e4m3"}, {"recipe", "delayed"}, {"history", "4"}}); },
-      [] { return std::make_unique<QuantizerTarget>(std::vector<std::pair<const char*, const char*>>{
-               {"format", "e5m2"}, {"recipe", "delayed"}, {"history", "16"}, {"reduction", "most_recent"},
-               {"margin", "1"}}); },
-      [] { return std::make_unique<QuantizerTarget>(std::vector<std::pair<const char*, const char*>>{
-               {"format", "e4m3"}, {"recipe", "current"}}); },
-      [] { return std::make_unique<QuantizerTarget>(std::vector<std::pair<const char*, const char*>>{
-               {"format", "e4m3"}, {"recipe", "block"}, {"block_rows", "1"}, {"block_cols", "128"}}); },
-      [] { return std::make_unique<QuantizerTarget>(std::vector<std::pair<const char*, const char*>>{
-               {"format", "e4m3"}, {"recipe", "mx"}}); },
-      [] { return std::make_unique<QuantizerTarget>(std::vector<std::pair<const char*, const char*>>{
-               {"format", "int8_asym"}, {"recipe", "per_channel"}}); },
-      [] { return std::make_unique<RouterTarget>("topk_softmax", std::vector<std::pair<const char*, const char*>>{
-               {"experts", "8"}, {"k", "2"}}); },
-      [] { return std::make_unique<RouterTarget>("deepseek_v3", std::vector<std::pair<const char*, const char*>>{
-               {"experts", "8"}, {"k", "2"}, {"groups", "4"}, {"topk_groups", "2"}, {"gamma", "0.01"}}); },
-      [] { return std::make_unique<RouterTarget>("expert_choice", std::vector<std::pair<const char*, const char*>>{
-               {"experts", "8"}}); },
+      [] {
+        return std::make_unique<QuantizerTarget>(std::vector<std::pair<const char*, const char*>>{
+            {"format", "e4m3"}, {"recipe", "delayed"}, {"history", "4"}});
+      },
+      [] {
+        return std::make_unique<QuantizerTarget>(
+            std::vector<std::pair<const char*, const char*>>{{"format", "e5m2"},
+                                                             {"recipe", "delayed"},
+                                                             {"history", "16"},
+                                                             {"reduction", "most_recent"},
+                                                             {"margin", "1"}});
+      },
+      [] {
+        return std::make_unique<QuantizerTarget>(
+            std::vector<std::pair<const char*, const char*>>{{"format", "e4m3"}, {"recipe", "current"}});
+      },
+      [] {
+        return std::make_unique<QuantizerTarget>(std::vector<std::pair<const char*, const char*>>{
+            {"format", "e4m3"}, {"recipe", "block"}, {"block_rows", "1"}, {"block_cols", "128"}});
+      },
+      [] {
+        return std::make_unique<QuantizerTarget>(
+            std::vector<std::pair<const char*, const char*>>{{"format", "e4m3"}, {"recipe", "mx"}});
+      },
+      [] {
+        return std::make_unique<QuantizerTarget>(
+            std::vector<std::pair<const char*, const char*>>{{"format", "int8_asym"}, {"recipe", "per_channel"}});
+      },
+      [] {
+        return std::make_unique<RouterTarget>(
+            "topk_softmax", std::vector<std::pair<const char*, const char*>>{{"experts", "8"}, {"k", "2"}});
+      },
+      [] {
+        return std::make_unique<RouterTarget>(
+            "deepseek_v3", std::vector<std::pair<const char*, const char*>>{
+                               {"experts", "8"}, {"k", "2"}, {"groups", "4"}, {"topk_groups", "2"}, {"gamma", "0.01"}});
+      },
+      [] {
+        return std::make_unique<RouterTarget>("expert_choice",
+                                              std::vector<std::pair<const char*, const char*>>{{"experts", "8"}});
+      },
       [] { return std::make_unique<LossScalerTarget>(); },
       [] { return std::make_unique<LossScalerBytesTarget>(); },
   };

@@ -81,8 +81,7 @@ struct Strategy {
 // Fresh directories for store roots, all under one folder removed at the end.
 class TempDirs {
  public:
-  TempDirs()
-      : base_(std::filesystem::temp_directory_path() / ("frugal_builtin_decls_" + std::to_string(::getpid()))) {
+  TempDirs() : base_(std::filesystem::temp_directory_path() / ("frugal_builtin_decls_" + std::to_string(::getpid()))) {
     std::filesystem::remove_all(base_);
     std::filesystem::create_directories(base_);
   }
@@ -186,7 +185,8 @@ Outcome create(frugal_context* context, const Strategy& s, const frugal_options*
   switch (s.kind) {
     case FRUGAL_KIND_SCHEDULE:
       return make_and_destroy(&frugal_schedule_create, &frugal_schedule_destroy, context, name, options);
-    case FRUGAL_KIND_STORE: return make_and_destroy(&frugal_store_create, &frugal_store_destroy, context, name, options);
+    case FRUGAL_KIND_STORE:
+      return make_and_destroy(&frugal_store_create, &frugal_store_destroy, context, name, options);
     case FRUGAL_KIND_PACKER:
       return make_and_destroy(&frugal_packer_create, &frugal_packer_destroy, context, name, options);
     case FRUGAL_KIND_QUANTIZER:
@@ -262,8 +262,8 @@ void expect_refused(Builtins& b, const Strategy& s, const frugal_option_info& o,
 // A value one step outside `bound` on the side away from the accepted range.
 Value outside(const frugal_option_info& o, double bound, bool below) {
   if (o.type == FRUGAL_OPTION_INT) return static_cast<int64_t>(bound) + (below ? -1 : 1);
-  return std::nextafter(bound, below ? -std::numeric_limits<double>::infinity()
-                                     : std::numeric_limits<double>::infinity());
+  return std::nextafter(bound,
+                        below ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity());
 }
 
 Value at(const frugal_option_info& o, double bound) {

@@ -25,7 +25,12 @@ TEST_CASE("json_text: control characters, DEL, C1 controls and non-ASCII are esc
 TEST_CASE("json_text: each byte of invalid UTF-8 becomes U+FFFD") {
   // A stray continuation byte, an overlong lead, a UTF-8-encoded surrogate,
   // a byte that never starts a sequence, a sequence cut short at the end.
-  const std::string text = json_text(Json("a\x80" "b\xc0\xaf" "c\xed\xa0\x80" "d\xff" "e\xe2\x82"), -1);
+  const std::string text = json_text(Json("a\x80"
+                                          "b\xc0\xaf"
+                                          "c\xed\xa0\x80"
+                                          "d\xff"
+                                          "e\xe2\x82"),
+                                     -1);
   CHECK(text == R"("a\ufffdb\ufffd\ufffdc\ufffd\ufffd\ufffdd\ufffde\ufffd")");
   CHECK(nlohmann::json::parse(text).get<std::string>().find('\xff') == std::string::npos);
 }

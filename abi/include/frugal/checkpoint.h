@@ -61,11 +61,11 @@ FRUGAL_EXTERN_C_BEGIN
 
 /** Verification outcome of one checkpoint. Carried as int32_t. */
 enum frugal_ckpt_status_values {
-  FRUGAL_CKPT_VALID = 0,         /**< Manifest and every shard verify. */
-  FRUGAL_CKPT_INCOMPLETE = 1,    /**< No manifest: an unfinished (torn) save. */
-  FRUGAL_CKPT_CORRUPT = 2,       /**< Manifest or a shard fails its size or checksum. */
-  FRUGAL_CKPT_NEWER_FORMAT = 3,  /**< Manifest format newer than this reader. */
-  FRUGAL_CKPT_UNREADABLE = 4     /**< The store failed to read it (I/O error). */
+  FRUGAL_CKPT_VALID = 0,        /**< Manifest and every shard verify. */
+  FRUGAL_CKPT_INCOMPLETE = 1,   /**< No manifest: an unfinished (torn) save. */
+  FRUGAL_CKPT_CORRUPT = 2,      /**< Manifest or a shard fails its size or checksum. */
+  FRUGAL_CKPT_NEWER_FORMAT = 3, /**< Manifest format newer than this reader. */
+  FRUGAL_CKPT_UNREADABLE = 4    /**< The store failed to read it (I/O error). */
 };
 
 /** Save flag: persist before returning (as if followed by frugal_ckpt_wait). */
@@ -115,7 +115,7 @@ typedef struct frugal_ckpt_engine frugal_ckpt_engine;
  *   out: // out, owned by the caller; release with frugal_ckpt_engine_destroy.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_engine_create(frugal_store* store, const frugal_options* options,
-                                                   frugal_ckpt_engine** out);
+                                                                    frugal_ckpt_engine** out);
 
 /**
  * Waits for the in-flight persist (its outcome is logged if unread), then
@@ -141,7 +141,7 @@ FRUGAL_API void frugal_ckpt_engine_destroy(frugal_ckpt_engine* engine);
  *   kinds: mask of the checkpoint kinds that include this tensor; 0 = all.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register(frugal_ckpt_engine* engine, const char* name,
-                                              const frugal_tensor* view, uint32_t kinds);
+                                                               const frugal_tensor* view, uint32_t kinds);
 
 /**
  * Unregisters the tensor or the state (frugal_ckpt_register_state) `name`;
@@ -235,7 +235,7 @@ typedef struct frugal_ckpt_state_fns {
  * States are imported in registration order.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register_state(frugal_ckpt_engine* engine, const char* name,
-                                                    const frugal_ckpt_state_fns* fns, uint32_t kinds);
+                                                                     const frugal_ckpt_state_fns* fns, uint32_t kinds);
 
 /**
  * frugal_ckpt_register_state for the core's own stateful
@@ -253,16 +253,16 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register_state(frugal_ckpt
  * also when that checkpoint later fails to persist.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register_router(frugal_ckpt_engine* engine, const char* name,
-                                                     frugal_router* router, uint32_t kinds);
+                                                                      frugal_router* router, uint32_t kinds);
 /** See frugal_ckpt_register_router. */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register_quantizer(frugal_ckpt_engine* engine, const char* name,
-                                                        frugal_quantizer* quantizer, uint32_t kinds);
+                                                                         frugal_quantizer* quantizer, uint32_t kinds);
 /** See frugal_ckpt_register_router. */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register_scheduler(frugal_ckpt_engine* engine, const char* name,
-                                                        frugal_scheduler* scheduler, uint32_t kinds);
+                                                                         frugal_scheduler* scheduler, uint32_t kinds);
 /** See frugal_ckpt_register_router (frugal_loss_scaler_export_state's bytes are stored). */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register_loss_scaler(frugal_ckpt_engine* engine, const char* name,
-                                                          frugal_loss_scaler* scaler, uint32_t kinds);
+                                                                           frugal_loss_scaler* scaler, uint32_t kinds);
 
 /* ======================================================================== */
 /* Saving                                                                   */
@@ -270,23 +270,23 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register_loss_scaler(fruga
 
 /** What to save. Caller-owned; read during the call only. */
 typedef struct frugal_ckpt_save_args {
-  size_t struct_size;       /**< sizeof(frugal_ckpt_save_args). */
-  int32_t kind;             /**< FRUGAL_CKPT_HEARTBEAT or FRUGAL_CKPT_FULL. */
-  uint32_t flags;           /**< FRUGAL_CKPT_SAVE_* bits. */
-  uint64_t step;            /**< Training step the state belongs to. */
-  const void* metadata;     /**< Host bytes stored with the checkpoint (copied); NULL when metadata_size is 0. */
-  size_t metadata_size;     /**< Bytes at metadata (host memory), at most 64 MiB. */
+  size_t struct_size;   /**< sizeof(frugal_ckpt_save_args). */
+  int32_t kind;         /**< FRUGAL_CKPT_HEARTBEAT or FRUGAL_CKPT_FULL. */
+  uint32_t flags;       /**< FRUGAL_CKPT_SAVE_* bits. */
+  uint64_t step;        /**< Training step the state belongs to. */
+  const void* metadata; /**< Host bytes stored with the checkpoint (copied); NULL when metadata_size is 0. */
+  size_t metadata_size; /**< Bytes at metadata (host memory), at most 64 MiB. */
 } frugal_ckpt_save_args;
 
 /** Outcome of frugal_ckpt_save. Caller-allocated; struct_size set by the caller. */
 typedef struct frugal_ckpt_save_result {
-  size_t struct_size;                       /**< Set by the caller. */
-  char name[FRUGAL_CKPT_NAME_CAPACITY];     /**< Name of the checkpoint started ("" when skipped). */
-  int32_t skipped;                          /**< 1 when SKIP_IF_BUSY dropped the request. */
-  int32_t reserved;                         /**< Always 0. */
-  size_t bytes;                             /**< Tensor + state + metadata bytes in the snapshot (host memory). */
-  double wait_seconds;                      /**< Time spent waiting for the previous persist. */
-  double snapshot_seconds;                  /**< Time spent copying state (the training stall). */
+  size_t struct_size;                   /**< Set by the caller. */
+  char name[FRUGAL_CKPT_NAME_CAPACITY]; /**< Name of the checkpoint started ("" when skipped). */
+  int32_t skipped;                      /**< 1 when SKIP_IF_BUSY dropped the request. */
+  int32_t reserved;                     /**< Always 0. */
+  size_t bytes;                         /**< Tensor + state + metadata bytes in the snapshot (host memory). */
+  double wait_seconds;                  /**< Time spent waiting for the previous persist. */
+  double snapshot_seconds;              /**< Time spent copying state (the training stall). */
 } frugal_ckpt_save_result;
 
 /**
@@ -302,15 +302,16 @@ typedef struct frugal_ckpt_save_result {
  * state; nothing is persisted and the previous checkpoints are untouched.
  *   result: // out, NULL allowed; bytes counts the states too.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_save(frugal_ckpt_engine* engine, const frugal_ckpt_save_args* args,
-                                          frugal_ckpt_save_result* result);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_save(frugal_ckpt_engine* engine,
+                                                           const frugal_ckpt_save_args* args,
+                                                           frugal_ckpt_save_result* result);
 
 /** Outcome of the last persist. Caller-allocated; struct_size set by the caller. */
 typedef struct frugal_ckpt_persist_result {
-  size_t struct_size;                       /**< Set by the caller. */
-  char name[FRUGAL_CKPT_NAME_CAPACITY];     /**< The checkpoint persisted ("" if none since the last wait). */
-  uint64_t bytes;                           /**< Bytes written to the store, manifest included (uint64_t: stored bytes may exceed host memory). */
-  double persist_seconds;                   /**< Wall time of the background persist. */
+  size_t struct_size;                   /**< Set by the caller. */
+  char name[FRUGAL_CKPT_NAME_CAPACITY]; /**< The checkpoint persisted ("" if none since the last wait). */
+  uint64_t bytes; /**< Bytes written to the store, manifest included (uint64_t: stored bytes may exceed host memory). */
+  double persist_seconds; /**< Wall time of the background persist. */
 } frugal_ckpt_persist_result;
 
 /**
@@ -319,7 +320,8 @@ typedef struct frugal_ckpt_persist_result {
  * checkpoint then does not exist; earlier ones are intact).
  *   result: // out, NULL allowed.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_wait(frugal_ckpt_engine* engine, frugal_ckpt_persist_result* result);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_wait(frugal_ckpt_engine* engine,
+                                                           frugal_ckpt_persist_result* result);
 
 /* ======================================================================== */
 /* Inspecting                                                               */
@@ -327,26 +329,26 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_wait(frugal_ckpt_engine* e
 
 /** One checkpoint found in the store. Caller-allocated; struct_size set by the caller. */
 typedef struct frugal_ckpt_info {
-  size_t struct_size;                       /**< Set by the caller. */
-  char name[FRUGAL_CKPT_NAME_CAPACITY];     /**< Checkpoint name (its key prefix under the engine prefix). */
-  int32_t kind;                             /**< FRUGAL_CKPT_HEARTBEAT or _FULL (from the name when no manifest). */
-  int32_t status;                           /**< frugal_ckpt_status_values. */
-  uint64_t step;                            /**< Training step. */
-  uint64_t sequence;                        /**< Engine-wide save counter; orders checkpoints of equal step. */
-  int64_t created_unix_ns;                  /**< When the save started (manifest), 0 if unknown. */
-  uint64_t bytes;                           /**< Shard + metadata bytes the manifest declares (stored bytes: uint64_t). */
-  uint32_t tensor_count;                    /**< Tensors in it (0 when no manifest was read). */
-  uint32_t state_count;                     /**< Registered states in it (frugal_ckpt_register_state; 0 when none or no manifest). */
-  int32_t emergency;                        /**< 1 for an emergency (preemption) heartbeat. */
+  size_t struct_size;                   /**< Set by the caller. */
+  char name[FRUGAL_CKPT_NAME_CAPACITY]; /**< Checkpoint name (its key prefix under the engine prefix). */
+  int32_t kind;                         /**< FRUGAL_CKPT_HEARTBEAT or _FULL (from the name when no manifest). */
+  int32_t status;                       /**< frugal_ckpt_status_values. */
+  uint64_t step;                        /**< Training step. */
+  uint64_t sequence;                    /**< Engine-wide save counter; orders checkpoints of equal step. */
+  int64_t created_unix_ns;              /**< When the save started (manifest), 0 if unknown. */
+  uint64_t bytes;                       /**< Shard + metadata bytes the manifest declares (stored bytes: uint64_t). */
+  uint32_t tensor_count;                /**< Tensors in it (0 when no manifest was read). */
+  uint32_t state_count; /**< Registered states in it (frugal_ckpt_register_state; 0 when none or no manifest). */
+  int32_t emergency;    /**< 1 for an emergency (preemption) heartbeat. */
   char reason[FRUGAL_CKPT_REASON_CAPACITY]; /**< Why it is not VALID ("" when it is). */
   /* Written only by frugal_ckpt_restore (zero elsewhere), and only when the
      caller's struct_size reaches them. */
   char full_source[FRUGAL_CKPT_NAME_CAPACITY]; /**< The full checkpoint the full-only tensors were
                                                     restored from: `name` itself for a full checkpoint, the older
                                                     full one for a heartbeat, "" when none supplied state. */
-  uint32_t not_restored_count;              /**< Registered tensors and states the restore did not
-                                                 write (names: frugal_ckpt_restore_report); 0 = everything
-                                                 registered was restored. */
+  uint32_t not_restored_count;                 /**< Registered tensors and states the restore did not
+                                                    write (names: frugal_ckpt_restore_report); 0 = everything
+                                                    registered was restored. */
 } frugal_ckpt_info;
 
 /** Verification depth for listing. */
@@ -366,15 +368,16 @@ typedef int32_t (*frugal_ckpt_list_fn)(void* user_data, const frugal_ckpt_info* 
  * shard sizes and checksums too with FRUGAL_CKPT_LIST_VERIFY_SHARDS (reads
  * every byte).
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_list(frugal_ckpt_engine* engine, uint32_t flags, frugal_ckpt_list_fn fn,
-                                          void* user_data);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_list(frugal_ckpt_engine* engine, uint32_t flags,
+                                                           frugal_ckpt_list_fn fn, void* user_data);
 
 /**
  * Fully verifies checkpoint `name` (manifest and every shard).
  *   info: // out, status and reason filled; the call itself fails only for
  *         bad arguments or FRUGAL_ERR_NOT_FOUND.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_verify(frugal_ckpt_engine* engine, const char* name, frugal_ckpt_info* info);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_verify(frugal_ckpt_engine* engine, const char* name,
+                                                             frugal_ckpt_info* info);
 
 /**
  * Finds the newest checkpoint of a kind in `kinds` that fully verifies;
@@ -382,14 +385,16 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_verify(frugal_ckpt_engine*
  *   info: // out. FRUGAL_ERR_NOT_FOUND when none verifies (the message
  *         lists what was skipped and why).
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_latest(frugal_ckpt_engine* engine, uint32_t kinds, frugal_ckpt_info* info);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_latest(frugal_ckpt_engine* engine, uint32_t kinds,
+                                                             frugal_ckpt_info* info);
 
 /**
  * The manifest of `name` as JSON (shards, tensors, states with their name,
  * kinds, size and placement, metadata size, ...).
  *   json: // out, NUL-terminated, owned by the caller; free with frugal_string_free.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_inspect_json(frugal_ckpt_engine* engine, const char* name, char** json);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_inspect_json(frugal_ckpt_engine* engine, const char* name,
+                                                                   char** json);
 
 /** Frees a string returned by frugal. NULL allowed. */
 FRUGAL_API void frugal_string_free(char* text);
@@ -457,9 +462,9 @@ FRUGAL_API void frugal_string_free(char* text);
  *                  not_restored_count are written when info->struct_size
  *                  holds them.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_restore(frugal_ckpt_engine* engine, const char* name, uint32_t kinds,
-                                             void* metadata, size_t capacity, size_t* metadata_size,
-                                             frugal_ckpt_info* info);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_restore(frugal_ckpt_engine* engine, const char* name,
+                                                              uint32_t kinds, void* metadata, size_t capacity,
+                                                              size_t* metadata_size, frugal_ckpt_info* info);
 
 /**
  * Names the registered tensors and states that the last
@@ -475,8 +480,8 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_restore(frugal_ckpt_engine
  * Thread-safe like every engine function; a restore on another thread
  * meanwhile replaces the list.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_restore_report(frugal_ckpt_engine* engine, uint32_t index, char* name,
-                                                    size_t capacity);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_restore_report(frugal_ckpt_engine* engine, uint32_t index,
+                                                                     char* name, size_t capacity);
 
 /**
  * Applies retention now (it also runs after every persist): keeps the
@@ -497,11 +502,11 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_gc(frugal_ckpt_engine* eng
 
 /** Outcome of an emergency save. Caller-allocated; struct_size set by the caller. */
 typedef struct frugal_ckpt_emergency_result {
-  size_t struct_size;                       /**< Set by the caller. */
-  char name[FRUGAL_CKPT_NAME_CAPACITY];     /**< The emergency heartbeat's name. */
-  int32_t committed;                        /**< 1 when its manifest was durable before the deadline. */
-  int32_t reserved;                         /**< Always 0. */
-  double seconds;                           /**< From the call to commit (or to the deadline). */
+  size_t struct_size;                   /**< Set by the caller. */
+  char name[FRUGAL_CKPT_NAME_CAPACITY]; /**< The emergency heartbeat's name. */
+  int32_t committed;                    /**< 1 when its manifest was durable before the deadline. */
+  int32_t reserved;                     /**< Always 0. */
+  double seconds;                       /**< From the call to commit (or to the deadline). */
 } frugal_ckpt_emergency_result;
 
 /**
@@ -517,8 +522,10 @@ typedef struct frugal_ckpt_emergency_result {
  * An in-flight persist is waited for first, within the same deadline.
  *   result: // out, not NULL.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_emergency_save(frugal_ckpt_engine* engine, const frugal_ckpt_save_args* args,
-                                                    double deadline_seconds, frugal_ckpt_emergency_result* result);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_emergency_save(frugal_ckpt_engine* engine,
+                                                                     const frugal_ckpt_save_args* args,
+                                                                     double deadline_seconds,
+                                                                     frugal_ckpt_emergency_result* result);
 
 /**
  * Opt-in SIGTERM helper, process-wide: installs a handler that only

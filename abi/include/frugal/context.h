@@ -97,8 +97,9 @@ typedef void (*frugal_log_fn)(void* user_data, int32_t level, const char* source
  * context, every other context sharing those plugins, and every object
  * created from them (schedules, ...) are destroyed.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_set_log_callback(frugal_context* context, frugal_log_fn callback,
-                                                         void* user_data, int32_t min_level);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_set_log_callback(frugal_context* context,
+                                                                          frugal_log_fn callback, void* user_data,
+                                                                          int32_t min_level);
 
 /* ======================================================================== */
 /* Plugin loading                                                           */
@@ -155,7 +156,8 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_add_plugin_dir(frugal_c
  *   loaded: // out, NULL allowed: number of plugins newly loaded.
  * Fails only for a NULL context or when out of memory.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_discover_plugins(frugal_context* context, uint32_t flags, size_t* loaded);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_discover_plugins(frugal_context* context, uint32_t flags,
+                                                                          size_t* loaded);
 
 /**
  * Loads one plugin file; `path` (not NULL) may be relative to the current
@@ -196,16 +198,16 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_load_plugin(frugal_cont
  * valid until it is destroyed.
  */
 typedef struct frugal_plugin_info {
-  size_t struct_size;          /**< Set by the caller: sizeof(frugal_plugin_info). */
-  const char* name;            /**< Plugin name. */
-  const char* version;         /**< Plugin version string. */
-  const char* vendor;          /**< Vendor. */
-  const char* license;         /**< SPDX license. */
-  const char* description;     /**< Description, "" when none. */
-  const char* path;            /**< Canonical path of the file, as first loaded in this process. */
-  uint32_t abi_major;          /**< ABI major the plugin was built against. */
-  uint32_t abi_minor;          /**< ABI minor the plugin was built against (may exceed the core's). */
-  size_t strategy_count;       /**< Strategies registered from it (skipped kinds excluded). */
+  size_t struct_size;      /**< Set by the caller: sizeof(frugal_plugin_info). */
+  const char* name;        /**< Plugin name. */
+  const char* version;     /**< Plugin version string. */
+  const char* vendor;      /**< Vendor. */
+  const char* license;     /**< SPDX license. */
+  const char* description; /**< Description, "" when none. */
+  const char* path;        /**< Canonical path of the file, as first loaded in this process. */
+  uint32_t abi_major;      /**< ABI major the plugin was built against. */
+  uint32_t abi_minor;      /**< ABI minor the plugin was built against (may exceed the core's). */
+  size_t strategy_count;   /**< Strategies registered from it (skipped kinds excluded). */
 } frugal_plugin_info;
 
 /**
@@ -214,14 +216,14 @@ typedef struct frugal_plugin_info {
  * NUL-terminated, owned by the context and valid until it is destroyed.
  */
 typedef struct frugal_strategy_info {
-  size_t struct_size;          /**< Set by the caller: sizeof(frugal_strategy_info). */
-  int32_t kind;                /**< frugal_strategy_kind_values. */
-  uint32_t flags;              /**< FRUGAL_STRATEGY_* flags. */
-  const char* name;            /**< Short name. */
-  const char* summary;         /**< One-line description, "" when none. */
-  const char* plugin_name;     /**< The plugin providing it. */
-  int32_t shadowed;            /**< 1 when another plugin owns the short name (reach this one as plugin/name). */
-  int32_t reserved;            /**< Always 0. */
+  size_t struct_size;      /**< Set by the caller: sizeof(frugal_strategy_info). */
+  int32_t kind;            /**< frugal_strategy_kind_values. */
+  uint32_t flags;          /**< FRUGAL_STRATEGY_* flags. */
+  const char* name;        /**< Short name. */
+  const char* summary;     /**< One-line description, "" when none. */
+  const char* plugin_name; /**< The plugin providing it. */
+  int32_t shadowed;        /**< 1 when another plugin owns the short name (reach this one as plugin/name). */
+  int32_t reserved;        /**< Always 0. */
   /**
    * Options the strategy declares (frugal_strategy_options_ext),
    * read with frugal_context_strategy_option; 0 when it declares none.
@@ -236,15 +238,15 @@ typedef struct frugal_strategy_info {
  * the context and valid until it is destroyed.
  */
 typedef struct frugal_option_info {
-  size_t struct_size;          /**< Set by the caller: sizeof(frugal_option_info). */
-  const char* name;            /**< Option name. */
-  int32_t type;                /**< frugal_option_type_values. */
-  uint32_t flags;              /**< FRUGAL_OPTION_DECL_* bits as declared. */
-  const char* default_value;   /**< The default as frugal_options_set_parsed text, NULL when none. */
-  double min;                  /**< Inclusive lower bound when flags has FRUGAL_OPTION_DECL_HAS_MIN, else 0. */
-  double max;                  /**< Inclusive upper bound when flags has FRUGAL_OPTION_DECL_HAS_MAX, else 0. */
-  const char* choices;         /**< Allowed STRING values separated by '|', NULL for any. */
-  const char* doc;             /**< One line of documentation, never NULL. */
+  size_t struct_size;        /**< Set by the caller: sizeof(frugal_option_info). */
+  const char* name;          /**< Option name. */
+  int32_t type;              /**< frugal_option_type_values. */
+  uint32_t flags;            /**< FRUGAL_OPTION_DECL_* bits as declared. */
+  const char* default_value; /**< The default as frugal_options_set_parsed text, NULL when none. */
+  double min;                /**< Inclusive lower bound when flags has FRUGAL_OPTION_DECL_HAS_MIN, else 0. */
+  double max;                /**< Inclusive upper bound when flags has FRUGAL_OPTION_DECL_HAS_MAX, else 0. */
+  const char* choices;       /**< Allowed STRING values separated by '|', NULL for any. */
+  const char* doc;           /**< One line of documentation, never NULL. */
 } frugal_option_info;
 
 /**
@@ -254,11 +256,11 @@ typedef struct frugal_option_info {
  * (later failures do not move them).
  */
 typedef struct frugal_load_failure_info {
-  size_t struct_size;          /**< Set by the caller: sizeof(frugal_load_failure_info). */
-  const char* path;            /**< The file (or directory) that failed, as given or found (not canonical). */
-  const char* message;         /**< Why, in one line. */
-  int32_t code;                /**< frugal_error_code_values. */
-  int32_t reserved;            /**< Always 0. */
+  size_t struct_size;  /**< Set by the caller: sizeof(frugal_load_failure_info). */
+  const char* path;    /**< The file (or directory) that failed, as given or found (not canonical). */
+  const char* message; /**< Why, in one line. */
+  int32_t code;        /**< frugal_error_code_values. */
+  int32_t reserved;    /**< Always 0. */
 } frugal_load_failure_info;
 
 #if FRUGAL_LP64
@@ -290,7 +292,7 @@ FRUGAL_API size_t frugal_context_plugin_count(const frugal_context* context);
  *         FRUGAL_ERR_INVALID_ARGUMENT).
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_plugin_info(const frugal_context* context, size_t index,
-                                                    frugal_plugin_info* info);
+                                                                     frugal_plugin_info* info);
 
 /**
  * Describes strategy `strategy_index` (0..strategy_count-1 of that plugin's
@@ -299,8 +301,9 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_plugin_info(const fruga
  *   info: // out, caller-owned, not NULL; struct_size set by the caller (at
  *         least sizeof(size_t) + sizeof(void*)).
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_strategy_info(const frugal_context* context, size_t plugin_index,
-                                                      size_t strategy_index, frugal_strategy_info* info);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_strategy_info(const frugal_context* context,
+                                                                       size_t plugin_index, size_t strategy_index,
+                                                                       frugal_strategy_info* info);
 
 /**
  * Describes option `option_index` (declaration order, 0..option_count-1 of
@@ -310,9 +313,9 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_strategy_info(const fru
  *   info: // out, caller-owned, not NULL; struct_size set by the caller (at
  *         least sizeof(size_t) + sizeof(void*)).
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_strategy_option(const frugal_context* context, size_t plugin_index,
-                                                        size_t strategy_index, size_t option_index,
-                                                        frugal_option_info* info);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_strategy_option(const frugal_context* context,
+                                                                         size_t plugin_index, size_t strategy_index,
+                                                                         size_t option_index, frugal_option_info* info);
 
 /**
  * Number of recorded load failures. They accumulate over discoveries and
@@ -327,7 +330,7 @@ FRUGAL_API size_t frugal_context_load_failure_count(const frugal_context* contex
  *         least sizeof(size_t) + sizeof(void*)).
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_load_failure(const frugal_context* context, size_t index,
-                                                     frugal_load_failure_info* info);
+                                                                      frugal_load_failure_info* info);
 
 /**
  * Looks a strategy up by kind and name ("name" or "plugin/name"; not NULL).
@@ -337,7 +340,7 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_load_failure(const frug
  * also lists the available ones.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_context_find_strategy(const frugal_context* context, int32_t kind,
-                                                      const char* name, frugal_strategy_info* info);
+                                                                       const char* name, frugal_strategy_info* info);
 
 /** Stable lower-case name of a strategy kind ("schedule", ...), or "unknown". Static storage. */
 FRUGAL_API const char* frugal_strategy_kind_name(int32_t kind);

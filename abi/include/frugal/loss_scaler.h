@@ -56,7 +56,8 @@ typedef struct frugal_loss_scaler_status {
  *            is FRUGAL_ERR_INVALID_ARGUMENT naming it.
  *   out:     // out, not NULL; owned by the caller.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_create(const frugal_options* options, frugal_loss_scaler** out);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_create(const frugal_options* options,
+                                                                    frugal_loss_scaler** out);
 
 /** The current scale (multiply the loss by it). scaler: not NULL. */
 FRUGAL_API double frugal_loss_scaler_scale(const frugal_loss_scaler* scaler);
@@ -68,18 +69,18 @@ FRUGAL_API double frugal_loss_scaler_scale(const frugal_loss_scaler* scaler);
  *               applied, 0 when it must be skipped.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_update(frugal_loss_scaler* scaler, int32_t found_inf,
-                                                   int32_t* apply_step);
+                                                                    int32_t* apply_step);
 
 /** Reads the status. out: // out, not NULL; the caller sets struct_size. */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_get_status(const frugal_loss_scaler* scaler,
-                                                      frugal_loss_scaler_status* out);
+                                                                        frugal_loss_scaler_status* out);
 
 /**
  * Restores a status (e.g. one get_status read). A status outside the
  * scaler's configuration is FRUGAL_ERR_INVALID_ARGUMENT and changes nothing.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_set_status(frugal_loss_scaler* scaler,
-                                                      const frugal_loss_scaler_status* status);
+                                                                        const frugal_loss_scaler_status* status);
 
 /**
  * Serialises the state as bytes, with the contract of the
@@ -91,8 +92,8 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_set_status(frugal_l
  *           capacity is too small: FRUGAL_ERR_OUT_OF_RANGE with *size set
  *           and nothing written.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_export_state(const frugal_loss_scaler* scaler, void* buffer,
-                                                         size_t capacity, size_t* size);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_export_state(const frugal_loss_scaler* scaler,
+                                                                          void* buffer, size_t capacity, size_t* size);
 
 /**
  * Restores a blob of frugal_loss_scaler_export_state. Every
@@ -106,7 +107,7 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_export_state(const 
  *   data: not NULL unless size is 0.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_loss_scaler_import_state(frugal_loss_scaler* scaler, const void* data,
-                                                         size_t size);
+                                                                          size_t size);
 
 /** Destroys a scaler. NULL allowed. */
 FRUGAL_API void frugal_loss_scaler_destroy(frugal_loss_scaler* scaler);

@@ -77,7 +77,7 @@ typedef void (*frugal_release_fn)(void* user_data);
  *   out:   // out, not NULL; owned by the caller.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_alloc(int32_t dtype, int32_t ndim, const int64_t* shape,
-                                                     frugal_managed_tensor** out);
+                                                                      frugal_managed_tensor** out);
 
 /**
  * Wraps memory the caller owns. The view (not NULL) is validated as by
@@ -89,8 +89,9 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_alloc(int32_t dt
  * On failure `release` is not called.
  *   out: // out, not NULL; owned by the caller.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_wrap(const frugal_tensor* view, frugal_release_fn release,
-                                                    void* user_data, frugal_managed_tensor** out);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_wrap(const frugal_tensor* view,
+                                                                     frugal_release_fn release, void* user_data,
+                                                                     frugal_managed_tensor** out);
 
 /**
  * The view of a managed tensor: owned by it, valid until it is destroyed or
@@ -127,8 +128,8 @@ FRUGAL_API void frugal_managed_tensor_destroy(frugal_managed_tensor* tensor);
  * other flags are ignored.
  *   out: // out, not NULL (else src is still released); owned by the caller.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_from_dlpack_versioned(frugal_dlpack_managed_tensor_versioned* src,
-                                                                     frugal_managed_tensor** out);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_from_dlpack_versioned(
+    frugal_dlpack_managed_tensor_versioned* src, frugal_managed_tensor** out);
 
 /**
  * As frugal_managed_tensor_from_dlpack_versioned, for the legacy
@@ -137,7 +138,7 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_from_dlpack_vers
  *   out: // out, not NULL (else src is still released); owned by the caller.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_from_dlpack(frugal_dlpack_managed_tensor* src,
-                                                           frugal_managed_tensor** out);
+                                                                            frugal_managed_tensor** out);
 
 /* ======================================================================== */
 /* DLPack export                                                            */
@@ -155,8 +156,8 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_from_dlpack(frug
  *        the consumer until its deleter runs. Its shape and strides arrays
  *        belong to the capsule.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_to_dlpack_versioned(frugal_managed_tensor* tensor,
-                                                                   frugal_dlpack_managed_tensor_versioned** out);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_to_dlpack_versioned(
+    frugal_managed_tensor* tensor, frugal_dlpack_managed_tensor_versioned** out);
 
 /**
  * As frugal_managed_tensor_to_dlpack_versioned, producing the legacy struct.
@@ -165,7 +166,7 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_to_dlpack_versio
  *   out: // out, not NULL; released by (*out)->deleter(*out), exactly once.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_managed_tensor_to_dlpack(frugal_managed_tensor* tensor,
-                                                         frugal_dlpack_managed_tensor** out);
+                                                                          frugal_dlpack_managed_tensor** out);
 
 /** Nonzero when the tensor was imported read-only (writes are the caller's bug); 0 for NULL. */
 FRUGAL_API int32_t frugal_managed_tensor_is_read_only(const frugal_managed_tensor* tensor);

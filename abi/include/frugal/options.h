@@ -54,16 +54,20 @@ FRUGAL_API void frugal_options_destroy(frugal_options* options);
  * name is appended; an existing one keeps its position (same for every
  * setter).
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_set_int(frugal_options* options, const char* name, int64_t value);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_set_int(frugal_options* options, const char* name,
+                                                                 int64_t value);
 
 /** Sets `name` to a DOUBLE value. Non-finite values are allowed and stored as given. */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_set_double(frugal_options* options, const char* name, double value);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_set_double(frugal_options* options, const char* name,
+                                                                    double value);
 
 /** Sets `name` to a BOOL value; any nonzero `value` is stored as 1. */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_set_bool(frugal_options* options, const char* name, int32_t value);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_set_bool(frugal_options* options, const char* name,
+                                                                  int32_t value);
 
 /** Sets `name` to a STRING value; `value` (UTF-8, not NULL) is copied. */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_set_string(frugal_options* options, const char* name, const char* value);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_set_string(frugal_options* options, const char* name,
+                                                                    const char* value);
 
 /**
  * Sets `name` from `text` (not NULL), the way a command line or config file
@@ -72,7 +76,8 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_set_string(frugal_optio
  * (also "inf", "nan", and integers beyond int64) -> DOUBLE, anything else
  * (including a leading '+' or surrounding spaces) -> STRING, copied.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_set_parsed(frugal_options* options, const char* name, const char* text);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_set_parsed(frugal_options* options, const char* name,
+                                                                    const char* text);
 
 /* ======================================================================== */
 /* Getters and iteration                                                    */
@@ -94,8 +99,8 @@ FRUGAL_API size_t frugal_options_count(const frugal_options* options);
  *   type: // out, not NULL; one of frugal_option_type_values.
  * FRUGAL_ERR_OUT_OF_RANGE when index >= count (always for NULL options).
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_entry(const frugal_options* options, size_t index, const char** name,
-                                              int32_t* type);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_entry(const frugal_options* options, size_t index,
+                                                               const char** name, int32_t* type);
 
 /**
  * Reads `name` as an int64. When the name is absent, *out = default_value.
@@ -103,21 +108,21 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_entry(const frugal_opti
  *   out: // out, not NULL.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_get_int(const frugal_options* options, const char* name,
-                                                int64_t default_value, int64_t* out);
+                                                                 int64_t default_value, int64_t* out);
 
 /**
  * Reads `name` as a double (INT values convert). Absent -> default_value.
  *   out: // out, not NULL.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_get_double(const frugal_options* options, const char* name,
-                                                   double default_value, double* out);
+                                                                    double default_value, double* out);
 
 /**
  * Reads `name` as a bool. Absent -> default_value (normalised to 0/1).
  *   out: // out, not NULL; receives 0 or 1.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_get_bool(const frugal_options* options, const char* name,
-                                                 int32_t default_value, int32_t* out);
+                                                                  int32_t default_value, int32_t* out);
 
 /**
  * Reads `name` as a string. Absent -> default_value (may be NULL, then
@@ -127,7 +132,7 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_get_bool(const frugal_o
  *        or `options` is destroyed.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_get_string(const frugal_options* options, const char* name,
-                                                   const char* default_value, const char** out);
+                                                                    const char* default_value, const char** out);
 
 FRUGAL_EXTERN_C_END
 

@@ -72,7 +72,7 @@ typedef struct frugal_pack_stream frugal_pack_stream;
  * Errors from the plugin are prefixed with "packer 'name': ".
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_packer_create(frugal_context* context, const char* name,
-                                              const frugal_options* options, frugal_packer** out);
+                                                               const frugal_options* options, frugal_packer** out);
 
 /**
  * Packs `count` sequences; sequence i has lengths[i] tokens and id i.
@@ -89,8 +89,8 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_packer_create(frugal_context* c
  * limit. Lengths summing past INT64_MAX are FRUGAL_ERR_OUT_OF_RANGE. An
  * allocation that fails anyway is FRUGAL_ERR_OUT_OF_MEMORY, never a crash.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_packer_pack(frugal_packer* packer, const int64_t* lengths, size_t count,
-                                            frugal_pack_plan** out);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_packer_pack(frugal_packer* packer, const int64_t* lengths,
+                                                             size_t count, frugal_pack_plan** out);
 
 /**
  * Packs a length histogram: counts[b] sequences of lengths[b] tokens. The
@@ -104,7 +104,8 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_packer_pack(frugal_packer* pack
  * error names the bin, its length and count), and at most 2^40 sequences.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_packer_pack_histogram(frugal_packer* packer, const int64_t* lengths,
-                                                      const int64_t* counts, size_t bins, frugal_pack_plan** out);
+                                                                       const int64_t* counts, size_t bins,
+                                                                       frugal_pack_plan** out);
 
 /**
  * Destroys a packer; may unload its plugin if nothing else uses it. Plans
@@ -185,13 +186,15 @@ typedef struct frugal_pack_plan_view {
  * Fills `stats` (honouring stats->struct_size).
  *   plan: not NULL.  stats: // out, not NULL.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_stats(const frugal_pack_plan* plan, frugal_pack_stats* stats);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_stats(const frugal_pack_plan* plan,
+                                                                 frugal_pack_stats* stats);
 
 /**
  * Fills `view` (honouring view->struct_size).
  *   plan: not NULL.  view: // out, not NULL.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_view_get(const frugal_pack_plan* plan, frugal_pack_plan_view* view);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_view_get(const frugal_pack_plan* plan,
+                                                                    frugal_pack_plan_view* view);
 
 /**
  * The flash-attention varlen description of pack `pack`.
@@ -202,8 +205,9 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_view_get(const frugal
  *   max_seqlen: // out, may be NULL: the longest unit in the pack.
  * FRUGAL_ERR_OUT_OF_RANGE when pack >= pack_count.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_varlen(const frugal_pack_plan* plan, size_t pack, int32_t* cu_seqlens,
-                                                 size_t capacity, size_t* written, int32_t* max_seqlen);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_varlen(const frugal_pack_plan* plan, size_t pack,
+                                                                  int32_t* cu_seqlens, size_t capacity, size_t* written,
+                                                                  int32_t* max_seqlen);
 
 /**
  * Position ids of pack `pack` as a row of `length` tokens (length >= the
@@ -213,8 +217,8 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_varlen(const frugal_p
  * FRUGAL_ERR_OUT_OF_RANGE when pack >= pack_count or length is below the
  * pack's real tokens.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_position_ids(const frugal_pack_plan* plan, size_t pack, int64_t* out,
-                                                       size_t length);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_position_ids(const frugal_pack_plan* plan, size_t pack,
+                                                                        int64_t* out, size_t length);
 
 /**
  * Segment ids of pack `pack` as a row of `length` tokens: k+1 for every
@@ -222,8 +226,8 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_position_ids(const fr
  *   out: // out, not NULL, `length` entries.
  * FRUGAL_ERR_OUT_OF_RANGE as for frugal_pack_plan_position_ids.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_segment_ids(const frugal_pack_plan* plan, size_t pack, int32_t* out,
-                                                      size_t length);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_segment_ids(const frugal_pack_plan* plan, size_t pack,
+                                                                       int32_t* out, size_t length);
 
 /**
  * The dense block-diagonal causal mask of pack `pack`, row-major side x
@@ -236,7 +240,8 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_segment_ids(const fru
  * FRUGAL_ERR_OUT_OF_RANGE when pack >= pack_count or side is below the
  * pack's real tokens.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_mask(const frugal_pack_plan* plan, size_t pack, uint8_t* out, size_t side);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_mask(const frugal_pack_plan* plan, size_t pack, uint8_t* out,
+                                                                size_t side);
 
 /** Arguments of frugal_pack_plan_gather. Caller-owned; read during the call. */
 typedef struct frugal_pack_gather_args {
@@ -279,7 +284,7 @@ typedef struct frugal_pack_gather_args {
  * the pack's real tokens.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_plan_gather(const frugal_pack_plan* plan, size_t pack,
-                                                 const frugal_pack_gather_args* args);
+                                                                  const frugal_pack_gather_args* args);
 
 /** Destroys a plan. NULL allowed. */
 FRUGAL_API void frugal_pack_plan_destroy(frugal_pack_plan* plan);
@@ -298,8 +303,9 @@ FRUGAL_API void frugal_pack_plan_destroy(frugal_pack_plan* plan);
  *                          wait before it is handed out regardless.
  *   out:     // out, not NULL.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_stream_create(frugal_packer* packer, const frugal_options* options,
-                                                   frugal_pack_stream** out);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_stream_create(frugal_packer* packer,
+                                                                    const frugal_options* options,
+                                                                    frugal_pack_stream** out);
 
 /**
  * Adds sequence `sequence_id` (any value the caller chooses, e.g. its
@@ -309,7 +315,8 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_stream_create(frugal_packe
  * the units held and ready). Packs when the window fills; a packing error
  * is returned here and leaves the window as it was.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_stream_push(frugal_pack_stream* stream, int64_t sequence_id, int64_t length);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_stream_push(frugal_pack_stream* stream, int64_t sequence_id,
+                                                                  int64_t length);
 
 /**
  * Packs everything still held (e.g. at the end of an epoch), so that the
@@ -328,7 +335,8 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_stream_pop(frugal_pack_str
  * Units held in the window, and packs ready to pop.
  *   held, ready: // out, each may be NULL.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_stream_pending(const frugal_pack_stream* stream, size_t* held, size_t* ready);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_pack_stream_pending(const frugal_pack_stream* stream, size_t* held,
+                                                                     size_t* ready);
 
 /** Destroys a stream; held units are discarded. NULL allowed. */
 FRUGAL_API void frugal_pack_stream_destroy(frugal_pack_stream* stream);

@@ -76,8 +76,7 @@
 #ifdef __cplusplus
 #define FRUGAL_LAYOUT_ASSERT(cond, tag) static_assert(cond, #tag)
 #else
-#define FRUGAL_LAYOUT_ASSERT(cond, tag) \
-  typedef char FRUGAL_CONCAT_(frugal_layout_assert_, tag)[(cond) ? 1 : -1]
+#define FRUGAL_LAYOUT_ASSERT(cond, tag) typedef char FRUGAL_CONCAT_(frugal_layout_assert_, tag)[(cond) ? 1 : -1]
 #endif
 
 /**

@@ -88,8 +88,7 @@ typedef struct frugal_host_api {
    * NULL.
    *   out: // out, not NULL.
    */
-  frugal_error* (*option_get_int)(const frugal_options* options, const char* name, int64_t default_value,
-                                  int64_t* out);
+  frugal_error* (*option_get_int)(const frugal_options* options, const char* name, int64_t default_value, int64_t* out);
   /**
    * Reads a DOUBLE option (INT converts); absent -> default_value.
    *   out: // out, not NULL.
@@ -108,8 +107,8 @@ typedef struct frugal_host_api {
    *        (or default_value as given), valid while the vtable call that
    *        received the options runs.
    */
-  frugal_error* (*option_get_string)(const frugal_options* options, const char* name,
-                                     const char* default_value, const char** out);
+  frugal_error* (*option_get_string)(const frugal_options* options, const char* name, const char* default_value,
+                                     const char** out);
   /**
    * Fails with FRUGAL_ERR_INVALID_ARGUMENT, naming the first option whose
    * name is not in `known` (count entries) and listing the known ones, so
@@ -329,7 +328,8 @@ typedef struct frugal_plugin_desc {
   const char* license;
   /** Number of entries in `strategies`, at most 4096 (0 is allowed but useless). */
   size_t strategy_count;
-  /** Array of strategy_count non-NULL pointers (NULL allowed when strategy_count is 0); pointers so each desc can grow. */
+  /** Array of strategy_count non-NULL pointers (NULL allowed when strategy_count is 0); pointers so each desc can grow.
+   */
   const frugal_strategy_desc* const* strategies;
   /** Longer description, or NULL. */
   const char* description;

@@ -162,14 +162,16 @@ typedef struct frugal_quantizer frugal_quantizer;
  * Errors from the plugin are prefixed with "quantizer 'name': ".
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_create(frugal_context* context, const char* name,
-                                                 const frugal_options* options, frugal_quantizer** out);
+                                                                  const frugal_options* options,
+                                                                  frugal_quantizer** out);
 
 /**
  * What the quantizer produces: element dtype, scaling mode, block shape and
  * scale dtype, for filling frugal_quant_meta.
  *   out: // out, not NULL; the caller sets struct_size, the core fills up to it.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_layout(const frugal_quantizer* quantizer, frugal_quant_layout* out);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_layout(const frugal_quantizer* quantizer,
+                                                                  frugal_quant_layout* out);
 
 /**
  * The scale grid for a [rows, cols] input: shape[0] x shape[1] scales.
@@ -177,7 +179,7 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_layout(const frugal_q
  *   shape:      // out, not NULL; 2 entries.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_scale_shape(const frugal_quantizer* quantizer, int64_t rows,
-                                                      int64_t cols, int64_t* shape);
+                                                                       int64_t cols, int64_t* shape);
 
 /**
  * Quantizes. output is required (with quant and its scale_inv); output_t
@@ -186,7 +188,8 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_scale_shape(const fru
  * delayed-scaling update reads the amax back and so waits for the stream.
  *   args: not NULL; struct_size set; read during the call only.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_quantize(frugal_quantizer* quantizer, const frugal_quantize_args* args);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_quantize(frugal_quantizer* quantizer,
+                                                                    const frugal_quantize_args* args);
 
 /**
  * Dequantizes args->input (codes with their quant meta) into args->output
@@ -195,7 +198,7 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_quantize(frugal_quant
  *   args: not NULL; struct_size set; read during the call only.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_dequantize(frugal_quantizer* quantizer,
-                                                                     const frugal_dequantize_args* args);
+                                                                      const frugal_dequantize_args* args);
 
 /**
  * D = alpha * A * B^T over FP8 operands with per-tensor scales, fp32
@@ -204,7 +207,8 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_dequantize(frugal_qua
  * operands (block-scaled operands, their device, their dtypes).
  *   args: not NULL; struct_size set.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_gemm(frugal_quantizer* quantizer, const frugal_quant_gemm_args* args);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_gemm(frugal_quantizer* quantizer,
+                                                                const frugal_quant_gemm_args* args);
 
 /**
  * Serialises the recipe state (checkpoint it with the model).
@@ -213,7 +217,7 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_gemm(frugal_quantizer
  *           too small: FRUGAL_ERR_OUT_OF_RANGE and *size set.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_export_state(frugal_quantizer* quantizer, void* buffer,
-                                                       size_t capacity, size_t* size);
+                                                                        size_t capacity, size_t* size);
 
 /**
  * Restores a state exported by a quantizer with the same options. A
@@ -222,7 +226,7 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_export_state(frugal_q
  *   data: not NULL unless size is 0.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_quantizer_import_state(frugal_quantizer* quantizer, const void* data,
-                                                       size_t size);
+                                                                        size_t size);
 
 /** Destroys a quantizer; may unload its plugin if nothing else uses it. NULL allowed. */
 FRUGAL_API void frugal_quantizer_destroy(frugal_quantizer* quantizer);

@@ -93,7 +93,8 @@ typedef struct frugal_quant_zero_point_ext {
  * the layout's grid. The two share field names and order, never the type.
  */
 
-/** frugal_quantize_args.flags / frugal_quantize_call.flags: use the current scale, do not record this amax (e.g. evaluation). */
+/** frugal_quantize_args.flags / frugal_quantize_call.flags: use the current scale, do not record this amax (e.g.
+ * evaluation). */
 #define FRUGAL_QUANTIZE_FREEZE_SCALE ((uint32_t)1 << 0)
 
 /**
@@ -146,7 +147,8 @@ typedef struct frugal_dequantize_call {
   void* stream;
 } frugal_dequantize_call;
 
-/** frugal_quant_gemm_args.flags / frugal_quant_gemm_call.flags: Hopper's fast FP8 accumulation (fewer promotions to fp32; less exact). */
+/** frugal_quant_gemm_args.flags / frugal_quant_gemm_call.flags: Hopper's fast FP8 accumulation (fewer promotions to
+ * fp32; less exact). */
 #define FRUGAL_GEMM_FAST_ACCUM ((uint32_t)1 << 0)
 
 /**

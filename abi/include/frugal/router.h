@@ -77,7 +77,8 @@ typedef struct frugal_route_args {
    * members (expert_ids, weights, dropped, slot_row) may be NULL.
    */
   const frugal_route_plan* plan;
-  /** cudaStream_t for CUDA tensors (NULL: the default stream); NULL for host tensors. A smaller struct_size means NULL. */
+  /** cudaStream_t for CUDA tensors (NULL: the default stream); NULL for host tensors. A smaller struct_size means NULL.
+   */
   void* stream;
 } frugal_route_args;
 
@@ -125,7 +126,7 @@ typedef struct frugal_router frugal_router;
  * Errors from the plugin are prefixed with "router 'name': ".
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_create(frugal_context* context, const char* name,
-                                              const frugal_options* options, frugal_router** out);
+                                                               const frugal_options* options, frugal_router** out);
 
 /**
  * The router's choice kind, experts, top_k, drop policy and capacity factor.
@@ -151,7 +152,7 @@ typedef struct frugal_route_shape {
  *   out:    // out, not NULL; struct_size set by the caller.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_plan_shape(const frugal_router* router, int64_t tokens,
-                                                  frugal_route_shape* out);
+                                                                   frugal_route_shape* out);
 
 /**
  * Routes logits into a plan. Host tensors complete before return (and the
@@ -165,14 +166,16 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_route(frugal_router* rou
  * [T, H] -> output [R, H] (FLOAT32 or BFLOAT16, both the same dtype).
  *   args: not NULL; the plan as written by frugal_router_route.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_permute(frugal_router* router, const frugal_route_move_args* args);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_permute(frugal_router* router,
+                                                                const frugal_route_move_args* args);
 
 /**
  * Weighted scatter-add back to token order: input [R, H] -> output [T, H],
  * fp32 accumulation in the plan's token_rows order, so results are
  * deterministic and equal on every device.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_combine(frugal_router* router, const frugal_route_move_args* args);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_combine(frugal_router* router,
+                                                                const frugal_route_move_args* args);
 
 /**
  * One aux-loss-free bias step from the experts' loads.
@@ -210,8 +213,8 @@ typedef struct frugal_route_stats {
  * those four small tensors from a device plan first).
  *   plan: not NULL. out: // out, not NULL; struct_size set by the caller.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_stats(const frugal_router* router, const frugal_route_plan* plan,
-                                             frugal_route_stats* out);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_stats(const frugal_router* router,
+                                                              const frugal_route_plan* plan, frugal_route_stats* out);
 
 /**
  * Serialises the router state (the bias; empty for stateless routers).
@@ -219,8 +222,8 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_stats(const frugal_route
  *   size:   // out, not NULL: the state's size in bytes. When capacity is
  *           too small: FRUGAL_ERR_OUT_OF_RANGE and *size set.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_export_state(frugal_router* router, void* buffer, size_t capacity,
-                                                    size_t* size);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_export_state(frugal_router* router, void* buffer,
+                                                                     size_t capacity, size_t* size);
 
 /**
  * Restores a state exported by a router with the same options. A
@@ -228,7 +231,8 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_export_state(frugal_rout
  * and leaves the current state as it was.
  *   data: not NULL unless size is 0.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_import_state(frugal_router* router, const void* data, size_t size);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_import_state(frugal_router* router, const void* data,
+                                                                     size_t size);
 
 /** Destroys a router; may unload its plugin if nothing else uses it. NULL allowed. */
 FRUGAL_API void frugal_router_destroy(frugal_router* router);

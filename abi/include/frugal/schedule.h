@@ -37,7 +37,7 @@ typedef struct frugal_schedule frugal_schedule;
  * Errors from the plugin are prefixed with "schedule 'name': ".
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_schedule_create(frugal_context* context, const char* name,
-                                                const frugal_options* options, frugal_schedule** out);
+                                                                 const frugal_options* options, frugal_schedule** out);
 
 /**
  * The learning rate at `step` (>= 0; the core passes negative steps to the

@@ -134,8 +134,9 @@ typedef struct frugal_scheduler frugal_scheduler;
  *            prefixed with "policy 'name': " or "schedule 'name': ".
  *   out:     // out, not NULL; owned by the caller.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_scheduler_create(frugal_context* context, const frugal_scheduler_config* config,
-                                                 frugal_scheduler** out);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_scheduler_create(frugal_context* context,
+                                                                  const frugal_scheduler_config* config,
+                                                                  frugal_scheduler** out);
 
 /**
  * Books one telemetry record and decides.
@@ -149,14 +150,16 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_scheduler_create(frugal_context
  * scheduler is then failed (later steps are FRUGAL_ERR_FAILED_PRECONDITION)
  * until frugal_scheduler_import_state restores a state.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_scheduler_step(frugal_scheduler* scheduler, const frugal_telemetry* telemetry,
-                                               frugal_decision* decision);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_scheduler_step(frugal_scheduler* scheduler,
+                                                                const frugal_telemetry* telemetry,
+                                                                frugal_decision* decision);
 
 /**
  * Copies the ledger.
  *   out: // out, not NULL; the caller sets struct_size.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_scheduler_ledger(const frugal_scheduler* scheduler, frugal_cost_ledger* out);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_scheduler_ledger(const frugal_scheduler* scheduler,
+                                                                  frugal_cost_ledger* out);
 
 /**
  * Serialises the scheduler (its own counters, the ledger and every
@@ -167,8 +170,8 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_scheduler_ledger(const frugal_s
  *   size:     // out, not NULL; the blob's size. When capacity is too small,
  *             *size is set and FRUGAL_ERR_OUT_OF_RANGE returned.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_scheduler_export_state(frugal_scheduler* scheduler, void* buffer, size_t capacity,
-                                                       size_t* size);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_scheduler_export_state(frugal_scheduler* scheduler, void* buffer,
+                                                                        size_t capacity, size_t* size);
 
 /**
  * Restores a blob exported by a scheduler with the same configuration (the
@@ -177,7 +180,8 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_scheduler_export_state(frugal_s
  * wrong, and leaves the scheduler as it was.
  *   data: not NULL.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_scheduler_import_state(frugal_scheduler* scheduler, const void* data, size_t size);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_scheduler_import_state(frugal_scheduler* scheduler, const void* data,
+                                                                        size_t size);
 
 /** Destroys a scheduler and its strategy instances. NULL allowed. */
 FRUGAL_API void frugal_scheduler_destroy(frugal_scheduler* scheduler);

@@ -38,7 +38,7 @@ typedef struct frugal_store frugal_store;
  * Backend errors are prefixed with "store 'name': ".
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_create(frugal_context* context, const char* name,
-                                           const frugal_options* options, frugal_store** out);
+                                                              const frugal_options* options, frugal_store** out);
 
 /**
  * Releases the caller's handle. Engines created on the store keep it open
@@ -47,7 +47,8 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_create(frugal_context* co
 FRUGAL_API void frugal_store_destroy(frugal_store* store);
 
 /** Atomically and durably writes object `key` (see frugal_store_vtable.put). */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_put(frugal_store* store, const char* key, const void* data, size_t size);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_put(frugal_store* store, const char* key, const void* data,
+                                                           size_t size);
 
 /**
  * The size of object `key`.
@@ -59,15 +60,15 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_size(frugal_store* store,
  * Reads bytes [offset, offset + length) of object `key` into `dst`
  * (caller-owned, at least `length` bytes; NULL only when length is 0).
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_read(frugal_store* store, const char* key, uint64_t offset, void* dst,
-                                           size_t length);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_read(frugal_store* store, const char* key, uint64_t offset,
+                                                            void* dst, size_t length);
 
 /**
  * Calls `fn` for every object whose key starts with `prefix` ("" for all),
  * in key order. `fn` may stop early by returning nonzero.
  */
-FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_list(frugal_store* store, const char* prefix, frugal_store_list_fn fn,
-                                           void* user_data);
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_list(frugal_store* store, const char* prefix,
+                                                            frugal_store_list_fn fn, void* user_data);
 
 /** Removes object `key`; an absent key is not an error. */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_store_remove(frugal_store* store, const char* key);

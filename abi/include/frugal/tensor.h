@@ -48,7 +48,7 @@ typedef struct frugal_device {
  */
 enum frugal_dtype_values {
   FRUGAL_DTYPE_FLOAT32 = 1,
-  FRUGAL_DTYPE_FLOAT16 = 2,        /**< IEEE binary16. */
+  FRUGAL_DTYPE_FLOAT16 = 2, /**< IEEE binary16. */
   FRUGAL_DTYPE_BFLOAT16 = 3,
   FRUGAL_DTYPE_FLOAT64 = 4,
   FRUGAL_DTYPE_FLOAT8_E4M3FN = 5,  /**< OCP E4M3: bias 7, no infinities, NaN 0x7F/0xFF, max 448. */
@@ -59,7 +59,7 @@ enum frugal_dtype_values {
   FRUGAL_DTYPE_INT16 = 10,
   FRUGAL_DTYPE_INT32 = 11,
   FRUGAL_DTYPE_INT64 = 12,
-  FRUGAL_DTYPE_BOOL = 13           /**< One byte per element, 0 or 1. */
+  FRUGAL_DTYPE_BOOL = 13 /**< One byte per element, 0 or 1. */
 };
 
 /** Largest ndim a frugal tensor may have. */
@@ -75,12 +75,12 @@ enum frugal_dtype_values {
  * x ~= quantized * scale_inv.
  */
 enum frugal_scaling_mode_values {
-  FRUGAL_SCALING_NONE = 0,            /**< Not quantized; the quant slot is ignored. */
-  FRUGAL_SCALING_DELAYED = 1,         /**< One scale per tensor, from an amax history. */
-  FRUGAL_SCALING_CURRENT = 2,         /**< One scale per tensor, from this tensor's amax. */
-  FRUGAL_SCALING_PER_CHANNEL = 3,     /**< One scale per row (block 1 x cols) or column (rows x 1). */
-  FRUGAL_SCALING_BLOCK = 4,           /**< block_rows x block_cols blocks, fp32 scales (e.g. 1x128, 128x128). */
-  FRUGAL_SCALING_MX = 5               /**< OCP MX: 1 x 32 blocks, E8M0 scales. */
+  FRUGAL_SCALING_NONE = 0,        /**< Not quantized; the quant slot is ignored. */
+  FRUGAL_SCALING_DELAYED = 1,     /**< One scale per tensor, from an amax history. */
+  FRUGAL_SCALING_CURRENT = 2,     /**< One scale per tensor, from this tensor's amax. */
+  FRUGAL_SCALING_PER_CHANNEL = 3, /**< One scale per row (block 1 x cols) or column (rows x 1). */
+  FRUGAL_SCALING_BLOCK = 4,       /**< block_rows x block_cols blocks, fp32 scales (e.g. 1x128, 128x128). */
+  FRUGAL_SCALING_MX = 5           /**< OCP MX: 1 x 32 blocks, E8M0 scales. */
 };
 
 /**

@@ -31,23 +31,23 @@ FRUGAL_EXTERN_C_BEGIN
  * means success. FRUGAL_OK is never stored in an error object.
  */
 enum frugal_error_code_values {
-  FRUGAL_OK = 0,                    /**< Success (never inside an error object). */
-  FRUGAL_ERR_INVALID_ARGUMENT = 1,  /**< A caller-supplied value is malformed or out of its domain. */
-  FRUGAL_ERR_NOT_FOUND = 2,         /**< A named plugin, strategy, option or file does not exist. */
-  FRUGAL_ERR_ALREADY_EXISTS = 3,    /**< A name is already taken (e.g. a duplicate plugin). */
-  FRUGAL_ERR_OUT_OF_RANGE = 4,      /**< An index or value lies outside the valid range. */
-  FRUGAL_ERR_UNIMPLEMENTED = 5,     /**< An optional feature is not provided by this implementation. */
-  FRUGAL_ERR_UNSUPPORTED = 6,       /**< A valid combination (dtype, layout, device...) this code does not handle. */
-  FRUGAL_ERR_ABI_MISMATCH = 7,      /**< Incompatible ABI major, or a struct too small to hold required fields. */
-  FRUGAL_ERR_PLUGIN_INVALID = 8,    /**< A plugin file or descriptor breaks the plugin contract. */
-  FRUGAL_ERR_IO = 9,                /**< The operating system reported an I/O failure. */
-  FRUGAL_ERR_DATA_CORRUPTED = 10,   /**< Stored data failed a checksum or format check. */
-  FRUGAL_ERR_OUT_OF_MEMORY = 11,    /**< An allocation failed. */
+  FRUGAL_OK = 0,                       /**< Success (never inside an error object). */
+  FRUGAL_ERR_INVALID_ARGUMENT = 1,     /**< A caller-supplied value is malformed or out of its domain. */
+  FRUGAL_ERR_NOT_FOUND = 2,            /**< A named plugin, strategy, option or file does not exist. */
+  FRUGAL_ERR_ALREADY_EXISTS = 3,       /**< A name is already taken (e.g. a duplicate plugin). */
+  FRUGAL_ERR_OUT_OF_RANGE = 4,         /**< An index or value lies outside the valid range. */
+  FRUGAL_ERR_UNIMPLEMENTED = 5,        /**< An optional feature is not provided by this implementation. */
+  FRUGAL_ERR_UNSUPPORTED = 6,          /**< A valid combination (dtype, layout, device...) this code does not handle. */
+  FRUGAL_ERR_ABI_MISMATCH = 7,         /**< Incompatible ABI major, or a struct too small to hold required fields. */
+  FRUGAL_ERR_PLUGIN_INVALID = 8,       /**< A plugin file or descriptor breaks the plugin contract. */
+  FRUGAL_ERR_IO = 9,                   /**< The operating system reported an I/O failure. */
+  FRUGAL_ERR_DATA_CORRUPTED = 10,      /**< Stored data failed a checksum or format check. */
+  FRUGAL_ERR_OUT_OF_MEMORY = 11,       /**< An allocation failed. */
   FRUGAL_ERR_FAILED_PRECONDITION = 12, /**< The object is not in a state that allows the call. */
   FRUGAL_ERR_DEADLINE_EXCEEDED = 13,   /**< An operation did not finish before its deadline. */
-  FRUGAL_ERR_CANCELLED = 14,        /**< The operation was cancelled. */
-  FRUGAL_ERR_DEVICE = 15,           /**< The accelerator runtime (CUDA, ...) reported a failure. */
-  FRUGAL_ERR_INTERNAL = 16          /**< A bug in frugal or a plugin (includes caught exceptions). */
+  FRUGAL_ERR_CANCELLED = 14,           /**< The operation was cancelled. */
+  FRUGAL_ERR_DEVICE = 15,              /**< The accelerator runtime (CUDA, ...) reported a failure. */
+  FRUGAL_ERR_INTERNAL = 16             /**< A bug in frugal or a plugin (includes caught exceptions). */
 };
 
 /**

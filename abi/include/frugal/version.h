@@ -32,7 +32,7 @@
 /** Extracts the major from a packed ABI version. */
 #define FRUGAL_ABI_VERSION_GET_MAJOR(v) (((v) >> 16) & 0xFFFF)
 /** Extracts the minor from a packed ABI version. */
-#define FRUGAL_ABI_VERSION_GET_MINOR(v) ((v) & 0xFFFF)
+#define FRUGAL_ABI_VERSION_GET_MINOR(v) ((v)&0xFFFF)
 
 /* ======================================================================== */
 /* SDK release version                                                      */

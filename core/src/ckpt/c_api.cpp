@@ -160,13 +160,13 @@ FRUGAL_API frugal_error* frugal_ckpt_restore(frugal_ckpt_engine* engine, const c
     // 5); the one exception is the size that OUT_OF_RANGE reports.
     uint64_t size = 0;
     try {
-      const auto outcome =
-          engine_of(engine, "frugal_ckpt_restore").restore(name, kinds, metadata, capacity, &size);
+      const auto outcome = engine_of(engine, "frugal_ckpt_restore").restore(name, kinds, metadata, capacity, &size);
       if (info != nullptr) {
         frugal_ckpt_info full = to_info(outcome.found);
         copy_name(full.full_source, outcome.full_source);
         full.not_restored_count = static_cast<uint32_t>(outcome.not_restored.size());
-        frugal::write_sized(info, full, "frugal_ckpt_restore");  // full_source and not_restored_count only within struct_size
+        frugal::write_sized(info, full,
+                            "frugal_ckpt_restore");  // full_source and not_restored_count only within struct_size
       }
     } catch (const frugal::Error& e) {
       if (e.code() == FRUGAL_ERR_OUT_OF_RANGE && metadata_size != nullptr) *metadata_size = size;
@@ -186,8 +186,9 @@ FRUGAL_API frugal_error* frugal_ckpt_restore_report(frugal_ckpt_engine* engine, 
                    index, report.size());
     const std::string& tensor = report[index];
     if (tensor.size() + 1 > capacity)
-      frugal::fail(FRUGAL_ERR_OUT_OF_RANGE, "frugal_ckpt_restore_report: tensor name '{}' needs {} bytes; capacity is {}",
-                   tensor, tensor.size() + 1, capacity);
+      frugal::fail(FRUGAL_ERR_OUT_OF_RANGE,
+                   "frugal_ckpt_restore_report: tensor name '{}' needs {} bytes; capacity is {}", tensor,
+                   tensor.size() + 1, capacity);
     std::memcpy(name, tensor.c_str(), tensor.size() + 1);
   });
 }

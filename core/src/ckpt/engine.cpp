@@ -5,21 +5,21 @@
 
 #include <algorithm>
 #include <atomic>
-#include <exception>
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <future>
 #include <map>
 #include <set>
 #include <tuple>
 
-#include "hash.hpp"
 #include "ckpt/shard_verify.hpp"
 #include "dtype.hpp"
 #include "frugal/managed_tensor.h"
 #include "frugal/options.h"
 #include "frugal/version.h"
+#include "hash.hpp"
 
 namespace frugal::ckpt {
 namespace {
@@ -29,9 +29,7 @@ constexpr uint64_t kMaxMetadata = uint64_t{64} << 20;
 constexpr size_t kCommittedMemory = 64;
 constexpr size_t kShardWriters = 2;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 void check(frugal_error* error) { rethrow_if_error(error, "checkpoint engine options: "); }
 
@@ -146,16 +144,17 @@ void Engine::check_name_free_locked(const std::string& name) const {
     if (existing.name == name) fail(FRUGAL_ERR_ALREADY_EXISTS, "checkpoint tensor '{}' is already registered", name);
   for (const auto& existing : states_)
     if (existing.name == name)
-      fail(FRUGAL_ERR_ALREADY_EXISTS, "'{}' is already registered as a checkpoint state (tensors and states share "
-           "one namespace)", name);
+      fail(FRUGAL_ERR_ALREADY_EXISTS,
+           "'{}' is already registered as a checkpoint state (tensors and states share "
+           "one namespace)",
+           name);
 }
 
 void Engine::register_tensor(const std::string& name, const frugal_tensor& view, uint32_t kinds) {
   check_registration(name, kinds, "checkpoint tensor");
   rethrow_if_error(frugal_tensor_validate(&view), fmt::format("checkpoint tensor '{}': ", name));
   if (!is_row_major(view))
-    fail(FRUGAL_ERR_UNSUPPORTED, "checkpoint tensor '{}' is not compact row-major; register a contiguous tensor",
-         name);
+    fail(FRUGAL_ERR_UNSUPPORTED, "checkpoint tensor '{}' is not compact row-major; register a contiguous tensor", name);
   check_device_supported(view.device, name.c_str());
   Registered r;
   r.name = name;
@@ -255,13 +254,13 @@ void Engine::prepare_snapshot(std::unique_lock<std::mutex>& lock) {
   }
 }
 
-SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency,
-                         std::optional<Clock::time_point> deadline) {
+SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency, std::optional<Clock::time_point> deadline) {
   const int32_t kind = emergency ? FRUGAL_CKPT_HEARTBEAT : args.kind;
   if (kind != FRUGAL_CKPT_HEARTBEAT && kind != FRUGAL_CKPT_FULL)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "frugal_ckpt_save: kind {} is neither HEARTBEAT (1) nor FULL (2)", kind);
   if (args.metadata_size > kMaxMetadata)
-    fail(FRUGAL_ERR_INVALID_ARGUMENT, "frugal_ckpt_save: metadata_size {} exceeds the 64 MiB limit", args.metadata_size);
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "frugal_ckpt_save: metadata_size {} exceeds the 64 MiB limit",
+         args.metadata_size);
   if (args.metadata_size > 0 && args.metadata == nullptr)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "frugal_ckpt_save: metadata is NULL but metadata_size is {}", args.metadata_size);
 
@@ -492,8 +491,7 @@ PersistOutcome Engine::wait() {
   return out;
 }
 
-std::optional<Engine::JobOutcome> Engine::wait_for(const std::string& name,
-                                                   std::optional<Clock::time_point> deadline) {
+std::optional<Engine::JobOutcome> Engine::wait_for(const std::string& name, std::optional<Clock::time_point> deadline) {
   std::unique_lock lock(mutex_);
   auto find = [&]() -> const JobOutcome* {
     for (const auto& outcome : outcomes_)
@@ -560,13 +558,15 @@ std::vector<Found> Engine::list(bool verify_shards_too) const {
   std::map<std::pair<uint64_t, std::string>, CheckpointId> by_sequence;
   for_each_checkpoint_key([&](const CheckpointId& id) { by_sequence.emplace(std::pair(id.sequence, id.name), id); });
   std::vector<Found> out;
-  for (auto it = by_sequence.rbegin(); it != by_sequence.rend(); ++it) out.push_back(examine(it->second, verify_shards_too));
+  for (auto it = by_sequence.rbegin(); it != by_sequence.rend(); ++it)
+    out.push_back(examine(it->second, verify_shards_too));
   return out;
 }
 
 Found Engine::verify(const std::string& name) const {
   const auto id = parse_checkpoint_name(name);
-  if (!id) fail(FRUGAL_ERR_INVALID_ARGUMENT, "'{}' is not a checkpoint name (expected e.g. full-000000001200-00000007)", name);
+  if (!id)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "'{}' is not a checkpoint name (expected e.g. full-000000001200-00000007)", name);
   bool present = false;
   store_->list(key_of(name) + "/", [&](const std::string&, uint64_t) {
     present = true;
@@ -625,7 +625,8 @@ std::vector<uint64_t> Engine::read_verified_shards(const Manifest& m, const std:
     begin[i] = offset;
     const std::string key = key_of(m.name) + "/" + shard.key;
     if (store_->size(key) != shard.size)
-      fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' changed size since it was verified", m.name, shard.key);
+      fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' changed size since it was verified", m.name,
+           shard.key);
     store_->read(key, 0, dst + offset, shard.size);
     if (checksums_enforced() && xxh3(dst + offset, static_cast<size_t>(shard.size)) != shard.xxh3)
       fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' fails its checksum", m.name, shard.key);
@@ -681,7 +682,8 @@ RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata,
   for (const auto& record : m.tensors) {
     auto it = std::find_if(tensors_.begin(), tensors_.end(), [&](const auto& t) { return t.name == record.name; });
     if (it == tensors_.end())
-      fail(FRUGAL_ERR_FAILED_PRECONDITION, "checkpoint {} holds tensor '{}', which is not registered", m.name, record.name);
+      fail(FRUGAL_ERR_FAILED_PRECONDITION, "checkpoint {} holds tensor '{}', which is not registered", m.name,
+           record.name);
     if (it->view.dtype != record.dtype || it->shape != record.shape)
       fail(FRUGAL_ERR_FAILED_PRECONDITION,
            "checkpoint {}: tensor '{}' was saved as {} [{}] but is registered as {} [{}]", m.name, record.name,
@@ -700,7 +702,8 @@ RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata,
   for (const auto& record : m.states) {
     auto it = std::find_if(states_.begin(), states_.end(), [&](const auto& st) { return st.name == record.name; });
     if (it == states_.end())
-      fail(FRUGAL_ERR_FAILED_PRECONDITION, "checkpoint {} holds state '{}', which is not registered", m.name, record.name);
+      fail(FRUGAL_ERR_FAILED_PRECONDITION, "checkpoint {} holds state '{}', which is not registered", m.name,
+           record.name);
     imports.push_back({&record, false, &*it});
   }
   const std::vector<bool> m_state_shards = state_shards(m);
@@ -735,9 +738,9 @@ RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata,
         continue;
       }
       if (r != records.end())
-        reason = fmt::format("{} holds it as {} [{}], registered as {} [{}]", source->id.name,
-                             frugal_dtype_name(r->dtype), fmt::join(r->shape, ", "), frugal_dtype_name(t.view.dtype),
-                             fmt::join(t.shape, ", "));
+        reason =
+            fmt::format("{} holds it as {} [{}], registered as {} [{}]", source->id.name, frugal_dtype_name(r->dtype),
+                        fmt::join(r->shape, ", "), frugal_dtype_name(t.view.dtype), fmt::join(t.shape, ", "));
     }
     missing.emplace_back(t.order, t.name, std::move(reason));
   }
@@ -754,7 +757,8 @@ RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata,
     missing.emplace_back(st.order, st.name, not_supplied(st.kinds));
   }
   std::sort(missing.begin(), missing.end());
-  std::sort(imports.begin(), imports.end(), [](const auto& a, const auto& b) { return a.target->order < b.target->order; });
+  std::sort(imports.begin(), imports.end(),
+            [](const auto& a, const auto& b) { return a.target->order < b.target->order; });
 
   // Read and verify every shard (the heartbeat's, then the shards of the
   // full checkpoint that hold what it supplies) and every state's own
@@ -793,7 +797,8 @@ RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata,
                : m_state_bytes.data() + m_state_begin[import.record->shard] + import.record->offset;
   };
   for (const auto& import : imports)
-    if (checksums_enforced() && xxh3(state_data(import), static_cast<size_t>(import.record->size)) != import.record->xxh3)
+    if (checksums_enforced() &&
+        xxh3(state_data(import), static_cast<size_t>(import.record->size)) != import.record->xxh3)
       fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: state '{}' fails its checksum",
            import.from_source ? source->id.name : m.name, import.record->name);
 
@@ -817,7 +822,8 @@ RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata,
 
   if (m.kind == FRUGAL_CKPT_FULL)
     out.full_source = m.name;
-  else if (!supplement.empty() || std::any_of(imports.begin(), imports.end(), [](const auto& i) { return i.from_source; }))
+  else if (!supplement.empty() ||
+           std::any_of(imports.begin(), imports.end(), [](const auto& i) { return i.from_source; }))
     out.full_source = source->id.name;
   std::vector<std::string> why;
   for (const auto& [order, entry, reason] : missing) {
@@ -825,11 +831,12 @@ RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata,
     why.push_back(fmt::format("'{}' ({})", entry, reason));
   }
   if (!why.empty())
-    store_->log(FRUGAL_LOG_WARN, fmt::format("restored {}{}; registered tensors and states left as they were: {}", m.name,
-                                             out.full_source.empty() || out.full_source == m.name
-                                                 ? std::string()
-                                                 : " with full-only state from " + out.full_source,
-                                             fmt::join(why, "; ")));
+    store_->log(FRUGAL_LOG_WARN,
+                fmt::format("restored {}{}; registered tensors and states left as they were: {}", m.name,
+                            out.full_source.empty() || out.full_source == m.name
+                                ? std::string()
+                                : " with full-only state from " + out.full_source,
+                            fmt::join(why, "; ")));
   restore_report_ = out.not_restored;
   return out;
 }

@@ -5,9 +5,9 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <functional>
-#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -39,7 +39,7 @@ struct Found {
   int32_t status = FRUGAL_CKPT_INCOMPLETE;
   std::string reason;
   bool manifest_read = false;  // the manifest decoded (status may still be CORRUPT from a shard)
-  Manifest manifest;          // meaningful when manifest_read
+  Manifest manifest;           // meaningful when manifest_read
 };
 
 struct SaveOutcome {
@@ -95,14 +95,13 @@ class Engine {
   std::optional<JobOutcome> wait_for(const std::string& name,
                                      std::optional<std::chrono::steady_clock::time_point> deadline);
 
-  std::vector<Found> list(bool deep) const;  // newest (highest sequence, then name) first
-  Found verify(const std::string& name) const;         // throws NOT_FOUND
-  Found latest(uint32_t kinds) const;                  // throws NOT_FOUND with the reasons
+  std::vector<Found> list(bool deep) const;     // newest (highest sequence, then name) first
+  Found verify(const std::string& name) const;  // throws NOT_FOUND
+  Found latest(uint32_t kinds) const;           // throws NOT_FOUND with the reasons
   // *metadata_size (not NULL) is set on success and with OUT_OF_RANGE (buffer too small).
   // A heartbeat's full-only tensors come from the newest valid full
   // checkpoint written before it (see frugal_ckpt_restore).
-  RestoreOutcome restore(const char* name, uint32_t kinds, void* metadata, size_t capacity,
-                         size_t* metadata_size);
+  RestoreOutcome restore(const char* name, uint32_t kinds, void* metadata, size_t capacity, size_t* metadata_size);
   // The registered tensors and states the last successful restore did not write.
   std::vector<std::string> restore_report() const {
     std::lock_guard lock(mutex_);
@@ -127,7 +126,7 @@ class Engine {
     uint64_t order = 0;
   };
   struct ShardPlan {
-    uint64_t begin = 0;   // offset in the snapshot buffer, or in state_snapshot_ for a state shard
+    uint64_t begin = 0;  // offset in the snapshot buffer, or in state_snapshot_ for a state shard
     uint64_t size = 0;
     bool states = false;  // holds states (exported bytes), not tensors
   };
@@ -184,8 +183,7 @@ class Engine {
   std::vector<uint64_t> read_state_shards(const Manifest& m, const std::vector<bool>& wanted,
                                           std::vector<uint8_t>& dst) const;
   // Calls the state's import_state; a refusal names `checkpoint` and the state.
-  void import_state(const RegisteredState& state, const uint8_t* data, uint64_t size,
-                    const std::string& checkpoint);
+  void import_state(const RegisteredState& state, const uint8_t* data, uint64_t size, const std::string& checkpoint);
 
   // The highest sequence of any checkpoint (complete or not) under the prefix.
   uint64_t highest_sequence() const;
@@ -211,15 +209,15 @@ class Engine {
   std::vector<uint8_t> metadata_;
   DeviceCopier copier_;
   uint64_t next_sequence_ = 1;
-  std::optional<Job> job_;  // handed to the worker
-  bool busy_ = false;       // a job is queued or persisting, or the buffer is being replaced
+  std::optional<Job> job_;          // handed to the worker
+  bool busy_ = false;               // a job is queued or persisting, or the buffer is being replaced
   bool prepare_requested_ = false;  // registrations changed the needed snapshot size
   bool stop_ = false;
   std::string in_flight_;
   std::optional<PersistOutcome> last_persist_;
-  std::optional<Error> last_error_;  // unreported persist failure
-  std::deque<JobOutcome> outcomes_;      // recent persist outcomes (bounded), for SAVE_WAIT and emergencies
-  std::set<std::string> verified_;      // checkpoints whose shards verified (or that we wrote)
+  std::optional<Error> last_error_;          // unreported persist failure
+  std::deque<JobOutcome> outcomes_;          // recent persist outcomes (bounded), for SAVE_WAIT and emergencies
+  std::set<std::string> verified_;           // checkpoints whose shards verified (or that we wrote)
   std::vector<std::string> restore_report_;  // tensors the last successful restore did not write
   std::thread worker_;
 };

@@ -18,8 +18,8 @@ constexpr const char* kWho = "host callback";
 void check_size(const std::string& name, uint64_t size) {
   if (size > kMaxStateBytes)
     fail(FRUGAL_ERR_OUT_OF_RANGE,
-         "checkpoint state '{}' exports {} bytes, more than FRUGAL_CKPT_STATE_MAX_SIZE ({} bytes, 256 MiB)", name,
-         size, kMaxStateBytes);
+         "checkpoint state '{}' exports {} bytes, more than FRUGAL_CKPT_STATE_MAX_SIZE ({} bytes, 256 MiB)", name, size,
+         kMaxStateBytes);
 }
 
 }  // namespace
@@ -42,7 +42,8 @@ uint64_t Engine::export_state(const RegisteredState& state) {
   const std::string label = fmt::format("exporting checkpoint state '{}'", state.name);
   const auto& fns = state.fns;
   size_t size = 0;
-  call_plugin(label, [&] { return fns.export_state(fns.user_data, nullptr, 0, &size); }, kWho);
+  call_plugin(
+      label, [&] { return fns.export_state(fns.user_data, nullptr, 0, &size); }, kWho);
   const size_t at = state_snapshot_.size();
   for (int attempt = 1;; ++attempt) {
     check_size(state.name, size);
@@ -50,8 +51,8 @@ uint64_t Engine::export_state(const RegisteredState& state) {
     state_snapshot_.resize(at + size);
     size_t written = size;
     try {
-      call_plugin(label, [&] { return fns.export_state(fns.user_data, state_snapshot_.data() + at, size, &written); },
-                  kWho);
+      call_plugin(
+          label, [&] { return fns.export_state(fns.user_data, state_snapshot_.data() + at, size, &written); }, kWho);
     } catch (const Error& e) {
       // Grown since the query: ask again with the size it reported.
       if (e.code() != FRUGAL_ERR_OUT_OF_RANGE || written <= size || attempt == kExportAttempts) throw;
@@ -59,8 +60,7 @@ uint64_t Engine::export_state(const RegisteredState& state) {
       continue;
     }
     if (written > size)
-      fail(FRUGAL_ERR_INTERNAL, "{}: export_state reported {} bytes written into a buffer of {}", label, written,
-           size);
+      fail(FRUGAL_ERR_INTERNAL, "{}: export_state reported {} bytes written into a buffer of {}", label, written, size);
     state_snapshot_.resize(at + written);
     return written;
   }
@@ -79,10 +79,10 @@ void Engine::import_state(const RegisteredState& state, const uint8_t* data, uin
                           const std::string& checkpoint) {
   static const uint8_t kEmpty = 0;  // import_state never sees NULL, even for an empty state
   const auto& fns = state.fns;
-  call_plugin(fmt::format("restoring checkpoint {}: importing state '{}' (the tensors are already written)",
-                          checkpoint, state.name),
-              [&] { return fns.import_state(fns.user_data, size > 0 ? data : &kEmpty, static_cast<size_t>(size)); },
-              kWho);
+  call_plugin(
+      fmt::format("restoring checkpoint {}: importing state '{}' (the tensors are already written)", checkpoint,
+                  state.name),
+      [&] { return fns.import_state(fns.user_data, size > 0 ? data : &kEmpty, static_cast<size_t>(size)); }, kWho);
 }
 
 }  // namespace frugal::ckpt

@@ -8,11 +8,11 @@
 #include <tuple>
 
 #include "checkpoint_manifest_generated.h"
-#include "hash.hpp"
-#include "json_text.hpp"
 #include "error.hpp"
 #include "frugal/checkpoint.h"
 #include "frugal/managed_tensor.h"
+#include "hash.hpp"
+#include "json_text.hpp"
 #include "store.hpp"
 
 namespace frugal::ckpt {
@@ -112,7 +112,8 @@ std::vector<uint8_t> encode_manifest(const Manifest& m) {
   flatbuffers::FlatBufferBuilder builder(4096 + m.metadata.size());
   builder.ForceDefaults(true);  // keeps `checksum` present so it can be patched in place
   std::vector<flatbuffers::Offset<fb::Shard>> shards;
-  for (const auto& s : m.shards) shards.push_back(fb::CreateShard(builder, builder.CreateString(s.key), s.size, s.xxh3));
+  for (const auto& s : m.shards)
+    shards.push_back(fb::CreateShard(builder, builder.CreateString(s.key), s.size, s.xxh3));
   std::vector<flatbuffers::Offset<fb::TensorRecord>> tensors;
   for (const auto& t : m.tensors)
     tensors.push_back(fb::CreateTensorRecord(builder, builder.CreateString(t.name), t.dtype,
@@ -124,11 +125,11 @@ std::vector<uint8_t> encode_manifest(const Manifest& m) {
   // Format 1 readers would misread the shards of a manifest with states,
   // so only such a manifest says format 2; one without stays readable by all.
   const uint32_t format = m.states.empty() ? kManifestFormatWithoutStates : kManifestFormatVersion;
-  const auto root = fb::CreateManifest(
-      builder, format, builder.CreateString(m.name), m.kind, m.step, m.sequence, m.created_unix_ns, m.emergency,
-      builder.CreateString(m.writer), builder.CreateVector(shards), builder.CreateVector(tensors),
-      builder.CreateVector(m.metadata), xxh3(m.metadata.data(), m.metadata.size()), 0, m.generation,
-      m.states.empty() ? 0 : builder.CreateVector(states));
+  const auto root = fb::CreateManifest(builder, format, builder.CreateString(m.name), m.kind, m.step, m.sequence,
+                                       m.created_unix_ns, m.emergency, builder.CreateString(m.writer),
+                                       builder.CreateVector(shards), builder.CreateVector(tensors),
+                                       builder.CreateVector(m.metadata), xxh3(m.metadata.data(), m.metadata.size()), 0,
+                                       m.generation, m.states.empty() ? 0 : builder.CreateVector(states));
   fb::FinishManifestBuffer(builder, root);
   std::vector<uint8_t> bytes(builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize());
   auto* manifest = fb::GetMutableManifest(bytes.data());
@@ -220,8 +221,8 @@ DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes) {
       if (!inside_shard(r.shards, record.shard, record.offset, record.size))
         return corrupt(fmt::format("manifest places state '{}' outside its shard", record.name));
       if (record.size > kMaxStateBytes)
-        return corrupt(fmt::format("manifest gives state '{}' {} bytes, more than the {} a state may hold",
-                                   record.name, record.size, kMaxStateBytes));
+        return corrupt(fmt::format("manifest gives state '{}' {} bytes, more than the {} a state may hold", record.name,
+                                   record.size, kMaxStateBytes));
       r.states.push_back(std::move(record));
     }
   if (m->metadata() != nullptr) r.metadata.assign(m->metadata()->begin(), m->metadata()->end());
@@ -250,12 +251,20 @@ std::string manifest_to_json(const Manifest& m) {
     shards.push_back({{"key", s.key}, {"size", s.size}, {"xxh3", fmt::format("{:016x}", s.xxh3)}});
   json::Json tensors = json::Json::array();
   for (const auto& t : m.tensors)
-    tensors.push_back({{"name", t.name}, {"dtype", frugal_dtype_name(t.dtype)}, {"shape", t.shape},
-                       {"shard", t.shard}, {"offset", t.offset}, {"bytes", t.bytes}});
+    tensors.push_back({{"name", t.name},
+                       {"dtype", frugal_dtype_name(t.dtype)},
+                       {"shape", t.shape},
+                       {"shard", t.shard},
+                       {"offset", t.offset},
+                       {"bytes", t.bytes}});
   json::Json states = json::Json::array();
   for (const auto& st : m.states)
-    states.push_back({{"name", st.name}, {"kinds", kinds_of(st.kinds)}, {"size", st.size}, {"shard", st.shard},
-                      {"offset", st.offset}, {"xxh3", fmt::format("{:016x}", st.xxh3)}});
+    states.push_back({{"name", st.name},
+                      {"kinds", kinds_of(st.kinds)},
+                      {"size", st.size},
+                      {"shard", st.shard},
+                      {"offset", st.offset},
+                      {"xxh3", fmt::format("{:016x}", st.xxh3)}});
   const json::Json manifest = {{"format_version", m.format_version},
                                {"name", m.name},
                                {"kind", m.kind == FRUGAL_CKPT_FULL ? "full" : "heartbeat"},

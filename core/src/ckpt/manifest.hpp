@@ -41,7 +41,7 @@ struct StateRecord {
   uint32_t shard = 0;
   uint64_t offset = 0;
   uint64_t size = 0;
-  uint64_t xxh3 = 0;   // of its bytes
+  uint64_t xxh3 = 0;  // of its bytes
 };
 
 struct Manifest {

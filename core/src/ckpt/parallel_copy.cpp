@@ -8,7 +8,7 @@
 namespace frugal::ckpt {
 namespace {
 
-constexpr size_t kChunk = size_t{16} << 20;        // unit of work handed to a thread
+constexpr size_t kChunk = size_t{16} << 20;  // unit of work handed to a thread
 constexpr size_t kParallelThreshold = size_t{64} << 20;
 constexpr unsigned kMaxThreads = 8;
 

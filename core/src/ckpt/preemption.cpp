@@ -35,8 +35,7 @@ FRUGAL_API frugal_error* frugal_preemption_install_sigterm(void) {
     // SA_ONSTACK: a thread with an alternate signal stack (Go's runtime,
     // other managed runtimes) takes the signal there, as they require.
     action.sa_flags = SA_RESTART | SA_ONSTACK;
-    if (sigaction(SIGTERM, &action, &g_previous) != 0)
-      frugal::fail(FRUGAL_ERR_INTERNAL, "sigaction(SIGTERM) failed");
+    if (sigaction(SIGTERM, &action, &g_previous) != 0) frugal::fail(FRUGAL_ERR_INTERNAL, "sigaction(SIGTERM) failed");
     g_installed = true;
   });
 }

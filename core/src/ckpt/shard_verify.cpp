@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "hash.hpp"
 #include "error.hpp"
 #include "frugal/checkpoint.h"
+#include "hash.hpp"
 
 namespace frugal::ckpt {
 namespace {
@@ -21,7 +21,8 @@ DecodedManifest read_manifest(const Store& store, const std::string& checkpoint_
     const auto size = store.size_if_present(key);
     if (!size) {
       out.status = FRUGAL_CKPT_INCOMPLETE;
-      out.reason = "no manifest: the save did not finish (interrupted, or still in progress), or retention is removing it";
+      out.reason =
+          "no manifest: the save did not finish (interrupted, or still in progress), or retention is removing it";
       return out;
     }
     std::vector<uint8_t> bytes(*size);
@@ -60,7 +61,8 @@ ShardCheck verify_shards(const Store& store, const std::string& checkpoint_key, 
         hash.update(buffer.data(), static_cast<size_t>(length));
         for (size_t s = 0; s < state_hashes.size(); ++s) {
           const StateRecord& state = *states_in[index][s];
-          const uint64_t begin = std::max(offset, state.offset), end = std::min(offset + length, state.offset + state.size);
+          const uint64_t begin = std::max(offset, state.offset),
+                         end = std::min(offset + length, state.offset + state.size);
           if (begin < end) state_hashes[s].update(buffer.data() + (begin - offset), static_cast<size_t>(end - begin));
         }
         offset += length;

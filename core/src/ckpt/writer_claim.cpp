@@ -45,8 +45,8 @@ uint64_t random_nonce() {
 
 void WriterClaim::write_record(uint64_t reserved_through) const {
   // Human-readable: an operator looking at the prefix sees who writes there.
-  const std::string text = fmt::format("frugal checkpoint writer claim\ngeneration={}\n{}{}\n", generation_,
-                                       kReservedTag, reserved_through);
+  const std::string text =
+      fmt::format("frugal checkpoint writer claim\ngeneration={}\n{}{}\n", generation_, kReservedTag, reserved_through);
   store_.put(key_, text.data(), text.size());
 }
 

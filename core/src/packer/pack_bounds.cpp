@@ -63,10 +63,10 @@ int64_t pack_lower_bound(std::span<const int64_t> lengths, int64_t max_len, int6
     if (k > half) break;
     const std::size_t upto_long = upto(max_len - k);
     const std::size_t below_k = upto(k - 1);
-    const int64_t big = n - units[upto_long];                        // > max_len - k: nothing else fits
-    const int64_t mid = units[upto_long] - units[upto_half];         // (half, max_len - k]: one per pack
+    const int64_t big = n - units[upto_long];                 // > max_len - k: nothing else fits
+    const int64_t mid = units[upto_long] - units[upto_half];  // (half, max_len - k]: one per pack
     const int64_t mid_room = mid * max_len - (tokens[upto_long] - tokens[upto_half]);
-    const int64_t small = units[upto_half] - units[below_k];         // [k, half]
+    const int64_t small = units[upto_half] - units[below_k];  // [k, half]
     const int64_t small_tokens = tokens[upto_half] - tokens[below_k];
     int64_t extra = ceil_div(small_tokens - mid_room, max_len);
     if (max_per_pack > 0) extra = std::max(extra, ceil_div(small - (max_per_pack - 1) * mid, max_per_pack));

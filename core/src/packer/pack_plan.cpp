@@ -21,7 +21,8 @@ std::unique_ptr<frugal_pack_plan> make_plan(GroupedPacks&& packs, const Limits& 
   int64_t total = 0;
   for (std::size_t p = 0; p < pack_count; ++p) {
     int64_t tokens = 0;
-    for (auto k = g.pack_offsets[p]; k < g.pack_offsets[p + 1]; ++k) tokens += g.unit_lengths[static_cast<std::size_t>(k)];
+    for (auto k = g.pack_offsets[p]; k < g.pack_offsets[p + 1]; ++k)
+      tokens += g.unit_lengths[static_cast<std::size_t>(k)];
     plan->pack_tokens[p] = tokens;
     total += tokens;
   }

@@ -25,8 +25,7 @@ struct frugal_pack_stream {
   frugal::pack::GroupedPacks ready;
   std::string method;  // of the latest round
 
-  explicit frugal_pack_stream(std::shared_ptr<frugal::pack::PackerCore> c)
-      : core(std::move(c)), held(core->limits()) {}
+  explicit frugal_pack_stream(std::shared_ptr<frugal::pack::PackerCore> c) : core(std::move(c)), held(core->limits()) {}
 };
 
 namespace {
@@ -51,7 +50,8 @@ void run_round(frugal_pack_stream& s, bool everything) {
         tokens[p] += a.unit_lengths[static_cast<std::size_t>(k)];
     std::vector<std::size_t> by_fill(packs);
     std::iota(by_fill.begin(), by_fill.end(), std::size_t{0});
-    std::stable_sort(by_fill.begin(), by_fill.end(), [&](std::size_t x, std::size_t y) { return tokens[x] < tokens[y]; });
+    std::stable_sort(by_fill.begin(), by_fill.end(),
+                     [&](std::size_t x, std::size_t y) { return tokens[x] < tokens[y]; });
     const std::size_t budget = s.window / 2;
     for (const std::size_t p : by_fill) {
       if (tokens[p] == s.core->limits().max_len) break;  // full packs are always handed out
@@ -74,7 +74,8 @@ void run_round(frugal_pack_stream& s, bool everything) {
   kept.reserve(kept_units);
   for (std::size_t p = 0; p < packs; ++p) {
     auto& dest = keep[p] != 0 ? kept : emit_units;
-    for (auto k = a.pack_offsets[p]; k < a.pack_offsets[p + 1]; ++k) dest.push_back(a.units[static_cast<std::size_t>(k)]);
+    for (auto k = a.pack_offsets[p]; k < a.pack_offsets[p + 1]; ++k)
+      dest.push_back(a.units[static_cast<std::size_t>(k)]);
     if (keep[p] == 0) emit_offsets.push_back(static_cast<int64_t>(emit_units.size()));
   }
   std::vector<int64_t> kept_rounds;

@@ -11,8 +11,8 @@
 #include "context.hpp"
 #include "error.hpp"
 #include "frugal/packer.h"
-#include "packer/packer_api.hpp"
 #include "packer/pack_plan.hpp"
+#include "packer/packer_api.hpp"
 #include "packer/unit_table.hpp"
 
 namespace frugal::pack {
@@ -103,8 +103,8 @@ std::unique_ptr<frugal_pack_plan> pack_lengths(const PackerCore& core, std::span
 
 extern "C" {
 
-FRUGAL_API frugal_error* frugal_packer_create(frugal_context* context, const char* name,
-                                              const frugal_options* options, frugal_packer** out) {
+FRUGAL_API frugal_error* frugal_packer_create(frugal_context* context, const char* name, const frugal_options* options,
+                                              frugal_packer** out) {
   return frugal::guard("frugal_packer_create", [&] {
     frugal::require_non_null(out, "frugal_packer_create", "out");
     auto resolved = frugal::resolve_strategy(context, FRUGAL_KIND_PACKER, name);
@@ -151,12 +151,11 @@ FRUGAL_API frugal_error* frugal_packer_pack_histogram(frugal_packer* packer, con
     frugal::pack::InputTotals totals{packer->core->limits()};
     for (size_t b = 0; b < bins; ++b) {
       if (counts[b] < 0)
-        frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: bin {} (length {}) has a negative count {}", kFn, b,
-                     lengths[b], counts[b]);
+        frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: bin {} (length {}) has a negative count {}", kFn, b, lengths[b],
+                     counts[b]);
       if (counts[b] == 0) continue;
       if (lengths[b] < 1)
-        frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: bin {} has length {}; lengths must be >= 1", kFn, b,
-                     lengths[b]);
+        frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: bin {} has length {}; lengths must be >= 1", kFn, b, lengths[b]);
       total += static_cast<uint64_t>(counts[b]);
       if (total > frugal::pack::kMaxUnits)
         frugal::fail(FRUGAL_ERR_OUT_OF_RANGE, "{}: the histogram holds more than 2^40 sequences (at bin {})", kFn, b);

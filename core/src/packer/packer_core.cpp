@@ -18,8 +18,8 @@ PackerCore::PackerCore(std::shared_ptr<LoadedPlugin> plugin, const StrategyRecor
 void PackerCore::create_instance(const frugal_options* strategy_options) { instance_.create(strategy_options); }
 
 Assignment PackerCore::pack(std::span<const int64_t> lengths) const {
-  const frugal_pack_request request{sizeof(frugal_pack_request), lengths.data(), lengths.size(),
-                                    limits_.max_len,             limits_.max_per_pack, limits_.seed};
+  const frugal_pack_request request{sizeof(frugal_pack_request), lengths.data(), lengths.size(), limits_.max_len,
+                                    limits_.max_per_pack,        limits_.seed};
   Assignment a;
   // Uninitialised: check() reads only what the plugin claims to have
   // written (pack_count + 1 offsets, then the units they span).
@@ -28,8 +28,8 @@ Assignment PackerCore::pack(std::span<const int64_t> lengths) const {
   frugal_pack_assignment out{sizeof(frugal_pack_assignment), a.units.data(), a.pack_offsets.data(), 0, nullptr};
   instance_.call(&frugal_packer_vtable::pack, &request, &out);
   if (out.pack_count < 1 || out.pack_count > lengths.size())
-    fail(FRUGAL_ERR_INTERNAL, "{}: the plugin returned {} packs for {} units (expected 1..{})", label(),
-         out.pack_count, lengths.size(), lengths.size());
+    fail(FRUGAL_ERR_INTERNAL, "{}: the plugin returned {} packs for {} units (expected 1..{})", label(), out.pack_count,
+         lengths.size(), lengths.size());
   a.pack_offsets.resize(out.pack_count + 1);
   a.method = out.method != nullptr ? std::string(out.method) : strategy_;
   check(lengths, a);
@@ -58,7 +58,8 @@ void PackerCore::check(std::span<const int64_t> lengths, Assignment& a) const {
   // gather jumps around a caller's array of up to 128 MiB, so the loads are
   // prefetched a few dozen units ahead.
   const auto pack_of = [&](std::size_t k) {
-    return static_cast<std::size_t>(std::upper_bound(off.begin(), off.end(), static_cast<int64_t>(k)) - off.begin()) - 1;
+    return static_cast<std::size_t>(std::upper_bound(off.begin(), off.end(), static_cast<int64_t>(k)) - off.begin()) -
+           1;
   };
   std::vector<uint64_t> seen((lengths.size() + 63) / 64, 0);  // a bitset: 2 MiB for 16M units
   a.unit_lengths.resize(lengths.size());

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "loaded_plugin.hpp"
 #include "frugal/packer_vtable.h"
+#include "loaded_plugin.hpp"
 #include "packer/pack_limits.hpp"
 #include "packer/uninit_vector.hpp"
 #include "strategy_instance.hpp"
@@ -22,7 +22,7 @@ struct Assignment {
   I64Vec units;         // unit indices grouped by pack
   I64Vec pack_offsets;  // packs + 1
   I64Vec unit_lengths;  // lengths[units[k]]: gathered while checking, which reads them anyway
-  std::string method;                 // who produced it ("ffd", ...)
+  std::string method;   // who produced it ("ffd", ...)
 };
 
 class PackerCore {

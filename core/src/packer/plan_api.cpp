@@ -35,8 +35,11 @@ FRUGAL_API frugal_error* frugal_pack_plan_view_get(const frugal_pack_plan* plan,
   return frugal::guard("frugal_pack_plan_view_get", [&] {
     frugal::require_non_null(plan, "frugal_pack_plan_view_get", "plan");
     const auto& g = plan->packs;
-    const frugal_pack_plan_view full{sizeof(frugal_pack_plan_view), g.packs(), g.units(),
-                                     g.pack_offsets.data(),         g.sequence_ids.data(),
+    const frugal_pack_plan_view full{sizeof(frugal_pack_plan_view),
+                                     g.packs(),
+                                     g.units(),
+                                     g.pack_offsets.data(),
+                                     g.sequence_ids.data(),
                                      g.token_offsets.empty() ? plan->zero_offsets.get() : g.token_offsets.data(),
                                      g.unit_lengths.data(),
                                      plan->pack_tokens.data()};
@@ -165,7 +168,8 @@ FRUGAL_API frugal_error* frugal_pack_plan_gather(const frugal_pack_plan* plan, s
       t += len;
     }
     std::fill(args.out_tokens + t, args.out_tokens + args.out_length, args.pad_token);
-    if (args.out_labels != nullptr) std::fill(args.out_labels + t, args.out_labels + args.out_length, args.ignore_index);
+    if (args.out_labels != nullptr)
+      std::fill(args.out_labels + t, args.out_labels + args.out_length, args.ignore_index);
   });
 }
 

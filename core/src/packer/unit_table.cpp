@@ -33,11 +33,9 @@ void UnitTable::add(int64_t id, int64_t length, const char* what) {
   switch (limits_.overlong) {
     case Overlong::error:
       fail(FRUGAL_ERR_INVALID_ARGUMENT,
-           "{} {} has length {} > max_len {} (option overlong = \"error\"; \"truncate\" or \"split\" accept it)",
-           what, id, length, max_len);
-    case Overlong::truncate:
-      push(id, 0, max_len, length - max_len, false);
-      return;
+           "{} {} has length {} > max_len {} (option overlong = \"error\"; \"truncate\" or \"split\" accept it)", what,
+           id, length, max_len);
+    case Overlong::truncate: push(id, 0, max_len, length - max_len, false); return;
     case Overlong::split: {
       // Counted, not stepped: offset + max_len could overflow near INT64_MAX.
       const auto pieces = static_cast<int64_t>(units_of(length, limits_));

@@ -26,8 +26,7 @@ class UnitTable {
 
   // Lays units out in the order given by `order` (unit indices) with pack
   // boundaries `pack_offsets`, appending to `out`.
-  void append_grouped(std::span<const int64_t> order, std::span<const int64_t> pack_offsets,
-                      GroupedPacks& out) const;
+  void append_grouped(std::span<const int64_t> order, std::span<const int64_t> pack_offsets, GroupedPacks& out) const;
 
   // Keeps only the units in `keep` (indices, any order); others are dropped.
   void retain(std::span<const int64_t> keep);
@@ -41,11 +40,11 @@ class UnitTable {
   std::vector<int64_t> ids_;
   std::vector<int64_t> offsets_;
   std::vector<int64_t> lengths_;
-  std::vector<int64_t> cut_;     // per unit: tokens truncated from its sequence
-  std::vector<uint8_t> head_;    // per unit: 1 on the first piece of a split sequence
-  bool pieces_ = false;          // some unit is a piece of a split sequence
-  bool cuts_ = false;            // some cut_ is nonzero
-  bool heads_ = false;           // some head_ is nonzero
+  std::vector<int64_t> cut_;   // per unit: tokens truncated from its sequence
+  std::vector<uint8_t> head_;  // per unit: 1 on the first piece of a split sequence
+  bool pieces_ = false;        // some unit is a piece of a split sequence
+  bool cuts_ = false;          // some cut_ is nonzero
+  bool heads_ = false;         // some head_ is nonzero
 };
 
 }  // namespace frugal::pack

@@ -17,18 +17,18 @@
 namespace frugal::quant {
 
 struct LossScalerConfig {
-  double init_scale = 65536.0;    // 2^16, PyTorch's default
-  double growth_factor = 2.0;     // > 1
-  double backoff_factor = 0.5;    // in (0, 1)
-  int64_t growth_interval = 2000; // >= 1 clean steps between growths
-  double min_scale = 1.0;         // > 0; Megatron's floor: below 1 the loss is scaled down
-  double max_scale = 16777216.0;  // 2^24, finite; min_scale <= init_scale <= max_scale
+  double init_scale = 65536.0;     // 2^16, PyTorch's default
+  double growth_factor = 2.0;      // > 1
+  double backoff_factor = 0.5;     // in (0, 1)
+  int64_t growth_interval = 2000;  // >= 1 clean steps between growths
+  double min_scale = 1.0;          // > 0; Megatron's floor: below 1 the loss is scaled down
+  double max_scale = 16777216.0;   // 2^24, finite; min_scale <= init_scale <= max_scale
 };
 
 struct LossScalerState {
   double scale = 1.0;
-  int64_t clean_steps = 0;   // since the last growth or overflow
-  int64_t skipped_steps = 0; // total update(true) calls (saturating at INT64_MAX)
+  int64_t clean_steps = 0;    // since the last growth or overflow
+  int64_t skipped_steps = 0;  // total update(true) calls (saturating at INT64_MAX)
 };
 
 class LossScaler {

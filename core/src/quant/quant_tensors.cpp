@@ -9,7 +9,6 @@
 
 namespace frugal::quant {
 
-
 const char* scaling_mode_name(int32_t mode) {
   switch (mode) {
     case FRUGAL_SCALING_NONE: return "none";
@@ -22,21 +21,17 @@ const char* scaling_mode_name(int32_t mode) {
   }
 }
 
-
 Grid scale_grid(const frugal_quant_layout& layout, int64_t rows, int64_t cols) {
   const int64_t br = layout.block_rows == 0 ? rows : layout.block_rows;
   const int64_t bc = layout.block_cols == 0 ? cols : layout.block_cols;
   return Grid{(rows + br - 1) / br, (cols + bc - 1) / bc};
 }
 
-
-
 namespace {
 
 // A scale tensor: compact, `count` = grid elements, the expected dtype; a
 // 2-D one must be exactly the grid.
-void to_scale_matrix(const frugal_tensor* tensor, const std::string& role, int32_t dtype, Grid grid,
-                     Matrix2D& out) {
+void to_scale_matrix(const frugal_tensor* tensor, const std::string& role, int32_t dtype, Grid grid, Matrix2D& out) {
   to_matrix(tensor, role.c_str(), out);
   if (out.view.dtype != dtype)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: dtype {}, expected {}", role, frugal_dtype_name(out.view.dtype),
@@ -46,8 +41,8 @@ void to_scale_matrix(const frugal_tensor* tensor, const std::string& role, int32
     fail(FRUGAL_ERR_UNSUPPORTED, "{}: scale tensors must be compact (row stride {} for {} columns)", role,
          out.strides[0], out.cols());
   if (out.rows() * out.cols() != grid.rows * grid.cols)
-    fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: holds {} elements; the scale grid is {} x {}", role,
-         out.rows() * out.cols(), grid.rows, grid.cols);
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: holds {} elements; the scale grid is {} x {}", role, out.rows() * out.cols(),
+         grid.rows, grid.cols);
   if (t.ndim == 2 && (t.shape[0] != grid.rows || t.shape[1] != grid.cols))
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: shape [{}, {}]; the scale grid is [{}, {}]", role, t.shape[0], t.shape[1],
          grid.rows, grid.cols);
@@ -61,14 +56,12 @@ void to_scale_matrix(const frugal_tensor* tensor, const std::string& role, int32
 void to_plugin_meta(const frugal_quant_meta* meta, const char* role, const frugal_quant_layout& layout, int64_t rows,
                     int64_t cols, PluginMeta& out) {
   if (meta == nullptr)
-    fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: quant is NULL; quantized tensors carry their scales in tensor->quant",
-         role);
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: quant is NULL; quantized tensors carry their scales in tensor->quant", role);
   if (meta->struct_size < offsetof(frugal_quant_meta, amax) + sizeof(void*))
     fail(FRUGAL_ERR_ABI_MISMATCH, "{}: quant->struct_size is {}; at least {} bytes are required", role,
          meta->struct_size, offsetof(frugal_quant_meta, amax) + sizeof(void*));
   const frugal_quant_meta m = read_sized(meta);
-  if (m.scaling_mode != layout.scaling_mode || m.block_rows != layout.block_rows ||
-      m.block_cols != layout.block_cols)
+  if (m.scaling_mode != layout.scaling_mode || m.block_rows != layout.block_rows || m.block_cols != layout.block_cols)
     fail(FRUGAL_ERR_INVALID_ARGUMENT,
          "{}: quant says {} scaling with {} x {} blocks; this quantizer makes {} scaling with {} x {} blocks "
          "(0 = the whole dimension)",
@@ -110,7 +103,6 @@ void to_plugin_meta(const frugal_quant_meta* meta, const char* role, const fruga
     out.meta.ext = &out.zero_point_ext.header;
   }
 }
-
 
 void require_meta_on(const PluginMeta& meta, const char* role, const Matrix2D& device_of) {
   const std::string r(role);

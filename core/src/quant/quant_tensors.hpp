@@ -39,7 +39,6 @@ struct PluginMeta {
 void to_plugin_meta(const frugal_quant_meta* meta, const char* role, const frugal_quant_layout& layout, int64_t rows,
                     int64_t cols, PluginMeta& out);
 
-
 // Every element of `meta`'s scale tensors on `device`.
 void require_meta_on(const PluginMeta& meta, const char* role, const Matrix2D& device_of);
 

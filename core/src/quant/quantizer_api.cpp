@@ -31,8 +31,8 @@ FRUGAL_API frugal_error* frugal_quantizer_layout(const frugal_quantizer* quantiz
   });
 }
 
-FRUGAL_API frugal_error* frugal_quantizer_scale_shape(const frugal_quantizer* quantizer, int64_t rows,
-                                                      int64_t cols, int64_t* shape) {
+FRUGAL_API frugal_error* frugal_quantizer_scale_shape(const frugal_quantizer* quantizer, int64_t rows, int64_t cols,
+                                                      int64_t* shape) {
   constexpr const char* kFn = "frugal_quantizer_scale_shape";
   return frugal::guard(kFn, [&] {
     frugal::require_non_null(quantizer, kFn, "quantizer");

@@ -1,7 +1,7 @@
 #include "quant/quantizer_core.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+#include <cmath>
 
 #include "error.hpp"
 #include "frugal/managed_tensor.h"
@@ -97,8 +97,7 @@ void QuantizerCore::check_layout() const {
   if (l.scaling_mode < FRUGAL_SCALING_DELAYED || l.scaling_mode > FRUGAL_SCALING_MX)
     bad(fmt::format("scaling mode {}", l.scaling_mode));
   if (l.block_rows < 0 || l.block_cols < 0) bad(fmt::format("block {} x {}", l.block_rows, l.block_cols));
-  const int32_t want_scale =
-      l.scaling_mode == FRUGAL_SCALING_MX ? FRUGAL_DTYPE_FLOAT8_E8M0FNU : FRUGAL_DTYPE_FLOAT32;
+  const int32_t want_scale = l.scaling_mode == FRUGAL_SCALING_MX ? FRUGAL_DTYPE_FLOAT8_E8M0FNU : FRUGAL_DTYPE_FLOAT32;
   if (l.scale_dtype != want_scale)
     bad(fmt::format("{} scaling with {} scales", scaling_mode_name(l.scaling_mode), frugal_dtype_name(l.scale_dtype)));
   if (is_per_tensor(l.scaling_mode) && (l.block_rows != 0 || l.block_cols != 0))
@@ -119,8 +118,8 @@ void QuantizerCore::quantize(const frugal_quantize_args& raw_args) {
   const int64_t cols = c.input.cols();
   to_matrix(a.output, "output", c.output);
   if (c.output.view.dtype != layout_.dtype)
-    fail(FRUGAL_ERR_INVALID_ARGUMENT, "output: dtype {}; this quantizer makes {}", frugal_dtype_name(c.output.view.dtype),
-         frugal_dtype_name(layout_.dtype));
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "output: dtype {}; this quantizer makes {}",
+         frugal_dtype_name(c.output.view.dtype), frugal_dtype_name(layout_.dtype));
   require_shape(c.output, "output", rows, cols, "the input's shape");
   require_same_device(c.input, "input", c.output, "output");
   to_plugin_meta(read_sized(a.output).quant, "output", layout_, rows, cols, c.meta);
@@ -151,8 +150,8 @@ void QuantizerCore::quantize(const frugal_quantize_args& raw_args) {
   if (a.fake != nullptr) {
     to_matrix(a.fake, "fake", c.fake);
     if (c.fake.view.dtype != c.input.view.dtype)
-      fail(FRUGAL_ERR_INVALID_ARGUMENT, "fake: dtype {}; it must be the input's ({})", frugal_dtype_name(c.fake.view.dtype),
-           frugal_dtype_name(c.input.view.dtype));
+      fail(FRUGAL_ERR_INVALID_ARGUMENT, "fake: dtype {}; it must be the input's ({})",
+           frugal_dtype_name(c.fake.view.dtype), frugal_dtype_name(c.input.view.dtype));
     require_shape(c.fake, "fake", rows, cols, "the input's shape");
     require_same_device(c.input, "input", c.fake, "fake");
     c.args.fake = &c.fake.view;
@@ -187,7 +186,8 @@ void QuantizerCore::dequantize(const frugal_dequantize_args& raw_args) {
 
 void QuantizerCore::gemm(const frugal_quant_gemm_args& raw_args) {
   require_size(&raw_args, offsetof(frugal_quant_gemm_args, d) + sizeof(void*), "args");
-  if (instance_.vtable().gemm == nullptr) fail(FRUGAL_ERR_UNIMPLEMENTED, "{}: this quantizer has no GEMM", instance_.label());
+  if (instance_.vtable().gemm == nullptr)
+    fail(FRUGAL_ERR_UNIMPLEMENTED, "{}: this quantizer has no GEMM", instance_.label());
   frugal_quant_gemm_args a = read_sized(&raw_args);
   if (raw_args.struct_size < offsetof(frugal_quant_gemm_args, alpha) + sizeof(float)) a.alpha = 1.0f;
   GemmCall c;
@@ -204,8 +204,8 @@ void QuantizerCore::gemm(const frugal_quant_gemm_args& raw_args) {
   const int64_t k = c.a.cols();
   const int64_t n = c.b.rows();
   if (c.b.cols() != k)
-    fail(FRUGAL_ERR_INVALID_ARGUMENT, "gemm: a is {} x {} and b is {} x {}; D = A B^T needs equal inner extents (k)",
-         m, k, n, c.b.cols());
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "gemm: a is {} x {} and b is {} x {}; D = A B^T needs equal inner extents (k)", m,
+         k, n, c.b.cols());
   require_shape(c.d, "d", m, n, "rows of a x rows of b");
   require_same_device(c.a, "a", c.b, "b");
   require_same_device(c.a, "a", c.d, "d");

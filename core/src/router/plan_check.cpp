@@ -1,9 +1,9 @@
 // verify_host_plan (plan_views.hpp): a router bug must surface as an error,
 // not as tokens silently dropped, duplicated or sent to the wrong expert.
 // O(T * k + R + E), small next to routing itself.
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <vector>
 
 #include "error.hpp"
@@ -94,8 +94,8 @@ class PlanChecker {
     expect(offsets[T_] == rows_, "token_offsets[T] is {}; the plan kept {} rows", offsets[T_], rows_);
     std::vector<bool> seen(static_cast<std::size_t>(rows_), false);
     for (int64_t t = 0; t < T_; ++t) {
-      expect(offsets[t] <= offsets[t + 1], "token_offsets fall from {} to {} at token {}", offsets[t],
-             offsets[t + 1], t);
+      expect(offsets[t] <= offsets[t + 1], "token_offsets fall from {} to {} at token {}", offsets[t], offsets[t + 1],
+             t);
       expect(offsets[t + 1] <= rows_, "token_offsets[{}] is {}; the plan kept {} rows", t + 1, offsets[t + 1], rows_);
       for (int64_t i = offsets[t]; i < offsets[t + 1]; ++i) {
         const int64_t r = token_rows[i];
@@ -105,8 +105,7 @@ class PlanChecker {
         expect(row_token(r) == t, "token_rows lists row {} under token {}, but the row holds token {}", r, t,
                row_token(r));
         if (!p_.token_choice && i > offsets[t])
-          expect(token_rows[i - 1] < r, "token {}'s rows {} and {} are not in expert order", t, token_rows[i - 1],
-                 r);
+          expect(token_rows[i - 1] < r, "token {}'s rows {} and {} are not in expert order", t, token_rows[i - 1], r);
       }
     }
   }
@@ -138,8 +137,8 @@ class PlanChecker {
           continue;
         }
         ++kept;
-        expect(r >= offset(e) && r < offset(e + 1), "slot {} (expert {}) has row {}, outside the expert's [{}, {})",
-               s, e, r, offset(e), offset(e + 1));
+        expect(r >= offset(e) && r < offset(e + 1), "slot {} (expert {}) has row {}, outside the expert's [{}, {})", s,
+               e, r, offset(e), offset(e + 1));
         expect(row_token(r) == t, "slot {} of token {} has row {}, which holds token {}", s, t, r, row_token(r));
         expect(row_weight[r] == weights[s], "row {} has weight {} but its slot {} has {}", r, row_weight[r], s,
                weights[s]);
@@ -155,7 +154,8 @@ class PlanChecker {
       expect(asked[static_cast<std::size_t>(e)] == demand(e), "expert_demand[{}] is {}; {} slots chose it", e,
              demand(e), asked[static_cast<std::size_t>(e)]);
       const int64_t room = capacity > 0 ? std::min(demand(e), capacity) : demand(e);
-      expect(count(e) == room, "expert {} kept {} of its {} assignments with capacity {}; assignments may be dropped only past capacity",
+      expect(count(e) == room,
+             "expert {} kept {} of its {} assignments with capacity {}; assignments may be dropped only past capacity",
              e, count(e), demand(e), capacity > 0 ? fmt::format("{}", capacity) : std::string("none: dropless"));
     }
   }

@@ -7,10 +7,7 @@
 #include "sized_structs.hpp"
 
 namespace frugal::routing {
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 void to_plan_vector(const frugal_tensor* tensor, const char* role, int32_t dtype, int64_t count,
                     const Matrix2D& device_of, Vector1D& out) {
@@ -19,10 +16,11 @@ void to_plan_vector(const frugal_tensor* tensor, const char* role, int32_t dtype
   Matrix2D m;
   to_matrix(tensor, name.c_str(), m);
   if (m.view.dtype != dtype)
-    fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: dtype {}, expected {}", name, frugal_dtype_name(m.view.dtype), frugal_dtype_name(dtype));
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: dtype {}, expected {}", name, frugal_dtype_name(m.view.dtype),
+         frugal_dtype_name(dtype));
   if (m.rows() > 1 && m.strides[0] != m.cols())
-    fail(FRUGAL_ERR_UNSUPPORTED, "{}: plan tensors must be compact (row stride {} for {} columns)", name,
-         m.strides[0], m.cols());
+    fail(FRUGAL_ERR_UNSUPPORTED, "{}: plan tensors must be compact (row stride {} for {} columns)", name, m.strides[0],
+         m.cols());
   if (m.rows() * m.cols() != count)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: holds {} elements; this plan needs {}", name, m.rows() * m.cols(), count);
   require_same_device(device_of, "the call's first tensor", m, name.c_str());

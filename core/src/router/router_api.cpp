@@ -24,8 +24,8 @@ frugal_error* with_router(const char* fn, const frugal_router* router, Body&& bo
 
 extern "C" {
 
-FRUGAL_API frugal_error* frugal_router_create(frugal_context* context, const char* name,
-                                              const frugal_options* options, frugal_router** out) {
+FRUGAL_API frugal_error* frugal_router_create(frugal_context* context, const char* name, const frugal_options* options,
+                                              frugal_router** out) {
   return frugal::guard("frugal_router_create", [&] {
     frugal::require_non_null(out, "frugal_router_create", "out");
     auto resolved = frugal::resolve_strategy(context, FRUGAL_KIND_ROUTER, name);

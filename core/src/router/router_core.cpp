@@ -1,7 +1,7 @@
 #include "router/router_core.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "error.hpp"
 #include "frugal/managed_tensor.h"
@@ -10,7 +10,6 @@
 
 namespace frugal::routing {
 namespace {
-
 
 bool is_host(const frugal_device& d) { return d.type == FRUGAL_DEVICE_CPU; }
 
@@ -27,7 +26,8 @@ void require_disjoint(const Matrix2D& a, const Matrix2D& b, std::size_t element)
   };
   const auto [a0, a1] = span(a);
   const auto [b0, b1] = span(b);
-  if (a0 < b1 && b0 < a1) fail(FRUGAL_ERR_INVALID_ARGUMENT, "output overlaps input; permute and combine are not in place");
+  if (a0 < b1 && b0 < a1)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "output overlaps input; permute and combine are not in place");
 }
 
 // The call as the plugin sees it: a local of the entry point, never copied
@@ -115,8 +115,9 @@ void RouterCore::update(const frugal_tensor* expert_load) {
     fail(FRUGAL_ERR_UNSUPPORTED, "expert_load: on {}; the bias update reads host memory (copy the {} loads first)",
          device_name(m.view.device), layout_.experts);
   if (m.rows() * m.cols() != layout_.experts || (m.rows() > 1 && m.strides[0] != m.cols()))
-    fail(FRUGAL_ERR_INVALID_ARGUMENT, "expert_load: {} x {} (row stride {}); expected {} compact values, one per expert",
-         m.rows(), m.cols(), m.strides[0], layout_.experts);
+    fail(FRUGAL_ERR_INVALID_ARGUMENT,
+         "expert_load: {} x {} (row stride {}); expected {} compact values, one per expert", m.rows(), m.cols(),
+         m.strides[0], layout_.experts);
   const auto* values = static_cast<const int64_t*>(m.view.data);
   for (int64_t e = 0; e < layout_.experts; ++e)
     if (values[e] < 0) fail(FRUGAL_ERR_INVALID_ARGUMENT, "expert_load[{}] is {}; loads are >= 0", e, values[e]);
@@ -159,8 +160,8 @@ frugal_route_stats RouterCore::stats(const frugal_route_plan* raw) const {
   s.assignments = layout_.choice == FRUGAL_ROUTER_TOKEN_CHOICE ? shape.slots : shape.max_rows;
   s.kept = offsets.data<const int64_t>()[E];
   if (s.kept < 0 || s.kept > s.assignments)
-    fail(FRUGAL_ERR_INVALID_ARGUMENT, "plan.expert_offsets[E] is {}; a plan of {} tokens keeps 0 to {} rows", s.kept,
-         T, s.assignments);
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "plan.expert_offsets[E] is {}; a plan of {} tokens keeps 0 to {} rows", s.kept, T,
+         s.assignments);
   s.dropped = s.assignments - s.kept;
   int64_t total = 0;
   for (int64_t e = 0; e < E; ++e) {
@@ -169,7 +170,8 @@ frugal_route_stats RouterCore::stats(const frugal_route_plan* raw) const {
     s.max_load = std::max(s.max_load, d);
     total += d;
   }
-  if (total > 0) s.max_over_mean = static_cast<double>(s.max_load) * static_cast<double>(E) / static_cast<double>(total);
+  if (total > 0)
+    s.max_over_mean = static_cast<double>(s.max_load) * static_cast<double>(E) / static_cast<double>(total);
   if (s.assignments > 0) s.dropped_fraction = static_cast<double>(s.dropped) / static_cast<double>(s.assignments);
   s.aux_loss = losses.data<const float>()[0];
   s.z_loss = losses.data<const float>()[1];

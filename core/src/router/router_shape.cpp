@@ -1,8 +1,8 @@
 #include "router/router_shape.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "error.hpp"
 

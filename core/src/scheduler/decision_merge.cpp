@@ -80,9 +80,7 @@ frugal_decision merge_proposals(const frugal_telemetry& t, double lr, std::span<
     const Proposal* const q = &p;
     if (q != checkpoint_by && q != resource_acts && q != nodes_act && q != stop_by) continue;
     if (!reason.empty()) reason += "; ";
-    const char* fallback = q == checkpoint_by ? checkpoint_name(out.checkpoint)
-                           : q == stop_by     ? "stop"
-                                              : "resources";
+    const char* fallback = q == checkpoint_by ? checkpoint_name(out.checkpoint) : q == stop_by ? "stop" : "resources";
     append_explanation(reason, p, fallback);
   }
   if (emergency && out.checkpoint == FRUGAL_CKPT_NONE) {

@@ -36,7 +36,7 @@ SchedulerCore::SchedulerCore(const frugal_context* context, const frugal_schedul
     if (name == nullptr) fail(FRUGAL_ERR_INVALID_ARGUMENT, "config.policies[{}] is NULL", i);
     auto resolved = resolve_strategy(context, FRUGAL_KIND_POLICY, name);
     PolicySlot slot{name, std::make_unique<StrategyInstance<frugal_policy_vtable>>(resolved.plugin, *resolved.record,
-                                                                                  fmt::format("policy '{}'", name))};
+                                                                                   fmt::format("policy '{}'", name))};
     slot.instance->create(config.policy_options != nullptr ? config.policy_options[i] : nullptr);
     policies_.push_back(std::move(slot));
   }

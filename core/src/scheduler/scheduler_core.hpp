@@ -13,10 +13,10 @@
 #include "frugal/policy_vtable.h"
 #include "frugal/schedule_vtable.h"
 #include "frugal/scheduler.h"
+#include "schedule_instance.hpp"
 #include "scheduler/cost_ledger.hpp"
 #include "scheduler/decision_merge.hpp"
 #include "scheduler/telemetry_check.hpp"
-#include "schedule_instance.hpp"
 #include "strategy_instance.hpp"
 
 namespace frugal::scheduling {

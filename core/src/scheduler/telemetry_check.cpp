@@ -16,13 +16,13 @@ double stall_slack(double interval) { return 1e-3 + 1e-6 * interval; }
 
 void require_finite(double value, const char* field, int64_t step) {
   if (!std::isfinite(value))
-    fail(FRUGAL_ERR_INVALID_ARGUMENT, "telemetry.{} is {} at step {}; it must be a finite number", field, value,
-         step);
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "telemetry.{} is {} at step {}; it must be a finite number", field, value, step);
 }
 
 void require_non_negative(double value, const char* field, int64_t step) {
   require_finite(value, field, step);
-  if (value < 0.0) fail(FRUGAL_ERR_INVALID_ARGUMENT, "telemetry.{} is {} at step {}; it must be >= 0", field, value, step);
+  if (value < 0.0)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "telemetry.{} is {} at step {}; it must be >= 0", field, value, step);
 }
 
 }  // namespace
@@ -39,7 +39,8 @@ void check_telemetry(const frugal_telemetry& t, const PreviousRecord& previous) 
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "telemetry.flags has unknown bits {:#x} at step {}", t.flags & ~kKnownFlags,
          t.step);
   if (t.step < 0) fail(FRUGAL_ERR_INVALID_ARGUMENT, "telemetry.step is {}; it must be >= 0", t.step);
-  if (t.tokens < 0) fail(FRUGAL_ERR_INVALID_ARGUMENT, "telemetry.tokens is {} at step {}; it must be >= 0", t.tokens, t.step);
+  if (t.tokens < 0)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "telemetry.tokens is {} at step {}; it must be >= 0", t.tokens, t.step);
   if (t.nodes < 1) fail(FRUGAL_ERR_INVALID_ARGUMENT, "telemetry.nodes is 0 at step {}; at least one node ran", t.step);
   if (has_loss(t)) require_finite(t.loss, "loss", t.step);
   if ((t.flags & FRUGAL_TELEMETRY_EVAL_LOSS) != 0) require_finite(t.eval_loss, "eval_loss", t.step);
@@ -73,8 +74,8 @@ void check_telemetry(const frugal_telemetry& t, const PreviousRecord& previous) 
          t.checkpoint_stall_s, t.step, interval);
   if (previous.present && (t.flags & FRUGAL_TELEMETRY_RESTARTED) == 0) {
     if (t.step < previous.step)
-      fail(FRUGAL_ERR_INVALID_ARGUMENT,
-           "telemetry.step went back from {} to {} without FRUGAL_TELEMETRY_RESTARTED", previous.step, t.step);
+      fail(FRUGAL_ERR_INVALID_ARGUMENT, "telemetry.step went back from {} to {} without FRUGAL_TELEMETRY_RESTARTED",
+           previous.step, t.step);
     if (t.tokens < previous.tokens)
       fail(FRUGAL_ERR_INVALID_ARGUMENT,
            "telemetry.tokens went back from {} to {} at step {} without FRUGAL_TELEMETRY_RESTARTED", previous.tokens,

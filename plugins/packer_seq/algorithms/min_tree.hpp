@@ -18,7 +18,8 @@ class MinTree {
   static constexpr V kEmpty = std::numeric_limits<V>::max();
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
-  explicit MinTree(std::size_t leaves) : size_(std::bit_ceil(leaves < 2 ? std::size_t{2} : leaves)), node_(2 * size_, kEmpty) {}
+  explicit MinTree(std::size_t leaves)
+      : size_(std::bit_ceil(leaves < 2 ? std::size_t{2} : leaves)), node_(2 * size_, kEmpty) {}
 
   void set(std::size_t leaf, V value) {
     std::size_t i = leaf + size_;

@@ -27,7 +27,8 @@ void decreasing_order_into(std::span<const int64_t> lengths, std::span<const int
     start[l] = running;
     running += static_cast<std::size_t>(histogram[l]);
   }
-  for (std::size_t i = 0; i < lengths.size(); ++i) out[start[static_cast<std::size_t>(lengths[i])]++] = static_cast<Id>(i);
+  for (std::size_t i = 0; i < lengths.size(); ++i)
+    out[start[static_cast<std::size_t>(lengths[i])]++] = static_cast<Id>(i);
 }
 
 }  // namespace frugal::packer

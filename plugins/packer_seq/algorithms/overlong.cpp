@@ -15,8 +15,8 @@ NormalizedInput apply_overlong_policy(std::span<const int64_t> lengths, int64_t 
   for (std::size_t i = 0; i < lengths.size(); ++i) {
     if (lengths[i] <= max_len) continue;
     if (policy == OverlongPolicy::error) {
-      throw PackError("sequence " + std::to_string(i) + " has length " + std::to_string(lengths[i]) +
-                      " > max_len " + std::to_string(max_len) + " (overlong policy: error)");
+      throw PackError("sequence " + std::to_string(i) + " has length " + std::to_string(lengths[i]) + " > max_len " +
+                      std::to_string(max_len) + " (overlong policy: error)");
     }
     ++overlong;
     extra_pieces += (lengths[i] + max_len - 1) / max_len - 1;

@@ -23,8 +23,8 @@ class PackPlan {
   [[nodiscard]] int64_t copies(std::size_t g) const { return copies_[g]; }
 
  private:
-  std::vector<int64_t> lengths_;      // every pattern, back to back
-  std::vector<int64_t> offsets_{0};   // pattern g is lengths_[offsets_[g] .. offsets_[g+1])
+  std::vector<int64_t> lengths_;     // every pattern, back to back
+  std::vector<int64_t> offsets_{0};  // pattern g is lengths_[offsets_[g] .. offsets_[g+1])
   std::vector<int64_t> copies_;
   int64_t packs_ = 0;
 };

@@ -26,8 +26,7 @@ struct PackOutput {
 };
 
 // Runs one algorithm on lengths already in [1, max_len].
-[[nodiscard]] PackResult run_algorithm(Algorithm algorithm, std::span<const int64_t> lengths,
-                                       const PackLimits& limits);
+[[nodiscard]] PackResult run_algorithm(Algorithm algorithm, std::span<const int64_t> lengths, const PackLimits& limits);
 
 // Every algorithm is deterministic: the same input gives the same output.
 [[nodiscard]] PackOutput pack_sequences(std::span<const int64_t> lengths, const PackOptions& options);

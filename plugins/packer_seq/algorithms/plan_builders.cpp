@@ -62,8 +62,7 @@ PackPlan build(std::span<const int64_t> histogram, const PackLimits& limits, Com
   PackPlan plan;
   std::vector<int64_t> pattern;
   const int64_t slots = slots_per_pack(limits);
-  for (int64_t first = pool.largest_at_most(limits.max_len); first > 0;
-       first = pool.largest_at_most(limits.max_len)) {
+  for (int64_t first = pool.largest_at_most(limits.max_len); first > 0; first = pool.largest_at_most(limits.max_len)) {
     pattern.assign(1, first);
     pool.take(first, 1);
     complete(pool, pattern, limits.max_len - first, slots - 1);
@@ -95,8 +94,8 @@ PackPlan plan_min_slack(std::span<const int64_t> histogram, const PackLimits& li
         const Pair pair = best_pair(pool, room);
         // The longest single sequence can leave less room than the best pair
         // (when it has no partner that fits); a tie goes to the pair.
-        const bool pair_wins = pair.a > 0 && (rule == PairRule::any_pair_fits ||
-                                              pair.a + pair.b >= pool.largest_at_most(room));
+        const bool pair_wins =
+            pair.a > 0 && (rule == PairRule::any_pair_fits || pair.a + pair.b >= pool.largest_at_most(room));
         if (pair_wins && (slots == 2 || pair.a + pair.b == room)) {
           pool.take(pair.a, 1);
           pool.take(pair.b, 1);

@@ -37,7 +37,6 @@ enum class PairRule {
                   // limit; the earlier places then also leave room for the
                   // shortest sequences left in the places after them
 };
-[[nodiscard]] PackPlan plan_min_slack(std::span<const int64_t> histogram, const PackLimits& limits,
-                                      PairRule rule);
+[[nodiscard]] PackPlan plan_min_slack(std::span<const int64_t> histogram, const PackLimits& limits, PairRule rule);
 
 }  // namespace frugal::packer

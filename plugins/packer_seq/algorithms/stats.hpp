@@ -14,7 +14,7 @@ struct PackStats {
   int64_t packs = 0;
   int64_t sequences = 0;
   int64_t real_tokens = 0;
-  int64_t lower_bound = 0;      // ceil(real_tokens / max_len)
+  int64_t lower_bound = 0;  // ceil(real_tokens / max_len)
   // A valid bound at least as tight: also ceil(sequences / max_per_pack) when
   // limited, the count of sequences longer than max_len / 2 (no two share a
   // pack), and Martello & Toth's L2 with its sequence-count analogue

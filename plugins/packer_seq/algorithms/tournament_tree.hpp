@@ -15,7 +15,8 @@ template <class T>
 class TournamentTree {
  public:
   explicit TournamentTree(T fresh, std::size_t initial_leaves = 1024)
-      : fresh_(fresh), leaves_(std::bit_ceil(initial_leaves < 2 ? std::size_t{2} : initial_leaves)),
+      : fresh_(fresh),
+        leaves_(std::bit_ceil(initial_leaves < 2 ? std::size_t{2} : initial_leaves)),
         node_(2 * leaves_, fresh) {}
 
   // Leftmost leaf whose value is >= need; grows when every leaf is in use

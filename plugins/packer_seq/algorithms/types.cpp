@@ -32,9 +32,13 @@ const char* algorithm_name(Algorithm a) noexcept {
 }
 
 namespace {
-constexpr Algorithm kAllAlgorithms[] = {Algorithm::naive_first_fit, Algorithm::first_fit_decreasing,
-                                        Algorithm::best_fit_decreasing, Algorithm::spfhp,
-                                        Algorithm::lpfhp, Algorithm::refined, Algorithm::best};
+constexpr Algorithm kAllAlgorithms[] = {Algorithm::naive_first_fit,
+                                        Algorithm::first_fit_decreasing,
+                                        Algorithm::best_fit_decreasing,
+                                        Algorithm::spfhp,
+                                        Algorithm::lpfhp,
+                                        Algorithm::refined,
+                                        Algorithm::best};
 }  // namespace
 
 std::span<const Algorithm> all_algorithms() noexcept { return kAllAlgorithms; }

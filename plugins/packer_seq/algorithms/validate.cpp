@@ -27,8 +27,8 @@ void validate_packable(std::span<const int64_t> lengths, const PackLimits& limit
   validate_positive_lengths(lengths);
   for (std::size_t i = 0; i < lengths.size(); ++i) {
     if (lengths[i] > limits.max_len) {
-      throw PackError("sequence " + std::to_string(i) + " has length " + std::to_string(lengths[i]) +
-                      " > max_len " + std::to_string(limits.max_len));
+      throw PackError("sequence " + std::to_string(i) + " has length " + std::to_string(lengths[i]) + " > max_len " +
+                      std::to_string(limits.max_len));
     }
   }
 }

@@ -41,18 +41,18 @@ struct LineFit {
                                    std::vector<double>& scratch);
 
 struct DescentCheck {
-  double z = 0.0;        // Mann-Kendall score
-  double slope = 0.0;    // Theil-Sen slope (loss per unit of x); 0 when not fitted
-  double noise = 0.0;    // descent_noise; 0 when not fitted
-  bool fitted = false;   // the line was fitted (the trend was significant)
-  bool passed = false;   // z <= -z_threshold, slope < 0 and noise <= max_noise
+  double z = 0.0;       // Mann-Kendall score
+  double slope = 0.0;   // Theil-Sen slope (loss per unit of x); 0 when not fitted
+  double noise = 0.0;   // descent_noise; 0 when not fitted
+  bool fitted = false;  // the line was fitted (the trend was significant)
+  bool passed = false;  // z <= -z_threshold, slope < 0 and noise <= max_noise
 };
 
 // The line half of the test, for samples (x rising, e.g. job time, y the
 // loss) whose Mann-Kendall score z already passed: fits Theil-Sen and
 // checks the slope and the noise ratio.
-[[nodiscard]] DescentCheck fit_descent(std::span<const double> x, std::span<const double> y, double z,
-                                       double max_noise, std::vector<double>& scratch);
+[[nodiscard]] DescentCheck fit_descent(std::span<const double> x, std::span<const double> y, double z, double max_noise,
+                                       std::vector<double>& scratch);
 
 // The whole test over samples whose Mann-Kendall S is already known
 // (LossWindow keeps it). The O(n^2 log n) line is fitted only when the

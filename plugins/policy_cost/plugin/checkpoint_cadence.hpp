@@ -73,16 +73,16 @@ class CheckpointCadence : public StatefulPolicy<CheckpointCadence> {
   CadenceConfig config_;
   uint64_t options_hash_;
   CheckpointCostModel model_;
-  double last_full_s_ = 0.0;     // the job time the last full holds
-  int64_t last_full_step_ = 0;   // the step it holds
+  double last_full_s_ = 0.0;         // the job time the last full holds
+  int64_t last_full_step_ = 0;       // the step it holds
   double young_daly_since_s_ = 0.0;  // the last full's report, or the last restart
-  double last_checkpoint_s_ = 0.0;  // either kind, or the last restart
-  int64_t previous_step_ = 0;       // of the previous record (step 0 before the first)
+  double last_checkpoint_s_ = 0.0;   // either kind, or the last restart
+  int64_t previous_step_ = 0;        // of the previous record (step 0 before the first)
   double previous_s_ = 0.0;
-  bool asked_full_ = false;  // a full this policy proposed is not reported done yet
+  bool asked_full_ = false;      // a full this policy proposed is not reported done yet
   int64_t asked_full_step_ = 0;  // the record that first proposed it
   double asked_full_s_ = 0.0;
-  bool in_notice_ = false;          // the previous record carried a notice
+  bool in_notice_ = false;  // the previous record carried a notice
   Rule reason_rule_ = Rule::none;
   int64_t reason_since_ = 0;  // the step, or the bits of the time, the rule counts from
 };

@@ -45,8 +45,8 @@ SpotPhaseConfig read_spot_phase_config(const sdk::Options& options) {
 }
 
 AutoscalerConfig read_autoscaler_config(const sdk::Options& options) {
-  options.check_known({"min_nodes", "max_nodes", "window_s", "plateau_improvement", "fast_improvement",
-                       "scale_factor", "cooldown_s"});
+  options.check_known(
+      {"min_nodes", "max_nodes", "window_s", "plateau_improvement", "fast_improvement", "scale_factor", "cooldown_s"});
   constexpr int64_t kMaxNodes = std::numeric_limits<uint32_t>::max();  // telemetry's node count is a u32
   AutoscalerConfig c;
   c.min_nodes = options.get_int_in("min_nodes", 1, 1, kMaxNodes);

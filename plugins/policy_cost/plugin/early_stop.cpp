@@ -18,9 +18,8 @@ void EarlyStop::decide(const frugal_telemetry& t, frugal_decision& proposal) {
     if (tracker_.exhausted() && t.step >= config_.min_step) {
       stopped_ = true;
       const char* metric = config_.metric == Metric::eval ? "eval" : "train";
-      const std::string delta = config_.mode == DeltaMode::absolute
-                                    ? fixed(config_.min_delta, 4)
-                                    : fixed(config_.min_delta, 4) + " x best";
+      const std::string delta =
+          config_.mode == DeltaMode::absolute ? fixed(config_.min_delta, 4) : fixed(config_.min_delta, 4) + " x best";
       reason_ = std::string(metric) + " loss did not improve by more than " + delta + " in " +
                 std::to_string(tracker_.stale()) + (config_.metric == Metric::eval ? " evaluations" : " records") +
                 ": best " + fixed(tracker_.best(), 4) + " at step " + std::to_string(tracker_.best_step());

@@ -54,8 +54,8 @@ void PlateauAutoscaler::judge(double now, double r) {
   // llround out of int64's range.
   const double scaled = plateau ? static_cast<double>(target_) * config_.scale_factor
                                 : static_cast<double>(target_) / config_.scale_factor;
-  const double bounded = std::clamp(scaled, static_cast<double>(config_.min_nodes),
-                                    static_cast<double>(config_.max_nodes));
+  const double bounded =
+      std::clamp(scaled, static_cast<double>(config_.min_nodes), static_cast<double>(config_.max_nodes));
   int64_t next = std::llround(bounded);
   next = plateau ? std::max(next, target_ + 1) : std::min(next, target_ - 1);
   reason_ = measured + rule + ": " + std::to_string(target_) + " -> " + std::to_string(next) + " nodes";
@@ -73,8 +73,8 @@ void PlateauAutoscaler::save_fields(sdk::StateWriter& out) const {
 void PlateauAutoscaler::load_fields(sdk::StateReader& in) {
   started_ = in.flag("started");
   // No target before the first record; then one in [min_nodes, max_nodes].
-  target_ = started_ ? in.i64_in("target nodes", config_.min_nodes, config_.max_nodes)
-                     : in.i64_in("target nodes", 0, 0);
+  target_ =
+      started_ ? in.i64_in("target nodes", config_.min_nodes, config_.max_nodes) : in.i64_in("target nodes", 0, 0);
   has_change_ = in.flag("has change");
   last_change_s_ = in.at_least("last change time", 0.0);
   windows_.load(in);

@@ -24,9 +24,9 @@ namespace frugal::policy::plugin {
 inline constexpr uint32_t kStateVersion = 2;
 
 struct StateFrame {
-  const char* magic;     // 4 characters
-  const char* what;      // "<strategy> state", for messages
-  uint64_t options_hash;  // fingerprint() of the instance's options
+  const char* magic;                 // 4 characters
+  const char* what;                  // "<strategy> state", for messages
+  uint64_t options_hash;             // fingerprint() of the instance's options
   uint32_t version = kStateVersion;  // the strategy's format version
 };
 

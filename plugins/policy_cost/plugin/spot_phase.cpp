@@ -88,9 +88,9 @@ void SpotPhase::take_sample(double now, double loss) {
   last_z_ = c.z;
   last_noise_ = c.noise;
   if (phase_ != Phase::warmup) return;  // a spike's reason stands
-  reason_ = "loss descending (trend z " + fixed(c.z, 2) + ", noise " + fixed(c.noise, 2) + "): " +
-            std::to_string(std::min(passes_, config_.confirmations)) + " of " + std::to_string(config_.confirmations) +
-            " passing tests";
+  reason_ = "loss descending (trend z " + fixed(c.z, 2) + ", noise " + fixed(c.noise, 2) +
+            "): " + std::to_string(std::min(passes_, config_.confirmations)) + " of " +
+            std::to_string(config_.confirmations) + " passing tests";
   if (passes_ >= config_.confirmations && now < config_.min_spot_s)
     reason_ += "; on spot until min_spot_s " + duration(config_.min_spot_s);
 }
@@ -132,8 +132,13 @@ double SpotPhase::next_due() const {
 void SpotPhase::save_fields(sdk::StateWriter& out) const {
   out.u8(static_cast<uint8_t>(phase_));
   window_.save(out);
-  out.flag(has_sample_).f64(last_sample_s_).i64(passes_).i64(fresh_samples_).i64(tests_run_).f64(last_z_).f64(
-      last_noise_);
+  out.flag(has_sample_)
+      .f64(last_sample_s_)
+      .i64(passes_)
+      .i64(fresh_samples_)
+      .i64(tests_run_)
+      .f64(last_z_)
+      .f64(last_noise_);
   out.u64(restarts_.size());
   for (const double r : restarts_) out.f64(r);
   out.flag(has_spike_).f64(last_spike_s_);

@@ -8,14 +8,12 @@
 //   SPIKE  --no spike for cooldown_s--> WARMUP;  SPIKE --passing tests as above--> STEADY
 //
 // Loss samples (job time, training loss) are taken every record, or every
-// sample_interval_s (records flagged FRUGAL_TELEMETRY_NO_LOSS are no samples); the last `window` of them form the trend test
-// (algorithms/trend_test.hpp), run once every `window` new samples and never
-// after STEADY. The windows tested are disjoint on purpose: tests on
-// windows that share window - 1 samples are nearly the same test, so "three
-// passes in a row" on sliding windows let a flat, noisy loss leave spot by
-// chance in about a third of 500-record runs; on disjoint windows each pass
-// is fresh evidence (a 1%-level test three times: about one in a million). Samples from before a restart stay: the
-// loss is the model's, which resumed from a checkpoint.
+// sample_interval_s (records flagged FRUGAL_TELEMETRY_NO_LOSS are no samples); the last `window` of them form the trend
+// test (algorithms/trend_test.hpp), run once every `window` new samples and never after STEADY. The windows tested are
+// disjoint on purpose: tests on windows that share window - 1 samples are nearly the same test, so "three passes in a
+// row" on sliding windows let a flat, noisy loss leave spot by chance in about a third of 500-record runs; on disjoint
+// windows each pass is fresh evidence (a 1%-level test three times: about one in a million). Samples from before a
+// restart stay: the loss is the model's, which resumed from a checkpoint.
 //
 // Spikes: a price spike is a record on spot capacity whose price per
 // node-hour is above max_price_ratio x reserved_price (spot prices are
@@ -69,11 +67,11 @@ class SpotPhase : public StatefulPolicy<SpotPhase> {
   LossWindow window_;
   bool has_sample_ = false;
   double last_sample_s_ = 0.0;
-  int64_t passes_ = 0;  // passing tests in a row
+  int64_t passes_ = 0;         // passing tests in a row
   int64_t fresh_samples_ = 0;  // samples since the last test
   int64_t tests_run_ = 0;
-  double last_z_ = 0.0;      // of the last passing test
-  double last_noise_ = 0.0;  // likewise
+  double last_z_ = 0.0;           // of the last passing test
+  double last_noise_ = 0.0;       // likewise
   std::vector<double> restarts_;  // times of the last max_preemptions restarts, oldest first
   bool has_spike_ = false;
   double last_spike_s_ = 0.0;

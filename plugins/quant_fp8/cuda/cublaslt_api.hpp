@@ -18,7 +18,7 @@ struct LtApi {
   decltype(&cublasLtCreate) create = nullptr;
   decltype(&cublasLtDestroy) destroy = nullptr;
   decltype(&cublasLtGetVersion) get_version = nullptr;
-  decltype(&cublasLtGetStatusName) status_name = nullptr;      // these two may be null when opened at run time
+  decltype(&cublasLtGetStatusName) status_name = nullptr;  // these two may be null when opened at run time
   decltype(&cublasLtGetStatusString) status_string = nullptr;
   decltype(&cublasLtMatmulDescCreate) desc_create = nullptr;
   decltype(&cublasLtMatmulDescDestroy) desc_destroy = nullptr;

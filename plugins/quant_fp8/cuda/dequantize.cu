@@ -107,7 +107,8 @@ void dequantize_cuda(const ops::DequantizeOp& op) {
   if (op.format == ops::ElementFormat::int8 || op.format == ops::ElementFormat::int8_asym) {
     throw UnsupportedDevice("int8 on CUDA: INT8 dequantization runs on the CPU only in this release");
   }
-  const std::int32_t code = op.format == ops::ElementFormat::e4m3 ? FRUGAL_DTYPE_FLOAT8_E4M3FN : FRUGAL_DTYPE_FLOAT8_E5M2;
+  const std::int32_t code =
+      op.format == ops::ElementFormat::e4m3 ? FRUGAL_DTYPE_FLOAT8_E4M3FN : FRUGAL_DTYPE_FLOAT8_E5M2;
   if (op.input.dtype != code) {
     throw std::invalid_argument(std::string("quant_fp8 CUDA: input dtype ") + detail::dtype_name(op.input.dtype) +
                                 " does not match the format");

@@ -134,9 +134,7 @@ struct Descriptors {
   }
 };
 
-bool is_fp8(std::int32_t dtype) {
-  return dtype == FRUGAL_DTYPE_FLOAT8_E4M3FN || dtype == FRUGAL_DTYPE_FLOAT8_E5M2;
-}
+bool is_fp8(std::int32_t dtype) { return dtype == FRUGAL_DTYPE_FLOAT8_E4M3FN || dtype == FRUGAL_DTYPE_FLOAT8_E5M2; }
 
 cudaDataType_t cuda_type(std::int32_t dtype) {
   switch (dtype) {
@@ -266,22 +264,20 @@ void gemm_cuda(const ops::GemmOp& op) {
   }
 
   const auto rows_k = static_cast<std::uint64_t>(k);
-  lt_check(api,
-           api.layout_create(&desc.a, cuda_type(op.b.dtype), rows_k, static_cast<std::uint64_t>(n), op.b.stride),
+  lt_check(api, api.layout_create(&desc.a, cuda_type(op.b.dtype), rows_k, static_cast<std::uint64_t>(n), op.b.stride),
            "cublasLtMatrixLayoutCreate(A)");
-  lt_check(api,
-           api.layout_create(&desc.b, cuda_type(op.a.dtype), rows_k, static_cast<std::uint64_t>(m), op.a.stride),
+  lt_check(api, api.layout_create(&desc.b, cuda_type(op.a.dtype), rows_k, static_cast<std::uint64_t>(m), op.a.stride),
            "cublasLtMatrixLayoutCreate(B)");
   const cudaDataType_t d_type = cuda_type(op.d.dtype);
   const cudaDataType_t c_type = fp8_d ? CUDA_R_16BF : d_type;
-  lt_check(api,
-           api.layout_create(&desc.c, c_type, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m),
-                             op.d.stride),
-           "cublasLtMatrixLayoutCreate(C)");
-  lt_check(api,
-           api.layout_create(&desc.d, d_type, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m),
-                             op.d.stride),
-           "cublasLtMatrixLayoutCreate(D)");
+  lt_check(
+      api,
+      api.layout_create(&desc.c, c_type, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m), op.d.stride),
+      "cublasLtMatrixLayoutCreate(C)");
+  lt_check(
+      api,
+      api.layout_create(&desc.d, d_type, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m), op.d.stride),
+      "cublasLtMatrixLayoutCreate(D)");
 
   lt_check(api, api.pref_create(&desc.pref), "cublasLtMatmulPreferenceCreate");
   set_pref(api, desc.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, dev.workspace_size,

@@ -197,7 +197,8 @@ inline ChunkShape chunk_shape(std::int64_t rows, std::int64_t vecs_per_row, std:
   const std::int64_t grid_x = (vecs_per_row + 32 * wx - 1) / (32 * wx);
   const std::int64_t threads_x = grid_x * 32 * wx;
   // Enough thread rows to fill every multiprocessor (2048 threads each).
-  const std::int64_t want = std::max<std::int64_t>(1, (static_cast<std::int64_t>(sms) * 2048 + threads_x - 1) / threads_x);
+  const std::int64_t want =
+      std::max<std::int64_t>(1, (static_cast<std::int64_t>(sms) * 2048 + threads_x - 1) / threads_x);
   std::int64_t thread_rows = std::min(rows, want);
   std::int64_t chunk = (rows + thread_rows - 1) / thread_rows;
   if (block_rows > 1 && block_rows < chunk) chunk = (chunk + block_rows - 1) / block_rows * block_rows;

@@ -101,7 +101,7 @@ __device__ __forceinline__ void write_sink(const TensorScaleSink& sink, dm::Scal
 
 struct CastArgs {
   const void* in = nullptr;
-  void* out = nullptr;      // null: amax only
+  void* out = nullptr;  // null: amax only
   void* fake = nullptr;
   std::int64_t rows = 0;  // 1 for a flat tensor
   std::int64_t cols = 0;
@@ -217,8 +217,8 @@ template <class T>
 __global__ void __launch_bounds__(kThreads, 4) cast_transpose_kernel(TransposeArgs a) {
   using S = typename T::Storage;
   constexpr int VEC = k::kVec16<T>;
-  constexpr int TPR = kTile / VEC;       // threads per tile row
-  constexpr int RPP = kThreads / TPR;    // tile rows per pass
+  constexpr int TPR = kTile / VEC;     // threads per tile row
+  constexpr int RPP = kThreads / TPR;  // tile rows per pass
   constexpr int PASSES = kTile / RPP;
   static_assert(PASSES * RPP == kTile && TPR * VEC == kTile, "tile shape");
   __shared__ alignas(16) std::uint8_t tile_t[kTile * kPitch];  // [column][row] of the tile's codes
@@ -288,7 +288,7 @@ __global__ void __launch_bounds__(kThreads, 4) cast_transpose_kernel(TransposeAr
     }
     __syncthreads();
     {
-      const int oc = static_cast<int>(threadIdx.x) / 4;         // tile column = out_t row
+      const int oc = static_cast<int>(threadIdx.x) / 4;          // tile column = out_t row
       const int seg = (static_cast<int>(threadIdx.x) % 4) * 16;  // first tile row of this thread's 16
       const std::int64_t tr = c0 + oc;
       if (full && a.vec_ok_t != 0) {
@@ -328,15 +328,15 @@ struct BlockArgs {
   std::int64_t block_rows = 1;
   std::int64_t block_cols = 1;
   std::int64_t grid_cols = 1;
-  std::int64_t chunk = 1;             // k::ChunkShape::chunk
+  std::int64_t chunk = 1;  // k::ChunkShape::chunk
   k::Fp8Mode mode;
-  int mx = 0;                         // E8M0 scales (mx_scale_code) instead of current_scale
+  int mx = 0;  // E8M0 scales (mx_scale_code) instead of current_scale
   float fp8_max = 448.0f;
   std::uint32_t* block_amax = nullptr;  // generic: per-block amax keys, zeroed before pass 1
-  void* scale_inv = nullptr;          // fp32, or E8M0 bytes for mx
-  float* scale = nullptr;             // fp32 or null (always null for mx)
-  std::uint32_t* amax = nullptr;      // whole tensor, or null
-  unsigned group = 1;                 // fused: lanes per block (block_cols / VEC)
+  void* scale_inv = nullptr;            // fp32, or E8M0 bytes for mx
+  float* scale = nullptr;               // fp32 or null (always null for mx)
+  std::uint32_t* amax = nullptr;        // whole tensor, or null
+  unsigned group = 1;                   // fused: lanes per block (block_cols / VEC)
 };
 
 // The scales of one block from its amax key.
@@ -519,8 +519,8 @@ void launch_amax(const ops::Matrix& m, std::uint32_t* amax, int sms, cudaStream_
 }
 
 template <class T>
-void quantize_per_tensor(const ops::QuantizeOp& op, const k::Fp8Mode& mode, float fp8_max, std::uint32_t* amax,
-                         int sms, cudaStream_t stream) {
+void quantize_per_tensor(const ops::QuantizeOp& op, const k::Fp8Mode& mode, float fp8_max, std::uint32_t* amax, int sms,
+                         cudaStream_t stream) {
   using S = typename T::Storage;
   constexpr int VEC = k::kVec16<T>;
   const ops::Matrix& in = op.input;
@@ -586,10 +586,10 @@ void quantize_per_tensor(const ops::QuantizeOp& op, const k::Fp8Mode& mode, floa
   ca.scale = ts;
   ca.sink = sink;
   ca.amax = pass_amax;
-  const bool vec = aligned(in.data, 16) && aligned(op.output.data, VEC) &&
-                   (fake == nullptr || aligned(fake->data, sizeof(S) * VEC)) &&
-                   (flat || (in.stride % VEC == 0 && op.output.stride % VEC == 0 &&
-                             (fake == nullptr || fake->stride % VEC == 0)));
+  const bool vec =
+      aligned(in.data, 16) && aligned(op.output.data, VEC) &&
+      (fake == nullptr || aligned(fake->data, sizeof(S) * VEC)) &&
+      (flat || (in.stride % VEC == 0 && op.output.stride % VEC == 0 && (fake == nullptr || fake->stride % VEC == 0)));
   launch_cast<T>(ca, vec, sms, stream);
 }
 

@@ -45,26 +45,26 @@ QuantConfig read_config(const sdk::Options& options) {
                        "block_cols", "threads"});
   QuantConfig c;
   c.format = options.get_choice<ElementFormat>("format", "e4m3",
-                                   {{"e4m3", ElementFormat::e4m3},
-                                    {"e5m2", ElementFormat::e5m2},
-                                    {"int8", ElementFormat::int8},
-                                    {"int8_asym", ElementFormat::int8_asym}});
+                                               {{"e4m3", ElementFormat::e4m3},
+                                                {"e5m2", ElementFormat::e5m2},
+                                                {"int8", ElementFormat::int8},
+                                                {"int8_asym", ElementFormat::int8_asym}});
   const bool fp8 = is_fp8(c.format);
   const std::string fmt = format_name(c.format);
   if (fp8) {
     c.recipe = options.get_choice<Recipe>("recipe", "delayed",
-                              {{"delayed", Recipe::delayed},
-                               {"current", Recipe::current},
-                               {"per_channel", Recipe::per_channel},
-                               {"block", Recipe::block},
-                               {"mx", Recipe::mx}});
+                                          {{"delayed", Recipe::delayed},
+                                           {"current", Recipe::current},
+                                           {"per_channel", Recipe::per_channel},
+                                           {"block", Recipe::block},
+                                           {"mx", Recipe::mx}});
     c.saturate = options.get_bool("saturate", true);
   } else {
     // INT8 scales come from the tensor itself, per tensor or per channel
     // (the serving recipes); delayed, block and E8M0 scales are FP8 recipes.
     c.recipe = options.get_choice<Recipe>("recipe", "current",
-                              {{"current", Recipe::current}, {"per_channel", Recipe::per_channel}},
-                              " with format " + fmt);
+                                          {{"current", Recipe::current}, {"per_channel", Recipe::per_channel}},
+                                          " with format " + fmt);
     options.reject_set({"saturate"}, "applies to the fp8 formats (e4m3, e5m2); format is " + fmt);
   }
   const std::string why = std::string("does not apply to recipe ") + recipe_name(c.recipe);

@@ -20,7 +20,7 @@ struct QuantConfig {
   bool per_column = false;                // per_channel: axis cols
   std::int32_t block_rows = 1;            // recipe block only
   std::int32_t block_cols = 128;
-  unsigned threads = 0;                   // CPU; 0 = the hardware's concurrency
+  unsigned threads = 0;  // CPU; 0 = the hardware's concurrency
 };
 
 // The most CPU threads an instance may ask for (option "threads").

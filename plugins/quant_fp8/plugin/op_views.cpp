@@ -17,9 +17,7 @@ const frugal_tensor& tensor(const frugal_tensor* t, const char* role) {
   return *t;
 }
 
-ops::Matrix matrix_of(const frugal_tensor& t) {
-  return {t.data, t.shape[0], t.shape[1], t.strides[0], t.dtype};
-}
+ops::Matrix matrix_of(const frugal_tensor& t) { return {t.data, t.shape[0], t.shape[1], t.strides[0], t.dtype}; }
 
 // The tensor's quant meta; `quant` lies past FRUGAL_TENSOR_MIN_SIZE, so a
 // smaller struct has none.

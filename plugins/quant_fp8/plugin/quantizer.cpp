@@ -88,9 +88,9 @@ std::vector<std::byte> Fp8Quantizer::export_state() const {
 void Fp8Quantizer::import_state(std::span<const std::byte> blob) {
   if (!delayed_) {
     if (!blob.empty()) {
-      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, std::string("import_state: recipe ") + recipe_name(config_.recipe) +
-                                                         " keeps no state; expected an empty blob, got " +
-                                                         std::to_string(blob.size()) + " bytes");
+      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT,
+                        std::string("import_state: recipe ") + recipe_name(config_.recipe) +
+                            " keeps no state; expected an empty blob, got " + std::to_string(blob.size()) + " bytes");
     }
     return;
   }

@@ -36,7 +36,7 @@ class Fp8Quantizer {
 
  private:
   QuantConfig config_;
-  mutable std::mutex mutex_;                       // guards delayed_
+  mutable std::mutex mutex_;                        // guards delayed_
   std::optional<recipes::DelayedScaling> delayed_;  // recipe delayed only
 };
 

@@ -17,8 +17,8 @@ BiasBalancer::BiasBalancer(int64_t experts, float gamma) : gamma_(gamma) {
 
 void BiasBalancer::update(std::span<const int64_t> load) {
   if (load.size() != bias_.size()) {
-    throw RouterError("bias balancer: " + std::to_string(load.size()) + " loads for " +
-                      std::to_string(bias_.size()) + " experts");
+    throw RouterError("bias balancer: " + std::to_string(load.size()) + " loads for " + std::to_string(bias_.size()) +
+                      " experts");
   }
   int64_t total = 0;
   for (const int64_t l : load) {

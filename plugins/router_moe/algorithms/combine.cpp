@@ -75,8 +75,9 @@ template void combine_rows<uint16_t>(std::span<const int64_t>, std::span<const i
 void combine_rows(const DispatchPlan& plan, std::span<const float> y, int64_t hidden, std::span<float> out,
                   unsigned threads) {
   check_row_sizes("combine", plan.tokens, plan.rows(), hidden, out.size(), y.size());
-  combine_rows<float>(plan.token_offsets, plan.token_rows, plan.row_weight, Rows<const float>{y.data(), plan.rows(), hidden},
-                      hidden, Rows<float>{out.data(), plan.tokens, hidden}, threads);
+  combine_rows<float>(plan.token_offsets, plan.token_rows, plan.row_weight,
+                      Rows<const float>{y.data(), plan.rows(), hidden}, hidden,
+                      Rows<float>{out.data(), plan.tokens, hidden}, threads);
 }
 
 void combine_rows(const DispatchPlan& plan, std::span<const uint16_t> y, int64_t hidden, std::span<uint16_t> out,

@@ -116,7 +116,8 @@ DeepSeekGateResult deepseek_v3_route(const LogitRows& logits, std::span<const fl
       }
       for (std::size_t e = 0; e < s.size(); ++e) b[e] = has_bias ? s[e] + bias[e] : s[e];
       if (o.groups > 1) mask_groups(b, s, has_bias, o.groups, group_score, kept);
-      const auto idx = std::span<int32_t>(r.expert).subspan(static_cast<std::size_t>(t * k), static_cast<std::size_t>(k));
+      const auto idx =
+          std::span<int32_t>(r.expert).subspan(static_cast<std::size_t>(t * k), static_cast<std::size_t>(k));
       top_k(b, idx);
       float* w = r.weight.data() + t * k;
       float sum = 0.0f;

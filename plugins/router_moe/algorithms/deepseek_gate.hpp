@@ -20,9 +20,9 @@ struct DeepSeekGateOptions {
   int64_t groups = 1;       // contiguous expert groups; must divide experts
   int64_t topk_groups = 1;  // groups kept per token, 1 .. groups
   float route_scale = 1.0f;
-  float aux_coef = 0.0f;    // alpha of the balance loss (DeepSeek-V3's sequence-wise one: ~1e-4; 0 = aux-loss-free)
-  float z_coef = 0.0f;      // coefficient of the router z-loss over the logits
-  unsigned threads = 0;     // 0: all hardware threads; results never depend on it
+  float aux_coef = 0.0f;  // alpha of the balance loss (DeepSeek-V3's sequence-wise one: ~1e-4; 0 = aux-loss-free)
+  float z_coef = 0.0f;    // coefficient of the router z-loss over the logits
+  unsigned threads = 0;   // 0: all hardware threads; results never depend on it
 };
 
 // Added to the sum of the selected sigmoid scores before dividing, as in the

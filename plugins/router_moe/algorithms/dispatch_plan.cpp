@@ -102,7 +102,8 @@ void index_rows_by_token(DispatchPlan& p) {
   Index next(p.token_offsets.begin(), p.token_offsets.end() - 1);
   p.token_rows.resize(p.row_token.size());
   for (std::size_t rw = 0; rw < p.row_token.size(); ++rw) {
-    p.token_rows[static_cast<std::size_t>(next[static_cast<std::size_t>(p.row_token[rw])]++)] = static_cast<int64_t>(rw);
+    p.token_rows[static_cast<std::size_t>(next[static_cast<std::size_t>(p.row_token[rw])]++)] =
+        static_cast<int64_t>(rw);
   }
 }
 

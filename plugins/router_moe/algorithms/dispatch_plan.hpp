@@ -28,8 +28,8 @@ struct DispatchPlan {
   std::vector<int64_t> row_slot;        // [rows] slot t * k + j of each row (token choice only)
 
   // Token choice only: slot_row[s] = the row of slot s, or -1 if dropped.
-  std::vector<int64_t> slot_row;      // [tokens * k]
-  std::vector<uint8_t> dropped;       // [tokens * k] 1 = dropped
+  std::vector<int64_t> slot_row;  // [tokens * k]
+  std::vector<uint8_t> dropped;   // [tokens * k] 1 = dropped
 
   // Combine bookkeeping: token t's rows are token_rows[token_offsets[t] ..
   // token_offsets[t+1]), in slot order (token choice) or expert order

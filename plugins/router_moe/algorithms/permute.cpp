@@ -10,12 +10,11 @@
 namespace frugal::router {
 
 template <class T>
-void permute_rows(std::span<const int64_t> row_token, Rows<const T> x, int64_t hidden, Rows<T> out,
-                  unsigned threads) {
+void permute_rows(std::span<const int64_t> row_token, Rows<const T> x, int64_t hidden, Rows<T> out, unsigned threads) {
   check_row_views("permute", hidden, x.rows, x.stride, out.rows, out.stride);
   if (static_cast<int64_t>(row_token.size()) != out.rows) {
-    throw RouterError("permute: " + std::to_string(row_token.size()) + " row tokens for " +
-                      std::to_string(out.rows) + " output rows");
+    throw RouterError("permute: " + std::to_string(row_token.size()) + " row tokens for " + std::to_string(out.rows) +
+                      " output rows");
   }
   parallel_blocks(out.rows, rows_per_block(hidden), threads, [&](int64_t, int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
@@ -30,8 +29,7 @@ void permute_rows(std::span<const int64_t> row_token, Rows<const T> x, int64_t h
   });
 }
 
-template void permute_rows<uint16_t>(std::span<const int64_t>, Rows<const uint16_t>, int64_t, Rows<uint16_t>,
-                                     unsigned);
+template void permute_rows<uint16_t>(std::span<const int64_t>, Rows<const uint16_t>, int64_t, Rows<uint16_t>, unsigned);
 template void permute_rows<float>(std::span<const int64_t>, Rows<const float>, int64_t, Rows<float>, unsigned);
 
 namespace {

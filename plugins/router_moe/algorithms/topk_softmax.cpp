@@ -19,7 +19,8 @@ TopkSoftmaxResult topk_softmax(const LogitRows& logits, const TopkSoftmaxOptions
   const int64_t T = logits.tokens;
   const int64_t E = logits.experts;
   const int64_t k = options.k;
-  if (k < 1 || k > E) throw RouterError("top-k softmax: k " + std::to_string(k) + " not in [1, " + std::to_string(E) + "]");
+  if (k < 1 || k > E)
+    throw RouterError("top-k softmax: k " + std::to_string(k) + " not in [1, " + std::to_string(E) + "]");
 
   TopkSoftmaxResult r;
   r.routing = Routing{T, E, k, std::vector<int32_t>(static_cast<std::size_t>(T * k)),
@@ -35,8 +36,8 @@ TopkSoftmaxResult topk_softmax(const LogitRows& logits, const TopkSoftmaxOptions
       widen_row(logits, t, p);
       lse[static_cast<std::size_t>(t)] = softmax_row(p, p);
       for (int64_t e = 0; e < E; ++e) acc[e] += p[static_cast<std::size_t>(e)];
-      const auto idx = std::span<int32_t>(r.routing.expert).subspan(static_cast<std::size_t>(t * k),
-                                                                      static_cast<std::size_t>(k));
+      const auto idx =
+          std::span<int32_t>(r.routing.expert).subspan(static_cast<std::size_t>(t * k), static_cast<std::size_t>(k));
       top_k(p, idx);
       float* w = r.routing.weight.data() + t * k;
       float sum = 0.0f;

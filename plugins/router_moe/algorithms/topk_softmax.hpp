@@ -11,11 +11,11 @@
 namespace frugal::router {
 
 struct TopkSoftmaxOptions {
-  int64_t k = 2;               // 1 .. experts
-  bool renormalize = false;    // weights divided by the sum of the k selected probabilities
-  float aux_coef = 1.0f;       // alpha of load_balancing_loss (reported with it applied)
-  float z_coef = 1.0f;         // coefficient of z_loss
-  unsigned threads = 0;        // 0: all hardware threads; results never depend on it
+  int64_t k = 2;             // 1 .. experts
+  bool renormalize = false;  // weights divided by the sum of the k selected probabilities
+  float aux_coef = 1.0f;     // alpha of load_balancing_loss (reported with it applied)
+  float z_coef = 1.0f;       // coefficient of z_loss
+  unsigned threads = 0;      // 0: all hardware threads; results never depend on it
 };
 
 struct TopkSoftmaxResult {

@@ -86,8 +86,8 @@ enum class Element { f32, bf16 };
 
 // out[r] = x[row_token[r]] for r in [0, max_rows) with row_token[r] >= 0;
 // other rows untouched. Strides in elements; hidden elements per row.
-void permute(const int64_t* row_token, int64_t max_rows, const void* x, int64_t x_stride, void* out,
-             int64_t out_stride, int64_t hidden, Element element, void* stream);
+void permute(const int64_t* row_token, int64_t max_rows, const void* x, int64_t x_stride, void* out, int64_t out_stride,
+             int64_t hidden, Element element, void* stream);
 
 // out[t] = sum over i in [token_offsets[t], token_offsets[t+1]) of
 // row_weight[token_rows[i]] * y[token_rows[i]], in that order, fp32

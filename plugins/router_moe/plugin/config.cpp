@@ -42,8 +42,8 @@ RouterConfig read_config(RouterKind kind, const sdk::Options& options) {
   c.kind = kind;
   switch (kind) {
     case RouterKind::topk_softmax:
-      options.check_known({"experts", "k", "capacity_factor", "drop_policy", "renormalize", "aux_coef", "z_coef",
-                           "threads"});
+      options.check_known(
+          {"experts", "k", "capacity_factor", "drop_policy", "renormalize", "aux_coef", "z_coef", "threads"});
       break;
     case RouterKind::deepseek_v3:
       options.check_known({"experts", "k", "capacity_factor", "drop_policy", "score", "groups", "topk_groups",
@@ -63,8 +63,8 @@ RouterConfig read_config(RouterKind kind, const sdk::Options& options) {
   }
   const int64_t default_k = kind == RouterKind::deepseek_v3 ? 8 : 2;
   if (!options.has("k") && default_k > c.experts)
-    bad_option("option 'k' defaults to " + std::to_string(default_k) + ", more than the " +
-               std::to_string(c.experts) + " experts; set it");
+    bad_option("option 'k' defaults to " + std::to_string(default_k) + ", more than the " + std::to_string(c.experts) +
+               " experts; set it");
   c.k = options.get_int_in("k", default_k, 1, c.experts);
   c.capacity = read_capacity(options);
 
@@ -79,8 +79,8 @@ RouterConfig read_config(RouterKind kind, const sdk::Options& options) {
   }
   DeepSeekGateOptions& d = c.deepseek;
   d.k = c.k;
-  d.score = options.get_choice<ScoreFunction>("score", "sigmoid",
-                                              {{"sigmoid", ScoreFunction::sigmoid}, {"softmax", ScoreFunction::softmax}});
+  d.score = options.get_choice<ScoreFunction>(
+      "score", "sigmoid", {{"sigmoid", ScoreFunction::sigmoid}, {"softmax", ScoreFunction::softmax}});
   d.groups = options.get_int_in("groups", 1, 1, c.experts);
   if (c.experts % d.groups != 0)
     bad_option("option 'groups' (" + std::to_string(d.groups) + ") must divide the " + std::to_string(c.experts) +

@@ -22,9 +22,9 @@ struct RouterConfig {
   // Token choice: dropless, or a policy with capacity_factor > 0. Expert
   // choice: capacity_factor is the paper's c.
   CapacityOptions capacity;
-  TopkSoftmaxOptions topk;        // topk_softmax: renormalize, aux_coef, z_coef
-  DeepSeekGateOptions deepseek;   // deepseek_v3: score, groups, topk_groups, route_scale, aux/z coefs
-  float gamma = 0.0f;             // deepseek_v3: bias update speed
+  TopkSoftmaxOptions topk;       // topk_softmax: renormalize, aux_coef, z_coef
+  DeepSeekGateOptions deepseek;  // deepseek_v3: score, groups, topk_groups, route_scale, aux/z coefs
+  float gamma = 0.0f;            // deepseek_v3: bias update speed
   unsigned threads = 0;
 };
 

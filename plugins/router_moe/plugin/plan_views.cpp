@@ -25,12 +25,11 @@ LogitRows logit_rows(const frugal_tensor& logits) {
 }
 
 PlanSpans plan_spans(const frugal_route_plan& p) {
-  return PlanSpans{span_of<int32_t>(p.expert_ids),     span_of<float>(p.weights),
-                   span_of<uint8_t>(p.dropped),        span_of<int64_t>(p.slot_row),
-                   span_of<int64_t>(p.expert_offsets), span_of<int64_t>(p.expert_demand),
-                   span_of<int64_t>(p.row_token),      span_of<float>(p.row_weight),
-                   span_of<int64_t>(p.token_offsets),  span_of<int64_t>(p.token_rows),
-                   span_of<float>(p.mean_prob),        span_of<float>(p.losses)};
+  return PlanSpans{
+      span_of<int32_t>(p.expert_ids), span_of<float>(p.weights),          span_of<uint8_t>(p.dropped),
+      span_of<int64_t>(p.slot_row),   span_of<int64_t>(p.expert_offsets), span_of<int64_t>(p.expert_demand),
+      span_of<int64_t>(p.row_token),  span_of<float>(p.row_weight),       span_of<int64_t>(p.token_offsets),
+      span_of<int64_t>(p.token_rows), span_of<float>(p.mean_prob),        span_of<float>(p.losses)};
 }
 
 cuda::DevicePlan device_plan(const PlanSpans& p) {

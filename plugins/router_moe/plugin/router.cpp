@@ -88,7 +88,8 @@ std::vector<float> MoeRouter::bias_snapshot() const {
 }
 
 void MoeRouter::route(const frugal_route_call& args) const {
-  on_device(args.logits->device, "route", [&] { route_cpu(args); }, [&] { route_cuda(args); });
+  on_device(
+      args.logits->device, "route", [&] { route_cpu(args); }, [&] { route_cuda(args); });
 }
 
 void MoeRouter::route_cpu(const frugal_route_call& args) const {
@@ -213,8 +214,8 @@ std::vector<std::byte> MoeRouter::export_state() const {
 void MoeRouter::import_state(std::span<const std::byte> blob) {
   if (!balancer_) {
     if (!blob.empty())
-      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT,
-                        "import_state: this router keeps no state; got a " + std::to_string(blob.size()) + "-byte blob");
+      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "import_state: this router keeps no state; got a " +
+                                                         std::to_string(blob.size()) + "-byte blob");
     return;
   }
   std::optional<BiasBalancer> restored;
@@ -224,10 +225,9 @@ void MoeRouter::import_state(std::span<const std::byte> blob) {
     throw PluginError(e.code(), std::string("import_state: ") + e.what());
   }
   if (static_cast<int64_t>(restored->bias().size()) != config_.experts)
-    throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "import_state: the state holds " +
-                                                       std::to_string(restored->bias().size()) +
-                                                       " expert biases; this router has " +
-                                                       std::to_string(config_.experts) + " experts");
+    throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT,
+                      "import_state: the state holds " + std::to_string(restored->bias().size()) +
+                          " expert biases; this router has " + std::to_string(config_.experts) + " experts");
   if (restored->gamma() != config_.gamma)
     throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "import_state: the state was made with gamma " +
                                                        std::to_string(restored->gamma()) + "; this router has " +

@@ -16,7 +16,8 @@ using sdk::PluginError;
 double read_lr(const sdk::Options& options) {
   const double lr = options.get_double("lr", 1e-3);
   if (!std::isfinite(lr) || lr <= 0.0)
-    throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "option 'lr' must be a finite number > 0, got " + std::to_string(lr));
+    throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT,
+                      "option 'lr' must be a finite number > 0, got " + std::to_string(lr));
   return lr;
 }
 
@@ -48,12 +49,9 @@ int64_t read_total_steps(const sdk::Options& options, int64_t warmup_steps) {
 
 double decay(DecayShape shape, double peak, double floor, double progress) {
   switch (shape) {
-    case DecayShape::linear:
-      return peak - (peak - floor) * progress;
-    case DecayShape::cosine:
-      return floor + (peak - floor) * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
-    case DecayShape::one_minus_sqrt:
-      return floor + (peak - floor) * (1.0 - std::sqrt(progress));
+    case DecayShape::linear: return peak - (peak - floor) * progress;
+    case DecayShape::cosine: return floor + (peak - floor) * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
+    case DecayShape::one_minus_sqrt: return floor + (peak - floor) * (1.0 - std::sqrt(progress));
   }
   return floor;
 }
@@ -103,8 +101,7 @@ double WarmupCosine::lr(int64_t step) const {
   check_step(step);
   if (step < warmup_steps_) return lr_ * warmup_factor(step, warmup_steps_);
   if (step >= total_steps_) return min_lr_;
-  const double progress =
-      static_cast<double>(step - warmup_steps_) / static_cast<double>(total_steps_ - warmup_steps_);
+  const double progress = static_cast<double>(step - warmup_steps_) / static_cast<double>(total_steps_ - warmup_steps_);
   return decay(DecayShape::cosine, lr_, min_lr_, progress);
 }
 
@@ -140,7 +137,7 @@ double WarmRestarts::lr(int64_t step) const {
       t -= length;
       ++cycle;
       length = length > std::numeric_limits<int64_t>::max() / cycle_mult_ ? std::numeric_limits<int64_t>::max()
-                                                                         : length * cycle_mult_;
+                                                                          : length * cycle_mult_;
     }
   }
   const double peak = std::max(min_lr_, lr_ * std::pow(restart_decay_, static_cast<double>(cycle)));
@@ -176,8 +173,7 @@ double WarmupStableDecay::lr(int64_t step) const {
   if (step < warmup_steps_) return lr_ * warmup_factor(step, warmup_steps_);
   if (step < decay_start_) return lr_;
   if (step >= total_steps_) return min_lr_;
-  const double progress =
-      static_cast<double>(step - decay_start_) / static_cast<double>(total_steps_ - decay_start_);
+  const double progress = static_cast<double>(step - decay_start_) / static_cast<double>(total_steps_ - decay_start_);
   return decay(shape_, lr_, min_lr_, progress);
 }
 

@@ -1,6 +1,5 @@
 #include "option_decls.hpp"
 
-
 #include "frugal/sdk/option_decl.hpp"
 
 namespace frugal::schedule_lr {

@@ -17,8 +17,8 @@ constexpr frugal_strategy_desc kStrategies[] = {
     schedule_strategy<LinearWarmup>("linear_warmup", "linear warm-up to lr, then constant (options: lr, warmup_steps)",
                                     kFlags, &kLinearWarmupOptions.header),
     schedule_strategy<WarmupCosine>(
-        "cosine", "linear warm-up then cosine decay to min_lr (options: lr, min_lr, warmup_steps, total_steps)",
-        kFlags, &kCosineOptions.header),
+        "cosine", "linear warm-up then cosine decay to min_lr (options: lr, min_lr, warmup_steps, total_steps)", kFlags,
+        &kCosineOptions.header),
     schedule_strategy<WarmRestarts>(
         "sgdr",
         "warm restarts: cycles of cosine or linear decay, optionally growing and decaying "

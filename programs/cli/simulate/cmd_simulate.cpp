@@ -17,8 +17,8 @@
 
 #include "../ckpt_args.hpp"
 #include "../commands.hpp"
-#include "frugal/sdk/host.hpp"
 #include "event_budget.hpp"
+#include "frugal/sdk/host.hpp"
 #include "input_error.hpp"
 #include "job_reader.hpp"
 #include "progress_bar.hpp"
@@ -64,7 +64,8 @@ Flags parse_flags(const std::vector<std::string>& args) {
   if (auto v = parsed.value("--runs")) flags.runs = static_cast<uint64_t>(parse_int_flag("--runs", *v, 1, 10'000'000));
   if (auto v = parsed.value("--seed"))
     flags.seed = static_cast<uint64_t>(parse_int_flag("--seed", *v, 0, std::numeric_limits<int64_t>::max()));
-  if (auto v = parsed.value("--threads")) flags.threads = static_cast<unsigned>(parse_int_flag("--threads", *v, 0, 1024));
+  if (auto v = parsed.value("--threads"))
+    flags.threads = static_cast<unsigned>(parse_int_flag("--threads", *v, 0, 1024));
   if (auto v = parsed.value("--plans")) flags.plans = split_list(*v);
   if (auto v = parsed.value("--trace-format")) {
     const auto format = simulate::trace_format_from_name(*v);
@@ -88,7 +89,9 @@ void select_plans(simulate::Job& job, const std::vector<std::string>& names) {
     const bool found = std::any_of(job.plans.begin(), job.plans.end(), [&](const auto& p) { return p.name == name; });
     if (!found) throw UsageError(fmt::format("--plans: the job has no plan '{}' (it has: {})", name, available));
   }
-  std::erase_if(job.plans, [&](const simulate::PlanSpec& p) { return std::find(names.begin(), names.end(), p.name) == names.end(); });
+  std::erase_if(job.plans, [&](const simulate::PlanSpec& p) {
+    return std::find(names.begin(), names.end(), p.name) == names.end();
+  });
 }
 
 void write_file(const std::string& path, const std::string& text) {
@@ -156,7 +159,8 @@ int cmd_simulate(const std::vector<std::string>& args) {
     options.events = &events;
     double expected_events = 0.0;
     for (const auto& plan : job.plans)
-      expected_events += simulate::estimate_run_events(job, plan, trace ? &*trace : nullptr).total() * static_cast<double>(flags.runs);
+      expected_events +=
+          simulate::estimate_run_events(job, plan, trace ? &*trace : nullptr).total() * static_cast<double>(flags.runs);
     simulate::Simulation sim;
     {
       const simulate::ProgressBar bar(done, flags.runs * job.plans.size(), events, expected_events);

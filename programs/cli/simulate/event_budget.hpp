@@ -25,11 +25,13 @@ inline constexpr double kMaxEventsPerPlan = 1e10;
 // What one run of a plan will at least take, over the plan's ideal time
 // (its tokens at its starting throughput; max_wall_h when shorter).
 struct EventEstimate {
-  double horizon_s = 0.0;     // the job clock estimated over
-  double ticks = 0.0;         // regular records: horizon / telemetry_interval_s
-  double preemptions = 0.0;   // expected on spot: Monte-Carlo MTBF, or the trace's changes
-  double checkpoints = 0.0;   // checkpoint_cadence's timers and step cadence
-  [[nodiscard]] double total() const { return ticks + 2.0 * preemptions + checkpoints; }  // a preemption: notice + restart
+  double horizon_s = 0.0;    // the job clock estimated over
+  double ticks = 0.0;        // regular records: horizon / telemetry_interval_s
+  double preemptions = 0.0;  // expected on spot: Monte-Carlo MTBF, or the trace's changes
+  double checkpoints = 0.0;  // checkpoint_cadence's timers and step cadence
+  [[nodiscard]] double total() const {
+    return ticks + 2.0 * preemptions + checkpoints;
+  }  // a preemption: notice + restart
 };
 
 EventEstimate estimate_run_events(const Job& job, const PlanSpec& plan, const Trace* trace);

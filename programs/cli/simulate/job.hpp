@@ -32,7 +32,7 @@ struct PlanSpec {
   std::string name;
   std::string description;
   int32_t resource = FRUGAL_RESOURCE_SPOT;  // frugal_resource_class_values: where the job starts
-  uint32_t nodes = 1;                                     // how many it starts with
+  uint32_t nodes = 1;                       // how many it starts with
   // Share of the processed tokens that are padding (0 with sequence
   // packing): the plan must process work / (1 - padding) tokens.
   double padding_fraction = 0.0;
@@ -79,10 +79,10 @@ struct Job {
   std::string notes;
   std::string source;  // the file it came from ("" for the built-in worked example)
   uint32_t gpus_per_node = 8;
-  uint32_t nodes = 1;  // the default for plans that give none
-  double work_tokens = 0.0;        // real tokens to train
-  double tokens_per_gpu_s = 0.0;   // per GPU on one node
-  double scaling_efficiency = 1.0; // per doubling of nodes: n nodes run n x eff^log2(n) as fast as one
+  uint32_t nodes = 1;               // the default for plans that give none
+  double work_tokens = 0.0;         // real tokens to train
+  double tokens_per_gpu_s = 0.0;    // per GPU on one node
+  double scaling_efficiency = 1.0;  // per doubling of nodes: n nodes run n x eff^log2(n) as fast as one
   int64_t tokens_per_step = 1 << 20;
   LossSpec loss;
   double checkpoint_full_s = 300.0;       // training stalls this long for a full checkpoint

@@ -43,7 +43,8 @@ std::string listing(const std::vector<std::string>& names) {
 bool valid_option_name(const std::string& name) {
   if (name.empty() || name.size() > 128) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == '-';
   });
 }
 
@@ -75,8 +76,8 @@ std::vector<OptionValue> read_options(const JsonValue& object, const std::string
       option.type = OptionValue::Type::kString;
       option.string_value = value.get<std::string>();
     } else {
-      fail_in(source, fmt::format("{}.{} must be a number, true/false or a string, got {}", path, name,
-                                  json_kind_name(value)));
+      fail_in(source,
+              fmt::format("{}.{} must be a number, true/false or a string, got {}", path, name, json_kind_name(value)));
     }
     options.push_back(std::move(option));
   }
@@ -91,7 +92,8 @@ PolicySpec read_policy(const JsonValue& item, const std::string& path, const std
   } else {
     JsonFields fields(item, path, source);
     policy.name = fields.string("name");
-    if (const JsonValue* options = fields.object("options", true)) policy.options = read_options(*options, path + ".options", source);
+    if (const JsonValue* options = fields.object("options", true))
+      policy.options = read_options(*options, path + ".options", source);
     fields.finish();
   }
   if (!known_name(known.policies, policy.name))
@@ -117,13 +119,14 @@ PlanSpec read_plan(const JsonValue& item, const std::string& path, const Job& jo
   plan.nodes = static_cast<uint32_t>(fields.integer("nodes", 1, 100000, job.nodes));
   plan.padding_fraction = fields.number("padding_fraction", 0.0, 0.99, 0.0);
   if (!(plan_tokens(job, plan) <= kMaxPlanTokens))
-    fields.fail(fmt::format("{}.padding_fraction {} makes the plan process {:.3g} tokens (the work / (1 - "
-                            "padding_fraction)), more than the {:.3g} a telemetry record can count",
-                            path, plan.padding_fraction, plan_tokens(job, plan), kMaxPlanTokens));
+    fields.fail(
+        fmt::format("{}.padding_fraction {} makes the plan process {:.3g} tokens (the work / (1 - "
+                    "padding_fraction)), more than the {:.3g} a telemetry record can count",
+                    path, plan.padding_fraction, plan_tokens(job, plan), kMaxPlanTokens));
   plan.schedule = fields.string("schedule", "");
   if (!plan.schedule.empty() && !known_name(known.schedules, plan.schedule))
-    fields.fail(
-        fmt::format("{}.schedule: unknown LR schedule '{}' (known: {})", path, plan.schedule, listing(known.schedules)));
+    fields.fail(fmt::format("{}.schedule: unknown LR schedule '{}' (known: {})", path, plan.schedule,
+                            listing(known.schedules)));
   if (const JsonValue* options = fields.object("schedule_options", true)) {
     if (plan.schedule.empty()) fields.fail(path + ".schedule_options given without a schedule");
     plan.schedule_options = read_options(*options, path + ".schedule_options", job.source);
@@ -149,9 +152,10 @@ void read_work(JsonFields& top, Job& job) {
   else
     job.work_tokens = work.number("gpu_hours", 1e-6, 1e9) * 3600.0 * job.tokens_per_gpu_s;
   if (!(job.work_tokens <= kMaxWorkTokens))
-    work.fail(fmt::format("work.gpu_hours {} x 3600 x throughput.tokens_per_gpu_s {} is {:.3g} tokens, more than "
-                          "work.tokens allows ({:g})",
-                          json_number(*work.get("gpu_hours")), job.tokens_per_gpu_s, job.work_tokens, kMaxWorkTokens));
+    work.fail(
+        fmt::format("work.gpu_hours {} x 3600 x throughput.tokens_per_gpu_s {} is {:.3g} tokens, more than "
+                    "work.tokens allows ({:g})",
+                    json_number(*work.get("gpu_hours")), job.tokens_per_gpu_s, job.work_tokens, kMaxWorkTokens));
   work.finish();
 }
 

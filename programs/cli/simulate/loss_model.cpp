@@ -37,7 +37,8 @@ void read_loss_log(std::string_view text, const std::string& source, LossSpec& s
   for (size_t l = first; l < lines.size(); ++l) {
     const std::string where = fmt::format("{}:{}", source, lines[l].number);
     const auto fields = split_fields(lines[l].text);
-    if (fields.size() != 2) throw InputError(fmt::format("{}: expected 2 fields (step,loss), got {}", where, fields.size()));
+    if (fields.size() != 2)
+      throw InputError(fmt::format("{}: expected 2 fields (step,loss), got {}", where, fields.size()));
     const auto step = parse_finite(fields[0]);
     if (!step || *step < 0 || *step != std::floor(*step))
       throw InputError(fmt::format("{}: step must be an integer >= 0, got '{}'", where, fields[0]));

@@ -42,11 +42,12 @@ std::vector<std::vector<RunResult>> run_monte_carlo(const Job& job, const Trace*
       const size_t plan = static_cast<size_t>(task % plans);
       const uint64_t run = task / plans;
       try {
-        RunResult& r = results[plan][run] = simulate_run(setups[plan], *sources[worker][plan], run_seed(options.seed, run));
+        RunResult& r = results[plan][run] =
+            simulate_run(setups[plan], *sources[worker][plan], run_seed(options.seed, run));
         if (options.check_books) {
           if (const std::string problem = check_conservation(r); !problem.empty())
-            throw std::runtime_error(fmt::format("plan '{}', run {}: the books do not balance: {}", job.plans[plan].name,
-                                                 run, problem));
+            throw std::runtime_error(
+                fmt::format("plan '{}', run {}: the books do not balance: {}", job.plans[plan].name, run, problem));
         }
       } catch (...) {
         errors[task] = std::current_exception();

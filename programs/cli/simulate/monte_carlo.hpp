@@ -25,10 +25,10 @@ using SourceFactory = std::function<std::unique_ptr<DecisionSource>(size_t plan_
 struct MonteCarloOptions {
   uint64_t runs = 200;
   uint64_t seed = 1;
-  unsigned threads = 0;                      // 0: std::thread::hardware_concurrency()
-  std::atomic<uint64_t>* progress = nullptr; // counts finished runs (all plans), when set
-  std::atomic<uint64_t>* events = nullptr;   // counts simulated events (records), when set
-  bool check_books = true;                   // check_conservation on every run
+  unsigned threads = 0;                       // 0: std::thread::hardware_concurrency()
+  std::atomic<uint64_t>* progress = nullptr;  // counts finished runs (all plans), when set
+  std::atomic<uint64_t>* events = nullptr;    // counts simulated events (records), when set
+  bool check_books = true;                    // check_conservation on every run
 };
 
 // results[plan][run]. Throws the error of the first failed run in (plan,

@@ -3,13 +3,17 @@
 namespace frugal::simulate {
 
 // Aggregates in field order: name, type, int, double, bool, string.
-OptionValue int_option(std::string name, int64_t value) { return {std::move(name), OptionValue::Type::kInt, value, 0.0, false, {}}; }
+OptionValue int_option(std::string name, int64_t value) {
+  return {std::move(name), OptionValue::Type::kInt, value, 0.0, false, {}};
+}
 
 OptionValue double_option(std::string name, double value) {
   return {std::move(name), OptionValue::Type::kDouble, 0, value, false, {}};
 }
 
-OptionValue bool_option(std::string name, bool value) { return {std::move(name), OptionValue::Type::kBool, 0, 0.0, value, {}}; }
+OptionValue bool_option(std::string name, bool value) {
+  return {std::move(name), OptionValue::Type::kBool, 0, 0.0, value, {}};
+}
 
 OptionValue string_option(std::string name, std::string value) {
   return {std::move(name), OptionValue::Type::kString, 0, 0.0, false, std::move(value)};

@@ -18,7 +18,8 @@ std::string bare_name(const std::string& name) {
 }  // namespace
 
 int64_t plan_total_steps(const Job& job, const PlanSpec& plan) {
-  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(plan_tokens(job, plan) / static_cast<double>(job.tokens_per_step))));
+  return std::max<int64_t>(
+      1, static_cast<int64_t>(std::ceil(plan_tokens(job, plan) / static_cast<double>(job.tokens_per_step))));
 }
 
 void fill_job_defaults(const Job& job, PlanSpec& plan) {
@@ -27,7 +28,8 @@ void fill_job_defaults(const Job& job, PlanSpec& plan) {
   if (schedule == "cosine") {
     set_default(plan.schedule_options, int_option("total_steps", total_steps));
     // 1% warm-up unless the plan says otherwise (and never all of it).
-    set_default(plan.schedule_options, int_option("warmup_steps", std::min<int64_t>(total_steps / 100, total_steps - 1)));
+    set_default(plan.schedule_options,
+                int_option("warmup_steps", std::min<int64_t>(total_steps / 100, total_steps - 1)));
   }
   for (auto& policy : plan.policies) {
     const std::string name = bare_name(policy.name);

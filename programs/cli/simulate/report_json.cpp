@@ -28,17 +28,21 @@ Json trace_json(const Trace* trace) {
 
 Json plan_json(const Job& job, const PlanSummary& p) {
   const PlanSpec& plan = *p.plan;
-  const std::pair<const char*, const Stat*> stats[] = {
-      {"cost", &p.cost},           {"wall_h", &p.wall_h},           {"gpu_hours", &p.gpu_hours},
-      {"utilisation", &p.utilisation}, {"lost_h", &p.lost_h},       {"stall_h", &p.stall_h},
-      {"restarts", &p.restarts},   {"preemptions", &p.preemptions}, {"checkpoints", &p.checkpoints},
-      {"dollars_per_loss", &p.dollars_per_loss}, {"spot_share", &p.spot_share}, {"final_loss", &p.final_loss}};
-  Json out = {{"name", plan.name},
-              {"description", plan.description},
-              {"resource", resource_name(plan.resource)},
-              {"nodes", plan.nodes},
-              {"gpus", plan.nodes * job.gpus_per_node},
-              {"padding_fraction", plan.padding_fraction}};
+  const std::pair<const char*, const Stat*> stats[] = {{"cost", &p.cost},
+                                                       {"wall_h", &p.wall_h},
+                                                       {"gpu_hours", &p.gpu_hours},
+                                                       {"utilisation", &p.utilisation},
+                                                       {"lost_h", &p.lost_h},
+                                                       {"stall_h", &p.stall_h},
+                                                       {"restarts", &p.restarts},
+                                                       {"preemptions", &p.preemptions},
+                                                       {"checkpoints", &p.checkpoints},
+                                                       {"dollars_per_loss", &p.dollars_per_loss},
+                                                       {"spot_share", &p.spot_share},
+                                                       {"final_loss", &p.final_loss}};
+  Json out = {
+      {"name", plan.name},   {"description", plan.description},        {"resource", resource_name(plan.resource)},
+      {"nodes", plan.nodes}, {"gpus", plan.nodes * job.gpus_per_node}, {"padding_fraction", plan.padding_fraction}};
   // The means flat, for scripts; then the counts and every statistic.
   for (const auto& [name, stat] : stats) out[name] = stat->mean;
   out["runs"] = p.runs;
@@ -56,9 +60,12 @@ std::string format_json(const Report& report) {
   const Job& job = *report.job;
   Json plans = Json::array();
   for (const auto& plan : report.plans) plans.push_back(plan_json(job, plan));
-  const Json out = {{"job", job.name},       {"source", job.source},
-                    {"runs", report.runs},   {"seed", report.seed},
-                    {"trace", trace_json(report.trace)}, {"plans", std::move(plans)}};
+  const Json out = {{"job", job.name},
+                    {"source", job.source},
+                    {"runs", report.runs},
+                    {"seed", report.seed},
+                    {"trace", trace_json(report.trace)},
+                    {"plans", std::move(plans)}};
   return json::json_text(out) + "\n";
 }
 

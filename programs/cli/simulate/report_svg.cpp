@@ -48,12 +48,12 @@ Panel make_panel(double x, double width, const char* title, double data_max) {
 }
 
 std::string panel_frame(const Panel& p, double plot_height) {
-  std::string out = fmt::format(
-      "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"13\" font-weight=\"bold\">{}</text>\n", p.x, kTop - 12.0, p.title);
+  std::string out = fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"13\" font-weight=\"bold\">{}</text>\n",
+                                p.x, kTop - 12.0, p.title);
   for (double v = 0.0; v <= p.axis_max + p.step / 2; v += p.step) {
     const double x = p.x + p.width * v / p.axis_max;
-    out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#dddddd\"/>\n", x, kTop,
-                       kTop + plot_height);
+    out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#dddddd\"/>\n", x,
+                       kTop, kTop + plot_height);
     out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"middle\">{}</text>\n", x,
                        kTop + plot_height + 16.0, tick_label(v));
   }
@@ -66,11 +66,13 @@ std::string bar(const Panel& p, double y, const Stat& s, const char* colour, con
   std::string out = fmt::format(
       "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"><title>{}</title></rect>\n", p.x,
       y - h / 2, scale(s.mean) - p.x, h, colour, xml::xml_text(label));
-  out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#222222\" stroke-width=\"1.5\"/>\n",
-                     scale(s.p10), y, scale(s.p90), y);
+  out += fmt::format(
+      "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#222222\" stroke-width=\"1.5\"/>\n",
+      scale(s.p10), y, scale(s.p90), y);
   for (const double v : {s.p10, s.p90})
-    out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#222222\" stroke-width=\"1.5\"/>\n",
-                       scale(v), y - h / 3, y + h / 3);
+    out += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#222222\" stroke-width=\"1.5\"/>\n",
+        scale(v), y - h / 3, y + h / 3);
   return out;
 }
 
@@ -106,14 +108,17 @@ std::string format_svg(const Report& report) {
     const auto& p = report.plans[i];
     const double y = kTop + kRow * (static_cast<double>(i) + 0.5);
     const char* colour = p.plan->resource == FRUGAL_RESOURCE_RESERVED ? "#3b6fb6" : "#e08a2c";
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"12\" text-anchor=\"end\">{}</text>\n", names - 8.0, y + 4.0,
-                       xml::xml_text(p.plan->name));
-    out += bar(cost, y, p.cost, colour, fmt::format("{}: ${:.0f} (p10 {:.0f}, p90 {:.0f})", p.plan->name, p.cost.mean, p.cost.p10, p.cost.p90));
-    out += bar(wall, y, p.wall_h, colour,
-               fmt::format("{}: {:.1f} h (p10 {:.1f}, p90 {:.1f})", p.plan->name, p.wall_h.mean, p.wall_h.p10, p.wall_h.p90));
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"12\" text-anchor=\"end\">{}</text>\n", names - 8.0,
+                       y + 4.0, xml::xml_text(p.plan->name));
+    out += bar(cost, y, p.cost, colour,
+               fmt::format("{}: ${:.0f} (p10 {:.0f}, p90 {:.0f})", p.plan->name, p.cost.mean, p.cost.p10, p.cost.p90));
+    out += bar(
+        wall, y, p.wall_h, colour,
+        fmt::format("{}: {:.1f} h (p10 {:.1f}, p90 {:.1f})", p.plan->name, p.wall_h.mean, p.wall_h.p10, p.wall_h.p90));
   }
   out += fmt::format(
-      "<text x=\"10\" y=\"{:.1f}\" font-size=\"11\" fill=\"#555555\">orange: starts on spot; blue: starts on reserved</text>\n",
+      "<text x=\"10\" y=\"{:.1f}\" font-size=\"11\" fill=\"#555555\">orange: starts on spot; blue: starts on "
+      "reserved</text>\n",
       height - 10.0);
   return out + "</svg>\n";
 }

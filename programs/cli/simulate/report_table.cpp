@@ -31,33 +31,37 @@ const char* resource_name(int32_t resource) {
 
 std::string format_table(const Report& report) {
   const Job& job = *report.job;
-  std::string out = fmt::format("job '{}': {} run{} per plan, seed {}, {}\n", job.name, report.runs, report.runs == 1 ? "" : "s",
-                                report.seed, report.trace_description.empty() ? "Monte-Carlo preemptions" : report.trace_description);
+  std::string out =
+      fmt::format("job '{}': {} run{} per plan, seed {}, {}\n", job.name, report.runs, report.runs == 1 ? "" : "s",
+                  report.seed, report.trace_description.empty() ? "Monte-Carlo preemptions" : report.trace_description);
   size_t name_width = 4;
   for (const auto& p : report.plans) name_width = std::max(name_width, p.plan->name.size());
-  out += fmt::format("{:<{}}  {:>9}  {:>17}  {:>7}  {:>8}  {:>6}  {:>7}  {:>7}  {:>8}  {:>9}\n", "plan", name_width, "cost $",
-                     "cost p10-p90 $", "wall h", "GPU-h", "util %", "lost h", "stall h", "restarts", "$/loss");
+  out +=
+      fmt::format("{:<{}}  {:>9}  {:>17}  {:>7}  {:>8}  {:>6}  {:>7}  {:>7}  {:>8}  {:>9}\n", "plan", name_width,
+                  "cost $", "cost p10-p90 $", "wall h", "GPU-h", "util %", "lost h", "stall h", "restarts", "$/loss");
   for (const auto& p : report.plans) {
-    out += fmt::format("{:<{}}  {:>9}  {:>17}  {:>7.1f}  {:>8}  {:>6.1f}  {:>7.1f}  {:>7.1f}  {:>8.1f}  {:>9}\n", p.plan->name,
-                       name_width, grouped(p.cost.mean), cost_range(p.cost), p.wall_h.mean, grouped(p.gpu_hours.mean),
-                       100.0 * p.utilisation.mean, p.lost_h.mean, p.stall_h.mean, p.restarts.mean,
-                       grouped(p.dollars_per_loss.mean));
+    out += fmt::format("{:<{}}  {:>9}  {:>17}  {:>7.1f}  {:>8}  {:>6.1f}  {:>7.1f}  {:>7.1f}  {:>8.1f}  {:>9}\n",
+                       p.plan->name, name_width, grouped(p.cost.mean), cost_range(p.cost), p.wall_h.mean,
+                       grouped(p.gpu_hours.mean), 100.0 * p.utilisation.mean, p.lost_h.mean, p.stall_h.mean,
+                       p.restarts.mean, grouped(p.dollars_per_loss.mean));
   }
   out += "\n";
   for (const auto& p : report.plans) {
     const PlanSpec& plan = *p.plan;
-    out += fmt::format("  {}: {} node{} x {} GPUs, starts on {}{}{}\n", plan.name, plan.nodes, plan.nodes == 1 ? "" : "s",
-                       job.gpus_per_node, resource_name(plan.resource),
+    out += fmt::format("  {}: {} node{} x {} GPUs, starts on {}{}{}\n", plan.name, plan.nodes,
+                       plan.nodes == 1 ? "" : "s", job.gpus_per_node, resource_name(plan.resource),
                        plan.padding_fraction > 0 ? fmt::format(", {:.0f}% padding", 100.0 * plan.padding_fraction) : "",
                        plan.description.empty() ? "" : " - " + plan.description);
     if (p.finished != p.runs)
-      out += fmt::format("    {} of {} runs did not finish the work ({} stopped by a policy, {} cut at the wall-time limit)\n",
-                         p.runs - p.finished, p.runs, p.stopped, p.cut);
+      out += fmt::format(
+          "    {} of {} runs did not finish the work ({} stopped by a policy, {} cut at the wall-time limit)\n",
+          p.runs - p.finished, p.runs, p.stopped, p.cut);
   }
-  out += "\nMeans over the runs. util % = useful GPU-hours (the plan's tokens at one node's per-GPU rate)\n"
-         "/ GPU-hours held (nodes x GPUs x wall time); lost h = work undone by preemptions plus downtime;\n"
-         "restarts = preemptions + moves between capacity classes or node counts; $/loss = dollars per\n"
-         "unit of (first - best smoothed) training loss.\n";
+  out +=
+      "\nMeans over the runs. util % = useful GPU-hours (the plan's tokens at one node's per-GPU rate)\n"
+      "/ GPU-hours held (nodes x GPUs x wall time); lost h = work undone by preemptions plus downtime;\n"
+      "restarts = preemptions + moves between capacity classes or node counts; $/loss = dollars per\n"
+      "unit of (first - best smoothed) training loss.\n";
   return out;
 }
 

@@ -118,10 +118,10 @@ class Run {
     // catches what no estimate foresees (decisions due every millisecond,
     // a storm of preemptions), so that no run goes on for ever.
     if (static_cast<double>(result_.records) > setup_.max_events)
-      throw std::runtime_error(fmt::format("plan '{}': a run went past the limit of {:.0e} simulated events at {:.6g} s of "
-                                           "job clock (last reason: {})",
-                                           setup_.plan->name, setup_.max_events, t_,
-                                           decision_ != nullptr ? decision_->reason : ""));
+      throw std::runtime_error(
+          fmt::format("plan '{}': a run went past the limit of {:.0e} simulated events at {:.6g} s of "
+                      "job clock (last reason: {})",
+                      setup_.plan->name, setup_.max_events, t_, decision_ != nullptr ? decision_->reason : ""));
     if (++unflushed_events_ == kEventBatch) flush_events();
     same_time_records_ = interval > 0.0 || result_.records == 1 ? 0 : same_time_records_ + 1;
     if (same_time_records_ > kMaxRecordsAtOneTime)
@@ -223,7 +223,7 @@ class Run {
     const bool unsaved = tokens_ > checkpoint_tokens_;
     if (decision_->checkpoint != FRUGAL_CKPT_NONE || (move && unsaved)) {
       checkpoint(decision_->checkpoint != FRUGAL_CKPT_NONE ? decision_->checkpoint
-                                                                 : static_cast<int32_t>(FRUGAL_CKPT_HEARTBEAT));
+                                                           : static_cast<int32_t>(FRUGAL_CKPT_HEARTBEAT));
     } else if (move) {
       move_to(decision_->resource != 0 ? decision_->resource : resource_,
               decision_->target_nodes != 0 ? decision_->target_nodes : nodes_);
@@ -345,16 +345,19 @@ RunSetup make_run_setup(const Job& job, const PlanSpec& plan, const Trace* trace
   return setup;
 }
 
-RunResult simulate_run(const RunSetup& setup, DecisionSource& source, uint64_t seed, std::vector<TimelinePoint>* timeline) {
+RunResult simulate_run(const RunSetup& setup, DecisionSource& source, uint64_t seed,
+                       std::vector<TimelinePoint>* timeline) {
   return Run(setup, source, seed, timeline).run();
 }
 
 std::string check_conservation(const RunResult& r, double tolerance) {
   std::string problems;
-  problems += compare("engine productive + stall + lost vs wall time", r.productive_s + r.stall_s + r.lost_s, r.wall_s, tolerance);
+  problems += compare("engine productive + stall + lost vs wall time", r.productive_s + r.stall_s + r.lost_s, r.wall_s,
+                      tolerance);
   problems += compare("engine productive + stall + lost dollars vs dollars",
                       r.productive_dollars + r.stall_dollars + r.lost_dollars, r.dollars, tolerance);
-  problems += compare("engine spot + reserved dollars vs dollars", r.spot_dollars + r.reserved_dollars, r.dollars, tolerance);
+  problems +=
+      compare("engine spot + reserved dollars vs dollars", r.spot_dollars + r.reserved_dollars, r.dollars, tolerance);
   if (r.has_ledger) {
     const auto& l = r.ledger;
     problems += compare("dollars", l.dollars, r.dollars, tolerance);
@@ -368,11 +371,13 @@ std::string check_conservation(const RunResult& r, double tolerance) {
     problems += compare("stall seconds", l.stall_s, r.stall_s, tolerance);
     problems += compare("lost seconds", l.lost_s, r.lost_s, tolerance);
     problems += compare("GPU-hours", l.gpu_hours, r.fleet_gpu_hours, tolerance);
-    problems += compare("ledger productive + stall + lost vs wall time", l.productive_s + l.stall_s + l.lost_s, l.wall_s, tolerance);
+    problems += compare("ledger productive + stall + lost vs wall time", l.productive_s + l.stall_s + l.lost_s,
+                        l.wall_s, tolerance);
     problems += compare("ledger productive + stall + lost dollars vs dollars",
                         l.productive_dollars + l.stall_dollars + l.lost_dollars, l.dollars, tolerance);
     if (l.restarts != r.preemptions + r.moves)
-      problems += fmt::format("restarts: ledger {} != engine {} preemptions + {} moves; ", l.restarts, r.preemptions, r.moves);
+      problems +=
+          fmt::format("restarts: ledger {} != engine {} preemptions + {} moves; ", l.restarts, r.preemptions, r.moves);
   }
   if (!problems.empty()) problems.resize(problems.size() - 2);
   return problems;

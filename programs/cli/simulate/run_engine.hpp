@@ -45,9 +45,9 @@ struct RunSetup {
 RunSetup make_run_setup(const Job& job, const PlanSpec& plan, const Trace* trace);
 
 struct RunResult {
-  bool finished = false;    // the work was done (not stopped, not cut)
-  bool cut = false;         // max_wall_s reached
-  uint32_t stop_reason = 0; // FRUGAL_STOP_* when a decision stopped the run
+  bool finished = false;     // the work was done (not stopped, not cut)
+  bool cut = false;          // max_wall_s reached
+  uint32_t stop_reason = 0;  // FRUGAL_STOP_* when a decision stopped the run
   double wall_s = 0.0;
   // The engine's own accounting, independent of the source's ledger.
   double dollars = 0.0, spot_dollars = 0.0, reserved_dollars = 0.0;

@@ -9,11 +9,15 @@ host::OptionsPtr make_options(const std::vector<OptionValue>& values) {
   auto options = host::make_options();
   for (const auto& v : values) {
     switch (v.type) {
-      case OptionValue::Type::kInt: host::check(frugal_options_set_int(options.get(), v.name.c_str(), v.int_value)); break;
+      case OptionValue::Type::kInt:
+        host::check(frugal_options_set_int(options.get(), v.name.c_str(), v.int_value));
+        break;
       case OptionValue::Type::kDouble:
         host::check(frugal_options_set_double(options.get(), v.name.c_str(), v.double_value));
         break;
-      case OptionValue::Type::kBool: host::check(frugal_options_set_bool(options.get(), v.name.c_str(), v.bool_value ? 1 : 0)); break;
+      case OptionValue::Type::kBool:
+        host::check(frugal_options_set_bool(options.get(), v.name.c_str(), v.bool_value ? 1 : 0));
+        break;
       case OptionValue::Type::kString:
         host::check(frugal_options_set_string(options.get(), v.name.c_str(), v.string_value.c_str()));
         break;

@@ -48,9 +48,9 @@ std::vector<PlanSpec> standard_plans(const Job& job) {
   spot.policies = {fixed_cadence(job)};
   plans.push_back(std::move(spot));
 
-  PlanSpec warmup = base_plan(job, "spot_then_reserved",
-                              "spot while the loss warms up, reserved once it descends steadily; Young/Daly checkpoints",
-                              FRUGAL_RESOURCE_SPOT);
+  PlanSpec warmup = base_plan(
+      job, "spot_then_reserved",
+      "spot while the loss warms up, reserved once it descends steadily; Young/Daly checkpoints", FRUGAL_RESOURCE_SPOT);
   warmup.policies = {{"spot_phase", {}}, {"checkpoint_cadence", {bool_option("young_daly", true)}}};
   plans.push_back(std::move(warmup));
 
@@ -64,11 +64,12 @@ std::vector<PlanSpec> standard_plans(const Job& job) {
   const int64_t max_nodes = 2 * int64_t{job.nodes};
   PlanSpec autoscaling = base_plan(
       job, "autoscaling",
-      fmt::format("as spot_heartbeats, on {} to {} nodes: more on a loss plateau, fewer when progress is fast", min_nodes,
-                  max_nodes),
+      fmt::format("as spot_heartbeats, on {} to {} nodes: more on a loss plateau, fewer when progress is fast",
+                  min_nodes, max_nodes),
       FRUGAL_RESOURCE_SPOT);
-  autoscaling.policies = {{"plateau_autoscaler", {int_option("min_nodes", min_nodes), int_option("max_nodes", max_nodes)}},
-                          heartbeat_cadence(job)};
+  autoscaling.policies = {
+      {"plateau_autoscaler", {int_option("min_nodes", min_nodes), int_option("max_nodes", max_nodes)}},
+      heartbeat_cadence(job)};
   plans.push_back(std::move(autoscaling));
   return plans;
 }

@@ -130,7 +130,8 @@ std::optional<double> parse_timestamp(std::string_view text) {
     double scale = 0.1;
     ++pos;
     const size_t digits_start = pos;
-    for (; pos < text.size() && text[pos] >= '0' && text[pos] <= '9'; ++pos, scale /= 10) fraction += (text[pos] - '0') * scale;
+    for (; pos < text.size() && text[pos] >= '0' && text[pos] <= '9'; ++pos, scale /= 10)
+      fraction += (text[pos] - '0') * scale;
     if (pos == digits_start) return std::nullopt;
   }
   int64_t zone_s = 0;

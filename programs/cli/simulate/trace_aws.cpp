@@ -48,25 +48,28 @@ Trace build_price_trace(std::vector<PriceRow> rows, const std::string& source, c
     std::map<SeriesKey, size_t> all;
     for (const auto& row : rows) ++all[{row.zone, row.instance_type, row.product}];
     std::string listing;
-    for (const auto& [key, n] : all) listing += fmt::format("{}{} ({} rows)", listing.empty() ? "" : ", ", series_name(key), n);
-    throw InputError(fmt::format("{}: no rows match zone '{}', instance type '{}', product '{}'; the file has: {}", source,
-                                 selection.zone, selection.instance_type, selection.product, listing));
+    for (const auto& [key, n] : all)
+      listing += fmt::format("{}{} ({} rows)", listing.empty() ? "" : ", ", series_name(key), n);
+    throw InputError(fmt::format("{}: no rows match zone '{}', instance type '{}', product '{}'; the file has: {}",
+                                 source, selection.zone, selection.instance_type, selection.product, listing));
   }
   // std::map iterates keys in order, so the first maximum is the smallest key.
-  const auto chosen = std::max_element(counts.begin(), counts.end(),
-                                       [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+  const auto chosen = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
+                        return a.second < b.second;
+                      })->first;
   std::vector<PriceRow> series;
   for (auto& row : rows)
     if (SeriesKey{row.zone, row.instance_type, row.product} == chosen) series.push_back(std::move(row));
-  std::stable_sort(series.begin(), series.end(), [](const PriceRow& a, const PriceRow& b) { return a.time_s < b.time_s; });
+  std::stable_sort(series.begin(), series.end(),
+                   [](const PriceRow& a, const PriceRow& b) { return a.time_s < b.time_s; });
 
   std::vector<TraceSegment> segments;
   const double origin = series.front().time_s;
   for (size_t i = 0; i < series.size(); ++i) {
     if (i > 0 && series[i].time_s == series[i - 1].time_s) {
       if (series[i].price != series[i - 1].price)
-        throw InputError(fmt::format("{}: two prices for the same time ({} and {}; the other row is {})", series[i].where,
-                                     series[i - 1].price, series[i].price, series[i - 1].where));
+        throw InputError(fmt::format("{}: two prices for the same time ({} and {}; the other row is {})",
+                                     series[i].where, series[i - 1].price, series[i].price, series[i - 1].where));
       continue;  // the same row twice (overlapping downloads)
     }
     segments.push_back({series[i].time_s - origin, true, series[i].price});
@@ -82,7 +85,8 @@ Trace build_price_trace(std::vector<PriceRow> rows, const std::string& source, c
 
 void check_price(double price, const std::string& where) {
   if (price < 0.0) throw InputError(fmt::format("{}: negative price {}", where, price));
-  if (price > kMaxPrice) throw InputError(fmt::format("{}: price {} is more than the limit of {:g}", where, price, kMaxPrice));
+  if (price > kMaxPrice)
+    throw InputError(fmt::format("{}: price {} is more than the limit of {:g}", where, price, kMaxPrice));
 }
 
 // ---- JSON ------------------------------------------------------------------
@@ -112,8 +116,9 @@ PriceRow json_row(const JsonValue& row, const std::string& where) {
   if (price->is_number()) value = json_number(*price);
   if (price->is_string()) value = parse_finite(price->get_ref<const std::string&>());
   if (!value)
-    throw InputError(fmt::format("{}.SpotPrice is not a number: {}", where,
-                                 price->is_string() ? "\"" + price->get<std::string>() + "\"" : json_kind_name(*price)));
+    throw InputError(
+        fmt::format("{}.SpotPrice is not a number: {}", where,
+                    price->is_string() ? "\"" + price->get<std::string>() + "\"" : json_kind_name(*price)));
   check_price(*value, where + ".SpotPrice");
   out.price = *value;
   const std::string stamp = json_string_field(row, "Timestamp", where, true);
@@ -155,8 +160,9 @@ bool looks_like_aws_header(std::string_view line) {
 Trace read_aws_json_trace(const JsonValue& root, const std::string& source, const TraceSelection& selection) {
   const JsonValue* history = json_member(root, "SpotPriceHistory");
   if (history == nullptr || !history->is_array())
-    fail_in(source, "wrong JSON shape: expected {\"SpotPriceHistory\": [...]} as written by aws ec2 "
-                    "describe-spot-price-history");
+    fail_in(source,
+            "wrong JSON shape: expected {\"SpotPriceHistory\": [...]} as written by aws ec2 "
+            "describe-spot-price-history");
   std::vector<PriceRow> rows;
   rows.reserve(history->size());
   for (size_t i = 0; i < history->size(); ++i)
@@ -176,7 +182,10 @@ Trace read_aws_csv_trace(std::string_view text, const std::string& source, const
     for (const int c : {kZone, kType, kPrice, kTime})
       if (columns[c] < 0)
         throw InputError(fmt::format("{}:{}: the header names no {} column", source, lines[0].number,
-                                     c == kZone ? "availability zone" : c == kType ? "instance type" : c == kPrice ? "price" : "timestamp"));
+                                     c == kZone    ? "availability zone"
+                                     : c == kType  ? "instance type"
+                                     : c == kPrice ? "price"
+                                                   : "timestamp"));
     first = 1;
   }
   std::vector<PriceRow> rows;

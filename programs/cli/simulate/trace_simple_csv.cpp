@@ -25,7 +25,8 @@ Trace read_simple_csv_trace(std::string_view text, const std::string& source) {
     const auto header = split_fields(lines[0].text);
     if (!parse_finite(header[0])) {
       const bool two = header.size() == 2 && header[0] == "time_s" && header[1] == "available";
-      const bool three = header.size() == 3 && header[0] == "time_s" && header[1] == "available" && header[2] == "spot_price";
+      const bool three =
+          header.size() == 3 && header[0] == "time_s" && header[1] == "available" && header[2] == "spot_price";
       if (!two && !three)
         throw InputError(fmt::format("{}:{}: expected the header time_s,available[,spot_price] or a data row, got '{}'",
                                      source, lines[0].number, lines[0].text));
@@ -44,13 +45,15 @@ Trace read_simple_csv_trace(std::string_view text, const std::string& source) {
   for (size_t l = first; l < lines.size(); ++l) {
     const std::string where = fmt::format("{}:{}", source, lines[l].number);
     const auto fields = split_fields(lines[l].text);
-    if (fields.size() != columns) throw InputError(fmt::format("{}: expected {} fields, got {}", where, columns, fields.size()));
+    if (fields.size() != columns)
+      throw InputError(fmt::format("{}: expected {} fields, got {}", where, columns, fields.size()));
     const auto time = parse_finite(fields[0]);
     if (!time) throw InputError(fmt::format("{}: time_s is not a number: '{}'", where, fields[0]));
     if (segments.empty() && *time != 0.0)
       throw InputError(fmt::format("{}: the first row must be at time_s 0 (the job's start), got {}", where, *time));
     if (*time > kMaxTraceSeconds)
-      throw InputError(fmt::format("{}: time_s {} is more than the limit of {:g} s from the start", where, *time, kMaxTraceSeconds));
+      throw InputError(
+          fmt::format("{}: time_s {} is more than the limit of {:g} s from the start", where, *time, kMaxTraceSeconds));
     if (!segments.empty() && *time <= segments.back().start_s)
       throw InputError(fmt::format("{}: time going backwards: {} after {}", where, *time, segments.back().start_s));
     TraceSegment segment{*time, parse_available(fields[1], where), 0.0};
@@ -58,7 +61,8 @@ Trace read_simple_csv_trace(std::string_view text, const std::string& source) {
       const auto price = parse_finite(fields[2]);
       if (!price) throw InputError(fmt::format("{}: spot_price is not a number: '{}'", where, fields[2]));
       if (*price < 0.0) throw InputError(fmt::format("{}: negative price {}", where, *price));
-      if (*price > kMaxPrice) throw InputError(fmt::format("{}: price {} is more than the limit of {:g}", where, *price, kMaxPrice));
+      if (*price > kMaxPrice)
+        throw InputError(fmt::format("{}: price {} is more than the limit of {:g}", where, *price, kMaxPrice));
       segment.spot_price = *price;
     }
     ever_available = ever_available || segment.available;

@@ -32,7 +32,8 @@ Trace read_skypilot_trace(const JsonValue& root, const std::string& source) {
   const JsonValue* metadata = json_member(root, "metadata");
   const JsonValue* data = json_member(root, "data");
   if (metadata == nullptr || data == nullptr)
-    fail_in(source, fmt::format("wrong JSON shape: {}; \"{}\" is missing", kShape, metadata == nullptr ? "metadata" : "data"));
+    fail_in(source,
+            fmt::format("wrong JSON shape: {}; \"{}\" is missing", kShape, metadata == nullptr ? "metadata" : "data"));
   if (!metadata->is_object())
     fail_in(source, fmt::format("wrong JSON shape: \"metadata\" must be an object, got {}", json_kind_name(*metadata)));
   if (!data->is_array())

@@ -13,7 +13,7 @@ namespace frugal_demo {
 struct Corpus {
   std::vector<std::vector<std::int32_t>> train;  // sequences of byte tokens (0..255), each 2..max_len tokens
   std::vector<std::vector<std::int32_t>> eval;   // held-out sequences, same form
-  std::string source;                             // what was read, for the report ("N files under DIR, B bytes")
+  std::string source;                            // what was read, for the report ("N files under DIR, B bytes")
   std::size_t bytes = 0;
 };
 
@@ -26,8 +26,7 @@ struct Corpus {
 // goes to eval. Throws std::runtime_error naming the path when a path does
 // not exist or nothing readable is found; std::invalid_argument when
 // max_len < 2.
-Corpus load_corpus(const std::vector<std::filesystem::path>& paths, std::size_t max_len,
-                   std::size_t eval_every = 20);
+Corpus load_corpus(const std::vector<std::filesystem::path>& paths, std::size_t max_len, std::size_t eval_every = 20);
 
 // {"/usr/share/common-licenses"}: the license texts of base-files, present
 // on every Debian machine (about 240 KB).

@@ -64,8 +64,8 @@ void EpochOrder::seek(std::span<const std::uint8_t> cursor) {
                              std::to_string(kCursorVersion));
   if (cursor[1] != static_cast<std::uint8_t>(kind_))
     throw std::runtime_error(what + "written by another kind of batch source ('" +
-                             std::string(1, static_cast<char>(cursor[1])) + "', this one is '" +
-                             std::string(1, kind_) + "')");
+                             std::string(1, static_cast<char>(cursor[1])) + "', this one is '" + std::string(1, kind_) +
+                             "')");
   const std::uint64_t epoch = get_u64(cursor, 2);
   const std::uint64_t index = get_u64(cursor, 10);
   const std::uint64_t count = get_u64(cursor, 18);

@@ -17,7 +17,7 @@ class EpochOrder {
   EpochOrder(std::size_t count, std::uint64_t seed, char kind);
 
   [[nodiscard]] std::size_t current() const { return permutation_[index_]; }  // train index at the position
-  void advance();                                                 // next sequence, reshuffling past the end
+  void advance();                                                             // next sequence, reshuffling past the end
   [[nodiscard]] std::uint64_t epoch() const { return epoch_; }
   [[nodiscard]] std::size_t index() const { return index_; }
   [[nodiscard]] std::size_t count() const { return count_; }

@@ -8,7 +8,10 @@ namespace frugal_demo {
 template <class T>
 AdamW<T>::AdamW(std::span<T> params, std::span<const T> grads, const AdamWOptions& options,
                 std::vector<std::uint8_t> decay_mask)
-    : params_(params), grads_(grads), options_(options), decay_mask_(std::move(decay_mask)),
+    : params_(params),
+      grads_(grads),
+      options_(options),
+      decay_mask_(std::move(decay_mask)),
       state_(2 * params.size(), T(0)) {
   if (grads.size() != params.size()) throw std::invalid_argument("AdamW: params and grads differ in size");
   if (!decay_mask_.empty() && decay_mask_.size() != params.size())

@@ -7,8 +7,7 @@
 namespace frugal_demo {
 
 template <class T>
-Embedding<T>::Embedding(std::size_t rows, std::size_t dim, ParamView<T> table)
-    : rows_(rows), dim_(dim), table_(table) {
+Embedding<T>::Embedding(std::size_t rows, std::size_t dim, ParamView<T> table) : rows_(rows), dim_(dim), table_(table) {
   if (table.value.size() != rows * dim) throw std::invalid_argument("Embedding: table size mismatch");
 }
 

@@ -20,10 +20,9 @@ void select_topk_with_capacity(const RouteRequest<T>& request, std::span<std::in
     if (!request.active.empty() && request.active[t] == 0) continue;
     const T* logits = request.logits.data() + t * experts;
     std::iota(order.begin(), order.end(), std::size_t{0});
-    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
-                      [logits](std::size_t a, std::size_t b) {
-                        return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
-                      });
+    std::partial_sort(
+        order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
+        [logits](std::size_t a, std::size_t b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); });
     for (std::size_t s = 0; s < k; ++s) {
       const std::size_t e = order[s];
       if (used[e] < request.capacity) {
@@ -58,7 +57,8 @@ std::vector<T> FfnMoe<T>::forward(std::span<const T> x, std::span<const std::uin
   tokens_ = n;
   active_.assign(n, 1);
   if (!active.empty()) std::copy(active.begin(), active.end(), active_.begin());
-  active_count_ = static_cast<std::size_t>(std::count_if(active_.begin(), active_.end(), [](auto a) { return a != 0; }));
+  active_count_ =
+      static_cast<std::size_t>(std::count_if(active_.begin(), active_.end(), [](auto a) { return a != 0; }));
 
   const std::vector<T> logits = gate_.forward(x);
   probs_.resize(n * experts);
@@ -79,8 +79,8 @@ std::vector<T> FfnMoe<T>::forward(std::span<const T> x, std::span<const std::uin
   request.k = k;
   request.layer = layer_;
   if (options_.capacity_factor > 0) {
-    const double want = std::ceil(options_.capacity_factor * static_cast<double>(active_count_ * k) /
-                                  static_cast<double>(experts));
+    const double want =
+        std::ceil(options_.capacity_factor * static_cast<double>(active_count_ * k) / static_cast<double>(experts));
     request.capacity = std::max<std::size_t>(1, static_cast<std::size_t>(want));
   } else {
     request.capacity = std::max<std::size_t>(1, active_count_ * k);

@@ -69,7 +69,7 @@ class FfnMoe {
 
   T aux_loss() const { return aux_loss_; }
   [[nodiscard]] const std::vector<std::size_t>& loads() const { return loads_; }  // assignments per expert
-  [[nodiscard]] std::size_t dropped() const { return dropped_; }                   // dropped slots of active tokens
+  [[nodiscard]] std::size_t dropped() const { return dropped_; }                  // dropped slots of active tokens
   [[nodiscard]] std::span<const std::int32_t> choices() const { return choice_; }
 
   Linear<T>& gate() { return gate_; }
@@ -88,9 +88,9 @@ class FfnMoe {
   std::size_t tokens_ = 0;
   std::size_t active_count_ = 0;
   std::vector<std::uint8_t> active_;
-  std::vector<T> probs_;                // [n, E] full softmax of the logits
-  std::vector<std::int32_t> choice_;    // [n, k]
-  std::vector<T> weights_;              // [n, k] combine weights (0 if dropped)
+  std::vector<T> probs_;                         // [n, E] full softmax of the logits
+  std::vector<std::int32_t> choice_;             // [n, k]
+  std::vector<T> weights_;                       // [n, k] combine weights (0 if dropped)
   std::vector<std::vector<std::size_t>> slots_;  // per expert: t * k + s, token order
   std::vector<std::vector<T>> expert_out_;       // per expert: [rows, d_model]
   std::vector<std::size_t> loads_;

@@ -25,13 +25,10 @@ class Linear {
   std::vector<T> backward(std::span<const T> d_out);
 
   // Hooks are not owned; nullptr turns a hook off.
-  void set_fake_quant(FakeQuant* weight, FakeQuant* input)
-    requires std::is_same_v<T, float>
-  {
+  void set_fake_quant(FakeQuant* weight, FakeQuant* input) requires std::is_same_v<T, float> {
     weight_quant_ = weight;
     input_quant_ = input;
   }
-
 
  private:
   std::size_t in_;

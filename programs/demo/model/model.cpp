@@ -89,10 +89,9 @@ Model<T>::Model(const ModelConfig& config) : config_(config) {
     const LayerIds& li = ids[l];
     auto layer = std::make_unique<Layer>();
     layer->norm1 = std::make_unique<RmsNorm<T>>(d, params_.view(li.norm1), c.norm_eps);
-    layer->attn = std::make_unique<Attention<T>>(
-        d, c.heads,
-        AttentionParams<T>{params_.view(li.qkv_w), params_.view(li.qkv_b), params_.view(li.out_w),
-                           params_.view(li.out_b)});
+    layer->attn = std::make_unique<Attention<T>>(d, c.heads,
+                                                 AttentionParams<T>{params_.view(li.qkv_w), params_.view(li.qkv_b),
+                                                                    params_.view(li.out_w), params_.view(li.out_b)});
     layer->norm2 = std::make_unique<RmsNorm<T>>(d, params_.view(li.norm2), c.norm_eps);
     std::vector<FfnParams<T>> ffn;
     for (std::size_t e = 0; e < n_ffn; ++e)
@@ -115,8 +114,7 @@ Model<T>::~Model() = default;
 template <class T>
 const StepStats& Model<T>::forward(const Batch& batch) {
   const std::size_t n = batch.rows * batch.seq;
-  if (batch.tokens.size() != n || batch.labels.size() != n || batch.positions.size() != n ||
-      batch.segments.size() != n)
+  if (batch.tokens.size() != n || batch.labels.size() != n || batch.positions.size() != n || batch.segments.size() != n)
     throw std::invalid_argument("Model::forward: batch arrays must hold rows * seq entries");
   std::vector<T> x = tok_emb_->forward(batch.tokens);
   const std::vector<T> pos = pos_emb_->forward(batch.positions);

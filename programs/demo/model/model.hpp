@@ -39,11 +39,11 @@ struct ModelConfig {
 };
 
 struct StepStats {
-  double loss = 0;       // mean cross-entropy over counted labels
-  double aux_loss = 0;   // sum of the MoE layers' balancing losses
-  std::size_t tokens = 0;  // labels counted in the loss
+  double loss = 0;                                     // mean cross-entropy over counted labels
+  double aux_loss = 0;                                 // sum of the MoE layers' balancing losses
+  std::size_t tokens = 0;                              // labels counted in the loss
   std::vector<std::vector<std::size_t>> expert_loads;  // [MoE layer][expert]
-  std::size_t dropped = 0;  // dropped (token, slot) assignments, all layers
+  std::size_t dropped = 0;                             // dropped (token, slot) assignments, all layers
 };
 
 template <class T>

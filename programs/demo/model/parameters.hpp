@@ -64,6 +64,7 @@ class InitRng {
   std::uint64_t next_u64() { return bits_.next(); }
   double uniform();  // in (0, 1)
   double normal();
+
  private:
   SplitMix64 bits_;
   double spare_ = 0.0;

@@ -2,8 +2,8 @@
 // checked, every error naming file:line and the column.
 #pragma once
 
-#include <cstdint>
 #include <climits>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -29,7 +29,7 @@ class CsvTable {
   [[nodiscard]] std::string text(const CsvRow& row, std::string_view column) const;
   // An integer within [min, max].
   [[nodiscard]] std::int64_t integer(const CsvRow& row, std::string_view column, std::int64_t min = INT64_MIN,
-                       std::int64_t max = INT64_MAX) const;
+                                     std::int64_t max = INT64_MAX) const;
   // A small non-negative count or index (attempt, layer, nodes...).
   [[nodiscard]] int index(const CsvRow& row, std::string_view column) const {
     return static_cast<int>(integer(row, column, 0, 1'000'000'000));
@@ -38,7 +38,8 @@ class CsvTable {
   // to report, not a malformed file.
   [[nodiscard]] double number(const CsvRow& row, std::string_view column, bool finite_only = true) const;
   // One of `allowed`, or an error listing them.
-  [[nodiscard]] std::string choice(const CsvRow& row, std::string_view column, const std::vector<std::string_view>& allowed) const;
+  [[nodiscard]] std::string choice(const CsvRow& row, std::string_view column,
+                                   const std::vector<std::string_view>& allowed) const;
 
  private:
   [[noreturn]] void fail(const CsvRow& row, std::string_view column, std::string_view what) const;

@@ -43,7 +43,8 @@ std::optional<double> value_at(const Curve& curve, double x) {
   if (curve.empty()) return std::nullopt;
   if (x <= curve.front().x) return curve.front().y;
   if (x >= curve.back().x) return curve.back().y;
-  const auto after = std::upper_bound(curve.begin(), curve.end(), x, [](double v, const CurvePoint& p) { return v < p.x; });
+  const auto after =
+      std::upper_bound(curve.begin(), curve.end(), x, [](double v, const CurvePoint& p) { return v < p.x; });
   const auto before = after - 1;
   const double span = after->x - before->x;
   if (span <= 0.0) return after->y;

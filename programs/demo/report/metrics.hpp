@@ -24,20 +24,20 @@ inline constexpr const char* kRunInfoFile = "run.csv";
 
 // steps.csv: one optimizer step of one attempt.
 struct StepRecord {
-  int attempt = 0;                 // 0 for the first process, +1 per restart
-  std::int64_t step = 0;           // the optimizer step just done, 1-based
-  double clock_s = 0.0;            // job clock: seconds since the run's first start
-  std::int64_t real_tokens = 0;    // tokens of text in this step's batch
-  std::int64_t slots = 0;          // token slots of the batch (padding included)
+  int attempt = 0;               // 0 for the first process, +1 per restart
+  std::int64_t step = 0;         // the optimizer step just done, 1-based
+  double clock_s = 0.0;          // job clock: seconds since the run's first start
+  std::int64_t real_tokens = 0;  // tokens of text in this step's batch
+  std::int64_t slots = 0;        // token slots of the batch (padding included)
   double loss = 0.0;
-  double aux_loss = 0.0;           // router load-balancing loss (0 for dense)
+  double aux_loss = 0.0;  // router load-balancing loss (0 for dense)
   double lr = 0.0;
   std::string resource = "reserved";  // "spot" or "reserved"
   double price_per_node_hour = 0.0;
   int nodes = 1;
-  double dollars = 0.0;            // the scheduler ledger's total so far
-  std::string checkpoint;          // "", "heartbeat" or "full" saved at this step
-  double stall_s = 0.0;            // training stall of that save (job clock)
+  double dollars = 0.0;    // the scheduler ledger's total so far
+  std::string checkpoint;  // "", "heartbeat" or "full" saved at this step
+  double stall_s = 0.0;    // training stall of that save (job clock)
 };
 
 // eval.csv: held-out loss.

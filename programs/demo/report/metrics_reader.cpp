@@ -32,7 +32,8 @@ void read_steps(const std::filesystem::path& dir, std::vector<StepRecord>& steps
     r.checkpoint = t->choice(row, "checkpoint", {"", "heartbeat", "full"});
     r.stall_s = t->number(row, "stall_s");
     if (r.step < 1 || r.real_tokens < 0 || r.slots < r.real_tokens)
-      throw std::runtime_error(fmt::format("{}:{}: need step >= 1 and 0 <= real_tokens <= slots", file.string(), row.line));
+      throw std::runtime_error(
+          fmt::format("{}:{}: need step >= 1 and 0 <= real_tokens <= slots", file.string(), row.line));
     steps.push_back(std::move(r));
   }
 }
@@ -41,16 +42,16 @@ void read_evals(const std::filesystem::path& dir, RunMetrics& m) {
   const auto t = CsvTable::read(dir / kEvalFile, {"attempt", "step", "clock_s", "eval_loss"});
   if (!t) return;
   for (const auto& row : t->rows())
-    m.evals.push_back(EvalRecord{t->index(row, "attempt"), t->integer(row, "step"),
-                                 t->number(row, "clock_s"), t->number(row, "eval_loss", false)});
+    m.evals.push_back(EvalRecord{t->index(row, "attempt"), t->integer(row, "step"), t->number(row, "clock_s"),
+                                 t->number(row, "eval_loss", false)});
 }
 
 void read_events(const std::filesystem::path& dir, RunMetrics& m) {
   const auto t = CsvTable::read(dir / kEventsFile, {"clock_s", "attempt", "event", "step", "detail"});
   if (!t) return;
   for (const auto& row : t->rows())
-    m.events.push_back(EventRecord{t->number(row, "clock_s"), t->index(row, "attempt"),
-                                   t->text(row, "event"), t->integer(row, "step"), t->text(row, "detail")});
+    m.events.push_back(EventRecord{t->number(row, "clock_s"), t->index(row, "attempt"), t->text(row, "event"),
+                                   t->integer(row, "step"), t->text(row, "detail")});
 }
 
 void read_experts(const std::filesystem::path& dir, RunMetrics& m) {
@@ -58,8 +59,8 @@ void read_experts(const std::filesystem::path& dir, RunMetrics& m) {
   const auto t = CsvTable::read(file, {"step", "layer", "expert", "load"});
   if (!t) return;
   for (const auto& row : t->rows())
-    m.experts.push_back(ExpertLoadRecord{t->integer(row, "step"), t->index(row, "layer"),
-                                         t->index(row, "expert"), t->number(row, "load")});
+    m.experts.push_back(ExpertLoadRecord{t->integer(row, "step"), t->index(row, "layer"), t->index(row, "expert"),
+                                         t->number(row, "load")});
 }
 
 void read_resumes(const std::filesystem::path& dir, RunMetrics& m) {

@@ -101,8 +101,8 @@ void MetricsWriter::step(const StepRecord& r) {
   file(kStepsFile)
       .append_line(fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}", attempt_, r.step, csv_double(r.clock_s),
                                r.real_tokens, r.slots, csv_loss(r.loss), csv_loss(r.aux_loss), csv_double(r.lr),
-                               csv_field(r.resource), csv_double(r.price_per_node_hour), r.nodes,
-                               csv_double(r.dollars), csv_field(r.checkpoint), csv_double(r.stall_s)));
+                               csv_field(r.resource), csv_double(r.price_per_node_hour), r.nodes, csv_double(r.dollars),
+                               csv_field(r.checkpoint), csv_double(r.stall_s)));
 }
 
 void MetricsWriter::eval(std::int64_t step, double clock_s, double eval_loss) {
@@ -111,14 +111,16 @@ void MetricsWriter::eval(std::int64_t step, double clock_s, double eval_loss) {
 
 void MetricsWriter::event(double clock_s, std::string_view event, std::int64_t step, std::string_view detail) {
   file(kEventsFile)
-      .append_line(fmt::format("{},{},{},{},{}", csv_double(clock_s), attempt_, csv_field(event), step, csv_field(detail)));
+      .append_line(
+          fmt::format("{},{},{},{},{}", csv_double(clock_s), attempt_, csv_field(event), step, csv_field(detail)));
 }
 
 void MetricsWriter::expert_load(std::int64_t step, int layer, int expert, double load) {
   file(kExpertsFile).append_line(fmt::format("{},{},{},{}", step, layer, expert, csv_double(load)));
 }
 
-void MetricsWriter::resume(std::int64_t restored_step, std::int64_t replayed_step, double loss_before, double loss_after) {
+void MetricsWriter::resume(std::int64_t restored_step, std::int64_t replayed_step, double loss_before,
+                           double loss_after) {
   file(kResumeFile)
       .append_line(fmt::format("{},{},{},{},{}", attempt_, restored_step, replayed_step, csv_loss(loss_before),
                                csv_loss(loss_after)));

@@ -101,8 +101,9 @@ ResumeCheck check_resumes(const RunMetrics& run) {
     if (e.event != "resume") continue;
     c.restored_steps.push_back(e.step);
     const bool saved =
-        std::any_of(run.steps.begin(), run.steps.end(),
-                    [&](const StepRecord& s) { return s.step == e.step && !s.checkpoint.empty() && s.attempt < e.attempt; }) ||
+        std::any_of(
+            run.steps.begin(), run.steps.end(),
+            [&](const StepRecord& s) { return s.step == e.step && !s.checkpoint.empty() && s.attempt < e.attempt; }) ||
         std::any_of(run.events.begin(), run.events.end(), [&](const EventRecord& x) {
           return x.step == e.step && x.attempt < e.attempt && (x.event == "emergency_save" || x.event == "checkpoint");
         });

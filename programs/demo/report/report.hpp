@@ -19,24 +19,24 @@ namespace frugal_demo {
 // One preemption: an attempt that got a notice or was killed.
 struct Preemption {
   int attempt = 0;
-  std::optional<double> notice_clock_s;  // preempt_notice, when one came
-  double end_clock_s = 0.0;              // killed event (else the attempt's last record)
-  std::string signal;                    // killed event's detail ("" when none)
-  std::int64_t last_step = 0;            // last step the attempt finished
-  std::int64_t checkpoint_step = 0;      // the state the next attempt starts from
-  double checkpoint_clock_s = 0.0;       // when that step was logged
-  std::int64_t steps_lost = 0;           // last_step - checkpoint_step
-  double seconds_lost = 0.0;             // end_clock_s - checkpoint_clock_s
+  std::optional<double> notice_clock_s;       // preempt_notice, when one came
+  double end_clock_s = 0.0;                   // killed event (else the attempt's last record)
+  std::string signal;                         // killed event's detail ("" when none)
+  std::int64_t last_step = 0;                 // last step the attempt finished
+  std::int64_t checkpoint_step = 0;           // the state the next attempt starts from
+  double checkpoint_clock_s = 0.0;            // when that step was logged
+  std::int64_t steps_lost = 0;                // last_step - checkpoint_step
+  double seconds_lost = 0.0;                  // end_clock_s - checkpoint_clock_s
   std::optional<std::int64_t> restored_step;  // the next attempt's resume event
 };
 
 // Did the resumed attempts continue where the checkpoint left off?
 struct ResumeCheck {
-  std::size_t replayed_steps = 0;             // rows of resume.csv
-  std::optional<double> max_abs_loss_diff;    // max |loss_before - loss_after|
-  std::vector<std::int64_t> restored_steps;   // from resume events
-  bool exact = false;                         // replayed at least one step, all losses equal
-  bool from_checkpointed_step = false;        // every restored step had a checkpoint saved at it
+  std::size_t replayed_steps = 0;            // rows of resume.csv
+  std::optional<double> max_abs_loss_diff;   // max |loss_before - loss_after|
+  std::vector<std::int64_t> restored_steps;  // from resume events
+  bool exact = false;                        // replayed at least one step, all losses equal
+  bool from_checkpointed_step = false;       // every restored step had a checkpoint saved at it
 };
 
 // Expert load balance of one MoE layer at the last step experts.csv has.
@@ -48,19 +48,19 @@ struct LayerBalance {
 };
 
 struct RunFigures {
-  std::string name;                     // "baseline" or "frugal"
+  std::string name;  // "baseline" or "frugal"
   std::filesystem::path dir;
-  std::int64_t steps = 0;               // the last step reached
-  int attempts = 0;                     // processes that logged a step
+  std::int64_t steps = 0;  // the last step reached
+  int attempts = 0;        // processes that logged a step
   // Tokens of the run's own history: each step once (a replayed step
   // counts as its last attempt logged it).
   std::int64_t real_tokens = 0;
   std::int64_t slots = 0;
-  std::int64_t processed_tokens = 0;    // every logged step, replays included
-  double padding_waste = 0.0;           // 1 - real_tokens / slots
-  double clock_s = 0.0;                 // job clock at the end (last step or event)
-  double tokens_per_s = 0.0;            // real_tokens / clock_s (downtime and replays cost time)
-  std::optional<double> time_scale;     // run.csv: job-clock seconds per real second
+  std::int64_t processed_tokens = 0;  // every logged step, replays included
+  double padding_waste = 0.0;         // 1 - real_tokens / slots
+  double clock_s = 0.0;               // job clock at the end (last step or event)
+  double tokens_per_s = 0.0;          // real_tokens / clock_s (downtime and replays cost time)
+  std::optional<double> time_scale;   // run.csv: job-clock seconds per real second
   std::optional<double> tokens_per_real_s;
   // Training loss: mean of the first and of the last kLossWindow steps.
   double train_loss_start = 0.0;
@@ -71,13 +71,13 @@ struct RunFigures {
   std::int64_t checkpoints_full = 0, checkpoints_heartbeat = 0;
   std::int64_t emergency_saves = 0;
   double stall_total_s = 0.0;
-  std::optional<double> stall_mean_s;   // per checkpoint
+  std::optional<double> stall_mean_s;  // per checkpoint
   std::int64_t preempt_notices = 0, kills = 0, restarts = 0;
   std::vector<Preemption> preemptions;
   std::optional<double> mean_steps_lost, mean_seconds_lost;  // per preemption
   ResumeCheck resume;
   bool has_ledger = false;
-  LedgerTotals dollars;                 // ledger.csv (else dollars from the last step)
+  LedgerTotals dollars;  // ledger.csv (else dollars from the last step)
   std::optional<std::int64_t> experts_step;
   std::vector<LayerBalance> expert_balance;
   std::optional<double> worst_max_over_mean, mean_cv;
@@ -85,10 +85,10 @@ struct RunFigures {
 };
 
 struct Savings {
-  std::optional<double> dollars_ratio;   // frugal / baseline
-  double dollars_saved = 0.0;            // baseline - frugal
+  std::optional<double> dollars_ratio;  // frugal / baseline
+  double dollars_saved = 0.0;           // baseline - frugal
   std::optional<double> tokens_per_s_ratio;
-  double padding_waste_delta = 0.0;      // frugal - baseline (fraction)
+  double padding_waste_delta = 0.0;                     // frugal - baseline (fraction)
   std::optional<double> eval_loss_delta_at_equal_time;  // frugal - baseline
   // The baseline's final eval loss, and when / for how much frugal's eval
   // curve first reached it (linear between evals; dollars linear between

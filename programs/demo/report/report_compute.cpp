@@ -40,7 +40,8 @@ Report compute_report(const RunMetrics& baseline, const RunMetrics& frugal) {
   if (s.target_loss) {
     s.baseline_dollars_to_target = value_at(dollars_curve(baseline), *r.baseline.eval_clock_final_s);
     s.frugal_clock_to_target_s = first_reach(frugal_eval, *s.target_loss);
-    if (s.frugal_clock_to_target_s) s.frugal_dollars_to_target = value_at(dollars_curve(frugal), *s.frugal_clock_to_target_s);
+    if (s.frugal_clock_to_target_s)
+      s.frugal_dollars_to_target = value_at(dollars_curve(frugal), *s.frugal_clock_to_target_s);
     if (s.frugal_dollars_to_target && s.baseline_dollars_to_target)
       s.dollars_to_target_ratio = ratio(*s.frugal_dollars_to_target, *s.baseline_dollars_to_target);
   }

@@ -38,17 +38,17 @@ struct Panel {
 
 std::string frame(const Panel& p, std::string_view title, std::string_view y_label) {
   const double right = kWidth - kRight, bottom = p.top + p.height;
-  std::string out = fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"13\" font-weight=\"bold\">{}</text>\n", kLeft,
-                                p.top - 10.0, frugal::xml::xml_text(title));
+  std::string out = fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"13\" font-weight=\"bold\">{}</text>\n",
+                                kLeft, p.top - 10.0, frugal::xml::xml_text(title));
   for (const double t : p.x.ticks()) {
-    out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e4e4e4\"/>\n", p.px(t),
-                       p.top, bottom);
+    out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e4e4e4\"/>\n",
+                       p.px(t), p.top, bottom);
     out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"middle\">{}</text>\n", p.px(t),
                        bottom + 15.0, tick_text(t, p.x.step));
   }
   for (const double t : p.y.ticks()) {
-    out += fmt::format("<line x1=\"{1:.1f}\" y1=\"{0:.1f}\" x2=\"{2:.1f}\" y2=\"{0:.1f}\" stroke=\"#e4e4e4\"/>\n", p.py(t),
-                       kLeft, right);
+    out += fmt::format("<line x1=\"{1:.1f}\" y1=\"{0:.1f}\" x2=\"{2:.1f}\" y2=\"{0:.1f}\" stroke=\"#e4e4e4\"/>\n",
+                       p.py(t), kLeft, right);
     out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{}</text>\n", kLeft - 6.0,
                        p.py(t) + 4.0, tick_text(t, p.y.step));
   }
@@ -58,7 +58,8 @@ std::string frame(const Panel& p, std::string_view title, std::string_view y_lab
   out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"middle\">job clock (s)</text>\n",
                      (kLeft + right) / 2.0, bottom + 32.0);
   out += fmt::format(
-      "<text x=\"16\" y=\"{0:.1f}\" font-size=\"11\" text-anchor=\"middle\" transform=\"rotate(-90 16 {0:.1f})\">{1}</text>\n",
+      "<text x=\"16\" y=\"{0:.1f}\" font-size=\"11\" text-anchor=\"middle\" transform=\"rotate(-90 16 "
+      "{0:.1f})\">{1}</text>\n",
       p.top + p.height / 2.0, frugal::xml::xml_text(y_label));
   return out;
 }
@@ -76,7 +77,8 @@ std::string polyline(const Panel& p, const Curve& c, const char* colour, double 
 }
 
 // The frugal run's checkpoints, kills and restarts, marked on its curve.
-std::string markers(const Panel& loss, const Panel& cost, const RunMetrics& run, const Curve& eval, const Curve& train) {
+std::string markers(const Panel& loss, const Panel& cost, const RunMetrics& run, const Curve& eval,
+                    const Curve& train) {
   std::string out;
   // On the eval curve within its clock range; before the first eval (or
   // without evals) on the training curve, which starts at the first step.
@@ -89,7 +91,8 @@ std::string markers(const Panel& loss, const Panel& cost, const RunMetrics& run,
     if (s.checkpoint.empty()) continue;
     const bool full = s.checkpoint == "full";
     out += fmt::format(
-        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\" stroke=\"{}\"><title>{} checkpoint, step {}</title></circle>\n",
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\" stroke=\"{}\"><title>{} checkpoint, step "
+        "{}</title></circle>\n",
         loss.px(s.clock_s), y_at(s.clock_s), full ? 3.5 : 2.5, full ? kFrugalColour : "#ffffff", kFrugalColour,
         s.checkpoint, s.step);
   }
@@ -97,10 +100,12 @@ std::string markers(const Panel& loss, const Panel& cost, const RunMetrics& run,
     const double x = loss.px(e.clock_s), y = y_at(e.clock_s);
     if (e.event == "killed") {
       out += fmt::format(
-          "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\" stroke-dasharray=\"4 3\"/>\n", x,
-          loss.top, cost.top + cost.height, kPreemptColour);
+          "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\" stroke-dasharray=\"4 "
+          "3\"/>\n",
+          x, loss.top, cost.top + cost.height, kPreemptColour);
       out += fmt::format(
-          "<path d=\"M{0:.1f} {1:.1f} l8 8 m0 -8 l-8 8\" stroke=\"{2}\" stroke-width=\"2.5\"><title>preempted: attempt {3} "
+          "<path d=\"M{0:.1f} {1:.1f} l8 8 m0 -8 l-8 8\" stroke=\"{2}\" stroke-width=\"2.5\"><title>preempted: attempt "
+          "{3} "
           "killed ({4}) after step {5}</title></path>\n",
           x - 4.0, y - 4.0, kPreemptColour, e.attempt, frugal::xml::xml_text(e.detail), e.step);
     } else if (e.event == "resume") {
@@ -119,16 +124,19 @@ std::string legend() {
     const char* label;
   };
   const auto line = [](const char* colour, double opacity) {
-    return fmt::format("<line x1=\"0\" y1=\"0\" x2=\"18\" y2=\"0\" stroke=\"{}\" stroke-width=\"2\" stroke-opacity=\"{:.2f}\"/>",
-                       colour, opacity);
+    return fmt::format(
+        "<line x1=\"0\" y1=\"0\" x2=\"18\" y2=\"0\" stroke=\"{}\" stroke-width=\"2\" stroke-opacity=\"{:.2f}\"/>",
+        colour, opacity);
   };
   const Item items[] = {
       {line(kBaselineColour, 1.0), "baseline eval loss"},
       {line(kFrugalColour, 1.0), "frugal eval loss"},
       {line("#777777", 0.35), "training loss (light)"},
-      {fmt::format("<circle cx=\"9\" cy=\"0\" r=\"3.5\" fill=\"{0}\" stroke=\"{0}\"/>", kFrugalColour), "full checkpoint"},
+      {fmt::format("<circle cx=\"9\" cy=\"0\" r=\"3.5\" fill=\"{0}\" stroke=\"{0}\"/>", kFrugalColour),
+       "full checkpoint"},
       {fmt::format("<circle cx=\"9\" cy=\"0\" r=\"2.5\" fill=\"#ffffff\" stroke=\"{}\"/>", kFrugalColour), "heartbeat"},
-      {fmt::format("<path d=\"M5 -4 l8 8 m0 -8 l-8 8\" stroke=\"{}\" stroke-width=\"2.5\"/>", kPreemptColour), "preemption (kill)"},
+      {fmt::format("<path d=\"M5 -4 l8 8 m0 -8 l-8 8\" stroke=\"{}\" stroke-width=\"2.5\"/>", kPreemptColour),
+       "preemption (kill)"},
       {fmt::format("<path d=\"M9 -6 l5 9 l-10 0 z\" fill=\"{}\"/>", kRestartColour), "restart (resume)"},
   };
   std::string out = "<g id=\"legend\" font-size=\"11\">\n";
@@ -162,8 +170,8 @@ void write_report_svg(const RunMetrics& baseline, const RunMetrics& frugal, cons
   const Curve base_train = train_loss_curve(baseline), frugal_train = train_loss_curve(frugal);
   const Curve base_cost = dollars_curve(baseline), frugal_cost = dollars_curve(frugal);
 
-  const double clock_max = std::max({report.baseline.clock_s, report.frugal.clock_s,
-                                     max_x({&base_eval, &frugal_eval, &base_train, &frugal_train})});
+  const double clock_max = std::max(
+      {report.baseline.clock_s, report.frugal.clock_s, max_x({&base_eval, &frugal_eval, &base_train, &frugal_train})});
   double loss_lo = std::numeric_limits<double>::infinity();
   double loss_hi = -std::numeric_limits<double>::infinity();
   for (const auto* c : {&base_eval, &frugal_eval, &base_train, &frugal_train})
@@ -199,7 +207,8 @@ void write_report_svg(const RunMetrics& baseline, const RunMetrics& frugal, cons
   out += polyline(cost, frugal_cost, kFrugalColour, 2.0, 1.0, "frugal dollars");
   out += markers(loss, cost, frugal, frugal_eval, frugal_train);
   out += fmt::format(
-      "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"#555555\">blue: baseline (padded, dense, fp32, reserved); "
+      "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"#555555\">blue: baseline (padded, dense, fp32, "
+      "reserved); "
       "orange: frugal (packed, MoE, FP8 QAT, spot then reserved)</text>\n",
       kLeft, kHeight - 10.0);
   out += "</svg>\n";

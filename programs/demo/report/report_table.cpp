@@ -40,21 +40,24 @@ std::vector<Row> rows(const Report& r) {
   both("optimizer steps", [](const RunFigures& x) { return fmt::format("{}", x.steps); });
   both("processes (attempts)", [](const RunFigures& x) { return fmt::format("{}", x.attempts); });
   both("real tokens trained", [](const RunFigures& x) { return fmt::format("{}", x.real_tokens); });
-  both("padding waste (%)", [](const RunFigures& x) { return percent(x.padding_waste); },
-       signed_num(100.0 * s.padding_waste_delta, 1, " pp"));
-  both("tokens/s (job clock)", [](const RunFigures& x) { return num(x.tokens_per_s, 1); }, times(s.tokens_per_s_ratio));
+  both(
+      "padding waste (%)", [](const RunFigures& x) { return percent(x.padding_waste); },
+      signed_num(100.0 * s.padding_waste_delta, 1, " pp"));
+  both(
+      "tokens/s (job clock)", [](const RunFigures& x) { return num(x.tokens_per_s, 1); }, times(s.tokens_per_s_ratio));
   if (b.tokens_per_real_s || f.tokens_per_real_s)
-    both("tokens/s (real time)", [](const RunFigures& x) { return num(x.tokens_per_real_s, 1); },
-         times(ratio(f.tokens_per_real_s, b.tokens_per_real_s)));
+    both(
+        "tokens/s (real time)", [](const RunFigures& x) { return num(x.tokens_per_real_s, 1); },
+        times(ratio(f.tokens_per_real_s, b.tokens_per_real_s)));
   both("job clock (s)", [](const RunFigures& x) { return num(x.clock_s, 1); });
   both(fmt::format("training loss (mean of {} steps)", kLossWindow),
        [](const RunFigures& x) { return fmt::format("{:.3f}->{:.3f}", x.train_loss_start, x.train_loss_end); });
-  both("eval loss, first -> final", [](const RunFigures& x) {
-    return fmt::format("{}->{}", num(x.eval_loss_first, 3), num(x.eval_loss_final, 3));
-  });
-  both(fmt::format("eval loss at equal time ({:.1f} s)", r.equal_time_clock_s),
-       [](const RunFigures& x) { return num(x.eval_loss_at_equal_time, 3); },
-       signed_num(s.eval_loss_delta_at_equal_time, 3));
+  both("eval loss, first -> final",
+       [](const RunFigures& x) { return fmt::format("{}->{}", num(x.eval_loss_first, 3), num(x.eval_loss_final, 3)); });
+  both(
+      fmt::format("eval loss at equal time ({:.1f} s)", r.equal_time_clock_s),
+      [](const RunFigures& x) { return num(x.eval_loss_at_equal_time, 3); },
+      signed_num(s.eval_loss_delta_at_equal_time, 3));
   both("checkpoints (full / heartbeat)",
        [](const RunFigures& x) { return fmt::format("{} / {}", x.checkpoints_full, x.checkpoints_heartbeat); });
   both("checkpoint stall, total (s)", [](const RunFigures& x) { return num(x.stall_total_s, 2); });
@@ -63,8 +66,9 @@ std::vector<Row> rows(const Report& r) {
        [](const RunFigures& x) { return fmt::format("{} / {}", x.preempt_notices, x.kills); });
   both("work lost per preemption (steps)", [](const RunFigures& x) { return num(x.mean_steps_lost, 1); });
   both("work lost per preemption (s)", [](const RunFigures& x) { return num(x.mean_seconds_lost, 1); });
-  both("simulated cost ($)", [](const RunFigures& x) { return num(x.dollars.dollars, 4); },
-       s.dollars_ratio ? fmt::format("x{:.2f}, saves ${:.4f}", *s.dollars_ratio, s.dollars_saved) : std::string());
+  both(
+      "simulated cost ($)", [](const RunFigures& x) { return num(x.dollars.dollars, 4); },
+      s.dollars_ratio ? fmt::format("x{:.2f}, saves ${:.4f}", *s.dollars_ratio, s.dollars_saved) : std::string());
   both("  spot / reserved ($)", [](const RunFigures& x) {
     return fmt::format("{:.4f} / {:.4f}", x.dollars.spot_dollars, x.dollars.reserved_dollars);
   });
@@ -82,11 +86,13 @@ std::vector<Row> rows(const Report& r) {
 
 void print_preemptions(const RunFigures& f, std::FILE* out) {
   for (const auto& p : f.preemptions) {
-    const std::string notice = p.notice_clock_s ? fmt::format("notice at {:.1f} s, ", *p.notice_clock_s) : std::string();
+    const std::string notice =
+        p.notice_clock_s ? fmt::format("notice at {:.1f} s, ", *p.notice_clock_s) : std::string();
     const std::string end = p.signal.empty() ? std::string("ended") : fmt::format("killed ({})", p.signal);
     const std::string resumed =
         p.restored_step ? fmt::format("resumed from step {}", *p.restored_step) : std::string("not resumed");
-    fmt::print(out, "  {} attempt {}: {}{} at {:.1f} s after step {}; {} (state of {:.1f} s): lost {} steps, {:.1f} s\n",
+    fmt::print(out,
+               "  {} attempt {}: {}{} at {:.1f} s after step {}; {} (state of {:.1f} s): lost {} steps, {:.1f} s\n",
                f.name, p.attempt, notice, end, p.end_clock_s, p.last_step, resumed, p.checkpoint_clock_s, p.steps_lost,
                p.seconds_lost);
   }
@@ -95,7 +101,8 @@ void print_preemptions(const RunFigures& f, std::FILE* out) {
 void print_resume(const RunFigures& f, std::FILE* out) {
   const auto& r = f.resume;
   if (r.restored_steps.empty() && r.replayed_steps == 0) return;
-  fmt::print(out, "  {} resume: restored step(s) {} ({}); {} replayed step(s), max |loss before - loss after| = {} ({})\n",
+  fmt::print(out,
+             "  {} resume: restored step(s) {} ({}); {} replayed step(s), max |loss before - loss after| = {} ({})\n",
              f.name, fmt::join(r.restored_steps, ", "),
              r.from_checkpointed_step ? "each one checkpointed" : "NOT all checkpointed", r.replayed_steps,
              r.max_abs_loss_diff ? fmt::format("{:.3g}", *r.max_abs_loss_diff) : std::string("-"),
@@ -130,7 +137,8 @@ void print_report_table(const Report& report, std::FILE* out) {
   fmt::print(out, "{:<{}}  {:>{}}  {:>{}}  {}\n", "figure", w0, "baseline", w1, "frugal", w2, "frugal vs baseline");
   fmt::print(out, "{:-<{}}\n", "", w0 + w1 + w2 + 6 + 18);
   for (const auto& r : table) {
-    std::string line = fmt::format("{:<{}}  {:>{}}  {:>{}}  {}", r.figure, w0, r.baseline, w1, r.frugal, w2, r.comparison);
+    std::string line =
+        fmt::format("{:<{}}  {:>{}}  {:>{}}  {}", r.figure, w0, r.baseline, w1, r.frugal, w2, r.comparison);
     line.erase(line.find_last_not_of(' ') + 1);
     fmt::print(out, "{}\n", line);
   }

@@ -17,9 +17,7 @@ namespace host = frugal::host;
 // 3 mantissa bits cost the most accuracy for a small share of the
 // compute) and the MoE gate (a tiny matrix whose logits decide the
 // routing: quantization noise there flips expert choices).
-bool keep_full_precision(std::string_view name) {
-  return name == "head" || name.ends_with(".moe.gate");
-}
+bool keep_full_precision(std::string_view name) { return name == "head" || name.ends_with(".moe.gate"); }
 
 }  // namespace
 
@@ -32,7 +30,7 @@ class Fp8QuantHooks::Hook final : public FakeQuant {
              QuantRole /*role: one quantizer per tensor already knows its role*/) override {
     if (in.size() != rows * cols || out.size() != in.size())
       throw std::invalid_argument("fp8 hook '" + name_ + "': tensor sizes do not match rows x cols");
-    if (in.empty()) return;  // nothing to quantize (and no amax to record)
+    if (in.empty()) return;    // nothing to quantize (and no amax to record)
     codes_.resize(in.size());  // grows once to the largest batch, then reused
     const std::array<std::int64_t, 2> shape{static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)};
     const std::array<std::int64_t, 1> one{1};

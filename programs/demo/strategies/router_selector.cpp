@@ -11,11 +11,9 @@ namespace {
 
 namespace host = frugal::host;
 
-
 }  // namespace
 
-PluginRouter::PluginRouter(frugal_context* context, const MoeOptions& options, std::size_t layers,
-                           DropPolicy drop)
+PluginRouter::PluginRouter(frugal_context* context, const MoeOptions& options, std::size_t layers, DropPolicy drop)
     : experts_(options.experts), k_(options.top_k) {
   if (context == nullptr) throw std::invalid_argument("PluginRouter: context is null");
   host::Options o;

@@ -107,8 +107,10 @@ DemoOptions parse_demo_options(const std::vector<std::string>& args) {
 }
 
 std::vector<std::string> worker_arguments(const DemoOptions& options, const std::string& run, int attempt) {
-  std::vector<std::string> args{"--worker", run, "--attempt", std::to_string(attempt), "--out", options.out.string(),
-                                "--seed", std::to_string(options.seed)};
+  std::vector<std::string> args{"--worker",  run,
+                                "--attempt", std::to_string(attempt),
+                                "--out",     options.out.string(),
+                                "--seed",    std::to_string(options.seed)};
   if (options.quick) args.emplace_back("--quick");
   if (options.budget_s) {
     // Round-trip exactly: the worker must compute the same plan.

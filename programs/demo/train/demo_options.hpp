@@ -23,7 +23,7 @@ struct DemoOptions {
   bool quick = false;
   std::optional<double> budget_s;  // per run, real seconds; unset: the mode's default
   std::uint64_t seed = 1;
-  int threads = 0;  // 0: the plan's default (at most 2)
+  int threads = 0;                            // 0: the plan's default (at most 2)
   std::vector<std::filesystem::path> corpus;  // empty: the embedded default
   bool preempt = true;
   bool help = false;

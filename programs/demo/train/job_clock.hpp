@@ -18,7 +18,7 @@ class JobClock {
   // Throws std::runtime_error naming the file when it is unreadable or malformed.
   static JobClock open_or_start(const std::filesystem::path& start_file, double time_scale);
 
-  [[nodiscard]] double real_elapsed_s() const;  // real seconds since the first start
+  [[nodiscard]] double real_elapsed_s() const;                                   // real seconds since the first start
   [[nodiscard]] double now_s() const { return real_elapsed_s() * time_scale_; }  // the job clock
 
  private:

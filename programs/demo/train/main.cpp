@@ -42,11 +42,12 @@ int run_demo(const DemoOptions& options) {
   // process starts.
   const Corpus corpus = load_corpus(baseline.corpus, baseline.seq);
   std::printf("frugal demo: %s\n", prepared.c_str());
-  std::printf("Training a tiny transformer LM on %s (%zu train / %zu eval sequences), twice, %.0f s each\n"
-              "on %d thread(s). The job clock runs %.0fx: a demo second stands for a minute of a %u-node\n"
-              "cluster at $%.2f (reserved) or $%.2f (spot) per node-hour.\n",
-              corpus.source.c_str(), corpus.train.size(), corpus.eval.size(), baseline.budget_s, baseline.threads,
-              baseline.time_scale, baseline.nodes, baseline.reserved_price, baseline.spot_price);
+  std::printf(
+      "Training a tiny transformer LM on %s (%zu train / %zu eval sequences), twice, %.0f s each\n"
+      "on %d thread(s). The job clock runs %.0fx: a demo second stands for a minute of a %u-node\n"
+      "cluster at $%.2f (reserved) or $%.2f (spot) per node-hour.\n",
+      corpus.source.c_str(), corpus.train.size(), corpus.eval.size(), baseline.budget_s, baseline.threads,
+      baseline.time_scale, baseline.nodes, baseline.reserved_price, baseline.spot_price);
 
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
   for (const RunPlan* plan : {&baseline, &frugal}) {
@@ -61,12 +62,12 @@ int run_demo(const DemoOptions& options) {
   print_report_table(report, stdout);
   write_report_json(report, options.out / "report.json");
   write_report_svg(baseline_metrics, frugal_metrics, report, options.out / "report.svg");
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  std::printf("\nFiles in %s: report.json, report.svg (the plot), and per run (baseline/, frugal/)\n"
-              "steps.csv eval.csv events.csv experts.csv resume.csv ledger.csv run.csv and the checkpoint\n"
-              "store (store/). docs/demo.md explains every figure. Took %.0f s.\n",
-              options.out.string().c_str(), elapsed);
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::printf(
+      "\nFiles in %s: report.json, report.svg (the plot), and per run (baseline/, frugal/)\n"
+      "steps.csv eval.csv events.csv experts.csv resume.csv ledger.csv run.csv and the checkpoint\n"
+      "store (store/). docs/demo.md explains every figure. Took %.0f s.\n",
+      options.out.string().c_str(), elapsed);
   return 0;
 }
 

@@ -23,8 +23,8 @@
 namespace frugal_demo {
 
 struct SaveOutcome {
-  std::string name;       // the checkpoint's name in the store
-  double stall_s = 0;     // real seconds the training thread waited
+  std::string name;    // the checkpoint's name in the store
+  double stall_s = 0;  // real seconds the training thread waited
 };
 
 struct RestoredCheckpoint {

@@ -120,8 +120,8 @@ std::vector<std::pair<std::string, std::string>> RunPlan::describe() const {
       {"checkpoints", policies ? "checkpoint_cadence: heartbeat every " + fixed(heartbeat_every_job_s, 0) +
                                      " job-s (async), full every " + std::to_string(full_every_steps) + " steps"
                                : "full every " + std::to_string(full_every_steps) + " steps (blocking)"},
-      {"capacity", policies ? "spot_phase: spot first, reserved when the loss descends steadily or preemptions spike"
-                            : "reserved"},
+      {"capacity",
+       policies ? "spot_phase: spot first, reserved when the loss descends steadily or preemptions spike" : "reserved"},
       {"nodes", std::to_string(nodes)},
       {"reserved_price", fixed(reserved_price, 2)},
       {"spot_price", fixed(spot_price, 2)},

@@ -38,8 +38,8 @@ struct RunPlan {
   double lr = 3e-3, min_lr = 3e-4;
   std::int64_t warmup_steps = 10, total_steps = 200;
   // Time and money.
-  double budget_s = 20;      // real seconds of this run, downtime included
-  double time_scale = 60;    // job-clock seconds per real second
+  double budget_s = 20;    // real seconds of this run, downtime included
+  double time_scale = 60;  // job-clock seconds per real second
   std::uint32_t nodes = 8;
   double reserved_price = 3.0, spot_price = 1.0;  // dollars per node-hour
   bool starts_on_spot = false;
@@ -53,8 +53,8 @@ struct RunPlan {
   std::int64_t eval_every_steps = 10;
   // Preemptions (frugal only) and how they play out, in real seconds.
   std::vector<InjectedPreemption> preemptions;
-  double grace_s = 3;       // SIGTERM to SIGKILL
-  double downtime_s = 2;    // capacity comes back after this
+  double grace_s = 3;               // SIGTERM to SIGKILL
+  double downtime_s = 2;            // capacity comes back after this
   double emergency_deadline_s = 2;  // within the grace period
 
   [[nodiscard]] double budget_job_s() const { return budget_s * time_scale; }

@@ -79,11 +79,10 @@ class RunSupervisor {
     while (true) {
       if (const auto end = worker.poll()) {
         if (end->exited && end->exit_code == 0) return std::nullopt;
-        throw std::runtime_error("the " + plan_.name + " worker (attempt " + std::to_string(attempt) + ") failed: " +
-                                 end->describe() + "; its messages are above");
+        throw std::runtime_error("the " + plan_.name + " worker (attempt " + std::to_string(attempt) +
+                                 ") failed: " + end->describe() + "; its messages are above");
       }
-      if (next_preemption < plan_.preemptions.size() &&
-          clock_.now_s() >= plan_.preemptions[next_preemption].at_job_s) {
+      if (next_preemption < plan_.preemptions.size() && clock_.now_s() >= plan_.preemptions[next_preemption].at_job_s) {
         const WorkerProgress progress = read_progress(dir_);
         const InjectedPreemption& preemption = plan_.preemptions[next_preemption];
         if (progress.attempt == attempt && !progress.on_spot) {
@@ -107,9 +106,9 @@ class RunSupervisor {
 
   // SIGTERM, the grace period for the emergency heartbeat, then SIGKILL.
   std::optional<std::string> preempt_with_notice(WorkerProcess& worker, int attempt, const WorkerProgress& progress) {
-    MetricsWriter(dir_, attempt).event(clock_.now_s(), "preempt_notice", progress.step,
-                                       "SIGTERM, " + std::to_string(static_cast<int>(plan_.grace_s * plan_.time_scale)) +
-                                           " job-s to go");
+    MetricsWriter(dir_, attempt)
+        .event(clock_.now_s(), "preempt_notice", progress.step,
+               "SIGTERM, " + std::to_string(static_cast<int>(plan_.grace_s * plan_.time_scale)) + " job-s to go");
     worker.signal(SIGTERM);
     if (const auto end = worker.wait_for(plan_.grace_s)) {
       if (end->exited && end->exit_code == 0) return std::nullopt;  // it had finished its budget

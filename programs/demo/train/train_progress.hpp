@@ -14,11 +14,11 @@
 namespace frugal_demo {
 
 struct TrainProgress {
-  std::uint64_t step = 0;        // optimizer steps done
-  std::int64_t adam_steps = 0;   // AdamW's own count (bias correction)
-  std::int64_t tokens = 0;       // real tokens trained so far (telemetry)
-  double last_loss = 0;          // training loss of the last step
-  std::int32_t resource = 0;     // frugal_resource_class_values: what the job was running on
+  std::uint64_t step = 0;       // optimizer steps done
+  std::int64_t adam_steps = 0;  // AdamW's own count (bias correction)
+  std::int64_t tokens = 0;      // real tokens trained so far (telemetry)
+  double last_loss = 0;         // training loss of the last step
+  std::int32_t resource = 0;    // frugal_resource_class_values: what the job was running on
 };
 
 std::vector<std::uint8_t> encode_train_progress(const TrainProgress& progress);

@@ -32,9 +32,7 @@ const char* checkpoint_kind_name(std::int32_t kind) {
   return kind == FRUGAL_CKPT_FULL ? "full" : kind == FRUGAL_CKPT_HEARTBEAT ? "heartbeat" : "";
 }
 
-const char* resource_name(std::int32_t resource) {
-  return resource == FRUGAL_RESOURCE_SPOT ? "spot" : "reserved";
-}
+const char* resource_name(std::int32_t resource) { return resource == FRUGAL_RESOURCE_SPOT ? "spot" : "reserved"; }
 
 // A context with the built-in plugins (found next to libfrugal) loaded.
 frugal::host::Context context_with_plugins() {
@@ -59,7 +57,9 @@ class Trainer {
   frugal_telemetry telemetry(double now, double notice_s);
   int stop_for_preemption();
   int finish();
-  [[nodiscard]] double price() const { return resource_ == FRUGAL_RESOURCE_SPOT ? plan_.spot_price : plan_.reserved_price; }
+  [[nodiscard]] double price() const {
+    return resource_ == FRUGAL_RESOURCE_SPOT ? plan_.spot_price : plan_.reserved_price;
+  }
 
   RunPlan plan_;
   int attempt_;
@@ -77,16 +77,16 @@ class Trainer {
   RunScheduler scheduler_;
   RunCheckpoints checkpoints_;
 
-  std::int64_t step_ = 0;      // optimizer steps done
-  std::int64_t tokens_ = 0;    // real tokens trained
+  std::int64_t step_ = 0;    // optimizer steps done
+  std::int64_t tokens_ = 0;  // real tokens trained
   double last_loss_ = 0;
   std::int32_t resource_;
-  bool restarted_ = false;     // the next telemetry is the first after a resume
+  bool restarted_ = false;                           // the next telemetry is the first after a resume
   std::int32_t done_checkpoint_ = FRUGAL_CKPT_NONE;  // saved since the last record
   double done_stall_job_s_ = 0;
   double last_record_s_ = 0;
   std::int64_t restored_step_ = 0;
-  std::map<std::int64_t, double> replay_losses_;  // what earlier attempts logged
+  std::map<std::int64_t, double> replay_losses_;    // what earlier attempts logged
   std::optional<TrainProgress> restored_progress_;  // set by a restore's import of "train/progress"
   std::optional<double> last_eval_;
 };
@@ -127,16 +127,16 @@ void Trainer::register_states() {
       checkpoints_.register_router("router/" + PluginRouter::layer_name(l), router_->router(l));
   if (quant_) {
     const auto names = quant_->names();
-    for (std::size_t i = 0; i < names.size(); ++i) checkpoints_.register_quantizer("fp8/" + names[i], quant_->quantizer(i));
+    for (std::size_t i = 0; i < names.size(); ++i)
+      checkpoints_.register_quantizer("fp8/" + names[i], quant_->quantizer(i));
   }
   checkpoints_.register_scheduler("run/scheduler", scheduler_.get());
   checkpoints_.register_state("data/cursor", {[this] { return source_->cursor(); },
                                               [this](std::span<const std::uint8_t> bytes) { source_->seek(bytes); }});
-  checkpoints_.register_state("train/progress",
-                              {[this] { return encode_train_progress(progress()); },
-                               [this](std::span<const std::uint8_t> bytes) {
-                                 restored_progress_ = decode_train_progress(bytes);
-                               }});
+  checkpoints_.register_state("train/progress", {[this] { return encode_train_progress(progress()); },
+                                                 [this](std::span<const std::uint8_t> bytes) {
+                                                   restored_progress_ = decode_train_progress(bytes);
+                                                 }});
 }
 
 void Trainer::write_plan() {
@@ -165,7 +165,8 @@ void Trainer::resume_if_possible() {
   replay_losses_ = previous_losses(dir_, attempt_, step_);
   metrics_.event(clock_.now_s(), "resume", step_, restored->name);
   std::printf("  %-8s attempt %d resumes from checkpoint %s at step %lld%s\n", plan_.name.c_str(), attempt_,
-              restored->name.c_str(), static_cast<long long>(step_), restored->emergency ? " (emergency heartbeat)" : "");
+              restored->name.c_str(), static_cast<long long>(step_),
+              restored->emergency ? " (emergency heartbeat)" : "");
 }
 
 frugal_telemetry Trainer::telemetry(double now, double notice_s) {

@@ -80,7 +80,8 @@ std::optional<ProcessEnd> WorkerProcess::wait_for(double seconds) {
 
 void WorkerProcess::signal(int signal_number) {
   if (!end_ && kill(pid_, signal_number) != 0 && errno != ESRCH)
-    throw std::system_error(errno, std::generic_category(), "cannot send " + signal_name(signal_number) + " to the worker");
+    throw std::system_error(errno, std::generic_category(),
+                            "cannot send " + signal_name(signal_number) + " to the worker");
 }
 
 }  // namespace frugal_demo

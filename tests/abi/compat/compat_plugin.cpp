@@ -117,9 +117,9 @@ const ScheduleVtableNext kLinearVtable{{sizeof(ScheduleVtableNext), &linear_crea
                                        &warmup_steps};
 const ScheduleVtableNext kProbeVtable{{sizeof(ScheduleVtableNext), &probe_create, &probe_destroy, &probe_lr},
                                       &warmup_steps};
-const StrategyDescNext kLinear{{sizeof(StrategyDescNext), FRUGAL_KIND_SCHEDULE, 0, "compat_linear",
-                                "slope * step", &kLinearVtable.base, nullptr},
-                               0xFFFF'FFFF'FFFF'FFFFu};
+const StrategyDescNext kLinear{
+    {sizeof(StrategyDescNext), FRUGAL_KIND_SCHEDULE, 0, "compat_linear", "slope * step", &kLinearVtable.base, nullptr},
+    0xFFFF'FFFF'FFFF'FFFFu};
 const StrategyDescNext kProbe{{sizeof(StrategyDescNext), FRUGAL_KIND_SCHEDULE, 0, "compat_probe",
                                "reports what the plugin observed", &kProbeVtable.base, nullptr},
                               0xFFFF'FFFF'FFFF'FFFFu};
@@ -127,13 +127,12 @@ const frugal_strategy_desc* const kStrategies[] = {&kLinear.base, &kProbe.base};
 constexpr uint32_t kDeclaredMinor = FRUGAL_ABI_VERSION_MINOR + 1;
 PluginDescNext g_desc{};
 #else
-const frugal_schedule_vtable kLinearVtable{sizeof(frugal_schedule_vtable), &linear_create, &linear_destroy,
-                                           &linear_lr};
+const frugal_schedule_vtable kLinearVtable{sizeof(frugal_schedule_vtable), &linear_create, &linear_destroy, &linear_lr};
 const frugal_schedule_vtable kProbeVtable{sizeof(frugal_schedule_vtable), &probe_create, &probe_destroy, &probe_lr};
-const frugal_strategy_desc kLinear{sizeof(frugal_strategy_desc), FRUGAL_KIND_SCHEDULE, 0, "compat_linear",
-                                   "slope * step", &kLinearVtable, nullptr};
-const frugal_strategy_desc kProbe{sizeof(frugal_strategy_desc), FRUGAL_KIND_SCHEDULE, 0, "compat_probe",
-                                  "reports what the plugin observed", &kProbeVtable, nullptr};
+const frugal_strategy_desc kLinear{
+    sizeof(frugal_strategy_desc), FRUGAL_KIND_SCHEDULE, 0, "compat_linear", "slope * step", &kLinearVtable, nullptr};
+const frugal_strategy_desc kProbe{sizeof(frugal_strategy_desc),       FRUGAL_KIND_SCHEDULE, 0,      "compat_probe",
+                                  "reports what the plugin observed", &kProbeVtable,        nullptr};
 const frugal_strategy_desc* const kStrategies[] = {&kLinear, &kProbe};
 constexpr uint32_t kDeclaredMinor = FRUGAL_ABI_VERSION_MINOR;
 struct {
@@ -157,9 +156,12 @@ extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* FRUGAL_PLUGIN_ENTRY(const frugal_h
   }
   g_desc.homepage = "https://example.invalid";
 #endif
-  g_desc.base = frugal_plugin_desc{sizeof(g_desc), FRUGAL_ABI_VERSION_MAJOR, kDeclaredMinor,
-                                   FRUGAL_COMPAT_PLUGIN_NAME, "1.0.0", "frugal tests", "MIT",
-                                   2, kStrategies, "compatibility matrix plugin", nullptr, nullptr};
+  g_desc.base = frugal_plugin_desc{sizeof(g_desc), FRUGAL_ABI_VERSION_MAJOR,
+                                   kDeclaredMinor, FRUGAL_COMPAT_PLUGIN_NAME,
+                                   "1.0.0",        "frugal tests",
+                                   "MIT",          2,
+                                   kStrategies,    "compatibility matrix plugin",
+                                   nullptr,        nullptr};
   *out = &g_desc.base;
   return nullptr;
 }

@@ -43,8 +43,7 @@ const std::vector<Row> kMatrix = {
      FRUGAL_ABI_VERSION_MINOR + 1, "compat_linear", true, FRUGAL_ABI_VERSION_MINOR},
     // tests/core/loader/test_plugin.cpp, variants of the loader tests:
     {plugin_path("newer_minor"), "minor 7 with larger descriptors and vtable", "newer", 7, "newer_linear", false, 0},
-    {plugin_path("older_minor"), "the smallest legal structs, garbage past them", "older", 0, "older_linear", false,
-     0},
+    {plugin_path("older_minor"), "the smallest legal structs, garbage past them", "older", 0, "older_linear", false, 0},
 };
 
 double probe(frugal_context* context, compat_probe_step step) { return lr_of(context, "compat_probe", step); }

@@ -20,8 +20,8 @@ struct ForeignVersioned {
   std::vector<int64_t> shape, strides;
 };
 
-frugal_dlpack_managed_tensor_versioned* foreign_versioned(uint32_t major, frugal_dlpack_dtype dtype,
-                                                          bool null_strides, uint64_t flags) {
+frugal_dlpack_managed_tensor_versioned* foreign_versioned(uint32_t major, frugal_dlpack_dtype dtype, bool null_strides,
+                                                          uint64_t flags) {
   auto* f = new ForeignVersioned();
   f->storage.assign(24, 1.5f);
   f->shape = {2, 3, 4};
@@ -59,7 +59,8 @@ host::ManagedTensorPtr wrapped_buffer(std::vector<double>& buffer, int* released
   view.shape = shape;
   view.strides = strides;
   frugal_managed_tensor* raw = nullptr;
-  host::check(frugal_managed_tensor_wrap(&view, [](void* n) { ++*static_cast<int*>(n); }, released, &raw));
+  host::check(frugal_managed_tensor_wrap(
+      &view, [](void* n) { ++*static_cast<int*>(n); }, released, &raw));
   return host::ManagedTensorPtr(raw);
 }
 
@@ -186,15 +187,15 @@ TEST_CASE("refused imports still release the capsule exactly once") {
   };
   const Case cases[] = {
       {2, kFloat32, "DLPack version 2.3"},
-      {1, {5, 64, 1}, "type code 5, 64 bits"},      // complex64
-      {1, {FRUGAL_DLPACK_FLOAT, 32, 4}, "4 lanes"}, // float4 vectors
+      {1, {5, 64, 1}, "type code 5, 64 bits"},       // complex64
+      {1, {FRUGAL_DLPACK_FLOAT, 32, 4}, "4 lanes"},  // float4 vectors
       {1, {FRUGAL_DLPACK_FLOAT, 8, 1}, "type code 2, 8 bits"},
   };
   for (const auto& c : cases) {
     g_deleted = 0;
     frugal_managed_tensor* imported = nullptr;
-    frugal_error* error = frugal_managed_tensor_from_dlpack_versioned(foreign_versioned(c.major, c.dtype, false, 0),
-                                                                      &imported);
+    frugal_error* error =
+        frugal_managed_tensor_from_dlpack_versioned(foreign_versioned(c.major, c.dtype, false, 0), &imported);
     CHECK(frugal_error_code(error) == FRUGAL_ERR_UNSUPPORTED);
     CHECK(std::string(frugal_error_message(error)).find(c.mention) != std::string::npos);
     frugal_error_destroy(error);

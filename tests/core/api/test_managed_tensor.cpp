@@ -34,12 +34,18 @@ TEST_CASE("dtype sizes and names") {
     int32_t dtype;
     int32_t bits;
     const char* name;
-  } cases[] = {{FRUGAL_DTYPE_FLOAT32, 32, "float32"},       {FRUGAL_DTYPE_FLOAT16, 16, "float16"},
-               {FRUGAL_DTYPE_BFLOAT16, 16, "bfloat16"},     {FRUGAL_DTYPE_FLOAT64, 64, "float64"},
-               {FRUGAL_DTYPE_FLOAT8_E4M3FN, 8, "float8_e4m3fn"}, {FRUGAL_DTYPE_FLOAT8_E5M2, 8, "float8_e5m2"},
-               {FRUGAL_DTYPE_FLOAT8_E8M0FNU, 8, "float8_e8m0fnu"}, {FRUGAL_DTYPE_INT8, 8, "int8"},
-               {FRUGAL_DTYPE_UINT8, 8, "uint8"},            {FRUGAL_DTYPE_INT16, 16, "int16"},
-               {FRUGAL_DTYPE_INT32, 32, "int32"},           {FRUGAL_DTYPE_INT64, 64, "int64"},
+  } cases[] = {{FRUGAL_DTYPE_FLOAT32, 32, "float32"},
+               {FRUGAL_DTYPE_FLOAT16, 16, "float16"},
+               {FRUGAL_DTYPE_BFLOAT16, 16, "bfloat16"},
+               {FRUGAL_DTYPE_FLOAT64, 64, "float64"},
+               {FRUGAL_DTYPE_FLOAT8_E4M3FN, 8, "float8_e4m3fn"},
+               {FRUGAL_DTYPE_FLOAT8_E5M2, 8, "float8_e5m2"},
+               {FRUGAL_DTYPE_FLOAT8_E8M0FNU, 8, "float8_e8m0fnu"},
+               {FRUGAL_DTYPE_INT8, 8, "int8"},
+               {FRUGAL_DTYPE_UINT8, 8, "uint8"},
+               {FRUGAL_DTYPE_INT16, 16, "int16"},
+               {FRUGAL_DTYPE_INT32, 32, "int32"},
+               {FRUGAL_DTYPE_INT64, 64, "int64"},
                {FRUGAL_DTYPE_BOOL, 8, "bool"}};
   for (const auto& c : cases) {
     CHECK(frugal_dtype_bits(c.dtype) == c.bits);
@@ -73,8 +79,8 @@ TEST_CASE("wrap copies shape and strides and runs release exactly once") {
   const frugal_tensor view = cpu_view(data, FRUGAL_DTYPE_FLOAT32, 2, shape, strides);
   int released = 0;
   frugal_managed_tensor* raw = nullptr;
-  REQUIRE(frugal_managed_tensor_wrap(&view, [](void* count) { ++*static_cast<int*>(count); }, &released, &raw) ==
-          nullptr);
+  REQUIRE(frugal_managed_tensor_wrap(
+              &view, [](void* count) { ++*static_cast<int*>(count); }, &released, &raw) == nullptr);
   shape[0] = 100;  // the managed tensor kept its own copy
   strides[1] = 100;
   const frugal_tensor* managed = frugal_managed_tensor_view(raw);

@@ -59,7 +59,8 @@ TEST_CASE("an int reads as a double; every other mismatch is an error naming the
   CHECK(result.message == "option 'x' has type double; expected int");
   CHECK(i == 99);
   int32_t b = 0;
-  CHECK(outcome(frugal_options_get_bool(options.get(), "n", 0, &b)).message == "option 'n' has type int; expected bool");
+  CHECK(outcome(frugal_options_get_bool(options.get(), "n", 0, &b)).message ==
+        "option 'n' has type int; expected bool");
 }
 
 TEST_CASE("setting a name again replaces value and type, keeping its position") {
@@ -79,10 +80,10 @@ TEST_CASE("setting a name again replaces value and type, keeping its position") 
 TEST_CASE("parsed text picks the type a command line means") {
   auto options = host::make_options();
   const std::pair<const char*, int32_t> cases[] = {
-      {"true", FRUGAL_OPTION_BOOL}, {"false", FRUGAL_OPTION_BOOL}, {"42", FRUGAL_OPTION_INT},
-      {"-7", FRUGAL_OPTION_INT},    {"1e-3", FRUGAL_OPTION_DOUBLE}, {"0.5", FRUGAL_OPTION_DOUBLE},
+      {"true", FRUGAL_OPTION_BOOL},  {"false", FRUGAL_OPTION_BOOL},    {"42", FRUGAL_OPTION_INT},
+      {"-7", FRUGAL_OPTION_INT},     {"1e-3", FRUGAL_OPTION_DOUBLE},   {"0.5", FRUGAL_OPTION_DOUBLE},
       {"inf", FRUGAL_OPTION_DOUBLE}, {"cosine", FRUGAL_OPTION_STRING}, {"12abc", FRUGAL_OPTION_STRING},
-      {"", FRUGAL_OPTION_STRING},   {" 5", FRUGAL_OPTION_STRING}};
+      {"", FRUGAL_OPTION_STRING},    {" 5", FRUGAL_OPTION_STRING}};
   for (const auto& [text, type] : cases) {
     host::check(frugal_options_set_parsed(options.get(), "v", text));
     INFO("text '" << text << "'");
@@ -114,7 +115,8 @@ TEST_CASE("strings handed out stay put while other names are added") {
   host::check(frugal_options_set_string(options.get(), "store", "/mnt/ckpt"));
   const char* store = nullptr;
   host::check(frugal_options_get_string(options.get(), "store", nullptr, &store));
-  for (int i = 0; i < 200; ++i) host::check(frugal_options_set_int(options.get(), ("n" + std::to_string(i)).c_str(), i));
+  for (int i = 0; i < 200; ++i)
+    host::check(frugal_options_set_int(options.get(), ("n" + std::to_string(i)).c_str(), i));
   const char* again = nullptr;
   host::check(frugal_options_get_string(options.get(), "store", nullptr, &again));
   CHECK(again == store);

@@ -25,7 +25,8 @@ StorePtr open_fs_store(frugal_context* context, const std::string& root,
   host::check(frugal_context_load_plugin(context, builtin_path("store_fs").c_str()));
   auto options = host::make_options();
   host::check(frugal_options_set_string(options.get(), "root", root.c_str()));
-  for (const auto& [name, value] : extra) host::check(frugal_options_set_parsed(options.get(), name.c_str(), value.c_str()));
+  for (const auto& [name, value] : extra)
+    host::check(frugal_options_set_parsed(options.get(), name.c_str(), value.c_str()));
   frugal_store* store = nullptr;
   host::check(frugal_store_create(context, "fs", options.get(), &store));
   return StorePtr(store);
@@ -33,7 +34,8 @@ StorePtr open_fs_store(frugal_context* context, const std::string& root,
 
 EnginePtr make_engine(frugal_store* store, const std::vector<std::pair<std::string, std::string>>& options) {
   auto opts = host::make_options();
-  for (const auto& [name, value] : options) host::check(frugal_options_set_parsed(opts.get(), name.c_str(), value.c_str()));
+  for (const auto& [name, value] : options)
+    host::check(frugal_options_set_parsed(opts.get(), name.c_str(), value.c_str()));
   frugal_ckpt_engine* engine = nullptr;
   host::check(frugal_ckpt_engine_create(store, opts.get(), &engine));
   return EnginePtr(engine);

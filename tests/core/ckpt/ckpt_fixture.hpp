@@ -280,8 +280,7 @@ class State {
     if (t.dtype == FRUGAL_DTYPE_FLOAT32) {
       // Real, finite floats in [-0.5, 0.5): the state a model would hold.
       auto* f = reinterpret_cast<float*>(out);
-      for (size_t i = 0; i < t.bytes / 4; ++i)
-        f[i] = static_cast<float>(splitmix64(seed) >> 40) * 0x1p-24f - 0.5f;
+      for (size_t i = 0; i < t.bytes / 4; ++i) f[i] = static_cast<float>(splitmix64(seed) >> 40) * 0x1p-24f - 0.5f;
     } else {
       // Raw bits for integers (the trailing partial word is written whole;
       // storage is padded to 8 bytes and only t.bytes are ever compared).

@@ -3,15 +3,15 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include <cstddef>
-#include <csignal>
 #include <signal.h>  // sigaction (POSIX)
+#include <csignal>
+#include <cstddef>
 #include <cstring>
 #include <filesystem>
 #include <string>
 
-#include "test_helpers.hpp"
 #include "ckpt_fixture.hpp"
+#include "test_helpers.hpp"
 
 using namespace frugal;
 using namespace frugal::test;
@@ -45,7 +45,6 @@ frugal_ckpt_info restore(frugal_ckpt_engine* engine, const char* name, uint32_t 
   if (metadata != nullptr) *metadata = buffer.substr(0, size);
   return info;
 }
-
 
 }  // namespace
 
@@ -205,8 +204,8 @@ TEST_CASE("a host with a frugal_ckpt_info short of the restore fields sees nothi
   std::memset(raw, 0xCC, sizeof(raw));
   const size_t struct_size = kShortSize;
   std::memcpy(raw, &struct_size, sizeof(struct_size));
-  host::check(frugal_ckpt_restore(rig.engine.get(), nullptr, 0, nullptr, 0, nullptr,
-                                  reinterpret_cast<frugal_ckpt_info*>(raw)));
+  host::check(
+      frugal_ckpt_restore(rig.engine.get(), nullptr, 0, nullptr, 0, nullptr, reinterpret_cast<frugal_ckpt_info*>(raw)));
   frugal_ckpt_info seen{};
   std::memcpy(&seen, raw, kShortSize);
   CHECK(std::string(seen.name) == heartbeat);
@@ -355,7 +354,7 @@ TEST_CASE("the SIGTERM helper only records the notice") {
   struct sigaction after {};
   REQUIRE(sigaction(SIGTERM, nullptr, &after) == 0);
   CHECK(after.sa_handler == before.sa_handler);  // the earlier disposition is back
-  frugal_preemption_uninstall_sigterm();        // without an install: nothing happens
+  frugal_preemption_uninstall_sigterm();         // without an install: nothing happens
   REQUIRE(sigaction(SIGTERM, nullptr, &after) == 0);
   CHECK(after.sa_handler == before.sa_handler);
 }
@@ -401,10 +400,10 @@ TEST_CASE("a failed restore writes none of its out-params; only OUT_OF_RANGE rep
     return result.code;
   };
 
-  CHECK(failed_restore(nullptr, nullptr, 10) == FRUGAL_ERR_INVALID_ARGUMENT);       // NULL buffer, capacity 10
+  CHECK(failed_restore(nullptr, nullptr, 10) == FRUGAL_ERR_INVALID_ARGUMENT);  // NULL buffer, capacity 10
   CHECK(failed_restore("not-a-checkpoint", buffer.data(), 200) == FRUGAL_ERR_INVALID_ARGUMENT);
   CHECK(failed_restore("full-000000000009-00000099", buffer.data(), 200) == FRUGAL_ERR_NOT_FOUND);
-  CHECK(failed_restore(nullptr, buffer.data(), 10) == FRUGAL_ERR_OUT_OF_RANGE);      // too small: the size is told
+  CHECK(failed_restore(nullptr, buffer.data(), 10) == FRUGAL_ERR_OUT_OF_RANGE);  // too small: the size is told
 
   // A tensor saved but not registered, then another shape (the case that wrote the size).
   host::check(frugal_ckpt_unregister(rig.engine.get(), "rng"));
@@ -419,7 +418,8 @@ TEST_CASE("a failed restore writes none of its out-params; only OUT_OF_RANGE rep
     frugal_ckpt_info info{};
     host::check(frugal_ckpt_unregister(rig.engine.get(), "rng"));
     host::check(frugal_ckpt_register(rig.engine.get(), "rng", &rig.scalar.view, 0));
-    const auto result = outcome(frugal_ckpt_restore(rig.engine.get(), name.c_str(), 0, buffer.data(), 200, &size, &info));
+    const auto result =
+        outcome(frugal_ckpt_restore(rig.engine.get(), name.c_str(), 0, buffer.data(), 200, &size, &info));
     CHECK(result.code == FRUGAL_ERR_INVALID_ARGUMENT);
     CHECK(size == kUntouched);
   }

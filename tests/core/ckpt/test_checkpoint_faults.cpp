@@ -28,9 +28,9 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "test_helpers.hpp"
 #include "checkpoint_manifest_generated.h"
 #include "ckpt_fixture.hpp"
+#include "test_helpers.hpp"
 
 using namespace frugal;
 using namespace frugal::test;
@@ -142,8 +142,8 @@ std::vector<uint8_t> with_records(const std::vector<uint8_t>& bytes, Edit edit) 
   for (const auto* s : *m->shards()) shards.push_back({s->key()->str(), s->size(), s->xxh3()});
   std::vector<TensorFields> tensors;
   for (const auto* t : *m->tensors())
-    tensors.push_back({t->name()->str(), t->dtype(), {t->shape()->begin(), t->shape()->end()}, t->shard(),
-                       t->offset(), t->bytes()});
+    tensors.push_back(
+        {t->name()->str(), t->dtype(), {t->shape()->begin(), t->shape()->end()}, t->shard(), t->offset(), t->bytes()});
   std::vector<StateFields> states;
   if (m->states() != nullptr)
     for (const auto* st : *m->states())
@@ -155,7 +155,8 @@ std::vector<uint8_t> with_records(const std::vector<uint8_t>& bytes, Edit edit) 
   flatbuffers::FlatBufferBuilder builder;
   builder.ForceDefaults(true);
   std::vector<flatbuffers::Offset<fb::Shard>> shard_offsets;
-  for (const auto& s : shards) shard_offsets.push_back(fb::CreateShard(builder, builder.CreateString(s.key), s.size, s.xxh3));
+  for (const auto& s : shards)
+    shard_offsets.push_back(fb::CreateShard(builder, builder.CreateString(s.key), s.size, s.xxh3));
   std::vector<flatbuffers::Offset<fb::TensorRecord>> tensor_offsets;
   for (const auto& t : tensors)
     tensor_offsets.push_back(fb::CreateTensorRecord(builder, builder.CreateString(t.name), t.dtype,
@@ -165,12 +166,11 @@ std::vector<uint8_t> with_records(const std::vector<uint8_t>& bytes, Edit edit) 
     state_offsets.push_back(
         fb::CreateStateRecord(builder, builder.CreateString(st.name), st.kinds, st.shard, st.offset, st.size, st.xxh3));
   const std::vector<uint8_t> metadata(m->metadata()->begin(), m->metadata()->end());
-  const auto root = fb::CreateManifest(builder, m->format_version(), builder.CreateString(m->name()->str()), m->kind(),
-                                       m->step(), m->sequence(), m->created_unix_ns(), m->emergency(),
-                                       builder.CreateString(m->writer()->str()), builder.CreateVector(shard_offsets),
-                                       builder.CreateVector(tensor_offsets), builder.CreateVector(metadata),
-                                       m->metadata_xxh3(), 0, m->generation(),
-                                       m->states() != nullptr ? builder.CreateVector(state_offsets) : 0);
+  const auto root = fb::CreateManifest(
+      builder, m->format_version(), builder.CreateString(m->name()->str()), m->kind(), m->step(), m->sequence(),
+      m->created_unix_ns(), m->emergency(), builder.CreateString(m->writer()->str()),
+      builder.CreateVector(shard_offsets), builder.CreateVector(tensor_offsets), builder.CreateVector(metadata),
+      m->metadata_xxh3(), 0, m->generation(), m->states() != nullptr ? builder.CreateVector(state_offsets) : 0);
   fb::FinishManifestBuffer(builder, root);
   std::vector<uint8_t> out(builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize());
   REQUIRE(fb::GetMutableManifest(out.data())->mutate_checksum(XXH3_64bits(out.data(), out.size())));
@@ -283,9 +283,8 @@ TEST_CASE("a damaged newest checkpoint is skipped with its reason and recovery r
   }
   // Crafted but checksum-valid manifests whose records cannot all be true.
   SECTION("a tensor record listed twice") {
-    write_file(bad / "manifest", with_records(read_file(bad / "manifest"), [](auto&, auto& tensors) {
-                 tensors.push_back(tensors.back());
-               }));
+    write_file(bad / "manifest", with_records(read_file(bad / "manifest"),
+                                              [](auto&, auto& tensors) { tensors.push_back(tensors.back()); }));
     status = FRUGAL_CKPT_CORRUPT;
     reason = "manifest lists tensor 'rng/state' twice";
   }
@@ -298,9 +297,8 @@ TEST_CASE("a damaged newest checkpoint is skipped with its reason and recovery r
     reason = "manifest places tensors 'rng/state' and 'rng/copy' over the same bytes of shard 'shard-00002'";
   }
   SECTION("a shard listed twice") {
-    write_file(bad / "manifest", with_records(read_file(bad / "manifest"), [](auto& shards, auto&) {
-                 shards[1].key = shards[0].key;
-               }));
+    write_file(bad / "manifest",
+               with_records(read_file(bad / "manifest"), [](auto& shards, auto&) { shards[1].key = shards[0].key; }));
     status = FRUGAL_CKPT_CORRUPT;
     reason = "manifest lists shard 'shard-00000' twice";
   }
@@ -313,9 +311,8 @@ TEST_CASE("a damaged newest checkpoint is skipped with its reason and recovery r
   }
   for (const std::string key : {"../x", "/abs", "", "a//b", ".hidden"}) {
     SECTION("an invalid shard key '" + key + "'") {
-      write_file(bad / "manifest", with_records(read_file(bad / "manifest"), [&](auto& shards, auto&) {
-                   shards[2].key = key;
-                 }));
+      write_file(bad / "manifest",
+                 with_records(read_file(bad / "manifest"), [&](auto& shards, auto&) { shards[2].key = key; }));
       status = FRUGAL_CKPT_CORRUPT;  // not UNREADABLE: no store will ever read it
       reason = "manifest lists an invalid shard key '" + key + "'";
     }
@@ -377,14 +374,16 @@ TEST_CASE("a damaged state section is CORRUPT and recovery restores the older ch
   }
   SECTION("two states over the same bytes") {
     edit([](auto&, auto&, auto& states) { states.back().offset = 0; });
-    reason = "manifest places states 'optim/schedule_state' and 'loop/state' over the same bytes of shard 'shard-00003'";
+    reason =
+        "manifest places states 'optim/schedule_state' and 'loop/state' over the same bytes of shard 'shard-00003'";
   }
   SECTION("a state in a tensor shard") {
     edit([](auto&, auto&, auto& states) {
       states.back().shard = 2;
       states.back().offset = 0;
     });
-    reason = "manifest places tensor 'data/cursor_table' and state 'optim/schedule_state' in the same shard 'shard-00002'";
+    reason =
+        "manifest places tensor 'data/cursor_table' and state 'optim/schedule_state' in the same shard 'shard-00002'";
   }
   SECTION("a state larger than FRUGAL_CKPT_STATE_MAX_SIZE") {
     edit([](auto& shards, auto&, auto& states) {
@@ -606,7 +605,8 @@ TEST_CASE("a failure nobody waited for does not fail the next SAVE_WAIT, which r
   const std::string meta30 = crash::step_metadata(30);
   frugal_ckpt_save_args blocking = save_args(FRUGAL_CKPT_FULL, 30, meta30, FRUGAL_CKPT_SAVE_WAIT);
   // The async save must have failed before the disk is freed: its failure is logged.
-  for (int i = 0; i < 500 && !log.logged("was not saved"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 500 && !log.logged("was not saved"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   REQUIRE(log.logged("was not saved"));
   fs::remove(filler);
   state.fill(30);
@@ -642,19 +642,21 @@ TEST_CASE("the stock flatc decodes an engine-written manifest with the public sc
   REQUIRE(fs::exists(out / "manifest.json"));
   // Python's json module parses it (strict JSON) and prints the fields;
   // the metadata (stdin) must come back byte for byte.
-  const std::string python =
-      std::string("'") + FRUGAL_PYTHON + "' -c 'import json, sys\n"
-      "d = json.load(open(sys.argv[1]))\n"
-      "print(d[\"format_version\"], d[\"name\"], d[\"kind\"], d[\"step\"], d[\"sequence\"],\n"
-      "      \" \".join(t[\"name\"] for t in d[\"tensors\"]),\n"
-      "      \" \".join(\"%s:%d\" % (s[\"key\"], s[\"size\"]) for s in d[\"shards\"]),\n"
-      "      bytes(d[\"metadata\"]) == sys.stdin.buffer.read(), d[\"checksum\"] != 0)' '" +
-      (out / "manifest.json").string() + "' < '" + metadata.string() + "' > '" + fields.string() + "'";
+  const std::string python = std::string("'") + FRUGAL_PYTHON +
+                             "' -c 'import json, sys\n"
+                             "d = json.load(open(sys.argv[1]))\n"
+                             "print(d[\"format_version\"], d[\"name\"], d[\"kind\"], d[\"step\"], d[\"sequence\"],\n"
+                             "      \" \".join(t[\"name\"] for t in d[\"tensors\"]),\n"
+                             "      \" \".join(\"%s:%d\" % (s[\"key\"], s[\"size\"]) for s in d[\"shards\"]),\n"
+                             "      bytes(d[\"metadata\"]) == sys.stdin.buffer.read(), d[\"checksum\"] != 0)' '" +
+                             (out / "manifest.json").string() + "' < '" + metadata.string() + "' > '" +
+                             fields.string() + "'";
   REQUIRE(run_command(python));
   const auto text = read_file(fields);
   CHECK(std::string(text.begin(), text.end()) ==
-        "1 " + name + " 2 1234 1 model/weights optim/moments data/cursor_table rng/state "
-        "shard-00000:1048576 shard-00001:1048576 shard-00002:300041 True True\n");
+        "1 " + name +
+            " 2 1234 1 model/weights optim/moments data/cursor_table rng/state "
+            "shard-00000:1048576 shard-00001:1048576 shard-00002:300041 True True\n");
 }
 
 // ---------------------------------------------------------------------------
@@ -666,7 +668,7 @@ TEST_CASE("the stock flatc decodes an engine-written manifest with the public sc
 struct ReaderLog {
   uint64_t verified = 0, valid = 0, incomplete = 0, latest_found = 0;
   std::vector<std::string> latest_missed;  // NOT_FOUND from latest after the first commit
-  std::vector<std::string> problems;  // every status or error outside the contract
+  std::vector<std::string> problems;       // every status or error outside the contract
 
   // How many problems, and the first few.
   std::string summary() const {
@@ -688,9 +690,12 @@ ReaderLog save_while_reading(Rig& rig, int saves, bool retired_ok) {
   std::thread reader([&] {
     auto note = [&](const frugal_ckpt_info& info, const char* how) {
       ++log.verified;
-      if (info.status == FRUGAL_CKPT_VALID) ++log.valid;
-      else if (info.status == FRUGAL_CKPT_INCOMPLETE) ++log.incomplete;
-      else log.problems.push_back(fmt::format("{} {}: status {} ({})", how, info.name, info.status, info.reason));
+      if (info.status == FRUGAL_CKPT_VALID)
+        ++log.valid;
+      else if (info.status == FRUGAL_CKPT_INCOMPLETE)
+        ++log.incomplete;
+      else
+        log.problems.push_back(fmt::format("{} {}: status {} ({})", how, info.name, info.status, info.reason));
     };
     while (!done.load()) {
       const bool had_commit = committed.load();
@@ -708,15 +713,18 @@ ReaderLog save_while_reading(Rig& rig, int saves, bool retired_ok) {
         frugal_ckpt_info verified{};
         verified.struct_size = sizeof(verified);
         const auto result = outcome(frugal_ckpt_verify(rig.engine.get(), info.name, &verified));
-        if (result.code == 0) note(verified, "verified");
+        if (result.code == 0)
+          note(verified, "verified");
         else if (!(retired_ok && result.code == FRUGAL_ERR_NOT_FOUND))
           log.problems.push_back(std::string("verify ") + info.name + ": " + result.message);
       }
       frugal_ckpt_info latest{};
       latest.struct_size = sizeof(latest);
       const auto found = outcome(frugal_ckpt_latest(rig.engine.get(), FRUGAL_CKPT_ALL_KINDS, &latest));
-      if (found.code == 0) ++log.latest_found;
-      else if (had_commit) log.latest_missed.push_back(found.message);
+      if (found.code == 0)
+        ++log.latest_found;
+      else if (had_commit)
+        log.latest_missed.push_back(found.message);
     }
   });
   for (int i = 1; i <= saves; ++i) {

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "../scheduler/scheduler_harness.hpp"
-#include "test_helpers.hpp"
 #include "ckpt_fixture.hpp"
+#include "test_helpers.hpp"
 
 using namespace frugal;
 using namespace frugal::test;
@@ -94,10 +94,10 @@ struct FakeState {
   std::string bytes;
   int queries = 0, exports = 0, imports = 0;
   void* seen_user_data = nullptr;
-  int32_t fail_export = 0;        // error code of every export, 0 = none
-  int32_t fail_import = 0;        // error code of every import, 0 = none
-  size_t claim_size = 0;          // when > 0, the size the query reports
-  size_t grow_to = 0;             // when > 0, the first export refuses its buffer and asks for this
+  int32_t fail_export = 0;  // error code of every export, 0 = none
+  int32_t fail_import = 0;  // error code of every import, 0 = none
+  size_t claim_size = 0;    // when > 0, the size the query reports
+  size_t grow_to = 0;       // when > 0, the first export refuses its buffer and asks for this
   frugal_ckpt_state_fns fns() {
     frugal_ckpt_state_fns f{};
     f.struct_size = sizeof(f);
@@ -560,9 +560,10 @@ TEST_CASE("a failing import ends the restore naming the state, after the tensors
   frugal_ckpt_info info{};
   info.struct_size = sizeof(info);
   info.step = 99;
-  expect_error(frugal_ckpt_restore(rig.engine.get(), nullptr, 0, metadata.data(), metadata.size(), &metadata_size, &info),
-               FRUGAL_ERR_INVALID_ARGUMENT,
-               {("restoring checkpoint " + name).c_str(), "importing state 'b/broken'", "another vocabulary"});
+  expect_error(
+      frugal_ckpt_restore(rig.engine.get(), nullptr, 0, metadata.data(), metadata.size(), &metadata_size, &info),
+      FRUGAL_ERR_INVALID_ARGUMENT,
+      {("restoring checkpoint " + name).c_str(), "importing state 'b/broken'", "another vocabulary"});
   // What frugal_ckpt_restore documents: tensors written, earlier states
   // imported, the failing one and later ones as they were, no out-param.
   CHECK(rig.weights.data == saved_weights);

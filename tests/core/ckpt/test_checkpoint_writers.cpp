@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "test_helpers.hpp"
 #include "ckpt_fixture.hpp"
+#include "test_helpers.hpp"
 
 using namespace frugal;
 using namespace frugal::test;
@@ -21,7 +21,9 @@ using crash::State;
 namespace {
 
 const std::vector<std::pair<std::string, std::string>> kJobOptions = {
-    {"prefix", "job"}, {"shard_bytes", std::to_string(State::kShardBytes)}, {"keep_heartbeats", "3"},
+    {"prefix", "job"},
+    {"shard_bytes", std::to_string(State::kShardBytes)},
+    {"keep_heartbeats", "3"},
     {"keep_full", "2"}};
 
 StorePtr open_gate_store(frugal_context* context) {

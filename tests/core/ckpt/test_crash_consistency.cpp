@@ -32,8 +32,8 @@
 #include <string>
 #include <thread>
 
-#include "test_helpers.hpp"
 #include "ckpt_fixture.hpp"
+#include "test_helpers.hpp"
 
 extern char** environ;
 
@@ -113,7 +113,7 @@ ChildRun run_and_kill(const std::string& root, const std::string& err_path, cons
   // Until its anchor event happens the kill waits; a child that gets
   // nowhere within a minute is hung, and is killed so the checks report it.
   auto kill_at = spawned_at + (when.anchor == Anchor::kSpawn ? std::chrono::microseconds(when.after_us)
-                                                              : std::chrono::microseconds(std::chrono::minutes(1)));
+                                                             : std::chrono::microseconds(std::chrono::minutes(1)));
   std::optional<Clock::time_point> first_begin, begin, first_commit;
   bool killed = false, eof = false;
   std::string pending;
@@ -168,8 +168,8 @@ ChildRun run_and_kill(const std::string& root, const std::string& err_path, cons
     }
   }
   ::close(out[0]);
-  run.hung = (when.anchor == Anchor::kFirstBegin && !first_begin) ||
-             (when.anchor == Anchor::kFirstCommit && !first_commit);
+  run.hung =
+      (when.anchor == Anchor::kFirstBegin && !first_begin) || (when.anchor == Anchor::kFirstCommit && !first_commit);
   if (!killed) ::kill(pid, SIGKILL);  // EOF before the kill: it died on its own (the status says how)
   REQUIRE(::waitpid(pid, &run.status, 0) == pid);
   std::ifstream err_file(err_path);
@@ -180,9 +180,9 @@ ChildRun run_and_kill(const std::string& root, const std::string& err_path, cons
 // What the children have reported so far, over all runs.
 struct Progress {
   bool any_commit = false;
-  uint64_t committed = 0;  // newest step known durable ("committed" or "resumed")
-  uint64_t begun = 0;      // newest step whose save was started
-  uint64_t commits = 0;    // "committed" lines seen (how much work the kills allowed)
+  uint64_t committed = 0;             // newest step known durable ("committed" or "resumed")
+  uint64_t begun = 0;                 // newest step whose save was started
+  uint64_t commits = 0;               // "committed" lines seen (how much work the kills allowed)
   std::optional<uint64_t> in_flight;  // the step the last run died saving, if it did
   bool died_in_startup = false;       // the last run died before its first save
 };
@@ -216,10 +216,10 @@ bool has_sanitizer_report(const std::string& err) {
 }
 
 struct Stats {
-  uint64_t kills_in_startup = 0;       // before the run's first save began
-  uint64_t kills_mid_save = 0;         // between "begin s" and "committed s"
-  uint64_t kills_with_torn_save = 0;   // ... that left save s without a manifest
-  uint64_t kills_after_unreported = 0; // ... after s committed, before the child could say so
+  uint64_t kills_in_startup = 0;        // before the run's first save began
+  uint64_t kills_mid_save = 0;          // between "begin s" and "committed s"
+  uint64_t kills_with_torn_save = 0;    // ... that left save s without a manifest
+  uint64_t kills_after_unreported = 0;  // ... after s committed, before the child could say so
   uint64_t valid_restored = 0;
 };
 
@@ -279,8 +279,8 @@ TEST_CASE("SIGKILL at random moments never loses more than the save in flight, n
   Stats stats;
   for (uint64_t i = 0; i < iterations; ++i) {
     const KillAt when = draw_kill(rng, pace);
-    INFO("kill " << i << ": " << when.after_us << " us after " << kAnchors[static_cast<int>(when.anchor)]
-                 << " (seed " << seed << ")");
+    INFO("kill " << i << ": " << when.after_us << " us after " << kAnchors[static_cast<int>(when.anchor)] << " (seed "
+                 << seed << ")");
     const ChildRun run = run_and_kill(root, err_path, when, pace);
     INFO("child stdout:\n" << run.out << "child stderr:\n" << run.err);
     // It must die by our kill: exiting on its own means it found a bad resume.
@@ -296,10 +296,10 @@ TEST_CASE("SIGKILL at random moments never loses more than the save in flight, n
     check_after_kill(store.get(), progress, stats);
   }
 
-  WARN("crash harness: " << progress.commits << " commits, last committed step " << progress.committed << "; kills: "
-                         << stats.kills_in_startup << " in start-up, " << stats.kills_mid_save << " mid-save ("
-                         << stats.kills_with_torn_save << " left it torn, " << stats.kills_after_unreported
-                         << " came after its commit); " << stats.valid_restored
+  WARN("crash harness: " << progress.commits << " commits, last committed step " << progress.committed
+                         << "; kills: " << stats.kills_in_startup << " in start-up, " << stats.kills_mid_save
+                         << " mid-save (" << stats.kills_with_torn_save << " left it torn, "
+                         << stats.kills_after_unreported << " came after its commit); " << stats.valid_restored
                          << " valid checkpoints restored exactly");
   // What killed puts left behind (store_fs temp files; see the faults test
   // "what a killed put leaves behind is reclaimed ...").

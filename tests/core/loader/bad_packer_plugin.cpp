@@ -79,13 +79,22 @@ frugal_error* bad_pack(void*, const frugal_pack_request* request, frugal_pack_as
 }
 
 constexpr frugal_packer_vtable kVtable{sizeof(frugal_packer_vtable), &bad_create, &bad_destroy, &bad_pack};
-constexpr frugal_strategy_desc kStrategy{sizeof(frugal_strategy_desc), FRUGAL_KIND_PACKER, 0, "bad_packer",
-                                         "a packer that breaks the contract", &kVtable, nullptr};
+constexpr frugal_strategy_desc kStrategy{sizeof(frugal_strategy_desc),        FRUGAL_KIND_PACKER, 0,      "bad_packer",
+                                         "a packer that breaks the contract", &kVtable,           nullptr};
 const frugal_strategy_desc* const kList[] = {&kStrategy};
 
-constexpr frugal_plugin_desc kDesc{sizeof(frugal_plugin_desc), FRUGAL_ABI_VERSION_MAJOR, FRUGAL_ABI_VERSION_MINOR,
-                                   BAD_PACKER_NAME, "1.0.0", "frugal tests", "MIT", 1, kList, "a broken packer",
-                                   nullptr, nullptr};
+constexpr frugal_plugin_desc kDesc{sizeof(frugal_plugin_desc),
+                                   FRUGAL_ABI_VERSION_MAJOR,
+                                   FRUGAL_ABI_VERSION_MINOR,
+                                   BAD_PACKER_NAME,
+                                   "1.0.0",
+                                   "frugal tests",
+                                   "MIT",
+                                   1,
+                                   kList,
+                                   "a broken packer",
+                                   nullptr,
+                                   nullptr};
 
 }  // namespace
 

@@ -30,13 +30,23 @@ frugal_option_decl g_decls[] = {
     bool_option("flag", "a switch").default_value("false"),
 };
 const frugal_option_decl* g_pointers[] = {&g_decls[0], &g_decls[1], &g_decls[2], &g_decls[3]};
-frugal_strategy_options_ext g_ext{{sizeof(frugal_strategy_options_ext), FRUGAL_EXT_STRATEGY_OPTIONS, 0, nullptr},
-                                  4, g_pointers};
+frugal_strategy_options_ext g_ext{
+    {sizeof(frugal_strategy_options_ext), FRUGAL_EXT_STRATEGY_OPTIONS, 0, nullptr}, 4, g_pointers};
 frugal_strategy_options_ext g_second = g_ext;
 frugal_strategy_desc g_strategy = schedule_strategy<Echo>("decl", "echoes lr", 0, &g_ext.header);
 const frugal_strategy_desc* g_strategies[] = {&g_strategy};
-frugal_plugin_desc g_desc{sizeof(frugal_plugin_desc), FRUGAL_ABI_VERSION_MAJOR, FRUGAL_ABI_VERSION_MINOR,
-                          "option_decls", "1.0", "frugal tests", "MIT", 1, g_strategies, nullptr, nullptr, nullptr};
+frugal_plugin_desc g_desc{sizeof(frugal_plugin_desc),
+                          FRUGAL_ABI_VERSION_MAJOR,
+                          FRUGAL_ABI_VERSION_MINOR,
+                          "option_decls",
+                          "1.0",
+                          "frugal tests",
+                          "MIT",
+                          1,
+                          g_strategies,
+                          nullptr,
+                          nullptr,
+                          nullptr};
 
 void apply_fault(const char* fault) {
   auto is = [&](const char* name) { return std::strcmp(fault, name) == 0; };

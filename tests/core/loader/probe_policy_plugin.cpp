@@ -117,15 +117,28 @@ frugal_error* import_state(void* instance, const void* data, size_t size) {
   return nullptr;
 }
 
-constexpr frugal_policy_vtable kVtable{sizeof(frugal_policy_vtable), &create, &destroy, &decide, &export_state,
-                                       &import_state};
-constexpr frugal_strategy_desc kStrategy{sizeof(frugal_strategy_desc), FRUGAL_KIND_POLICY,
-                                         FRUGAL_STRATEGY_DETERMINISTIC, "probe_policy",
-                                         "proposes what its options script (scheduler tests)", &kVtable, nullptr};
+constexpr frugal_policy_vtable kVtable{
+    sizeof(frugal_policy_vtable), &create, &destroy, &decide, &export_state, &import_state};
+constexpr frugal_strategy_desc kStrategy{sizeof(frugal_strategy_desc),
+                                         FRUGAL_KIND_POLICY,
+                                         FRUGAL_STRATEGY_DETERMINISTIC,
+                                         "probe_policy",
+                                         "proposes what its options script (scheduler tests)",
+                                         &kVtable,
+                                         nullptr};
 constexpr const frugal_strategy_desc* kStrategies[] = {&kStrategy};
-constexpr frugal_plugin_desc kPlugin{sizeof(frugal_plugin_desc), FRUGAL_ABI_VERSION_MAJOR, FRUGAL_ABI_VERSION_MINOR,
-                                     "probe_policy", "1.0.0", "frugal tests", "MIT", 1, kStrategies,
-                                     "a scriptable policy for the scheduler tests", nullptr, nullptr};
+constexpr frugal_plugin_desc kPlugin{sizeof(frugal_plugin_desc),
+                                     FRUGAL_ABI_VERSION_MAJOR,
+                                     FRUGAL_ABI_VERSION_MINOR,
+                                     "probe_policy",
+                                     "1.0.0",
+                                     "frugal tests",
+                                     "MIT",
+                                     1,
+                                     kStrategies,
+                                     "a scriptable policy for the scheduler tests",
+                                     nullptr,
+                                     nullptr};
 
 }  // namespace
 

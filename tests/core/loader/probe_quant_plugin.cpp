@@ -37,8 +37,8 @@ std::string option_string(const frugal_host_api* host, const frugal_options* opt
 }
 
 frugal_quant_layout layout_for(const std::string& dtype, const std::string& mode, const std::string& fault) {
-  frugal_quant_layout l{sizeof(frugal_quant_layout), FRUGAL_DTYPE_FLOAT8_E4M3FN, FRUGAL_SCALING_DELAYED, 0, 0,
-                        FRUGAL_DTYPE_FLOAT32, 0};
+  frugal_quant_layout l{
+      sizeof(frugal_quant_layout), FRUGAL_DTYPE_FLOAT8_E4M3FN, FRUGAL_SCALING_DELAYED, 0, 0, FRUGAL_DTYPE_FLOAT32, 0};
   if (dtype == "e5m2") l.dtype = FRUGAL_DTYPE_FLOAT8_E5M2;
   if (dtype == "int8") l.dtype = FRUGAL_DTYPE_INT8;
   if (mode == "current") l.scaling_mode = FRUGAL_SCALING_CURRENT;
@@ -62,10 +62,10 @@ frugal_error* create(const frugal_host_api* host, const frugal_options* options,
   const std::string fault = option_string(host, options, "fault", "none");
   int32_t echo = 0;
   if (frugal_error* e = host->option_get_bool(options, "echo", 0, &echo)) return e;
-  *instance = new Probe{host,
-                        layout_for(option_string(host, options, "dtype", "e4m3"),
-                                   option_string(host, options, "mode", "delayed"), fault),
-                        echo != 0, fault == "overwrite"};
+  *instance = new Probe{
+      host,
+      layout_for(option_string(host, options, "dtype", "e4m3"), option_string(host, options, "mode", "delayed"), fault),
+      echo != 0, fault == "overwrite"};
   return nullptr;
 }
 
@@ -145,14 +145,31 @@ frugal_error* import_state(void* instance, const void* data, size_t size) {
   return static_cast<Probe*>(instance)->host->error_create(FRUGAL_ERR_DATA_CORRUPTED, "not a probe state");
 }
 
-constexpr frugal_quantizer_vtable kWithGemm{sizeof(frugal_quantizer_vtable), create, destroy, layout,
-                                            quantize, dequantize, export_state, import_state, gemm};
-constexpr frugal_quantizer_vtable kNoGemm{sizeof(frugal_quantizer_vtable), create, destroy, layout,
-                                          quantize, dequantize, export_state, import_state, nullptr};
-constexpr frugal_strategy_desc kProbe{sizeof(frugal_strategy_desc), FRUGAL_KIND_QUANTIZER, 0, "probe_quant",
-                                      "echoes the views the core hands over", &kWithGemm, nullptr};
-constexpr frugal_strategy_desc kProbeNoGemm{sizeof(frugal_strategy_desc), FRUGAL_KIND_QUANTIZER, 0,
-                                            "probe_quant_nogemm", "probe_quant without a GEMM", &kNoGemm, nullptr};
+constexpr frugal_quantizer_vtable kWithGemm{
+    sizeof(frugal_quantizer_vtable), create, destroy, layout, quantize, dequantize, export_state, import_state, gemm};
+constexpr frugal_quantizer_vtable kNoGemm{sizeof(frugal_quantizer_vtable),
+                                          create,
+                                          destroy,
+                                          layout,
+                                          quantize,
+                                          dequantize,
+                                          export_state,
+                                          import_state,
+                                          nullptr};
+constexpr frugal_strategy_desc kProbe{sizeof(frugal_strategy_desc),
+                                      FRUGAL_KIND_QUANTIZER,
+                                      0,
+                                      "probe_quant",
+                                      "echoes the views the core hands over",
+                                      &kWithGemm,
+                                      nullptr};
+constexpr frugal_strategy_desc kProbeNoGemm{sizeof(frugal_strategy_desc),
+                                            FRUGAL_KIND_QUANTIZER,
+                                            0,
+                                            "probe_quant_nogemm",
+                                            "probe_quant without a GEMM",
+                                            &kNoGemm,
+                                            nullptr};
 constexpr const frugal_strategy_desc* kStrategies[] = {&kProbe, &kProbeNoGemm};
 constexpr frugal_plugin_desc kPlugin{sizeof(frugal_plugin_desc),
                                      FRUGAL_ABI_VERSION_MAJOR,

@@ -388,13 +388,13 @@ frugal_error* create(const frugal_host_api* host, const frugal_options* options,
   if (broken == nullptr) return bad("unknown layout_fault '" + layout_fault + "'");
   if (find_named(kPlanFaults, plan_fault) == nullptr) return bad("unknown plan_fault '" + plan_fault + "'");
   frugal_route_layout layout{sizeof(frugal_route_layout),
-                              expert_choice ? FRUGAL_ROUTER_EXPERT_CHOICE : FRUGAL_ROUTER_TOKEN_CHOICE,
-                              static_cast<int32_t>(experts),
-                              static_cast<int32_t>(k),
-                              policy,
-                              factor,
-                              bias != 0 ? FRUGAL_ROUTE_LAYOUT_BIAS : 0u,
-                              0};
+                             expert_choice ? FRUGAL_ROUTER_EXPERT_CHOICE : FRUGAL_ROUTER_TOKEN_CHOICE,
+                             static_cast<int32_t>(experts),
+                             static_cast<int32_t>(k),
+                             policy,
+                             factor,
+                             bias != 0 ? FRUGAL_ROUTE_LAYOUT_BIAS : 0u,
+                             0};
   broken->apply(layout);
   *instance = new Probe{host, layout, plan_fault, echo_on != 0, 0};
   return nullptr;

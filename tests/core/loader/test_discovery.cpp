@@ -48,8 +48,10 @@ struct ScopedEnv {
     REQUIRE(setenv(name.c_str(), value.c_str(), 1) == 0);
   }
   ~ScopedEnv() {
-    if (previous) setenv(name.c_str(), previous->c_str(), 1);
-    else unsetenv(name.c_str());
+    if (previous)
+      setenv(name.c_str(), previous->c_str(), 1);
+    else
+      unsetenv(name.c_str());
   }
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;
@@ -220,8 +222,8 @@ TEST_CASE("system plugin dirs come after the host's, each directory once, missin
   std::ofstream(system_b.path / "text.so") << "not a shared library either";
   fs::create_directory_symlink(system_a.path, links.path / "system_a_again");
   // system_a three times (once through a link), the built-in dir again, a missing dir.
-  const std::string system_list = system_a.path.string() + ":" + FRUGAL_BUILTIN_PLUGIN_DIR + "::" +
-                                  system_b.path.string() + ":" + (links.path / "system_a_again").string() + ":" +
+  const std::string system_list = system_a.path.string() + ":" + FRUGAL_BUILTIN_PLUGIN_DIR +
+                                  "::" + system_b.path.string() + ":" + (links.path / "system_a_again").string() + ":" +
                                   (links.path / "missing").string() + ":" + system_a.path.string() + "/";
   ScopedEnv system("FRUGAL_SYSTEM_PLUGIN_DIRS", system_list);
   ScopedEnv env("FRUGAL_PLUGIN_PATH", env_dir.path.string());
@@ -234,10 +236,10 @@ TEST_CASE("system plugin dirs come after the host's, each directory once, missin
   REQUIRE(frugal_context_discover_plugins(ctx, 0, &loaded) == nullptr);
   CHECK(loaded == builtins + 3);
   REQUIRE(frugal_context_plugin_count(ctx) == builtins + 3);
-  CHECK(plugin_name_at(ctx, 0) == "alpha");                 // FRUGAL_PLUGIN_PATH
-  CHECK(plugin_name_at(ctx, 1) == "packer_seq");            // built-in
-  CHECK(plugin_name_at(ctx, builtins + 1) == "newer");      // host
-  CHECK(plugin_name_at(ctx, builtins + 2) == "older");      // system
+  CHECK(plugin_name_at(ctx, 0) == "alpha");             // FRUGAL_PLUGIN_PATH
+  CHECK(plugin_name_at(ctx, 1) == "packer_seq");        // built-in
+  CHECK(plugin_name_at(ctx, builtins + 1) == "newer");  // host
+  CHECK(plugin_name_at(ctx, builtins + 2) == "older");  // system
 
   // system_a was scanned once, before system_b: its bad file is one failure,
   // not three; the missing system dir and the built-in dir again add none.
@@ -371,7 +373,8 @@ TEST_CASE("failure strings stay valid while more failures are recorded") {
   host::check(frugal_context_load_failure(c.context.get(), 0, &info));
   const char* path = info.path;
   for (int i = 0; i < 50; ++i) {
-    frugal_error* error = frugal_context_load_plugin(c.context.get(), ("/nonexistent/" + std::to_string(i) + ".so").c_str());
+    frugal_error* error =
+        frugal_context_load_plugin(c.context.get(), ("/nonexistent/" + std::to_string(i) + ".so").c_str());
     frugal_error_destroy(error);
   }
   CHECK(frugal_context_load_failure_count(c.context.get()) == 51);

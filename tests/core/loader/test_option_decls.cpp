@@ -3,13 +3,13 @@
 // hosts read them back through frugal_context_strategy_option.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
 #include <cstddef>
 #include <cstdlib>
-#include <unistd.h>
 #include <filesystem>
 #include <initializer_list>
-#include <utility>
 #include <string>
+#include <utility>
 
 #include "frugal/context.h"
 #include "frugal/error.h"
@@ -185,7 +185,8 @@ TEST_CASE("the core checks given options against the declarations before create"
       {{{"steps", "5"}, {"shape", "c"}}, FRUGAL_ERR_INVALID_ARGUMENT, "option 'shape' = 'c' is not one of 'a', 'b'"},
       {{{"steps", "2.5"}}, FRUGAL_ERR_INVALID_ARGUMENT, "option 'steps' = 2.5 has type double; expected int"},
       {{{"steps", "5"}, {"flag", "7"}}, FRUGAL_ERR_INVALID_ARGUMENT, "has type int; expected bool"},
-      {{{"steps", "5"}, {"warmup", "3"}}, FRUGAL_ERR_INVALID_ARGUMENT,
+      {{{"steps", "5"}, {"warmup", "3"}},
+       FRUGAL_ERR_INVALID_ARGUMENT,
        "unknown option 'warmup' (accepted: lr, steps, shape, flag)"},
   };
   for (const auto& c : cases) {

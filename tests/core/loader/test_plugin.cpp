@@ -17,23 +17,23 @@
 namespace {
 
 enum Variant {
-  kAlpha = 1,        // good: schedules linear, cosine (collides with schedule_lr), throws, fails + an unknown kind
-  kAlphaCopy,        // good but the same plugin name as kAlpha
-  kNoEntry,          // exports nothing
-  kEntryError,       // entry returns an error
-  kEntryThrows,      // entry throws a C++ exception
-  kMajor1Desc,       // exports this major's entry symbol but claims ABI 1.1 (the previous major)
-  kMajor1Symbol,     // exports frugal_plugin_init_v1 only, as a plugin built for ABI 1 does
-  kNewerMinor,       // minor 7 with larger descriptor, strategy desc and vtable
-  kOlderMinor,       // smallest legal structs; garbage past struct_size
-  kNullSlot,         // required vtable slot lr is NULL
-  kNullVtable,       // strategy with a NULL vtable
-  kNullName,         // plugin name NULL
-  kDupStrategy,      // two schedules with the same name
-  kSmallVtable,      // vtable struct_size below the minimum
-  kNullDesc,         // entry succeeds without a descriptor
-  kTinyDesc,         // descriptor struct_size 8
-  kBadName,          // plugin name with forbidden characters
+  kAlpha = 1,     // good: schedules linear, cosine (collides with schedule_lr), throws, fails + an unknown kind
+  kAlphaCopy,     // good but the same plugin name as kAlpha
+  kNoEntry,       // exports nothing
+  kEntryError,    // entry returns an error
+  kEntryThrows,   // entry throws a C++ exception
+  kMajor1Desc,    // exports this major's entry symbol but claims ABI 1.1 (the previous major)
+  kMajor1Symbol,  // exports frugal_plugin_init_v1 only, as a plugin built for ABI 1 does
+  kNewerMinor,    // minor 7 with larger descriptor, strategy desc and vtable
+  kOlderMinor,    // smallest legal structs; garbage past struct_size
+  kNullSlot,      // required vtable slot lr is NULL
+  kNullVtable,    // strategy with a NULL vtable
+  kNullName,      // plugin name NULL
+  kDupStrategy,   // two schedules with the same name
+  kSmallVtable,   // vtable struct_size below the minimum
+  kNullDesc,      // entry succeeds without a descriptor
+  kTinyDesc,      // descriptor struct_size 8
+  kBadName,       // plugin name with forbidden characters
 };
 constexpr int kVariant = FRUGAL_TEST_VARIANT;
 
@@ -103,8 +103,7 @@ frugal_error* hostcheck_create(const frugal_host_api* host, const frugal_options
 
 constexpr frugal_schedule_vtable kLinearVtable{sizeof(frugal_schedule_vtable), &linear_create, &linear_destroy,
                                                &linear_lr};
-constexpr frugal_schedule_vtable kFixedVtable{sizeof(frugal_schedule_vtable), &fixed_create, &fixed_destroy,
-                                              &fixed_lr};
+constexpr frugal_schedule_vtable kFixedVtable{sizeof(frugal_schedule_vtable), &fixed_create, &fixed_destroy, &fixed_lr};
 constexpr frugal_schedule_vtable kThrowingVtable{sizeof(frugal_schedule_vtable), &fixed_create, &fixed_destroy,
                                                  &throwing_lr};
 constexpr frugal_schedule_vtable kHostCheckVtable{sizeof(frugal_schedule_vtable), &hostcheck_create, &fixed_destroy,
@@ -156,10 +155,10 @@ constexpr frugal_strategy_desc kAlphaCosine = schedule("cosine", &kFixedVtable);
 constexpr frugal_strategy_desc kAlphaThrows = schedule("throws", &kThrowingVtable);
 constexpr frugal_strategy_desc kAlphaFails = schedule("fails", &kFailingVtable);
 constexpr frugal_strategy_desc kAlphaHostCheck = schedule("hostcheck", &kHostCheckVtable);
-constexpr frugal_strategy_desc kAlphaFuture{sizeof(frugal_strategy_desc), 60, 0, "future_thing", "a kind from the future",
-                                            &kFixedVtable, nullptr};
-const frugal_strategy_desc* const kAlphaList[] = {&kAlphaLinear, &kAlphaCosine, &kAlphaThrows, &kAlphaFails,
-                                                  &kAlphaHostCheck, &kAlphaFuture};
+constexpr frugal_strategy_desc kAlphaFuture{
+    sizeof(frugal_strategy_desc), 60, 0, "future_thing", "a kind from the future", &kFixedVtable, nullptr};
+const frugal_strategy_desc* const kAlphaList[] = {&kAlphaLinear, &kAlphaCosine,    &kAlphaThrows,
+                                                  &kAlphaFails,  &kAlphaHostCheck, &kAlphaFuture};
 
 constexpr frugal_strategy_desc kNullSlotStrategy = schedule("broken", &kNullSlotVtable);
 constexpr frugal_strategy_desc kNullVtableStrategy = schedule("broken", nullptr);
@@ -172,8 +171,18 @@ const frugal_strategy_desc* const kSmallVtableList[] = {&kSmallVtableStrategy};
 const frugal_strategy_desc* const kDupList[] = {&kSame1, &kSame2};
 
 frugal_plugin_desc base_desc(const char* name, const frugal_strategy_desc* const* list, size_t count) {
-  return frugal_plugin_desc{sizeof(frugal_plugin_desc), FRUGAL_ABI_VERSION_MAJOR, FRUGAL_ABI_VERSION_MINOR, name,
-                            "1.2.3", "frugal tests", "MIT", count, list, "a test plugin", nullptr, nullptr};
+  return frugal_plugin_desc{sizeof(frugal_plugin_desc),
+                            FRUGAL_ABI_VERSION_MAJOR,
+                            FRUGAL_ABI_VERSION_MINOR,
+                            name,
+                            "1.2.3",
+                            "frugal tests",
+                            "MIT",
+                            count,
+                            list,
+                            "a test plugin",
+                            nullptr,
+                            nullptr};
 }
 
 PluginDescV17 g_newer{};

@@ -3,9 +3,9 @@
 // as a load failure, and the host keeps working afterwards.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstring>
-#include <unistd.h>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -30,8 +30,12 @@ const std::vector<Malformed> kMalformed = {
     {"entry_error", FRUGAL_ERR_UNSUPPORTED, {"failed to initialise", "needs a GPU that is not there"}},
     {"entry_throws", FRUGAL_ERR_PLUGIN_INVALID, {"threw an exception", "boom from init"}},
     // A plugin of the previous major: the message names its version and the core's.
-    {"major1_desc", FRUGAL_ERR_ABI_MISMATCH, {"built for frugal ABI 1.1", "this core speaks ABI 2.0", "major version must match"}},
-    {"major1_symbol", FRUGAL_ERR_ABI_MISMATCH, {"built for frugal ABI 1.x", "frugal_plugin_init_v1", "this core speaks ABI 2.0", "frugal_plugin_init_v2"}},
+    {"major1_desc",
+     FRUGAL_ERR_ABI_MISMATCH,
+     {"built for frugal ABI 1.1", "this core speaks ABI 2.0", "major version must match"}},
+    {"major1_symbol",
+     FRUGAL_ERR_ABI_MISMATCH,
+     {"built for frugal ABI 1.x", "frugal_plugin_init_v1", "this core speaks ABI 2.0", "frugal_plugin_init_v2"}},
     {"null_slot", FRUGAL_ERR_PLUGIN_INVALID, {"schedule strategy 'broken'", "slot 'lr'"}},
     {"null_vtable", FRUGAL_ERR_PLUGIN_INVALID, {"'broken'", "NULL vtable"}},
     {"null_name", FRUGAL_ERR_PLUGIN_INVALID, {"field 'name' is NULL"}},

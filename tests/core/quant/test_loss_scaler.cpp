@@ -31,9 +31,8 @@ frugal_loss_scaler_status state_of(const frugal_loss_scaler* s) {
 }  // namespace
 
 TEST_CASE("loss scaler: hand-computed sequence") {
-  auto s = scaler_with({{"init_scale", 8}, {"growth_factor", 2}, {"backoff_factor", 0.5}, {"min_scale", 1},
-                        {"max_scale", 32}},
-                       3);
+  auto s = scaler_with(
+      {{"init_scale", 8}, {"growth_factor", 2}, {"backoff_factor", 0.5}, {"min_scale", 1}, {"max_scale", 32}}, 3);
   struct Step {
     bool found_inf;
     double scale;
@@ -42,11 +41,9 @@ TEST_CASE("loss scaler: hand-computed sequence") {
   const std::vector<Step> steps{
       {false, 8, 1},  {false, 8, 2},  {false, 16, 0},  // growth after 3 clean steps
       {false, 16, 1}, {true, 8, 0},                    // overflow: back off, counter reset
-      {false, 8, 1},  {false, 8, 2},  {false, 16, 0},
-      {false, 16, 1}, {false, 16, 2}, {false, 32, 0},
+      {false, 8, 1},  {false, 8, 2},  {false, 16, 0}, {false, 16, 1}, {false, 16, 2}, {false, 32, 0},
       {false, 32, 1}, {false, 32, 2}, {false, 32, 0},  // at max_scale: stays, counter still resets
-      {true, 16, 0},  {true, 8, 0},   {true, 4, 0},   {true, 2, 0}, {true, 1, 0},
-      {true, 1, 0},                                    // min_scale floor
+      {true, 16, 0},  {true, 8, 0},   {true, 4, 0},   {true, 2, 0},   {true, 1, 0},   {true, 1, 0},  // min_scale floor
       {false, 1, 1},  {false, 1, 2},  {false, 2, 0},
   };
   int64_t skipped = 0;
@@ -70,10 +67,9 @@ TEST_CASE("loss scaler: hand-computed sequence") {
   host::check(frugal_loss_scaler_update(s.get(), 0, nullptr));
   CHECK(frugal_loss_scaler_scale(s.get()) == 8.0);
   CHECK(state_of(s.get()).skipped_steps == 9);
-  for (const frugal_loss_scaler_status bad : {frugal_loss_scaler_status{sizeof saved, 64.0, 0, 0},
-                                             frugal_loss_scaler_status{sizeof saved, 4.0, 3, 0},
-                                             frugal_loss_scaler_status{sizeof saved, 4.0, -1, 0},
-                                             frugal_loss_scaler_status{sizeof saved, 4.0, 0, -5}}) {
+  for (const frugal_loss_scaler_status bad :
+       {frugal_loss_scaler_status{sizeof saved, 64.0, 0, 0}, frugal_loss_scaler_status{sizeof saved, 4.0, 3, 0},
+        frugal_loss_scaler_status{sizeof saved, 4.0, -1, 0}, frugal_loss_scaler_status{sizeof saved, 4.0, 0, -5}}) {
     const auto result = outcome(frugal_loss_scaler_set_status(s.get(), &bad));
     INFO(result.message);
     CHECK(result.code == FRUGAL_ERR_INVALID_ARGUMENT);

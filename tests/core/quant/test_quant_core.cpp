@@ -191,7 +191,8 @@ TEST_CASE("quantize refuses layouts, shapes, dtypes and devices it cannot take, 
   SECTION("strides") {
     Tensor cols_strided(g_input, FRUGAL_DTYPE_FLOAT32, {16, 100}, {200, 2});
     a.input = &cols_strided.view;
-    expect_error(frugal_quantizer_quantize(q.get(), &a), FRUGAL_ERR_UNSUPPORTED, {"input", "last dimension", "stride 2"});
+    expect_error(frugal_quantizer_quantize(q.get(), &a), FRUGAL_ERR_UNSUPPORTED,
+                 {"input", "last dimension", "stride 2"});
     Tensor no_collapse(g_input, FRUGAL_DTYPE_FLOAT32, {2, 8, 200}, {2000, 200, 1});
     a.input = &no_collapse.view;
     expect_error(frugal_quantizer_quantize(q.get(), &a), FRUGAL_ERR_UNSUPPORTED, {"input", "do not collapse"});
@@ -296,8 +297,8 @@ TEST_CASE("cast-transpose output, the zero-point extension, and dequantize's vie
     expect_error(frugal_quantizer_quantize(q.get(), &a), FRUGAL_ERR_INVALID_ARGUMENT,
                  {"zero point", "frugal_quant_zero_point_ext"});
     Tensor zp(g_codes_t, FRUGAL_DTYPE_INT8, {16, 1});
-    const frugal_quant_zero_point_ext ext{{sizeof(frugal_quant_zero_point_ext), FRUGAL_EXT_QUANT_ZERO_POINT, 0, nullptr},
-                                          &zp.view};
+    const frugal_quant_zero_point_ext ext{
+        {sizeof(frugal_quant_zero_point_ext), FRUGAL_EXT_QUANT_ZERO_POINT, 0, nullptr}, &zp.view};
     out.meta.ext = &ext.header;
     const std::string seen = echo_of(frugal_quantizer_quantize(q.get(), &a));
     CHECK(seen.find(view_text("output.zp", 16, 1, 1, g_codes_t)) != std::string::npos);
@@ -388,10 +389,10 @@ TEST_CASE("a plugin's invalid layout is refused at creation, naming what is wron
     const char* fault;
     const char* mention;
   };
-  for (const Case c : {Case{"bad_dtype", "element dtype float32"}, Case{"bad_mode", "scaling mode 9"},
-                       Case{"mx_fp32", "mx scaling with float32 scales"},
-                       Case{"tensor_blocks", "current scaling with 1 x 32 blocks"},
-                       Case{"zp_fp8", "zero point on a non-INT8"}}) {
+  for (const Case c :
+       {Case{"bad_dtype", "element dtype float32"}, Case{"bad_mode", "scaling mode 9"},
+        Case{"mx_fp32", "mx scaling with float32 scales"}, Case{"tensor_blocks", "current scaling with 1 x 32 blocks"},
+        Case{"zp_fp8", "zero point on a non-INT8"}}) {
     INFO(c.fault);
     auto options = host::make_options();
     host::check(frugal_options_set_string(options.get(), "fault", c.fault));

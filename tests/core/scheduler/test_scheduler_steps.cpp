@@ -43,7 +43,10 @@ TEST_CASE("malformed telemetry is INVALID_ARGUMENT naming the field, and changes
   const std::vector<Case> cases = {
       {"NaN loss", with([](auto& t) { t.loss = kNaN; }), "telemetry.loss is nan at step 20"},
       {"infinite loss", with([](auto& t) { t.loss = kInf; }), "telemetry.loss is inf"},
-      {"NaN eval loss", with([](auto& t) { t.flags = FRUGAL_TELEMETRY_EVAL_LOSS; t.eval_loss = kNaN; }),
+      {"NaN eval loss", with([](auto& t) {
+         t.flags = FRUGAL_TELEMETRY_EVAL_LOSS;
+         t.eval_loss = kNaN;
+       }),
        "telemetry.eval_loss is nan"},
       {"time going back", with([](auto& t) { t.wall_time_s = 99.5; }),
        "telemetry.wall_time_s went back from 100 s to 99.5 s"},
@@ -58,10 +61,11 @@ TEST_CASE("malformed telemetry is INVALID_ARGUMENT naming the field, and changes
        "telemetry.step went back from 10 to 9 without FRUGAL_TELEMETRY_RESTARTED"},
       {"tokens going back", with([](auto& t) { t.tokens = 5; }), "telemetry.tokens went back from 10000 to 5"},
       {"negative step", with([](auto& t) { t.step = -1; }), "telemetry.step is -1"},
-      {"stall without a checkpoint", with([](auto& t) { t.checkpoint_stall_s = 5; }),
-       "checkpoint_done is NONE"},
-      {"stall longer than the interval",
-       with([](auto& t) { t.checkpoint_done = FRUGAL_CKPT_FULL; t.checkpoint_stall_s = 101; }),
+      {"stall without a checkpoint", with([](auto& t) { t.checkpoint_stall_s = 5; }), "checkpoint_done is NONE"},
+      {"stall longer than the interval", with([](auto& t) {
+         t.checkpoint_done = FRUGAL_CKPT_FULL;
+         t.checkpoint_stall_s = 101;
+       }),
        "longer than the 100 s since the previous record"},
       {"negative notice", with([](auto& t) { t.preemption_notice_s = -1; }), "telemetry.preemption_notice_s is -1"},
       {"unknown checkpoint kind", with([](auto& t) { t.checkpoint_done = 3; }), "telemetry.checkpoint_done is 3"},
@@ -70,8 +74,8 @@ TEST_CASE("malformed telemetry is INVALID_ARGUMENT naming the field, and changes
   for (const Case& c : cases) {
     const test::Outcome result = s.try_step(c.t);
     INFO(c.what << ": " << result.message);
-    CHECK(result.code == (c.t.struct_size < sizeof(frugal_telemetry) ? FRUGAL_ERR_ABI_MISMATCH
-                                                                     : FRUGAL_ERR_INVALID_ARGUMENT));
+    CHECK(result.code ==
+          (c.t.struct_size < sizeof(frugal_telemetry) ? FRUGAL_ERR_ABI_MISMATCH : FRUGAL_ERR_INVALID_ARGUMENT));
     CHECK(contains(result.message, c.mention));
   }
   // Nothing was booked and the probe saw none of them: the next good record
@@ -109,18 +113,23 @@ TEST_CASE("a restart may take the step back; the job clock still may not") {
 }
 
 TEST_CASE("proposals merge: heaviest checkpoint, first resource / nodes / stop, earliest due time") {
-  SchedulerSpec spec{"",
-                     {},
-                     {{"probe_policy", {{"resource", "2"}, {"checkpoint_every", "1"}, {"reason", "first"},
-                                        {"due_in_s", "600"}}},
-                      {"probe_policy", {{"resource", "1"}, {"nodes", "4"}, {"checkpoint_every", "2"},
-                                        {"checkpoint_kind", "2"}, {"reason", "second"}, {"due_in_s", "300"}}},
-                      {"probe_policy", {{"nodes", "8"}, {"stop_at_step", "30"}, {"reason", "third"}}}}};
+  SchedulerSpec spec{
+      "",
+      {},
+      {{"probe_policy", {{"resource", "2"}, {"checkpoint_every", "1"}, {"reason", "first"}, {"due_in_s", "600"}}},
+       {"probe_policy",
+        {{"resource", "1"},
+         {"nodes", "4"},
+         {"checkpoint_every", "2"},
+         {"checkpoint_kind", "2"},
+         {"reason", "second"},
+         {"due_in_s", "300"}}},
+       {"probe_policy", {{"nodes", "8"}, {"stop_at_step", "30"}, {"reason", "third"}}}}};
   SchedulerHarness s(spec);
   frugal_decision d = s.step(record(100, 10, 2.0));
-  CHECK(d.checkpoint == FRUGAL_CKPT_HEARTBEAT);  // only the first proposes on record 1
-  CHECK(d.resource == FRUGAL_RESOURCE_RESERVED);       // the first policy with an opinion wins
-  CHECK(d.target_nodes == 4);                          // the second's, not the third's 8
+  CHECK(d.checkpoint == FRUGAL_CKPT_HEARTBEAT);   // only the first proposes on record 1
+  CHECK(d.resource == FRUGAL_RESOURCE_RESERVED);  // the first policy with an opinion wins
+  CHECK(d.target_nodes == 4);                     // the second's, not the third's 8
   CHECK(d.stop == FRUGAL_STOP_NONE);
   CHECK(d.next_due_s == 400);  // min(100 + 600, 100 + 300)
   CHECK(s.reason() == "probe_policy: first at record 1; probe_policy: second at record 1");
@@ -165,7 +174,7 @@ TEST_CASE("the first record of a preemption notice always gets a checkpoint") {
   notice.wall_time_s = 115;
   notice.preemption_notice_s = 115;
   CHECK(s.step(notice).checkpoint == FRUGAL_CKPT_NONE);  // same notice: asked once
-  s.step(record(120, 12, 2.0));                                // the notice is over
+  s.step(record(120, 12, 2.0));                          // the notice is over
   notice.step = 13;
   notice.tokens = 13000;
   notice.wall_time_s = 130;

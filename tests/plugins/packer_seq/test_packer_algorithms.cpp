@@ -32,9 +32,8 @@ using namespace frugal::packer::test;
 
 namespace {
 
-const Algorithm kAll[] = {Algorithm::naive_first_fit, Algorithm::first_fit_decreasing,
-                          Algorithm::best_fit_decreasing, Algorithm::spfhp, Algorithm::lpfhp};
-
+const Algorithm kAll[] = {Algorithm::naive_first_fit, Algorithm::first_fit_decreasing, Algorithm::best_fit_decreasing,
+                          Algorithm::spfhp, Algorithm::lpfhp};
 
 // Applies an algorithm to lengths[order] and maps the items back.
 PackResult on_sorted(std::span<const int64_t> lengths, std::span<const int64_t> order,
@@ -163,17 +162,17 @@ TEST_CASE("FFD and BFD match the naive references on long equal-length runs and 
   };
   // 70000 with n = 17500 keeps the bucketed first fit (max_len <= 4 n) past
   // 16-bit residuals; 100000 with n = 3000 takes first fit's tree fallback.
-  const Case cases[] = {{1, 50, true},        {8, 400, true},       {64, 2000, true},   {512, 3000, true},
-                        {8192, 3000, true},   {8192, 3000, false},  {70000, 17500, false},
-                        {100000, 3000, false}, {100000, 3000, true}};
+  const Case cases[] = {{1, 50, true},         {8, 400, true},        {64, 2000, true},
+                        {512, 3000, true},     {8192, 3000, true},    {8192, 3000, false},
+                        {70000, 17500, false}, {100000, 3000, false}, {100000, 3000, true}};
   for (const Case& c : cases) {
     for (const int64_t per_pack : {int64_t{0}, int64_t{1}, int64_t{3}, int64_t{7}}) {
       for (const uint64_t seed : {uint64_t{1}, uint64_t{2}}) {
         if (c.n > 5000 && (seed > 1 || per_pack == 1 || per_pack == 7)) continue;  // keep the naive scans short
         INFO("max_len=" << c.max_len << " n=" << c.n << " runs=" << c.runs << " max_per_pack=" << per_pack
                         << " seed=" << seed);
-        const auto lengths = c.runs ? make_runs(c.n, c.max_len, seed)
-                                    : make_lengths(Dist::short_heavy, c.n, c.max_len, seed);
+        const auto lengths =
+            c.runs ? make_runs(c.n, c.max_len, seed) : make_lengths(Dist::short_heavy, c.n, c.max_len, seed);
         const PackLimits limits{c.max_len, per_pack};
         const auto order = decreasing_order(lengths, c.max_len);
         const PackResult ffd = first_fit_decreasing(lengths, limits);
@@ -202,7 +201,9 @@ TEST_CASE("min tree finds the smallest value at or after a leaf", "[packer]") {
     for (int step = 0; step < 3000; ++step) {
       const std::size_t leaf = pick(rng);
       // Distinct values (as pack numbers are), some removals.
-      const uint32_t value = rng() % 4 == 0 ? MinTree<uint32_t>::kEmpty : next_value - static_cast<uint32_t>(rng() % 997) * 1000 - static_cast<uint32_t>(step);
+      const uint32_t value = rng() % 4 == 0
+                                 ? MinTree<uint32_t>::kEmpty
+                                 : next_value - static_cast<uint32_t>(rng() % 997) * 1000 - static_cast<uint32_t>(step);
       ++next_value;
       if (value != MinTree<uint32_t>::kEmpty && std::find(ref.begin(), ref.end(), value) != ref.end()) continue;
       tree.set(leaf, value);
@@ -212,7 +213,7 @@ TEST_CASE("min tree finds the smallest value at or after a leaf", "[packer]") {
       const auto [where, best] = tree.min_from(from);
       REQUIRE(best == *it);
       REQUIRE(where == (*it == MinTree<uint32_t>::kEmpty ? MinTree<uint32_t>::npos
-                                                          : static_cast<std::size_t>(it - ref.begin())));
+                                                         : static_cast<std::size_t>(it - ref.begin())));
     }
   }
 }
@@ -220,7 +221,7 @@ TEST_CASE("min tree finds the smallest value at or after a leaf", "[packer]") {
 TEST_CASE("decreasing order: length descending, ties by index, both sort paths", "[packer]") {
   const std::vector<int64_t> lengths{3, 5, 3, 1, 5, 2};
   const std::vector<int64_t> expected{1, 4, 0, 2, 5, 3};
-  REQUIRE(decreasing_order(lengths, 5) == expected);               // counting sort
+  REQUIRE(decreasing_order(lengths, 5) == expected);                 // counting sort
   REQUIRE(decreasing_order(lengths, int64_t{1} << 40) == expected);  // comparison sort
 }
 
@@ -258,8 +259,8 @@ TEST_CASE("edge cases have the obvious packings", "[packer]") {
 
 TEST_CASE("histogram algorithms reach high efficiency on a wide uniform histogram", "[packer]") {
   const auto lengths = make_lengths(Dist::uniform, 100000, 512, 5);
-  for (const Algorithm a : {Algorithm::first_fit_decreasing, Algorithm::best_fit_decreasing, Algorithm::spfhp,
-                            Algorithm::lpfhp}) {
+  for (const Algorithm a :
+       {Algorithm::first_fit_decreasing, Algorithm::best_fit_decreasing, Algorithm::spfhp, Algorithm::lpfhp}) {
     INFO(algorithm_name(a));
     const auto s = compute_stats(run_algorithm(a, lengths, {512, 0}), lengths, {512, 0});
     REQUIRE(s.efficiency > 0.99);
@@ -286,8 +287,8 @@ TEST_CASE("overlong policy: truncate, split and error; nothing is dropped", "[pa
   SECTION("split") {
     const auto in = apply_overlong_policy(lengths, 8, OverlongPolicy::split);
     REQUIRE(in.lengths == std::vector<int64_t>{8, 2, 8, 8, 8, 1, 3, 8});
-    REQUIRE(in.pieces == std::vector<Piece>{{0, 0, 8}, {0, 8, 2}, {1, 0, 8}, {1, 8, 8}, {1, 16, 8}, {1, 24, 1},
-                                            {2, 0, 3}, {3, 0, 8}});
+    REQUIRE(in.pieces == std::vector<Piece>{
+                             {0, 0, 8}, {0, 8, 2}, {1, 0, 8}, {1, 8, 8}, {1, 16, 8}, {1, 24, 1}, {2, 0, 3}, {3, 0, 8}});
   }
   SECTION("error") {
     REQUIRE(error_of([&] { (void)apply_overlong_policy(lengths, 8, OverlongPolicy::error); }) ==
@@ -335,16 +336,20 @@ TEST_CASE("bad input is refused with a clear message", "[packer]") {
     REQUIRE(error_of([&] { (void)run_algorithm(a, empty, {8, 0}); }) == "empty input: no sequences to pack");
     REQUIRE(error_of([&] { (void)run_algorithm(a, ok, {0, 0}); }) == "max_len must be positive, got 0");
     REQUIRE(error_of([&] { (void)run_algorithm(a, ok, {-5, 0}); }) == "max_len must be positive, got -5");
-    REQUIRE(error_of([&] { (void)run_algorithm(a, ok, {8, -1}); }) ==
-            "max_per_pack must be >= 0 (0 = unlimited), got -1");
+    REQUIRE(error_of([&] {
+              (void)run_algorithm(a, ok, {8, -1});
+            }) == "max_per_pack must be >= 0 (0 = unlimited), got -1");
     REQUIRE(error_of([&] { (void)run_algorithm(a, overlong, {8, 0}); }) == "sequence 1 has length 9 > max_len 8");
-    REQUIRE(error_of([&] { (void)pack_sequences(zero, {a, 8, 0, OverlongPolicy::split}); }) ==
-            "sequence 17 has length 0");
-    REQUIRE(error_of([&] { (void)pack_sequences(overlong, {a, 8, 0, OverlongPolicy::error}); }) ==
-            "sequence 1 has length 9 > max_len 8 (overlong policy: error)");
+    REQUIRE(error_of([&] {
+              (void)pack_sequences(zero, {a, 8, 0, OverlongPolicy::split});
+            }) == "sequence 17 has length 0");
+    REQUIRE(error_of([&] {
+              (void)pack_sequences(overlong, {a, 8, 0, OverlongPolicy::error});
+            }) == "sequence 1 has length 9 > max_len 8 (overlong policy: error)");
   }
-  REQUIRE(error_of([&] { (void)best_fit_decreasing(ok, {kMaxBucketedLen + 1, 0}); }).find("exceeds") !=
-          std::string::npos);
+  REQUIRE(error_of([&] {
+            (void)best_fit_decreasing(ok, {kMaxBucketedLen + 1, 0});
+          }).find("exceeds") != std::string::npos);
 }
 
 TEST_CASE("occupancy set agrees with std::set", "[packer]") {
@@ -379,8 +384,8 @@ TEST_CASE("informal timing: 1M and 16M sequences, max_len 512/2048/8192, uniform
     for (const int64_t max_len : {int64_t{512}, int64_t{2048}, int64_t{8192}}) {
       for (const Dist d : {Dist::uniform, Dist::lognormal_tail}) {
         const auto lengths = make_lengths(d, n, max_len, 42);
-        for (const Algorithm a : {Algorithm::first_fit_decreasing, Algorithm::best_fit_decreasing,
-                                  Algorithm::spfhp, Algorithm::lpfhp}) {
+        for (const Algorithm a :
+             {Algorithm::first_fit_decreasing, Algorithm::best_fit_decreasing, Algorithm::spfhp, Algorithm::lpfhp}) {
           const PackLimits limits{max_len, 0};
           const auto t0 = std::chrono::steady_clock::now();
           const PackResult r = run_algorithm(a, lengths, limits);

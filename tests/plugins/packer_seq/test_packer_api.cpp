@@ -53,8 +53,7 @@ TEST_CASE("overlong = split covers every token exactly once, and truncate keeps 
   const Dist dist = GENERATE(Dist::uniform, Dist::lognormal_tail, Dist::short_heavy);
   const PackerConfig config{max_len, max_per_pack, algo, overlong};
   auto packer = make_seq_packer(context.get(), config);
-  INFO(overlong << " " << algo << " max_len " << max_len << " max_per_pack " << max_per_pack << " "
-                << dist_name(dist));
+  INFO(overlong << " " << algo << " max_len " << max_len << " max_per_pack " << max_per_pack << " " << dist_name(dist));
   // Up to three rows long, so some sequences need 2 or 3 pieces.
   auto lengths = make_lengths(dist, 120, max_len, 3 * max_len, 5);
   int64_t overlong_count = 0, cut = 0, kept = 0, pieces = 0;
@@ -135,7 +134,8 @@ TEST_CASE("two sequences in one row: every format written out by hand") {
   host::check(frugal_pack_plan_varlen(plan.get(), 0, cu, 3, &written, &longest));
   CHECK(written == 3);
   CHECK(longest == 3);
-  CHECK(std::vector<int32_t>(cu, cu + 3) == (three_first ? std::vector<int32_t>{0, 3, 5} : std::vector<int32_t>{0, 2, 5}));
+  CHECK(std::vector<int32_t>(cu, cu + 3) ==
+        (three_first ? std::vector<int32_t>{0, 3, 5} : std::vector<int32_t>{0, 2, 5}));
   // written and max_seqlen may be NULL.
   host::check(frugal_pack_plan_varlen(plan.get(), 0, cu, 3, nullptr, nullptr));
 
@@ -183,7 +183,8 @@ TEST_CASE("two sequences in one row: every format written out by hand") {
   args.ignore_index = -100;
   args.mask_first_label = 1;
   host::check(frugal_pack_plan_gather(plan.get(), 0, &args));
-  CHECK(out_tokens == (three_first ? std::vector<int64_t>{10, 11, 12, 20, 21, 0} : std::vector<int64_t>{20, 21, 10, 11, 12, 0}));
+  CHECK(out_tokens ==
+        (three_first ? std::vector<int64_t>{10, 11, 12, 20, 21, 0} : std::vector<int64_t>{20, 21, 10, 11, 12, 0}));
   CHECK(out_labels == (three_first ? std::vector<int64_t>{-100, 111, 112, -100, 121, -100}
                                    : std::vector<int64_t>{-100, 121, -100, 111, 112, -100}));
   args.mask_first_label = 0;
@@ -349,7 +350,8 @@ TEST_CASE("stats and view honour a smaller caller struct_size") {
   CHECK(stats.lower_bound_tight == 2);
   frugal_pack_stats untouched;
   std::memset(&untouched, 0x5A, sizeof(untouched));
-  CHECK(std::memcmp(&stats.efficiency, &untouched.efficiency, sizeof(frugal_pack_stats) - offsetof(frugal_pack_stats, efficiency)) == 0);
+  CHECK(std::memcmp(&stats.efficiency, &untouched.efficiency,
+                    sizeof(frugal_pack_stats) - offsetof(frugal_pack_stats, efficiency)) == 0);
 
   frugal_pack_plan_view view;
   std::memset(&view, 0x5A, sizeof(view));

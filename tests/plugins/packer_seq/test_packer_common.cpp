@@ -181,8 +181,8 @@ int64_t martello_toth_l2(const std::vector<int64_t>& lengths, int64_t capacity) 
 
 }  // namespace
 
-void check_plan(const frugal_pack_plan* plan, const PackerConfig& config,
-                const std::vector<int64_t>& sequence_lengths, const GatherArrays* gather_arrays) {
+void check_plan(const frugal_pack_plan* plan, const PackerConfig& config, const std::vector<int64_t>& sequence_lengths,
+                const GatherArrays* gather_arrays) {
   const auto view = view_of(plan);
   const auto stats = stats_of(plan);
   const int64_t max_len = config.max_len;
@@ -333,9 +333,9 @@ void check_plan(const frugal_pack_plan* plan, const PackerConfig& config,
   REQUIRE(stats.method != nullptr);
   // "best" names the candidate that won; every other algorithm names itself.
   if (config.algo != nullptr && std::string(config.algo) == "best") {
-    CHECK_THAT(std::string(stats.method),
-               Catch::Matchers::Equals("refined") || Catch::Matchers::Equals("bfd") || Catch::Matchers::Equals("ffd") ||
-                   Catch::Matchers::Equals("lpfhp") || Catch::Matchers::Equals("spfhp"));
+    CHECK_THAT(std::string(stats.method), Catch::Matchers::Equals("refined") || Catch::Matchers::Equals("bfd") ||
+                                              Catch::Matchers::Equals("ffd") || Catch::Matchers::Equals("lpfhp") ||
+                                              Catch::Matchers::Equals("spfhp"));
   } else if (config.algo != nullptr) {
     CHECK(std::string(stats.method) == config.algo);
   }
@@ -388,9 +388,9 @@ void check_coverage(const std::vector<Unit>& units, const std::vector<int64_t>& 
 bool same_views(const frugal_pack_plan_view& a, const frugal_pack_plan_view& b) {
   if (a.pack_count != b.pack_count || a.unit_count != b.unit_count) return false;
   const auto same = [](const int64_t* x, const int64_t* y, std::size_t n) { return std::equal(x, x + n, y); };
-  return same(a.pack_offsets, b.pack_offsets, a.pack_count + 1) &&
-         same(a.sequence_ids, b.sequence_ids, a.unit_count) && same(a.token_offsets, b.token_offsets, a.unit_count) &&
-         same(a.unit_lengths, b.unit_lengths, a.unit_count) && same(a.pack_tokens, b.pack_tokens, a.pack_count);
+  return same(a.pack_offsets, b.pack_offsets, a.pack_count + 1) && same(a.sequence_ids, b.sequence_ids, a.unit_count) &&
+         same(a.token_offsets, b.token_offsets, a.unit_count) && same(a.unit_lengths, b.unit_lengths, a.unit_count) &&
+         same(a.pack_tokens, b.pack_tokens, a.pack_count);
 }
 
 }  // namespace frugal::test

@@ -29,7 +29,7 @@ host::ContextPtr packer_context();
 struct PackerConfig {
   int64_t max_len = 512;
   int64_t max_per_pack = 0;
-  const char* algo = "lpfhp";  // nullptr: option not set
+  const char* algo = "lpfhp";      // nullptr: option not set
   const char* overlong = nullptr;  // nullptr: option not set (the default, "error")
 };
 host::OptionsPtr packer_options(const PackerConfig& config);
@@ -67,8 +67,8 @@ struct GatherArrays {
 // ids must be below sequence_lengths.size(); sequence_lengths gives the
 // caller's full length of each sequence, for the gather arrays (built
 // from it unless `arrays`, built from the same lengths, is given).
-void check_plan(const frugal_pack_plan* plan, const PackerConfig& config,
-                const std::vector<int64_t>& sequence_lengths, const GatherArrays* arrays = nullptr);
+void check_plan(const frugal_pack_plan* plan, const PackerConfig& config, const std::vector<int64_t>& sequence_lengths,
+                const GatherArrays* arrays = nullptr);
 
 // Checks that `units` cover every sequence of `lengths` under the overlong
 // policy: exactly one unit (error; truncate: its first max_len tokens), or

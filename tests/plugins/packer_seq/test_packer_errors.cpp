@@ -38,8 +38,8 @@ TEST_CASE("pack refuses zero and negative lengths, naming the first bad sequence
   expect_error(frugal_packer_pack(packer.get(), zero.data(), zero.size(), &plan), FRUGAL_ERR_INVALID_ARGUMENT,
                {"sequence 2", "length 0", ">= 1"});
   const std::vector<int64_t> negative{7, -4};
-  expect_error(frugal_packer_pack(packer.get(), negative.data(), negative.size(), &plan),
-               FRUGAL_ERR_INVALID_ARGUMENT, {"sequence 1", "length -4"});
+  expect_error(frugal_packer_pack(packer.get(), negative.data(), negative.size(), &plan), FRUGAL_ERR_INVALID_ARGUMENT,
+               {"sequence 1", "length -4"});
   CHECK(plan == nullptr);
   expect_still_works(packer.get(), config);
 }
@@ -81,14 +81,13 @@ TEST_CASE("packer creation validates max_len, max_per_pack, overlong and the str
     int code;
     std::vector<const char*> mentions;
   };
-  const Case bad = GENERATE(
-      Case{"max_len", "0", FRUGAL_ERR_INVALID_ARGUMENT, {"'max_len'", "> 0", "got 0"}},
-      Case{"max_len", "-16", FRUGAL_ERR_INVALID_ARGUMENT, {"'max_len'", "-16"}},
-      Case{"max_len", "4294967296", FRUGAL_ERR_OUT_OF_RANGE, {"'max_len'", "int32"}},
-      Case{"max_per_pack", "-1", FRUGAL_ERR_INVALID_ARGUMENT, {"'max_per_pack'", "-1"}},
-      Case{"overlong", "bogus", FRUGAL_ERR_INVALID_ARGUMENT, {"'overlong'", "bogus", "split"}},
-      Case{"algo", "quantum", FRUGAL_ERR_INVALID_ARGUMENT, {"'algo'", "quantum", "ffd"}},
-      Case{"algorithm", "ffd", FRUGAL_ERR_INVALID_ARGUMENT, {"unknown option 'algorithm'"}});
+  const Case bad = GENERATE(Case{"max_len", "0", FRUGAL_ERR_INVALID_ARGUMENT, {"'max_len'", "> 0", "got 0"}},
+                            Case{"max_len", "-16", FRUGAL_ERR_INVALID_ARGUMENT, {"'max_len'", "-16"}},
+                            Case{"max_len", "4294967296", FRUGAL_ERR_OUT_OF_RANGE, {"'max_len'", "int32"}},
+                            Case{"max_per_pack", "-1", FRUGAL_ERR_INVALID_ARGUMENT, {"'max_per_pack'", "-1"}},
+                            Case{"overlong", "bogus", FRUGAL_ERR_INVALID_ARGUMENT, {"'overlong'", "bogus", "split"}},
+                            Case{"algo", "quantum", FRUGAL_ERR_INVALID_ARGUMENT, {"'algo'", "quantum", "ffd"}},
+                            Case{"algorithm", "ffd", FRUGAL_ERR_INVALID_ARGUMENT, {"unknown option 'algorithm'"}});
   INFO(bad.name << " = " << bad.text);
   auto options = host::make_options();
   host::check(frugal_options_set_int(options.get(), "max_len", 64));
@@ -137,10 +136,10 @@ TEST_CASE("histogram packing refuses empty histograms, negative counts and bad l
   const int64_t negative[] = {1, -2, 0, 0};
   const int64_t zero_length_used[] = {1, 1, 3, 0};
   const int64_t overlong_used[] = {1, 2, 0, 1};
-  expect_error(frugal_packer_pack_histogram(packer.get(), lengths, zero_counts, 0, &plan),
-               FRUGAL_ERR_INVALID_ARGUMENT, {"empty histogram"});
-  expect_error(frugal_packer_pack_histogram(packer.get(), lengths, zero_counts, 4, &plan),
-               FRUGAL_ERR_INVALID_ARGUMENT, {"empty histogram", "every count is 0"});
+  expect_error(frugal_packer_pack_histogram(packer.get(), lengths, zero_counts, 0, &plan), FRUGAL_ERR_INVALID_ARGUMENT,
+               {"empty histogram"});
+  expect_error(frugal_packer_pack_histogram(packer.get(), lengths, zero_counts, 4, &plan), FRUGAL_ERR_INVALID_ARGUMENT,
+               {"empty histogram", "every count is 0"});
   expect_error(frugal_packer_pack_histogram(packer.get(), lengths, negative, 4, &plan), FRUGAL_ERR_INVALID_ARGUMENT,
                {"bin 1", "negative", "-2"});
   expect_error(frugal_packer_pack_histogram(packer.get(), lengths, zero_length_used, 4, &plan),
@@ -289,7 +288,7 @@ TEST_CASE("per-pack calls refuse too-small outputs: cu_seqlens capacity, row len
   CHECK(written == 4);
   host::check(frugal_pack_plan_position_ids(plan.get(), 0, row.data(), 12));
   CHECK(row[11] == view_of(plan.get()).unit_lengths[2] - 1);  // the last unit's last position
-  CHECK(row[12] == -1);                                         // nothing written past the row
+  CHECK(row[12] == -1);                                       // nothing written past the row
 }
 
 TEST_CASE("gather refuses arrays that do not match the plan, naming the sequence and both lengths") {
@@ -414,8 +413,9 @@ TEST_CASE("an assignment that breaks the contract fails the pack with INTERNAL n
   CHECK(plan == nullptr);
   // The same through a histogram (one bin per length).
   const std::vector<int64_t> ones(fault.lengths.size(), 1);
-  CHECK(outcome(frugal_packer_pack_histogram(packer.get(), fault.lengths.data(), ones.data(), ones.size(), &plan))
-            .code == FRUGAL_ERR_INTERNAL);
+  CHECK(
+      outcome(frugal_packer_pack_histogram(packer.get(), fault.lengths.data(), ones.data(), ones.size(), &plan)).code ==
+      FRUGAL_ERR_INTERNAL);
   CHECK(plan == nullptr);
   // The host keeps working: packer_seq in the same context packs fine, and
   // the bad packer is destroyed cleanly (its destroy aborts on a wrong instance).

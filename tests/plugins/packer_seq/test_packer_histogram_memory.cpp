@@ -205,6 +205,6 @@ TEST_CASE("SPFHP on the issue's histogram: 1 x 35460 and 71 x 4 at max_len 32768
   PackResult r;
   const std::size_t peak = peak_bytes_of([&] { r = spfhp(lengths, limits); });
   CAPTURE(peak);
-  REQUIRE(r.packs() == 2);  // ceil(35744 / 32768)
+  REQUIRE(r.packs() == 2);                 // ceil(35744 / 32768)
   REQUIRE(peak < (std::size_t{8} << 20));  // was 4.5 GB
 }

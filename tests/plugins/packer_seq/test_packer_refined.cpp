@@ -39,7 +39,6 @@ namespace {
 const Algorithm kGreedy[] = {Algorithm::first_fit_decreasing, Algorithm::best_fit_decreasing, Algorithm::spfhp,
                              Algorithm::lpfhp};
 
-
 std::size_t fewest_greedy_packs(std::span<const int64_t> lengths, const PackLimits& limits) {
   std::size_t fewest = SIZE_MAX;
   for (const Algorithm a : kGreedy) fewest = std::min(fewest, run_algorithm(a, lengths, limits).packs());

@@ -228,9 +228,9 @@ TEST_CASE("stream options window and max_rounds are validated and unknown option
     int64_t value;
     const char* mentions;
   };
-  const Bad bad = GENERATE(Bad{"window", 0, "'window'"}, Bad{"window", -5, "'window'"},
-                           Bad{"max_rounds", 0, "'max_rounds'"}, Bad{"max_rounds", -1, "'max_rounds'"},
-                           Bad{"windw", 8, "'windw'"});
+  const Bad bad =
+      GENERATE(Bad{"window", 0, "'window'"}, Bad{"window", -5, "'window'"}, Bad{"max_rounds", 0, "'max_rounds'"},
+               Bad{"max_rounds", -1, "'max_rounds'"}, Bad{"windw", 8, "'windw'"});
   auto options = host::make_options();
   host::check(frugal_options_set_int(options.get(), bad.name, bad.value));
   frugal_pack_stream* stream = nullptr;

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "test_helpers.hpp"
 #include "frugal/sdk/policy_adapter.hpp"
 #include "plugin/checkpoint_cadence.hpp"
 #include "policy_test_support.hpp"
+#include "test_helpers.hpp"
 
 using namespace frugal;
 using namespace frugal::test;

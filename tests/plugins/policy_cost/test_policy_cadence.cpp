@@ -73,8 +73,8 @@ TEST_CASE("heartbeats follow the timer and fulls the step count; a full restarts
   host.run(policy, 8000);
   // Each heartbeat is reported done a record (60 s) after it was proposed,
   // and the timer counts from the report.
-  const std::vector<Taken> want{{600, 1},  {1260, 1}, {1920, 1}, {2580, 1}, {3240, 1}, {3900, 1},
-                                {4560, 1}, {5220, 1}, {5880, 1}, {6000, 2}, {6660, 1}, {7320, 1}, {7980, 1}};
+  const std::vector<Taken> want{{600, 1},  {1260, 1}, {1920, 1}, {2580, 1}, {3240, 1}, {3900, 1}, {4560, 1},
+                                {5220, 1}, {5880, 1}, {6000, 2}, {6660, 1}, {7320, 1}, {7980, 1}};
   CHECK(host.proposals == want);
   CHECK(host.answers[9].reason == "heartbeat interval 10.0 min elapsed since job time 0 s");
   CHECK(host.answers[20].reason == "heartbeat interval 10.0 min elapsed since job time 11.0 min");
@@ -215,7 +215,7 @@ TEST_CASE("a notice decides its record even when a full is due; a notice on a re
   const Answer a = ask(policy, notice);
   CHECK(a.checkpoint == FRUGAL_CKPT_HEARTBEAT);
   CHECK(a.next_due_s == 600);  // the full is still due
-  notice.wall_time_s = 710;  // the same notice: the timer speaks again
+  notice.wall_time_s = 710;    // the same notice: the timer speaks again
   CHECK(ask(policy, notice).checkpoint == FRUGAL_CKPT_FULL);
 
   CheckpointCadence fresh = cadence(c);

@@ -44,8 +44,7 @@ TEST_CASE("patience spent: stop = PLATEAU on the evaluation that spends it, nami
   for (int i = 0; i < 29; ++i) REQUIRE(answers[i].stop == FRUGAL_STOP_NONE);
   for (int i = 0; i < 29; ++i) REQUIRE(answers[i].reason.empty());
   CHECK(answers[29].stop == FRUGAL_STOP_PLATEAU);  // step 30
-  CHECK(answers[29].reason ==
-        "eval loss did not improve by more than 0.0000 in 3 evaluations: best 1.7000 at step 15");
+  CHECK(answers[29].reason == "eval loss did not improve by more than 0.0000 in 3 evaluations: best 1.7000 at step 15");
   // A later improvement (1.2 at step 35) does not undo the stop.
   for (std::size_t i = 29; i < answers.size(); ++i) REQUIRE(answers[i].stop == FRUGAL_STOP_PLATEAU);
   CHECK(answers.back().reason == answers[29].reason);
@@ -60,8 +59,7 @@ TEST_CASE("min_step: patience spent early stops only once the step reaches min_s
   const auto answers = run_evals(p, {1.0, 1.1, 1.2}, 8);  // spent at step 15
   for (int i = 0; i < 41; ++i) REQUIRE(answers[i].stop == FRUGAL_STOP_NONE);
   CHECK(answers[41].stop == FRUGAL_STOP_PLATEAU);  // step 42, a record without an evaluation
-  CHECK(answers[41].reason ==
-        "eval loss did not improve by more than 0.0000 in 2 evaluations: best 1.0000 at step 5");
+  CHECK(answers[41].reason == "eval loss did not improve by more than 0.0000 in 2 evaluations: best 1.0000 at step 5");
 }
 
 TEST_CASE("metric train counts every record; relative min_delta scales with the best") {

@@ -12,10 +12,10 @@
 #include <utility>
 #include <vector>
 
-#include "test_helpers.hpp"
 #include "frugal/scheduler.h"
 #include "frugal/sdk/host.hpp"
 #include "policy_test_support.hpp"
+#include "test_helpers.hpp"
 
 using namespace frugal;
 using namespace frugal::test;
@@ -283,8 +283,9 @@ TEST_CASE("scheduler + checkpoint_cadence: an emergency checkpoint on the first 
   short_notice.preemption_notice_s = 30;
   const Answer hb = gcp.step(short_notice);
   CHECK(hb.checkpoint == FRUGAL_CKPT_HEARTBEAT);
-  CHECK(hb.reason == "checkpoint_cadence: preemption notice 30 s: heartbeat only (a full stalls ~45 s, more than "
-                     "0.50 x the notice)");
+  CHECK(hb.reason ==
+        "checkpoint_cadence: preemption notice 30 s: heartbeat only (a full stalls ~45 s, more than "
+        "0.50 x the notice)");
 }
 
 TEST_CASE("bad options are errors naming the policy and the option") {
@@ -300,19 +301,24 @@ TEST_CASE("bad options are errors naming the policy and the option") {
       {{"spot_phase", {{"z_threshold", "0"}}}, kRange, "option 'z_threshold' must be a finite number > 0; got 0"},
       {{"spot_phase", {{"cooldown_s", "nan"}}}, kRange, "option 'cooldown_s'"},
       {{"plateau_autoscaler", {}}, kInvalid, "option 'max_nodes' is required"},
-      {{"plateau_autoscaler", {{"max_nodes", "2"}, {"min_nodes", "4"}}}, kInvalid,
+      {{"plateau_autoscaler", {{"max_nodes", "2"}, {"min_nodes", "4"}}},
+       kInvalid,
        "option 'max_nodes' must be >= 'min_nodes' (4), got 2"},
-      {{"plateau_autoscaler", {{"max_nodes", "8"}, {"plateau_improvement", "0.3"}}}, kInvalid,
+      {{"plateau_autoscaler", {{"max_nodes", "8"}, {"plateau_improvement", "0.3"}}},
+       kInvalid,
        "option 'fast_improvement' must be > 'plateau_improvement' (0.3), got 0.2"},
-      {{"plateau_autoscaler", {{"max_nodes", "8"}, {"scale_factor", "1"}}}, kRange,
+      {{"plateau_autoscaler", {{"max_nodes", "8"}, {"scale_factor", "1"}}},
+       kRange,
        "option 'scale_factor' must be a finite number > 1; got 1"},
       {{"early_stop", {{"metric", "val"}}}, kInvalid, "option 'metric' = 'val' is not one of 'eval', 'train'"},
       {{"early_stop", {{"patience", "0"}}}, kRange, "option 'patience' = 0 is out of range: must be >= 1"},
       {{"early_stop", {{"mode", "percent"}}}, kInvalid, "option 'mode' = 'percent' is not one of 'absolute'"},
-      {{"checkpoint_cadence", {{"notice_safety", "1.5"}}}, kRange,
+      {{"checkpoint_cadence", {{"notice_safety", "1.5"}}},
+       kRange,
        "option 'notice_safety' = 1.5 is out of range: must be <= 1"},
       {{"checkpoint_cadence", {{"mtbf_s", "0"}}}, kRange, "option 'mtbf_s' must be a finite number > 0; got 0"},
-      {{"checkpoint_cadence", {{"full_interval_steps", "-1"}}}, kRange,
+      {{"checkpoint_cadence", {{"full_interval_steps", "-1"}}},
+       kRange,
        "option 'full_interval_steps' = -1 is out of range: must be >= 0"},
       {{"checkpoint_cadence", {{"young_daly", "yes"}}}, kInvalid, "young_daly"},
   };
@@ -331,10 +337,14 @@ TEST_CASE("bad options are errors naming the policy and the option") {
 
 TEST_CASE("a scheduler restored mid-run from its exported state decides exactly like the original") {
   const std::vector<Policy> policies{
-      {"checkpoint_cadence", {{"heartbeat_interval_s", "900"}, {"full_interval_steps", "3000"}, {"young_daly", "true"},
-                              {"mtbf_s", "7200"}}},
-      {"spot_phase", {{"window", "12"}, {"reserved_price", "3.0"}, {"max_preemptions", "2"},
-                      {"preemption_window_s", "3600"}, {"cooldown_s", "1800"}}},
+      {"checkpoint_cadence",
+       {{"heartbeat_interval_s", "900"}, {"full_interval_steps", "3000"}, {"young_daly", "true"}, {"mtbf_s", "7200"}}},
+      {"spot_phase",
+       {{"window", "12"},
+        {"reserved_price", "3.0"},
+        {"max_preemptions", "2"},
+        {"preemption_window_s", "3600"},
+        {"cooldown_s", "1800"}}},
       {"plateau_autoscaler", {{"max_nodes", "12"}, {"window_s", "1800"}}},
       {"early_stop", {{"patience", "12"}, {"min_delta", "0.001"}, {"mode", "relative"}}},
   };

@@ -188,8 +188,9 @@ TEST_CASE("min_spot_s keeps a steady descent on spot until the job clock reaches
   const std::vector<Answer> answers = ask_all(policy, std::span(records));
   for (int i = 0; i < 67; ++i) CHECK(answers[i].resource == kSpot);  // t < 4000
   for (int i = 67; i < 80; ++i) CHECK(answers[i].resource == kReserved);
-  CHECK(answers[59].reason == "loss descending (trend z -6.13, noise 0.00): 3 of 3 passing tests; on spot until "
-                              "min_spot_s 66.7 min");
+  CHECK(answers[59].reason ==
+        "loss descending (trend z -6.13, noise 0.00): 3 of 3 passing tests; on spot until "
+        "min_spot_s 66.7 min");
   CHECK(answers[67].reason ==
         "loss descends steadily (trend z -6.13, noise 0.00, 3 passing tests in a row): reserved from now on");
 }

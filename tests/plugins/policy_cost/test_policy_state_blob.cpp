@@ -16,9 +16,9 @@
 #include "frugal/sdk/state_blob.hpp"
 #include "policy_test_support.hpp"
 
-using frugal::test::failure;
 using frugal::sdk::StateReader;
 using frugal::sdk::StateWriter;
+using frugal::test::failure;
 using namespace frugal::policy;
 
 namespace {
@@ -68,7 +68,7 @@ TEST_CASE("a blob is magic, version, little-endian fields and a trailing XXH3-64
   for (std::size_t i = 0; i < 8; ++i) trailer |= std::to_integer<uint64_t>(blob[blob.size() - 8 + i]) << (8 * i);
   CHECK(trailer == frugal::sdk::xxh3(std::span(blob).first(blob.size() - 8)));
   CHECK(std::memcmp(blob.data(), "TEST", 4) == 0);
-  CHECK(std::to_integer<int>(blob[4]) == 3);  // version, little-endian
+  CHECK(std::to_integer<int>(blob[4]) == 3);     // version, little-endian
   CHECK(std::to_integer<int>(blob[9]) == 0xEF);  // 0xDEADBEEF, low byte first
   read_sample(blob);
 }
@@ -98,8 +98,7 @@ TEST_CASE("truncated blobs, other magics, newer versions and trailing bytes are 
   const std::vector<std::byte> good = sample_blob();
   for (std::size_t n = 0; n < good.size(); ++n) {
     INFO("first " << n << " bytes");
-    const auto [code, message] =
-        failure([&] { StateReader(std::span(good).first(n), "TEST", 3, "test state"); });
+    const auto [code, message] = failure([&] { StateReader(std::span(good).first(n), "TEST", 3, "test state"); });
     CHECK(code == FRUGAL_ERR_DATA_CORRUPTED);
     CHECK_THAT(message, Catch::Contains(n < 16 ? "truncated" : "checksum"));
   }

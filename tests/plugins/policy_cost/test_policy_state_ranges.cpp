@@ -91,7 +91,8 @@ void check_every_field(const Config& config, const char* magic, const std::vecto
     for (const Value& bad : fields[f].bad) {
       const std::string want = "field '" + std::string(fields[f].name) + "' is " + text_of(bad);
       INFO(want);
-      const auto [code, message] = failure([&] { live.import_state(craft(magic, fingerprint(config), fields, f, bad)); });
+      const auto [code, message] =
+          failure([&] { live.import_state(craft(magic, fingerprint(config), fields, f, bad)); });
       CHECK(code == FRUGAL_ERR_DATA_CORRUPTED);
       CHECK_THAT(message, Catch::Contains(want));
       REQUIRE(live.export_state() == before);
@@ -137,12 +138,11 @@ TEST_CASE("plateau_autoscaler: before the first record the target must be 0") {
   AutoscalerConfig c;
   c.max_nodes = 12;
   PlateauAutoscaler p{c};
-  const std::vector<Field> fields{{"started", B(0), {}},       {"target nodes", I(4), {}},
-                                  {"has change", B(0), {}},    {"last change time", F(0), {}},
-                                  {"window origin", F(0), {}}, {"window index", I(0), {}},
-                                  {"window sum", F(0), {}},    {"window count", I(0), {}},
-                                  {"has last window", B(0), {}}, {"last window mean", F(0), {}},
-                                  {"has previous window", B(0), {}}, {"previous window mean", F(0), {}}};
+  const std::vector<Field> fields{
+      {"started", B(0), {}},          {"target nodes", I(4), {}},        {"has change", B(0), {}},
+      {"last change time", F(0), {}}, {"window origin", F(0), {}},       {"window index", I(0), {}},
+      {"window sum", F(0), {}},       {"window count", I(0), {}},        {"has last window", B(0), {}},
+      {"last window mean", F(0), {}}, {"has previous window", B(0), {}}, {"previous window mean", F(0), {}}};
   const auto [code, message] = failure([&] { p.import_state(craft("PCAS", fingerprint(c), fields)); });
   CHECK(code == FRUGAL_ERR_DATA_CORRUPTED);
   CHECK_THAT(message, Catch::Contains("field 'target nodes' is 4; it must be in [0, 0]"));
@@ -221,12 +221,15 @@ TEST_CASE("spot_phase refuses a record older than the newest time of its importe
   c.window = 24;
   c.max_preemptions = 2;
   const std::vector<Field> fields = {
-      {"phase", B(0), {}},         {"loss samples", N(2), {}},   {"sample time", F(10), {}},
-      {"sample loss", F(3), {}},   {"sample time", F(900), {}},  {"sample loss", F(2.9), {}},
-      {"has sample", B(1), {}},    {"last sample time", F(900), {}}, {"passing tests", I(0), {}},
-      {"samples since the last test", I(2), {}}, {"tests run", I(0), {}}, {"last z", F(0), {}},
-      {"last noise", F(0), {}},    {"restarts", N(1), {}},       {"restart time", F(1000), {}},
-      {"has spike", B(0), {}},     {"last spike time", F(0), {}},
+      {"phase", B(0), {}},           {"loss samples", N(2), {}},
+      {"sample time", F(10), {}},    {"sample loss", F(3), {}},
+      {"sample time", F(900), {}},   {"sample loss", F(2.9), {}},
+      {"has sample", B(1), {}},      {"last sample time", F(900), {}},
+      {"passing tests", I(0), {}},   {"samples since the last test", I(2), {}},
+      {"tests run", I(0), {}},       {"last z", F(0), {}},
+      {"last noise", F(0), {}},      {"restarts", N(1), {}},
+      {"restart time", F(1000), {}}, {"has spike", B(0), {}},
+      {"last spike time", F(0), {}},
   };
   SpotPhase policy{c};
   policy.import_state(craft("PCSP", fingerprint(c), fields));

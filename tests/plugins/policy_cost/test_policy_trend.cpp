@@ -104,8 +104,8 @@ TEST_CASE("a rising series fails") {
 
 TEST_CASE("a steady descent with rare spikes still passes: ranks and medians are robust") {
   Series s = series(20, 4.0, -1e-4, 0.005, 3);  // 0.114 drop over the window, small noise
-  s.y[5] += 2.0;   // a bad batch
-  s.y[14] += 3.0;  // and another
+  s.y[5] += 2.0;                                // a bad batch
+  s.y[14] += 3.0;                               // and another
   const DescentCheck c = check(s);
   CHECK(c.z <= -2.33);
   CHECK(c.fitted);

@@ -76,7 +76,7 @@ TEST_CASE("restart drops every sample: the first comparison waits two full windo
 
 TEST_CASE("early stopping counts evaluations without improvement up to the patience") {
   EarlyStopping e(3, 0.0, DeltaMode::absolute);
-  CHECK(e.observe(2.0, 100));  // the first value is the best
+  CHECK(e.observe(2.0, 100));        // the first value is the best
   CHECK_FALSE(e.observe(2.0, 200));  // equal is not better
   CHECK_FALSE(e.observe(2.5, 300));
   CHECK(e.stale() == 2);
@@ -106,7 +106,7 @@ TEST_CASE("min_delta: absolute needs best - value > delta; relative needs > delt
   CHECK(relative.observe(8.9, 2));        // 11% better
   CHECK_FALSE(relative.observe(8.1, 3));  // 8.99% of 8.9
   CHECK(relative.stale() == 1);
-  CHECK(relative.observe(8.0, 4));        // 10.1%
+  CHECK(relative.observe(8.0, 4));  // 10.1%
 
   // Relative with a negative best uses |best|.
   EarlyStopping negative(1, 0.5, DeltaMode::relative);

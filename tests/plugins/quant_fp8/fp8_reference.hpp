@@ -47,9 +47,7 @@ inline float ref_fp16_to_fp32(std::uint16_t h) {
 
 inline std::uint16_t ref_fp32_to_fp16(float x) { return static_cast<__half_raw>(__float2half_rn(x)).x; }
 
-inline std::uint16_t ref_fp32_to_bf16(float x) {
-  return static_cast<__nv_bfloat16_raw>(__float2bfloat16_rn(x)).x;
-}
+inline std::uint16_t ref_fp32_to_bf16(float x) { return static_cast<__nv_bfloat16_raw>(__float2bfloat16_rn(x)).x; }
 
 }  // namespace quant_test
 #endif

@@ -53,8 +53,15 @@ QuantTensor::QuantTensor(const frugal_quant_layout& layout, std::vector<int64_t>
       amax(FRUGAL_DTYPE_FLOAT32, {1}),
       zero_point(FRUGAL_DTYPE_INT8, {grid_rows, grid_cols}) {
   const bool fp32_scales = layout.scale_dtype == FRUGAL_DTYPE_FLOAT32;
-  meta = {sizeof(frugal_quant_meta), layout.scaling_mode, layout.block_rows, layout.block_cols, 0,
-          fp32_scales ? &scale.view : nullptr, &scale_inv.view, &amax.view, nullptr};
+  meta = {sizeof(frugal_quant_meta),
+          layout.scaling_mode,
+          layout.block_rows,
+          layout.block_cols,
+          0,
+          fp32_scales ? &scale.view : nullptr,
+          &scale_inv.view,
+          &amax.view,
+          nullptr};
   if ((layout.flags & FRUGAL_QUANT_LAYOUT_ZERO_POINT) != 0) {
     zero_point_ext.header = {sizeof(frugal_quant_zero_point_ext), FRUGAL_EXT_QUANT_ZERO_POINT, 0, nullptr};
     zero_point_ext.zero_point = &zero_point.view;

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "fp8_reference.hpp"
 #include "formats/fp8.hpp"
+#include "fp8_reference.hpp"
 #include "test_support.hpp"
 
 using namespace frugal::quant;
@@ -28,8 +28,8 @@ int main() {
             if (got != want) {
               ++bad;
               if (shown.fetch_add(1) < 16) {
-                std::printf("mismatch %s: 0x%08x got 0x%02x want 0x%02x\n", mode.name,
-                            static_cast<unsigned>(i), unsigned{got}, unsigned{want});
+                std::printf("mismatch %s: 0x%08x got 0x%02x want 0x%02x\n", mode.name, static_cast<unsigned>(i),
+                            unsigned{got}, unsigned{want});
               }
             }
           }
@@ -37,8 +37,9 @@ int main() {
         return bad;
       });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("quant_fp8_exhaustive: 2^32 fp32 patterns x 4 modes (e4m3fn, e5m2; satfinite, nosat): "
-              "%llu mismatches, %.1f s\n",
-              static_cast<unsigned long long>(mismatches), seconds);
+  std::printf(
+      "quant_fp8_exhaustive: 2^32 fp32 patterns x 4 modes (e4m3fn, e5m2; satfinite, nosat): "
+      "%llu mismatches, %.1f s\n",
+      static_cast<unsigned long long>(mismatches), seconds);
   return mismatches == 0 ? 0 : 1;
 }

@@ -52,7 +52,10 @@ struct HostMatrix {
 
   HostMatrix() = default;
   HostMatrix(std::int64_t r, std::int64_t c, std::int32_t dt, std::int64_t pad = 0)
-      : rows(r), cols(c), stride(c + pad), dtype(dt),
+      : rows(r),
+        cols(c),
+        stride(c + pad),
+        dtype(dt),
         bytes(static_cast<std::size_t>(r * (c + pad)) * dtype_size(dt), kPadByte) {}
 
   ops::Matrix view() { return {bytes.data(), rows, cols, stride, dtype}; }

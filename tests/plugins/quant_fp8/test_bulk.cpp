@@ -27,7 +27,9 @@ std::vector<float> make_input(std::size_t n, std::uint64_t seed) {
     const std::uint64_t r = quant_test::splitmix64(seed * 1'000'003 + i);
     switch (r % 16) {
       case 0: v[i] = std::numeric_limits<float>::quiet_NaN(); break;
-      case 1: v[i] = (r & 0x100) ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity(); break;
+      case 1:
+        v[i] = (r & 0x100) ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
+        break;
       case 2: v[i] = bits_float(static_cast<std::uint32_t>(r >> 32)); break;  // any pattern
       default: {
         // Exponent in [2^-20, 2^17): subnormal, normal and overflow ranges of both formats.

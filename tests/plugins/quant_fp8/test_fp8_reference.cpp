@@ -10,9 +10,9 @@
 #include <cstdio>
 #include <limits>
 
-#include "fp8_reference.hpp"
 #include "formats/fp8.hpp"
 #include "formats/half.hpp"
+#include "fp8_reference.hpp"
 #include "test_support.hpp"
 
 using namespace frugal::quant;
@@ -76,11 +76,11 @@ TEST_CASE("fp8 -> fp32 and fp16 equal the CUDA reference for all 256 codes", "[f
         // The reference gives one canonical NaN; ours keeps the code's sign.
         CHECK(std::isnan(got));
         CHECK(std::isnan(fp16_to_fp32(format == Fp8Format::e4m3fn ? fp8_to_fp16<Fp8Format::e4m3fn>(code)
-                                                                   : fp8_to_fp16<Fp8Format::e5m2>(code))));
+                                                                  : fp8_to_fp16<Fp8Format::e5m2>(code))));
       } else {
         CHECK(float_bits(got) == float_bits(want));
-        const std::uint16_t got16 = format == Fp8Format::e4m3fn ? fp8_to_fp16<Fp8Format::e4m3fn>(code)
-                                                                : fp8_to_fp16<Fp8Format::e5m2>(code);
+        const std::uint16_t got16 =
+            format == Fp8Format::e4m3fn ? fp8_to_fp16<Fp8Format::e4m3fn>(code) : fp8_to_fp16<Fp8Format::e5m2>(code);
         CHECK(got16 == want16);
       }
     }
@@ -89,21 +89,21 @@ TEST_CASE("fp8 -> fp32 and fp16 equal the CUDA reference for all 256 codes", "[f
 
 TEST_CASE("fp32 -> fp8 equals the CUDA reference on special values", "[fp8][reference]") {
   const float inf = std::numeric_limits<float>::infinity();
-  const float values[] = {
-      0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(), bits_float(0x7F80'0001u),
-      bits_float(0xFFC0'0000u), bits_float(0xFFFF'FFFFu), bits_float(0x7FBF'FFFFu),
-      // E4M3FN: max, the 464 tie (rounds to even 448), either side, 480.
-      448.0f, 464.0f, std::nextafter(464.0f, 0.0f), std::nextafter(464.0f, inf), 480.0f, -464.0f,
-      -std::nextafter(464.0f, inf),
-      // E5M2: max, the 61440 tie (rounds to 65536: overflow), either side.
-      57344.0f, 61440.0f, std::nextafter(61440.0f, 0.0f), std::nextafter(61440.0f, inf), 65536.0f, -61440.0f,
-      // Subnormal ranges: E4M3 ulp 2^-9 (min normal 2^-6), E5M2 ulp 2^-16 (min normal 2^-14).
-      0x1p-9f, 0x1p-10f, std::nextafter(0x1p-10f, inf), 0x3p-10f, 0x1p-6f, std::nextafter(0x1p-6f, 0.0f),
-      0x7.8p-9f, 0x1p-16f, 0x1p-17f, std::nextafter(0x1p-17f, inf), 0x3p-17f, 0x1p-14f,
-      std::nextafter(0x1p-14f, 0.0f), 0x7.8p-16f, -0x1p-17f, -0x1p-10f,
-      // fp32 subnormals and extremes.
-      bits_float(1u), bits_float(0x8000'0001u), std::numeric_limits<float>::min(),
-      std::numeric_limits<float>::max(), -std::numeric_limits<float>::max()};
+  const float values[] = {0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(), bits_float(0x7F80'0001u),
+                          bits_float(0xFFC0'0000u), bits_float(0xFFFF'FFFFu), bits_float(0x7FBF'FFFFu),
+                          // E4M3FN: max, the 464 tie (rounds to even 448), either side, 480.
+                          448.0f, 464.0f, std::nextafter(464.0f, 0.0f), std::nextafter(464.0f, inf), 480.0f, -464.0f,
+                          -std::nextafter(464.0f, inf),
+                          // E5M2: max, the 61440 tie (rounds to 65536: overflow), either side.
+                          57344.0f, 61440.0f, std::nextafter(61440.0f, 0.0f), std::nextafter(61440.0f, inf), 65536.0f,
+                          -61440.0f,
+                          // Subnormal ranges: E4M3 ulp 2^-9 (min normal 2^-6), E5M2 ulp 2^-16 (min normal 2^-14).
+                          0x1p-9f, 0x1p-10f, std::nextafter(0x1p-10f, inf), 0x3p-10f, 0x1p-6f,
+                          std::nextafter(0x1p-6f, 0.0f), 0x7.8p-9f, 0x1p-16f, 0x1p-17f, std::nextafter(0x1p-17f, inf),
+                          0x3p-17f, 0x1p-14f, std::nextafter(0x1p-14f, 0.0f), 0x7.8p-16f, -0x1p-17f, -0x1p-10f,
+                          // fp32 subnormals and extremes.
+                          bits_float(1u), bits_float(0x8000'0001u), std::numeric_limits<float>::min(),
+                          std::numeric_limits<float>::max(), -std::numeric_limits<float>::max()};
   for (const auto& mode : all_modes) {
     for (const float v : values) {
       INFO(mode.name << " value " << v << " bits 0x" << std::hex << float_bits(v));
@@ -146,21 +146,22 @@ TEST_CASE("fp16 and bf16 narrowing equal the CUDA reference", "[half][reference]
       REQUIRE(float_bits(got) == float_bits(want));
     }
   }
-  const std::uint64_t mismatches = quant_test::parallel_count(std::uint64_t{1} << 24, [](std::uint64_t b, std::uint64_t e) {
-    std::uint64_t bad = 0;
-    for (std::uint64_t i = b; i < e; ++i) {
-      const auto bits = static_cast<std::uint32_t>(quant_test::splitmix64(i ^ 0xABCDu));
-      const float x = bits_float(bits);
-      if (std::isnan(x)) {
-        // The reference gives one canonical NaN; ours keeps sign and payload: both must be NaN.
-        bad += !std::isnan(fp16_to_fp32(fp32_to_fp16(x))) || !std::isnan(bf16_to_fp32(fp32_to_bf16(x)));
-        continue;
-      }
-      bad += fp32_to_fp16(x) != quant_test::ref_fp32_to_fp16(x);
-      bad += fp32_to_bf16(x) != quant_test::ref_fp32_to_bf16(x);
-    }
-    return bad;
-  });
+  const std::uint64_t mismatches =
+      quant_test::parallel_count(std::uint64_t{1} << 24, [](std::uint64_t b, std::uint64_t e) {
+        std::uint64_t bad = 0;
+        for (std::uint64_t i = b; i < e; ++i) {
+          const auto bits = static_cast<std::uint32_t>(quant_test::splitmix64(i ^ 0xABCDu));
+          const float x = bits_float(bits);
+          if (std::isnan(x)) {
+            // The reference gives one canonical NaN; ours keeps sign and payload: both must be NaN.
+            bad += !std::isnan(fp16_to_fp32(fp32_to_fp16(x))) || !std::isnan(bf16_to_fp32(fp32_to_bf16(x)));
+            continue;
+          }
+          bad += fp32_to_fp16(x) != quant_test::ref_fp32_to_fp16(x);
+          bad += fp32_to_bf16(x) != quant_test::ref_fp32_to_bf16(x);
+        }
+        return bad;
+      });
   CHECK(mismatches == 0);
 }
 

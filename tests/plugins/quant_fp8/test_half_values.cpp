@@ -10,13 +10,13 @@
 using namespace frugal::quant;
 
 static_assert(fp32_to_fp16(1.0f) == 0x3C00 && fp32_to_fp16(-2.0f) == 0xC000);
-static_assert(fp32_to_fp16(65504.0f) == 0x7BFF);       // fp16 max
-static_assert(fp32_to_fp16(65520.0f) == 0x7C00);       // max + 1/2 ulp ties up to Inf
+static_assert(fp32_to_fp16(65504.0f) == 0x7BFF);  // fp16 max
+static_assert(fp32_to_fp16(65520.0f) == 0x7C00);  // max + 1/2 ulp ties up to Inf
 static_assert(fp32_to_fp16(65519.996f) == 0x7BFF);
 static_assert(fp32_to_fp16(0x1p-24f) == 0x0001 && fp32_to_fp16(0x1p-25f) == 0x0000);  // tie to even 0
-static_assert(fp32_to_fp16(0x1.8p-24f) == 0x0002);    // 1.5 ulp ties to even 2
-static_assert(fp32_to_fp16(1.0f + 0x1p-11f) == 0x3C00);  // tie down to even
-static_assert(fp32_to_fp16(1.0f + 0x3p-11f) == 0x3C02);  // tie up to even
+static_assert(fp32_to_fp16(0x1.8p-24f) == 0x0002);                                    // 1.5 ulp ties to even 2
+static_assert(fp32_to_fp16(1.0f + 0x1p-11f) == 0x3C00);                               // tie down to even
+static_assert(fp32_to_fp16(1.0f + 0x3p-11f) == 0x3C02);                               // tie up to even
 static_assert(fp16_to_fp32(0x0001) == 0x1p-24f && fp16_to_fp32(0x03FF) == 0x3FFp-24f);
 static_assert(fp32_to_bf16(1.0f) == 0x3F80 && fp32_to_bf16(1.0f + 0x1p-8f) == 0x3F80);
 static_assert(fp32_to_bf16(1.0f + 0x3p-8f) == 0x3F82);

@@ -11,15 +11,15 @@
 
 using namespace frugal::quant;
 
-static_assert(quantize_int8_symmetric(1.25f, 0.5f) == 2);   // 2.5 ties to even 2
-static_assert(quantize_int8_symmetric(1.75f, 0.5f) == 4);   // 3.5 ties to even 4
+static_assert(quantize_int8_symmetric(1.25f, 0.5f) == 2);  // 2.5 ties to even 2
+static_assert(quantize_int8_symmetric(1.75f, 0.5f) == 4);  // 3.5 ties to even 4
 static_assert(quantize_int8_symmetric(-1.25f, 0.5f) == -2);
-static_assert(quantize_int8_symmetric(0.25f, 0.5f) == 0);   // 0.5 ties to 0
+static_assert(quantize_int8_symmetric(0.25f, 0.5f) == 0);  // 0.5 ties to 0
 static_assert(quantize_int8_symmetric(0.76f, 0.5f) == 2);
 static_assert(quantize_int8_symmetric(-1000.0f, 0.5f) == -127);  // never -128
-static_assert(quantize_int8_symmetric(63.75f, 0.5f) == 127);  // 127.5 clamps to 127
+static_assert(quantize_int8_symmetric(63.75f, 0.5f) == 127);     // 127.5 clamps to 127
 static_assert(dequantize_int8_symmetric(-127, 0.5f) == -63.5f);
-static_assert(quantize_int8_asymmetric(1.25f, 0.5f, 10) == 12);  // rne(2.5) = 2, + 10
+static_assert(quantize_int8_asymmetric(1.25f, 0.5f, 10) == 12);   // rne(2.5) = 2, + 10
 static_assert(quantize_int8_asymmetric(0.0f, 0.5f, -20) == -20);  // real 0 is exactly the zero point
 static_assert(quantize_int8_asymmetric(-1000.0f, 0.5f, 10) == -128);
 static_assert(quantize_int8_asymmetric(1000.0f, 0.5f, 10) == 127);

@@ -43,18 +43,18 @@ constexpr int32_t kE5M2 = FRUGAL_DTYPE_FLOAT8_E5M2;
 constexpr int32_t kF32 = FRUGAL_DTYPE_FLOAT32;
 
 const Case kCases[] = {
-    {"e4m3", "delayed", nullptr, 0, ops::ElementFormat::e4m3, ops::Recipe::delayed, kE4M3, FRUGAL_SCALING_DELAYED, 0,
-     0, kF32, 0},
-    {"e5m2", "current", nullptr, 0, ops::ElementFormat::e5m2, ops::Recipe::current, kE5M2, FRUGAL_SCALING_CURRENT, 0,
-     0, kF32, 0},
+    {"e4m3", "delayed", nullptr, 0, ops::ElementFormat::e4m3, ops::Recipe::delayed, kE4M3, FRUGAL_SCALING_DELAYED, 0, 0,
+     kF32, 0},
+    {"e5m2", "current", nullptr, 0, ops::ElementFormat::e5m2, ops::Recipe::current, kE5M2, FRUGAL_SCALING_CURRENT, 0, 0,
+     kF32, 0},
     {"e4m3", "per_channel", "rows", 0, ops::ElementFormat::e4m3, ops::Recipe::per_channel, kE4M3,
      FRUGAL_SCALING_PER_CHANNEL, 1, 0, kF32, 0},
     {"e5m2", "per_channel", "cols", 0, ops::ElementFormat::e5m2, ops::Recipe::per_channel, kE5M2,
      FRUGAL_SCALING_PER_CHANNEL, 0, 1, kF32, 0},
     {"e4m3", "block", nullptr, 0, ops::ElementFormat::e4m3, ops::Recipe::block, kE4M3, FRUGAL_SCALING_BLOCK, 1, 128,
      kF32, 0},
-    {"e4m3", "block", nullptr, 128, ops::ElementFormat::e4m3, ops::Recipe::block, kE4M3, FRUGAL_SCALING_BLOCK, 128,
-     128, kF32, 0},
+    {"e4m3", "block", nullptr, 128, ops::ElementFormat::e4m3, ops::Recipe::block, kE4M3, FRUGAL_SCALING_BLOCK, 128, 128,
+     kF32, 0},
     {"e5m2", "mx", nullptr, 0, ops::ElementFormat::e5m2, ops::Recipe::mx, kE5M2, FRUGAL_SCALING_MX, 1, 32,
      FRUGAL_DTYPE_FLOAT8_E8M0FNU, 0},
     {"int8", "current", nullptr, 0, ops::ElementFormat::int8, ops::Recipe::current, FRUGAL_DTYPE_INT8,
@@ -63,8 +63,8 @@ const Case kCases[] = {
      FRUGAL_SCALING_PER_CHANNEL, 1, 0, kF32, 0},
     {"int8_asym", "current", nullptr, 0, ops::ElementFormat::int8_asym, ops::Recipe::current, FRUGAL_DTYPE_INT8,
      FRUGAL_SCALING_CURRENT, 0, 0, kF32, FRUGAL_QUANT_LAYOUT_ZERO_POINT},
-    {"int8_asym", "per_channel", "cols", 0, ops::ElementFormat::int8_asym, ops::Recipe::per_channel,
-     FRUGAL_DTYPE_INT8, FRUGAL_SCALING_PER_CHANNEL, 0, 1, kF32, FRUGAL_QUANT_LAYOUT_ZERO_POINT},
+    {"int8_asym", "per_channel", "cols", 0, ops::ElementFormat::int8_asym, ops::Recipe::per_channel, FRUGAL_DTYPE_INT8,
+     FRUGAL_SCALING_PER_CHANNEL, 0, 1, kF32, FRUGAL_QUANT_LAYOUT_ZERO_POINT},
 };
 
 std::string case_name(const Case& c) {
@@ -274,8 +274,8 @@ TEST_CASE("gemm on CPU tensors equals the ops library for fp32, bf16 and FP8 out
   const float d_scale = 0.125f;
   std::memcpy(d.scale.view.data, &d_scale, 4);
   if (!fp8) d.codes.view.quant = nullptr;
-  const frugal_quant_gemm_args args{sizeof(frugal_quant_gemm_args), &a.codes.view, &b.codes.view, &d.codes.view,
-                                    nullptr, 0.75f, 0};
+  const frugal_quant_gemm_args args{
+      sizeof(frugal_quant_gemm_args), &a.codes.view, &b.codes.view, &d.codes.view, nullptr, 0.75f, 0};
   host::check(frugal_quantizer_gemm(qa.get(), &args));
 
   HostTensor expected(d_dtype, {70, 50});
@@ -321,8 +321,8 @@ TEST_CASE("CUDA tensors in a CPU-only build are FRUGAL_ERR_UNSUPPORTED naming th
   for (QuantTensor* t : {&a, &b})
     for (HostTensor* h : {&t->codes, &t->scale_inv, &t->scale, &t->amax}) h->view.device = cuda;
   HostTensor d(kF32, {8, 4}, 0, cuda);
-  const frugal_quant_gemm_args args{sizeof(frugal_quant_gemm_args), &a.codes.view, &b.codes.view, &d.view, nullptr,
-                                    1.0f, 0};
+  const frugal_quant_gemm_args args{
+      sizeof(frugal_quant_gemm_args), &a.codes.view, &b.codes.view, &d.view, nullptr, 1.0f, 0};
   expect_error(frugal_quantizer_gemm(q.get(), &args), FRUGAL_ERR_UNSUPPORTED, {"CUDA"});
 }
 #endif

@@ -62,8 +62,8 @@ Step quantize(frugal_quantizer* q, const std::vector<float>& x, uint32_t flags =
 
 host::QuantizerPtr delayed(frugal_context* context, int64_t history, const char* reduction, int64_t margin,
                            const char* format = "e4m3") {
-  auto options = make_quant_options(
-      {{"format", format}, {"history", history}, {"reduction", reduction}, {"margin", margin}});
+  auto options =
+      make_quant_options({{"format", format}, {"history", history}, {"reduction", reduction}, {"margin", margin}});
   return host::make_quantizer(context, "quant_fp8", options.get());
 }
 
@@ -87,8 +87,8 @@ void check_sequence(frugal_quantizer* q, const std::vector<Call>& calls, uint32_
     CHECK(s.amax == c.amax);
     int mismatches = 0;
     for (std::size_t k = 0; k < x.size(); ++k) {
-      mismatches += s.codes[k] != quant::fp32_to_fp8(x[k] * c.used_scale, quant::Fp8Format::e4m3fn,
-                                                     quant::Saturation::finite);
+      mismatches +=
+          s.codes[k] != quant::fp32_to_fp8(x[k] * c.used_scale, quant::Fp8Format::e4m3fn, quant::Saturation::finite);
     }
     CHECK(mismatches == 0);
   }
@@ -129,10 +129,10 @@ TEST_CASE("delayed scaling with most_recent and margin 1 follows the hand-comput
   const uint32_t seed = frugal_test::test_seed32();
   INFO("seed " << seed);
   // scale = 448 / 2 / amax of the call before; an all-zero call keeps it.
-  check_sequence(q.get(),
-                 {{2.0f, 0, 1.0f}, {7.0f, 0, 112.0f}, {1.0f, 0, 32.0f}, {0.0f, 0, 224.0f}, {448.0f, 0, 224.0f},
-                  {3.0f, 0, 0.5f}},
-                 seed);
+  check_sequence(
+      q.get(),
+      {{2.0f, 0, 1.0f}, {7.0f, 0, 112.0f}, {1.0f, 0, 32.0f}, {0.0f, 0, 224.0f}, {448.0f, 0, 224.0f}, {3.0f, 0, 0.5f}},
+      seed);
 }
 
 TEST_CASE("concurrent quantize calls on one delayed quantizer each record their amax") {
@@ -174,8 +174,7 @@ TEST_CASE("export_state and import_state carry the delayed state exactly") {
   // Too small a buffer: OUT_OF_RANGE, with the size reported.
   std::vector<uint8_t> small(blob.size() - 1);
   size_t size = 0;
-  expect_error(frugal_quantizer_export_state(a.get(), small.data(), small.size(), &size), FRUGAL_ERR_OUT_OF_RANGE,
-               {});
+  expect_error(frugal_quantizer_export_state(a.get(), small.data(), small.size(), &size), FRUGAL_ERR_OUT_OF_RANGE, {});
   CHECK(size == blob.size());
 
   // A twin with the same options takes the state over and then scales

@@ -136,7 +136,8 @@ bool within(float got, std::int32_t dtype, Reference ref, float d_scale) {
     case FRUGAL_DTYPE_BFLOAT16: return err <= ref.bound + (std::fabs(ref.value) + ref.bound) * 0x1p-8;
     case FRUGAL_DTYPE_FLOAT16:
       // Past 65520 (65504 + half an ulp) fp16 rounds to Inf.
-      if (std::isinf(got)) return std::signbit(got) == std::signbit(ref.value) && std::fabs(ref.value) + ref.bound >= 65520.0;
+      if (std::isinf(got))
+        return std::signbit(got) == std::signbit(ref.value) && std::fabs(ref.value) + ref.bound >= 65520.0;
       return err <= ref.bound + (std::fabs(ref.value) + ref.bound) * 0x1p-11 + 0x1p-25;
     default: break;
   }
@@ -163,8 +164,8 @@ TEST_CASE("gemm_cpu matches an fp64 reference within the fp32 summation bound") 
                              Pair{FRUGAL_DTYPE_FLOAT8_E4M3FN, FRUGAL_DTYPE_FLOAT8_E5M2},
                              Pair{FRUGAL_DTYPE_FLOAT8_E5M2, FRUGAL_DTYPE_FLOAT8_E4M3FN});
   const std::uint32_t seed = frugal_test::test_seed32();
-  INFO(dims.m << "x" << dims.n << "x" << dims.k << " " << dtype_name(pair.a) << " x " << dtype_name(pair.b)
-              << " seed " << seed);
+  INFO(dims.m << "x" << dims.n << "x" << dims.k << " " << dtype_name(pair.a) << " x " << dtype_name(pair.b) << " seed "
+              << seed);
   Operands o = random_operands(dims, pair.a, pair.b, seed);
   const ReferenceD ref = reference(o);
   double max_ref = 0.0, max_bound = 0.0;
@@ -226,6 +227,7 @@ TEST_CASE("gemm_cpu 512 x 512 x 512: a sample of D against the reference") {
   const ReferenceD ref = reference(sample);
   std::int64_t failures = 0;
   for (std::int64_t i = 0; i < sample.a.rows; ++i)
-    for (std::int64_t j = 0; j < dims.n; ++j) failures += !within(r.d.get(i * 37, j), FRUGAL_DTYPE_FLOAT32, ref(i, j), 1.0f);
+    for (std::int64_t j = 0; j < dims.n; ++j)
+      failures += !within(r.d.get(i * 37, j), FRUGAL_DTYPE_FLOAT32, ref(i, j), 1.0f);
   CHECK(failures == 0);
 }

@@ -49,8 +49,8 @@ struct Combo {
 std::vector<Combo> all_combos() {
   std::vector<Combo> out;
   for (const RecipeCase& rc : kScaledRecipes) {
-    for (const ElementFormat f : {ElementFormat::e4m3, ElementFormat::e5m2, ElementFormat::int8,
-                                  ElementFormat::int8_asym}) {
+    for (const ElementFormat f :
+         {ElementFormat::e4m3, ElementFormat::e5m2, ElementFormat::int8, ElementFormat::int8_asym}) {
       const bool int8_ok = rc.recipe == Recipe::current || rc.recipe == Recipe::per_channel;
       if (is_fp8(f) || int8_ok) out.push_back({rc, f});
     }
@@ -73,9 +73,9 @@ struct Quantized {
   HostMatrix codes;
   HostMatrix codes_t;  // only when asked for
   std::int64_t grid_rows = 0, grid_cols = 0;
-  std::vector<float> scale, scale_inv;   // scale_inv: fp32 recipes
-  std::vector<std::uint8_t> e8m0;        // scale_inv of mx
-  std::vector<std::int8_t> zero_point;   // int8_asym
+  std::vector<float> scale, scale_inv;  // scale_inv: fp32 recipes
+  std::vector<std::uint8_t> e8m0;       // scale_inv of mx
+  std::vector<std::int8_t> zero_point;  // int8_asym
   float amax = 0.0f, returned_amax = 0.0f;
   std::vector<float> scale_t, scale_inv_t;  // output_t's copies
   float amax_t = 0.0f;
@@ -226,7 +226,8 @@ Expected expected_scales(const HostMatrix& in, const RecipeCase& rc, ElementForm
 // The whole tensor's amax from the blocks' (NaN propagating).
 float tensor_amax(const std::vector<float>& blocks) {
   float m = 0.0f;
-  for (const float a : blocks) m = std::isnan(a) || std::isnan(m) ? std::numeric_limits<float>::quiet_NaN() : std::fmax(m, a);
+  for (const float a : blocks)
+    m = std::isnan(a) || std::isnan(m) ? std::numeric_limits<float>::quiet_NaN() : std::fmax(m, a);
   return m;
 }
 
@@ -273,8 +274,8 @@ TEST_CASE("every recipe, format and input dtype: recipe scales, no overflow, rou
   // 300 = 2 x 128 + 44, 129 = 128 + 1.
   const Shape shape = GENERATE(Shape{1, 1}, Shape{3, 40}, Shape{130, 300}, Shape{77, 129});
   const std::uint32_t seed = fresh_seed();
-  INFO(combo.recipe.name << " " << format_name(combo.format) << " " << dtype_name(dtype) << " " << shape.rows
-                         << "x" << shape.cols << " seed " << seed);
+  INFO(combo.recipe.name << " " << format_name(combo.format) << " " << dtype_name(dtype) << " " << shape.rows << "x"
+                         << shape.cols << " seed " << seed);
   HostMatrix in = random_input(shape.rows, shape.cols, dtype, 7, seed);
   // Without saturation an overflow would show as NaN or Inf codes.
   QuantizeRequest request{combo.recipe, combo.format};
@@ -303,20 +304,20 @@ TEST_CASE("every recipe, format and input dtype: recipe scales, no overflow, rou
       const std::size_t b = q.block_of(r, c, br, bc);
       const float x = in.get(r, c), xr = back.get(r, c);
       const float si = e.scale_inv[b];
-      const float s = combo.recipe.recipe == Recipe::mx ? recipes::e8m0_decode(static_cast<std::uint8_t>(254 - e.e8m0[b]))
-                                                         : e.scale[b];
+      const float s = combo.recipe.recipe == Recipe::mx
+                          ? recipes::e8m0_decode(static_cast<std::uint8_t>(254 - e.e8m0[b]))
+                          : e.scale[b];
       const bool overflow = is_overflow_code(q.codes.code(r, c), combo.format);
       // Real 0 is exact: code 0 (fp8, int8) or the zero point (int8_asym).
-      const bool zero_code = combo.format != ElementFormat::int8_asym ||
-                             static_cast<std::int8_t>(q.codes.code(r, c)) == q.zero_point[b];
+      const bool zero_code =
+          combo.format != ElementFormat::int8_asym || static_cast<std::int8_t>(q.codes.code(r, c)) == q.zero_point[b];
       const bool zero_ok = x != 0.0f || (xr == 0.0f && zero_code);
       const double err = std::fabs(double{xr} - double{x});
       const double bound = round_trip_bound(x, s, si, combo.format);
       if (overflow || !zero_ok || !(err <= bound)) {
         if (++failures <= 5) {
-          UNSCOPED_INFO("(" << r << ", " << c << ") x " << x << " -> " << xr << " code "
-                            << int{q.codes.code(r, c)} << " scale_inv " << si << " error " << err << " bound "
-                            << bound);
+          UNSCOPED_INFO("(" << r << ", " << c << ") x " << x << " -> " << xr << " code " << int{q.codes.code(r, c)}
+                            << " scale_inv " << si << " error " << err << " bound " << bound);
         }
       }
     }
@@ -467,8 +468,8 @@ TEST_CASE("int8 zero points: range ends within half a step of the code range, re
   std::uniform_int_distribution<int> exp(-120, 120);
   std::uniform_real_distribution<float> unit(0.0f, 1.0f);
   const float big = std::numeric_limits<float>::max();
-  std::vector<std::pair<float, float>> ranges{{0.0f, 1.0f}, {-1.0f, 0.0f}, {-big, big}, {-big, 0.0f},
-                                              {0.0f, 1e-40f}, {-3.0f, 1e-30f}};
+  std::vector<std::pair<float, float>> ranges{{0.0f, 1.0f}, {-1.0f, 0.0f},  {-big, big},
+                                              {-big, 0.0f}, {0.0f, 1e-40f}, {-3.0f, 1e-30f}};
   for (int i = 0; i < 2000; ++i)
     ranges.emplace_back(-std::ldexp(unit(rng), exp(rng)) * (i % 7 == 0 ? 0.0f : 1.0f), std::ldexp(unit(rng), exp(rng)));
   for (const auto& [lo, hi] : ranges) {
@@ -499,8 +500,8 @@ TEST_CASE("NaN and Inf: amax is the canonical NaN, MX blocks turn NaN, INT8 rang
   HostMatrix in(2, 64, FRUGAL_DTYPE_FLOAT32);
   for (std::int64_t r = 0; r < 2; ++r)
     for (std::int64_t c = 0; c < 64; ++c) in.set(r, c, static_cast<float>(c - 20) * 0.25f);
-  in.set(0, 5, snan);   // row 0, first MX block
-  in.set(1, 40, inf);   // row 1, second MX block
+  in.set(0, 5, snan);  // row 0, first MX block
+  in.set(1, 40, inf);  // row 1, second MX block
 
   const Quantized mx = quantize(in, {{Recipe::mx, 1, 32, "mx"}, ElementFormat::e4m3});
   CHECK(std::bit_cast<std::uint32_t>(mx.amax) == 0x7FC0'0000u);

@@ -35,7 +35,6 @@ constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kDenormMin = std::numeric_limits<float>::denorm_min();
 
-
 // ---- random matrices -------------------------------------------------------
 
 enum class Dist { normal, heavy_tailed, with_zeros, subnormal, mixed };
@@ -359,14 +358,14 @@ TEST_CASE("MX scale codes: hand values") {
   CHECK(mx_scale_code(448.0f, kE4M3Max) == 127);
   CHECK(mx_scale_code(std::nextafter(448.0f, kInf), kE4M3Max) == 128);
   CHECK(mx_scale_code(224.0f, kE4M3Max) == 126);
-  CHECK(mx_scale_code(1.0f, kE4M3Max) == 119);  // 1 / 2^-8 = 256 <= 448; 1 / 2^-9 = 512 > 448
+  CHECK(mx_scale_code(1.0f, kE4M3Max) == 119);   // 1 / 2^-8 = 256 <= 448; 1 / 2^-9 = 512 > 448
   CHECK(mx_scale_code(1.75f, kE4M3Max) == 119);  // 1.75 * 256 = 448 exactly
   CHECK(mx_scale_code(std::nextafter(1.75f, kInf), kE4M3Max) == 120);
   CHECK(mx_scale_code(57344.0f, kE5M2Max) == 127);
   CHECK(mx_scale_code(0.0f, kE4M3Max) == kE8M0One);
   CHECK(mx_scale_code(kNan, kE4M3Max) == kE8M0Nan);
   CHECK(mx_scale_code(kInf, kE4M3Max) == kE8M0Nan);
-  CHECK(mx_scale_code(kDenormMin, kE4M3Max) == 0);  // clamped at 2^-127
+  CHECK(mx_scale_code(kDenormMin, kE4M3Max) == 0);                           // clamped at 2^-127
   CHECK(mx_scale_code(std::numeric_limits<float>::max(), kE4M3Max) == 247);  // FLT_MAX / 448 ~ 2^119.2: e = 120
   CHECK_THROWS_AS(mx_scale_code(1.0f, 0.0f), std::invalid_argument);
 }
@@ -459,8 +458,8 @@ TEST_CASE("delayed scaling, max reduction: hand-computed sequence") {
                       {0.5f, true, 896.0f, {0.5f, 0, 0}},  // 448 / 0.5
                       {0.0f, true, 896.0f, {0, 0.5f, 0}},  // zero amax, history max 0.5
                       {0.0f, true, 896.0f, {0, 0, 0.5f}},
-                      {0.0f, false, 896.0f, {0, 0, 0}},    // history all 0: keep
-                      {-0.0f, false, 896.0f, {0, 0, 0}},   // -0 is 0
+                      {0.0f, false, 896.0f, {0, 0, 0}},   // history all 0: keep
+                      {-0.0f, false, 896.0f, {0, 0, 0}},  // -0 is 0
                   });
   CHECK(d.steps() == 11);
   CHECK(d.nonfinite_steps() == 2);
@@ -475,7 +474,7 @@ TEST_CASE("delayed scaling, most_recent reduction: hand-computed sequence") {
                       {0.0f, false, 1.0f, {0, 0, 0}},
                       {2.0f, true, 224.0f, {2, 0, 0}},
                       {4.0f, true, 112.0f, {4, 2, 0}},
-                      {1.0f, true, 448.0f, {1, 4, 2}},    // only the newest counts
+                      {1.0f, true, 448.0f, {1, 4, 2}},  // only the newest counts
                       {kNan, false, 448.0f, {0, 1, 4}},
                       {-kNan, false, 448.0f, {0, 0, 1}},
                       {kInf, false, 448.0f, {0, 0, 0}},
@@ -490,7 +489,7 @@ TEST_CASE("delayed scaling: margin, history 1, E5M2, inexact quotients") {
   REQUIRE(m1.update(2.0f));
   CHECK(m1.scale() == 112.0f);  // 448 * 2^-1 / 2
   REQUIRE(m1.update(8.0f));
-  CHECK(m1.scale() == 28.0f);   // history 1: the 2 is gone
+  CHECK(m1.scale() == 28.0f);  // history 1: the 2 is gone
   CHECK(m1.history() == std::vector<float>{8.0f});
 
   DelayedScaling neg({.history = 2, .reduction = AmaxReduction::max, .margin = -2, .fp8_max = kE4M3Max});
@@ -516,8 +515,7 @@ TEST_CASE("delayed scaling: margin, history 1, E5M2, inexact quotients") {
   CHECK_THROWS_AS(DelayedScaling(C{.history = 4, .margin = -17}), std::invalid_argument);
   CHECK_THROWS_AS(DelayedScaling(C{.history = 4, .fp8_max = 0.0f}), std::invalid_argument);
   CHECK_THROWS_AS(DelayedScaling(C{.history = 4, .fp8_max = kNan}), std::invalid_argument);
-  CHECK_THROWS_AS(DelayedScaling(C{.history = 4, .reduction = static_cast<AmaxReduction>(7)}),
-                  std::invalid_argument);
+  CHECK_THROWS_AS(DelayedScaling(C{.history = 4, .reduction = static_cast<AmaxReduction>(7)}), std::invalid_argument);
   CHECK_NOTHROW(DelayedScaling(C{.history = kMaxHistory}));
 }
 
@@ -542,7 +540,9 @@ void put_u64(std::vector<std::byte>& b, std::size_t at, uint64_t v) {
 void put_f32(std::vector<std::byte>& b, std::size_t at, float v) { put_u32(b, at, std::bit_cast<uint32_t>(v)); }
 void put_i64(std::vector<std::byte>& b, std::size_t at, int64_t v) { put_u64(b, at, static_cast<uint64_t>(v)); }
 // Re-seals a hand-edited blob so the field checks, not the checksum, catch it.
-void reseal(std::vector<std::byte>& b) { put_u64(b, b.size() - 8, frugal::sdk::xxh3(std::span(b).first(b.size() - 8))); }
+void reseal(std::vector<std::byte>& b) {
+  put_u64(b, b.size() - 8, frugal::sdk::xxh3(std::span(b).first(b.size() - 8)));
+}
 
 std::string import_error(const std::vector<std::byte>& blob) {
   try {
@@ -568,11 +568,11 @@ TEST_CASE("delayed state: export/import round trip, explicit little-endian layou
   CHECK(blob[3] == std::byte{'S'});
   CHECK(blob[4] == std::byte{2});  // version 2, little-endian
   CHECK(blob[5] == std::byte{0});
-  CHECK(blob[kHistoryAt] == std::byte{4});  // H
+  CHECK(blob[kHistoryAt] == std::byte{4});    // H
   CHECK(blob[kReductionAt] == std::byte{1});  // most_recent
   CHECK(blob[kMarginAt] == std::byte{0xFD});  // margin -3, two's complement LE
   CHECK(blob[kMarginAt + 7] == std::byte{0xFF});
-  CHECK(blob[kStepsAt] == std::byte{6});  // steps
+  CHECK(blob[kStepsAt] == std::byte{6});      // steps
   CHECK(blob[kNonFiniteAt] == std::byte{1});  // non-finite steps
 
   DelayedScaling back = DelayedScaling::import_state(blob);
@@ -625,26 +625,86 @@ TEST_CASE("delayed state: every corruption is rejected with a message naming it"
   CHECK_THAT(import_error(extended), Contains("1 unread bytes after the last field"));
 
   CHECK_THAT(edited([](B b) { b[1] = std::byte{'X'}; }), Contains("magic 'FXDS' is not 'FQDS'"));
-  CHECK_THAT(edited([](B b) { put_u32(b, 4, 3); reseal(b); }), Contains("format version 3, this build reads version 2"));
+  CHECK_THAT(edited([](B b) {
+               put_u32(b, 4, 3);
+               reseal(b);
+             }),
+             Contains("format version 3, this build reads version 2"));
   CHECK_THAT(edited([](B b) { put_u32(b, 4, 1); }), Contains("format version 1"));
-  CHECK_THAT(edited([](B b) { put_u64(b, kHistoryAt, 0); reseal(b); }), Contains("field 'history' is 0"));
-  CHECK_THAT(edited([](B b) { put_u64(b, kHistoryAt, 1U << 20); reseal(b); }), Contains("field 'history' is 1048576"));
-  CHECK_THAT(edited([](B b) { put_u64(b, kHistoryAt, 5); reseal(b); }), Contains("truncated at field 'history entry'"));
+  CHECK_THAT(edited([](B b) {
+               put_u64(b, kHistoryAt, 0);
+               reseal(b);
+             }),
+             Contains("field 'history' is 0"));
+  CHECK_THAT(edited([](B b) {
+               put_u64(b, kHistoryAt, 1U << 20);
+               reseal(b);
+             }),
+             Contains("field 'history' is 1048576"));
+  CHECK_THAT(edited([](B b) {
+               put_u64(b, kHistoryAt, 5);
+               reseal(b);
+             }),
+             Contains("truncated at field 'history entry'"));
   CHECK_THAT(edited([](B b) { b[kRingAt] ^= std::byte{0x10}; }), Contains("checksum"));
   CHECK_THAT(edited([](B b) { b[b.size() - 1] ^= std::byte{0x01}; }), Contains("checksum"));
-  CHECK_THAT(edited([](B b) { b[kReductionAt] = std::byte{2}; reseal(b); }), Contains("field 'reduction' is 2"));
-  CHECK_THAT(edited([](B b) { put_i64(b, kMarginAt, 17); reseal(b); }), Contains("field 'margin' is 17; it must be in [-16, 16]"));
-  CHECK_THAT(edited([](B b) { put_f32(b, kFp8MaxAt, kNan); reseal(b); }), Contains("field 'fp8_max' is nan"));
-  CHECK_THAT(edited([](B b) { put_f32(b, kFp8MaxAt, 1.0f); reseal(b); }), Contains("field 'fp8_max' is 1; it must be a finite number >= 4"));
-  CHECK_THAT(edited([](B b) { put_f32(b, kScaleAt, 0.0f); reseal(b); }), Contains("field 'scale' is 0"));
-  CHECK_THAT(edited([](B b) { put_f32(b, kScaleAt, kInf); reseal(b); }), Contains("field 'scale' is inf"));
-  CHECK_THAT(edited([](B b) { put_f32(b, kScaleAt, 0x1p127f); reseal(b); }), Contains("it must be in [2^-126, 2^126]"));
-  CHECK_THAT(edited([](B b) { put_f32(b, kScaleInvAt, 1.0f); reseal(b); }), Contains("field 'scale_inv' is 1, not 1 / scale"));
-  CHECK_THAT(edited([](B b) { put_u64(b, kPositionAt, 4); reseal(b); }), Contains("field 'position' is 4; it must be in [0, 3]"));
-  CHECK_THAT(edited([](B b) { put_u64(b, kNonFiniteAt, 7); reseal(b); }), Contains("non-finite steps 7 exceed steps 6"));
+  CHECK_THAT(edited([](B b) {
+               b[kReductionAt] = std::byte{2};
+               reseal(b);
+             }),
+             Contains("field 'reduction' is 2"));
+  CHECK_THAT(edited([](B b) {
+               put_i64(b, kMarginAt, 17);
+               reseal(b);
+             }),
+             Contains("field 'margin' is 17; it must be in [-16, 16]"));
+  CHECK_THAT(edited([](B b) {
+               put_f32(b, kFp8MaxAt, kNan);
+               reseal(b);
+             }),
+             Contains("field 'fp8_max' is nan"));
+  CHECK_THAT(edited([](B b) {
+               put_f32(b, kFp8MaxAt, 1.0f);
+               reseal(b);
+             }),
+             Contains("field 'fp8_max' is 1; it must be a finite number >= 4"));
+  CHECK_THAT(edited([](B b) {
+               put_f32(b, kScaleAt, 0.0f);
+               reseal(b);
+             }),
+             Contains("field 'scale' is 0"));
+  CHECK_THAT(edited([](B b) {
+               put_f32(b, kScaleAt, kInf);
+               reseal(b);
+             }),
+             Contains("field 'scale' is inf"));
+  CHECK_THAT(edited([](B b) {
+               put_f32(b, kScaleAt, 0x1p127f);
+               reseal(b);
+             }),
+             Contains("it must be in [2^-126, 2^126]"));
+  CHECK_THAT(edited([](B b) {
+               put_f32(b, kScaleInvAt, 1.0f);
+               reseal(b);
+             }),
+             Contains("field 'scale_inv' is 1, not 1 / scale"));
+  CHECK_THAT(edited([](B b) {
+               put_u64(b, kPositionAt, 4);
+               reseal(b);
+             }),
+             Contains("field 'position' is 4; it must be in [0, 3]"));
+  CHECK_THAT(edited([](B b) {
+               put_u64(b, kNonFiniteAt, 7);
+               reseal(b);
+             }),
+             Contains("non-finite steps 7 exceed steps 6"));
   for (const float bad : {kNan, kInf, -1.0f, -0.0f}) {
     INFO("history value " << bad);
-    CHECK_THAT(edited([&](B b) { put_f32(b, kRingAt + 8, bad); reseal(b); }), Contains("history entry 2"));
+    CHECK_THAT(edited([&](B b) {
+                 put_f32(b, kRingAt + 8, bad);
+                 reseal(b);
+               }),
+               Contains("history entry 2"));
   }
   // Codes: another strategy's blob or another version is the caller's
   // mistake, damage is corruption.

@@ -39,7 +39,8 @@ constexpr std::uint64_t splitmix64(std::uint64_t x) noexcept {
 
 // Calls body(begin, end) over [0, count) on all hardware threads; returns the
 // sum of the bodies' results (mismatch counts).
-inline std::uint64_t parallel_count(std::uint64_t count, const std::function<std::uint64_t(std::uint64_t, std::uint64_t)>& body) {
+inline std::uint64_t parallel_count(std::uint64_t count,
+                                    const std::function<std::uint64_t(std::uint64_t, std::uint64_t)>& body) {
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::uint64_t> results(threads, 0);
   {

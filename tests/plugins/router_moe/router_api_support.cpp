@@ -89,7 +89,8 @@ std::unique_ptr<HostTensor> random_logits(int32_t dtype, int64_t tokens, int64_t
   std::normal_distribution<float> dist(0.0f, sigma);
   for (int64_t r = 0; r < tokens; ++r) {
     for (int64_t e = 0; e < experts; ++e) {
-      const float v = dist(rng) + (static_cast<std::size_t>(e) < skew.size() ? skew[static_cast<std::size_t>(e)] : 0.0f);
+      const float v =
+          dist(rng) + (static_cast<std::size_t>(e) < skew.size() ? skew[static_cast<std::size_t>(e)] : 0.0f);
       uint8_t* at = t->at(r, e);
       if (dtype == FRUGAL_DTYPE_FLOAT32) {
         std::memcpy(at, &v, 4);

@@ -8,8 +8,8 @@
 #include <span>
 #include <vector>
 
-#include "frugal/sdk/host.hpp"
 #include "../quant_fp8/quant_api_support.hpp"
+#include "frugal/sdk/host.hpp"
 
 namespace frugal::test {
 
@@ -52,7 +52,6 @@ void combine(frugal_router* router, const HostPlan& plan, const HostTensor& inpu
 // values drawn N(0, sigma) plus skew[e] per expert (experts past the end of
 // skew get none).
 std::unique_ptr<HostTensor> random_logits(int32_t dtype, int64_t tokens, int64_t experts, uint32_t seed,
-                                          float sigma = 2.0f, int64_t row_pad = 0,
-                                          const std::vector<float>& skew = {});
+                                          float sigma = 2.0f, int64_t row_pad = 0, const std::vector<float>& skew = {});
 
 }  // namespace frugal::test

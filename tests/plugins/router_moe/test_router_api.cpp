@@ -94,8 +94,11 @@ TEST_CASE("router api: topk_softmax writes the algorithms' plan for every logit 
     for (const char* policy : {"dropless", "probability", "position"}) {
       INFO("dtype " << dt << ", policy " << policy);
       auto router = make_router(context.get(), "topk_softmax",
-                                with_capacity({{"experts", int64_t{8}}, {"k", int64_t{2}}, {"renormalize", true},
-                                               {"aux_coef", 0.01}, {"z_coef", 0.001}},
+                                with_capacity({{"experts", int64_t{8}},
+                                               {"k", int64_t{2}},
+                                               {"renormalize", true},
+                                               {"aux_coef", 0.01},
+                                               {"z_coef", 0.001}},
                                               policy, 1.0));
       const auto logits = random_logits(dt, 200, 8, 11, 2.0f, /*row_pad=*/3, {1.5f, 0, 0, 0, 0, 0, 0, -1});
       HostPlan plan(router.get(), 200);
@@ -173,8 +176,11 @@ TEST_CASE("router api: permute and combine equal the library's; combine(permute(
   for (const int32_t dt : {FRUGAL_DTYPE_FLOAT32, FRUGAL_DTYPE_BFLOAT16}) {
     INFO("dtype " << dt);
     auto router = make_router(context.get(), "topk_softmax",
-                              {{"experts", int64_t{8}}, {"k", int64_t{2}}, {"capacity_factor", 1.0},
-                               {"drop_policy", "position"}, {"threads", int64_t{3}}});
+                              {{"experts", int64_t{8}},
+                               {"k", int64_t{2}},
+                               {"capacity_factor", 1.0},
+                               {"drop_policy", "position"},
+                               {"threads", int64_t{3}}});
     constexpr int64_t T = 150, H = 40;
     const auto logits = random_logits(FRUGAL_DTYPE_FLOAT32, T, 8, 21, 2.0f, 0, {2.0f, 1.0f});  // skewed: drops
     HostPlan plan(router.get(), T);
@@ -190,8 +196,8 @@ TEST_CASE("router api: permute and combine equal the library's; combine(permute(
     // The library on compact copies.
     fr::TopkSoftmaxOptions o;
     o.k = 2;
-    const fr::DispatchPlan want = fr::build_dispatch_plan(fr::topk_softmax(rows_of(*logits), o).routing,
-                                                          {fr::DropPolicy::by_position, 1.0});
+    const fr::DispatchPlan want =
+        fr::build_dispatch_plan(fr::topk_softmax(rows_of(*logits), o).routing, {fr::DropPolicy::by_position, 1.0});
     REQUIRE(want.dropped_count() > 0);
     const std::size_t es = element_size(dt);
     const std::vector<uint8_t> xs = x->payload();
@@ -235,8 +241,11 @@ TEST_CASE("router api: permute and combine equal the library's; combine(permute(
 TEST_CASE("router api: stats match the library's load statistics") {
   auto context = router_context();
   auto router = make_router(context.get(), "topk_softmax",
-                            {{"experts", int64_t{4}}, {"k", int64_t{1}}, {"capacity_factor", 1.0},
-                             {"drop_policy", "probability"}, {"aux_coef", 0.5}});
+                            {{"experts", int64_t{4}},
+                             {"k", int64_t{1}},
+                             {"capacity_factor", 1.0},
+                             {"drop_policy", "probability"},
+                             {"aux_coef", 0.5}});
   const auto logits = random_logits(FRUGAL_DTYPE_FLOAT32, 64, 4, 9, 1.0f, 0, {3.0f, 0.0f, 0.0f, -3.0f});
   HostPlan plan(router.get(), 64);
   route(router.get(), *logits, plan);
@@ -269,13 +278,17 @@ TEST_CASE("router api: results do not depend on the thread count") {
   std::vector<std::vector<uint8_t>> runs;
   for (const int64_t threads : {1, 2, 7}) {
     auto router = make_router(context.get(), "deepseek_v3",
-                              {{"experts", int64_t{64}}, {"k", int64_t{6}}, {"groups", int64_t{8}},
-                               {"topk_groups", int64_t{3}}, {"threads", threads}, {"aux_coef", 0.001}});
+                              {{"experts", int64_t{64}},
+                               {"k", int64_t{6}},
+                               {"groups", int64_t{8}},
+                               {"topk_groups", int64_t{3}},
+                               {"threads", threads},
+                               {"aux_coef", 0.001}});
     HostPlan plan(router.get(), 700);
     route(router.get(), *logits, plan);
     std::vector<uint8_t> all;
-    for (const HostTensor* t : {plan.expert_ids.get(), plan.weights.get(), plan.row_token.get(),
-                                plan.token_rows.get(), plan.mean_prob.get(), plan.losses.get()})
+    for (const HostTensor* t : {plan.expert_ids.get(), plan.weights.get(), plan.row_token.get(), plan.token_rows.get(),
+                                plan.mean_prob.get(), plan.losses.get()})
       all.insert(all.end(), t->bytes.begin(), t->bytes.end());
     runs.push_back(all);
   }
@@ -300,13 +313,17 @@ TEST_CASE("router api: bad options name the option") {
       {"topk_softmax", {{"experts", int64_t{4}}, {"color", "red"}}, "unknown option 'color'"},
       {"topk_softmax", {{"experts", int64_t{4}}, {"drop_policy", "position"}}, "needs a capacity"},
       {"topk_softmax", {{"experts", int64_t{4}}, {"capacity_factor", -1.0}}, "'capacity_factor' = -1", kRange},
-      {"topk_softmax", {{"experts", int64_t{4}}, {"capacity_factor", 1.0}, {"drop_policy", "random"}},
+      {"topk_softmax",
+       {{"experts", int64_t{4}}, {"capacity_factor", 1.0}, {"drop_policy", "random"}},
        "'drop_policy' = 'random' is not one of"},
       {"topk_softmax", {{"experts", int64_t{4}}, {"aux_coef", -0.5}}, "'aux_coef' = -0.5", kRange},
       {"topk_softmax", {{"experts", int64_t{4}}, {"groups", int64_t{2}}}, "unknown option 'groups'"},
       {"topk_softmax", {{"experts", int64_t{4}}, {"k", "two"}}, "k"},
       {"deepseek_v3", {{"experts", int64_t{12}}, {"groups", int64_t{5}}, {"k", int64_t{2}}}, "must divide"},
-      {"deepseek_v3", {{"experts", int64_t{16}}, {"groups", int64_t{4}}, {"topk_groups", int64_t{5}}}, "topk_groups", kRange},
+      {"deepseek_v3",
+       {{"experts", int64_t{16}}, {"groups", int64_t{4}}, {"topk_groups", int64_t{5}}},
+       "topk_groups",
+       kRange},
       {"deepseek_v3", {{"experts", int64_t{16}}, {"groups", int64_t{4}}, {"topk_groups", int64_t{1}}}, "exceeds"},
       {"deepseek_v3", {{"experts", int64_t{16}}, {"score", "tanh"}}, "'score' = 'tanh' is not one of"},
       {"deepseek_v3", {{"experts", int64_t{16}}, {"gamma", -0.1}}, "'gamma' = -0.1", kRange},
@@ -338,8 +355,8 @@ TEST_CASE("router api: the layout and plan shapes follow the options") {
   CHECK(a.shape.capacity == 0);
   CHECK(a.shape.max_rows == 20);
 
-  auto ds = make_router(context.get(), "deepseek_v3",
-                        {{"experts", int64_t{8}}, {"k", int64_t{3}}, {"capacity_factor", 0.5}});
+  auto ds =
+      make_router(context.get(), "deepseek_v3", {{"experts", int64_t{8}}, {"k", int64_t{3}}, {"capacity_factor", 0.5}});
   l = layout_of(ds.get());
   CHECK(l.flags == FRUGAL_ROUTE_LAYOUT_BIAS);
   CHECK(l.drop_policy == FRUGAL_ROUTER_DROP_BY_PROBABILITY);
@@ -368,16 +385,26 @@ TEST_CASE("router api: non-finite logits and foreign devices are refused with th
   frugal_tensor on_gpu = logits->view;
   on_gpu.device = {FRUGAL_DEVICE_CUDA, 0};
   std::vector<frugal_tensor> plan_views;
-  for (const frugal_tensor* t : {plan.plan.expert_ids, plan.plan.weights, plan.plan.dropped, plan.plan.slot_row,
-                                 plan.plan.expert_offsets, plan.plan.expert_demand, plan.plan.row_token,
-                                 plan.plan.row_weight, plan.plan.token_offsets, plan.plan.token_rows,
-                                 plan.plan.mean_prob, plan.plan.losses}) {
+  for (const frugal_tensor* t :
+       {plan.plan.expert_ids, plan.plan.weights, plan.plan.dropped, plan.plan.slot_row, plan.plan.expert_offsets,
+        plan.plan.expert_demand, plan.plan.row_token, plan.plan.row_weight, plan.plan.token_offsets,
+        plan.plan.token_rows, plan.plan.mean_prob, plan.plan.losses}) {
     plan_views.push_back(*t);
     plan_views.back().device = {FRUGAL_DEVICE_CUDA, 0};
   }
-  frugal_route_plan gpu_plan{sizeof(frugal_route_plan), &plan_views[0], &plan_views[1], &plan_views[2],
-                             &plan_views[3], &plan_views[4], &plan_views[5], &plan_views[6], &plan_views[7],
-                             &plan_views[8], &plan_views[9], &plan_views[10], &plan_views[11]};
+  frugal_route_plan gpu_plan{sizeof(frugal_route_plan),
+                             &plan_views[0],
+                             &plan_views[1],
+                             &plan_views[2],
+                             &plan_views[3],
+                             &plan_views[4],
+                             &plan_views[5],
+                             &plan_views[6],
+                             &plan_views[7],
+                             &plan_views[8],
+                             &plan_views[9],
+                             &plan_views[10],
+                             &plan_views[11]};
   const frugal_route_args args{sizeof(frugal_route_args), &on_gpu, &gpu_plan, nullptr};
   expect_error(frugal_router_route(router.get(), &args), FRUGAL_ERR_UNSUPPORTED, {"CUDA:0", "built without CUDA"});
 #endif

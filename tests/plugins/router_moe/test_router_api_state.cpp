@@ -92,7 +92,8 @@ TEST_CASE("router state: export / import round trip; corrupt and mismatched blob
   }
   expect_error(frugal_router_import_state(c.get(), blob.data(), blob.size() - 3), FRUGAL_ERR_INVALID_ARGUMENT,
                {"import_state"});
-  auto other_experts = make_router(context.get(), "deepseek_v3", {{"experts", int64_t{8}}, {"k", int64_t{2}}, {"gamma", 0.01}});
+  auto other_experts =
+      make_router(context.get(), "deepseek_v3", {{"experts", int64_t{8}}, {"k", int64_t{2}}, {"gamma", 0.01}});
   expect_error(frugal_router_import_state(other_experts.get(), blob.data(), blob.size()), FRUGAL_ERR_INVALID_ARGUMENT,
                {"16 expert biases", "8 experts"});
   auto other_gamma = make_router(context.get(), "deepseek_v3", {{"experts", int64_t{16}}, {"k", int64_t{2}}});
@@ -178,9 +179,9 @@ TEST_CASE("router state: a skewed DeepSeek-V3 router balances through the C API"
   std::vector<float> skew(E);
   for (int64_t e = 0; e < E; ++e) skew[static_cast<std::size_t>(e)] = 2.0f * static_cast<float>(e) / (E - 1);
   auto context = router_context();
-  auto router = make_router(context.get(), "deepseek_v3",
-                            {{"experts", E}, {"k", int64_t{2}}, {"groups", int64_t{4}}, {"topk_groups", int64_t{2}},
-                             {"gamma", 0.002}});
+  auto router = make_router(
+      context.get(), "deepseek_v3",
+      {{"experts", E}, {"k", int64_t{2}}, {"groups", int64_t{4}}, {"topk_groups", int64_t{2}}, {"gamma", 0.002}});
   double first = 0.0, last = 0.0;
   int balanced_at = -1;
   for (int step = 0; step < 70 && balanced_at < 0; ++step) {

@@ -106,7 +106,8 @@ void compare_with_reference(int64_t T, int64_t E, const DeepSeekGateOptions& o, 
 
 }  // namespace
 
-TEST_CASE("deepseek gate: 256 experts, top-8, 8 groups, top-4 groups, with bias: indices and weights as the reference") {
+TEST_CASE(
+    "deepseek gate: 256 experts, top-8, 8 groups, top-4 groups, with bias: indices and weights as the reference") {
   DeepSeekGateOptions o = test::gate(8, 8, 4, 2.5f);
   o.threads = 2;
   compare_with_reference(384, 256, o, true, 101);

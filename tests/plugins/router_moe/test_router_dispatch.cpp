@@ -42,7 +42,8 @@ void check_plan_shape(const Routing& r, const DispatchPlan& p) {
     for (int64_t s = t * r.k; s < (t + 1) * r.k; ++s) {
       if (p.slot_row[s] >= 0) expect.push_back(p.slot_row[s]);
     }
-    const std::vector<int64_t> got(p.token_rows.begin() + p.token_offsets[t], p.token_rows.begin() + p.token_offsets[t + 1]);
+    const std::vector<int64_t> got(p.token_rows.begin() + p.token_offsets[t],
+                                   p.token_rows.begin() + p.token_offsets[t + 1]);
     CHECK(got == expect);
   }
 }

@@ -30,10 +30,12 @@ TEST_CASE("expert choice: every expert takes its C best tokens, weights are the 
   for (int64_t e = 0; e < E; ++e) {
     std::vector<int64_t> order(T);
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return prob[a * E + e] > prob[b * E + e]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return prob[a * E + e] > prob[b * E + e]; });
     order.resize(50);
     std::sort(order.begin(), order.end());
-    const std::vector<int64_t> got(p.row_token.begin() + p.expert_offsets[e], p.row_token.begin() + p.expert_offsets[e + 1]);
+    const std::vector<int64_t> got(p.row_token.begin() + p.expert_offsets[e],
+                                   p.row_token.begin() + p.expert_offsets[e + 1]);
     CHECK(got == order);
     for (int64_t i = 0; i < 50; ++i) CHECK(p.row_weight[e * 50 + i] == Approx(prob[order[i] * E + e]).margin(1e-6));
   }

@@ -30,7 +30,8 @@ TEST_CASE("constant returns lr at every step, default 1e-3") {
   auto context = lr_context();
   CHECK(test::lr_of(context.get(), "constant", 0) == 1e-3);
   auto options = options_of({{"lr", "0.25"}});
-  for (int64_t step : {0, 1, 1000, 1000000000}) CHECK(test::lr_of(context.get(), "constant", step, options.get()) == 0.25);
+  for (int64_t step : {0, 1, 1000, 1000000000})
+    CHECK(test::lr_of(context.get(), "constant", step, options.get()) == 0.25);
 }
 
 TEST_CASE("linear_warmup ramps (s+1)/W then holds") {
@@ -94,11 +95,19 @@ TEST_CASE("bad schedule options are refused with errors naming the option") {
       {"sgdr", {{"lr", "0.1"}}, "option 'cycle_steps' is required"},
       {"sgdr", {{"cycle_steps", "0"}}, "option 'cycle_steps' = 0 is out of range: must be >= 1", kRange},
       {"sgdr", {{"cycle_steps", "10"}, {"cycle_mult", "0"}}, "must be [1, 1024]", kRange},
-      {"sgdr", {{"cycle_steps", "10"}, {"restart_decay", "1.5"}}, "option 'restart_decay' = 1.5 is out of range", kRange},
+      {"sgdr",
+       {{"cycle_steps", "10"}, {"restart_decay", "1.5"}},
+       "option 'restart_decay' = 1.5 is out of range",
+       kRange},
       {"sgdr", {{"cycle_steps", "10"}, {"shape", "step"}}, "option 'shape' = 'step' is not one of 'cosine', 'linear'"},
       {"wsd", {{"lr", "0.1"}}, "option 'total_steps' is required"},
-      {"wsd", {{"total_steps", "10"}, {"decay_steps", "4"}, {"decay_fraction", "0.5"}}, "'decay_fraction' does not apply"},
-      {"wsd", {{"total_steps", "10"}, {"warmup_steps", "4"}, {"decay_steps", "7"}}, "'decay_steps' must be in [1, 6]; got 7", kRange},
+      {"wsd",
+       {{"total_steps", "10"}, {"decay_steps", "4"}, {"decay_fraction", "0.5"}},
+       "'decay_fraction' does not apply"},
+      {"wsd",
+       {{"total_steps", "10"}, {"warmup_steps", "4"}, {"decay_steps", "7"}},
+       "'decay_steps' must be in [1, 6]; got 7",
+       kRange},
       {"wsd", {{"total_steps", "10"}, {"decay_fraction", "0"}}, "'decay_fraction' must be in (0, 1]"},
       {"wsd", {{"total_steps", "10"}, {"decay_shape", "exp"}}, "is not one of 'linear', 'cosine', '1-sqrt'"},
   };

@@ -27,8 +27,12 @@ double lr_at(frugal_schedule* schedule, int64_t step) {
 
 TEST_CASE("sgdr linear: warm-up, then cycles of 10, 20, 40 steps restarting at the peak") {
   auto context = lr_context();
-  auto options = options_of({{"lr", "1"}, {"min_lr", "0.1"}, {"warmup_steps", "5"}, {"cycle_steps", "10"},
-                             {"cycle_mult", "2"}, {"shape", "linear"}});
+  auto options = options_of({{"lr", "1"},
+                             {"min_lr", "0.1"},
+                             {"warmup_steps", "5"},
+                             {"cycle_steps", "10"},
+                             {"cycle_mult", "2"},
+                             {"shape", "linear"}});
   auto s = host::make_schedule(context.get(), "sgdr", options.get());
   CHECK(lr_at(s.get(), 0) == Approx(0.2));  // (0 + 1) / 5
   CHECK(lr_at(s.get(), 4) == Approx(1.0));  // the last warm-up step reaches the peak
@@ -79,8 +83,8 @@ TEST_CASE("sgdr with growing cycles stays exact for steps deep into training") {
 TEST_CASE("wsd holds the peak, then decays over the last fifth to min_lr") {
   auto context = lr_context();
   const char* shape = GENERATE("linear", "cosine", "1-sqrt");
-  auto options = options_of({{"lr", "1"}, {"min_lr", "0.1"}, {"warmup_steps", "10"}, {"total_steps", "110"},
-                             {"decay_shape", shape}});
+  auto options = options_of(
+      {{"lr", "1"}, {"min_lr", "0.1"}, {"warmup_steps", "10"}, {"total_steps", "110"}, {"decay_shape", shape}});
   auto s = host::make_schedule(context.get(), "wsd", options.get());
   INFO(shape);
   CHECK(lr_at(s.get(), 0) == Approx(0.1));
@@ -89,7 +93,7 @@ TEST_CASE("wsd holds the peak, then decays over the last fifth to min_lr") {
   CHECK(lr_at(s.get(), 89) == 1.0);  // decay_fraction 0.2 of 100 steps: decay starts at 90
   CHECK(lr_at(s.get(), 90) == 1.0);  // progress 0
   const double p = 5.0 / 20.0;       // step 95
-  const double expected = std::string(shape) == "linear" ? 1.0 - 0.9 * p
+  const double expected = std::string(shape) == "linear"   ? 1.0 - 0.9 * p
                           : std::string(shape) == "cosine" ? 0.1 + 0.9 * (1 + std::cos(kPi * p)) / 2
                                                            : 0.1 + 0.9 * (1 - std::sqrt(p));
   CHECK(lr_at(s.get(), 95) == Approx(expected).epsilon(1e-14));

@@ -42,8 +42,8 @@ struct CheckResult {
 // correct gradient of 1.7e-4 off by 2e-9 (seed 0xf3fcecafa8d30c37), while
 // the extrapolated value agrees to 1e-11.
 inline CheckResult check_gradient(std::span<double> values, std::span<const double> analytic,
-                                  const std::function<double()>& objective, double eps = 1e-5,
-                                  double rel = 1e-6, double abs = 1e-9) {
+                                  const std::function<double()>& objective, double eps = 1e-5, double rel = 1e-6,
+                                  double abs = 1e-9) {
   CheckResult r;
   const auto at = [&](std::size_t i, double x) {
     values[i] = x;
@@ -55,7 +55,8 @@ inline CheckResult check_gradient(std::span<double> values, std::span<const doub
     const double d2 = at(i, saved + 2 * eps) - at(i, saved - 2 * eps);
     values[i] = saved;
     const double numeric = (8 * d1 - d2) / (12 * eps);
-    const double ratio = std::abs(analytic[i] - numeric) / (rel * std::max(std::abs(analytic[i]), std::abs(numeric)) + abs);
+    const double ratio =
+        std::abs(analytic[i] - numeric) / (rel * std::max(std::abs(analytic[i]), std::abs(numeric)) + abs);
     if (ratio > r.worst_ratio) r = CheckResult{ratio, i, analytic[i], numeric, 0};
   }
   r.checked = values.size();
@@ -70,8 +71,8 @@ inline double weighted_sum(std::span<const double> out, std::span<const double> 
 
 // One Catch2 assertion per tensor, naming the worst entry on failure.
 inline void require_gradient(const CheckResult& r, const std::string& what) {
-  INFO(what << ": worst entry " << r.worst_index << " of " << r.checked << ", analytic " << r.analytic
-            << ", numeric " << r.numeric << ", error/tolerance " << r.worst_ratio);
+  INFO(what << ": worst entry " << r.worst_index << " of " << r.checked << ", analytic " << r.analytic << ", numeric "
+            << r.numeric << ", error/tolerance " << r.worst_ratio);
   REQUIRE(r.checked > 0);
   REQUIRE(r.worst_ratio <= 1.0);
 }

@@ -13,8 +13,7 @@ namespace demo_test {
 // Packs sequences of token ids into rows of `seq` tokens: each sequence
 // starts at position 0 with its own segment id; its last token has no
 // label; the rest of a row is padding (segment -1, label ignored).
-inline frugal_demo::Batch pack_rows(const std::vector<std::vector<std::vector<std::int32_t>>>& rows,
-                                    std::size_t seq) {
+inline frugal_demo::Batch pack_rows(const std::vector<std::vector<std::vector<std::int32_t>>>& rows, std::size_t seq) {
   frugal_demo::Batch b;
   b.rows = rows.size();
   b.seq = seq;

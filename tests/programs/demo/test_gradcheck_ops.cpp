@@ -41,9 +41,8 @@ struct Params {
 // op reports itself, read after each forward); forward(x) must run the
 // forward pass, backward(R) must return dx.
 template <class Forward, class Backward>
-void check_op(std::vector<double>& x, Params& params, std::size_t out_size, std::mt19937_64& rng,
-              Forward forward, Backward backward, const std::string& what,
-              const std::function<double()>& extra = {}) {
+void check_op(std::vector<double>& x, Params& params, std::size_t out_size, std::mt19937_64& rng, Forward forward,
+              Backward backward, const std::string& what, const std::function<double()>& extra = {}) {
   std::vector<double> weights(out_size);
   fill_uniform(weights, rng);
   params.set.zero_grad();

@@ -103,8 +103,7 @@ TEST_CASE("packing: a sequence's loss is the same alone, packed after another, o
   CHECK(static_cast<float>(model.forward(before_other).loss) == l_alone);
 }
 
-TEST_CASE("AdamW: two steps match a hand computation (bias correction, decoupled decay, clipping)",
-          "[demo][adamw]") {
+TEST_CASE("AdamW: two steps match a hand computation (bias correction, decoupled decay, clipping)", "[demo][adamw]") {
   std::vector<double> params = {0.5, -1.0, 2.0};
   std::vector<double> grads = {0.3, -4.0, 0.0};
   AdamWOptions opt;
@@ -112,7 +111,7 @@ TEST_CASE("AdamW: two steps match a hand computation (bias correction, decoupled
   opt.beta2 = 0.99;
   opt.eps = 1e-8;
   opt.weight_decay = 0.1;
-  opt.clip_norm = 2.0;  // the gradient norm is 4.011: clipped by 2 / 4.011
+  opt.clip_norm = 2.0;                               // the gradient norm is 4.011: clipped by 2 / 4.011
   const std::vector<std::uint8_t> mask = {1, 1, 0};  // no decay on the third
   AdamW<double> adam(params, grads, opt, mask);
 
@@ -187,7 +186,8 @@ Batch text_batch(std::size_t step) {
     for (const std::size_t len : {9, 7}) {
       std::vector<std::int32_t> s;
       const std::size_t start = (step * 13 + r * 29 + len * 5) % text.size();
-      for (std::size_t i = 0; i < len; ++i) s.push_back(static_cast<std::int32_t>(text[(start + i) % text.size()] % 32));
+      for (std::size_t i = 0; i < len; ++i)
+        s.push_back(static_cast<std::int32_t>(text[(start + i) % text.size()] % 32));
       row.push_back(std::move(s));
     }
     rows.push_back(std::move(row));

@@ -19,10 +19,10 @@ enum Fault {
   kNondeterministic = 2,
   kLeak = 3,
   kIgnoresUnknownOptions = 4,
-  kThreadUnsafe = 5,         // declares THREAD_SAFE, but calls share scratch state
-  kAcceptsSmallStruct = 6,   // a policy that reads telemetry past its struct_size
-  kAcceptsAboveMax = 7,      // declares steps in [1, 10], its code accepts 11
-  kRefusesDefault = 8        // declares steps' default 5, its code refuses anything above 4
+  kThreadUnsafe = 5,        // declares THREAD_SAFE, but calls share scratch state
+  kAcceptsSmallStruct = 6,  // a policy that reads telemetry past its struct_size
+  kAcceptsAboveMax = 7,     // declares steps in [1, 10], its code accepts 11
+  kRefusesDefault = 8       // declares steps' default 5, its code refuses anything above 4
 };
 
 constexpr bool kDeclaresSteps = BROKEN_FAULT == kAcceptsAboveMax || BROKEN_FAULT == kRefusesDefault;
@@ -98,11 +98,17 @@ frugal_error* import_state(void*, const void*, size_t size) {
 }
 
 constexpr frugal_schedule_vtable kSchedule{sizeof(frugal_schedule_vtable), &create, &destroy, &lr};
-constexpr frugal_policy_vtable kPolicy{sizeof(frugal_policy_vtable), &create, &destroy, &decide, &export_state,
-                                       &import_state};
+constexpr frugal_policy_vtable kPolicy{
+    sizeof(frugal_policy_vtable), &create, &destroy, &decide, &export_state, &import_state};
 constexpr bool kIsPolicy = BROKEN_FAULT == kAcceptsSmallStruct;
-constexpr frugal_option_decl kSteps{sizeof(frugal_option_decl), "steps", FRUGAL_OPTION_INT,
-                                    FRUGAL_OPTION_DECL_HAS_MIN | FRUGAL_OPTION_DECL_HAS_MAX, "5", 1.0, 10.0, nullptr,
+constexpr frugal_option_decl kSteps{sizeof(frugal_option_decl),
+                                    "steps",
+                                    FRUGAL_OPTION_INT,
+                                    FRUGAL_OPTION_DECL_HAS_MIN | FRUGAL_OPTION_DECL_HAS_MAX,
+                                    "5",
+                                    1.0,
+                                    10.0,
+                                    nullptr,
                                     "steps per rate"};
 constexpr const frugal_option_decl* kDecls[] = {&kSteps};
 constexpr frugal_strategy_options_ext kOptions{
@@ -116,9 +122,18 @@ constexpr frugal_strategy_desc kStrategy{
     kIsPolicy ? static_cast<const void*>(&kPolicy) : static_cast<const void*>(&kSchedule),
     kDeclaresSteps ? &kOptions.header : nullptr};
 constexpr const frugal_strategy_desc* kStrategies[] = {&kStrategy};
-constexpr frugal_plugin_desc kPlugin{sizeof(frugal_plugin_desc), FRUGAL_ABI_VERSION_MAJOR, FRUGAL_ABI_VERSION_MINOR,
-                                     BROKEN_NAME, "1.0", "frugal tests", "Apache-2.0", 1, kStrategies,
-                                     nullptr, nullptr, nullptr};
+constexpr frugal_plugin_desc kPlugin{sizeof(frugal_plugin_desc),
+                                     FRUGAL_ABI_VERSION_MAJOR,
+                                     FRUGAL_ABI_VERSION_MINOR,
+                                     BROKEN_NAME,
+                                     "1.0",
+                                     "frugal tests",
+                                     "Apache-2.0",
+                                     1,
+                                     kStrategies,
+                                     nullptr,
+                                     nullptr,
+                                     nullptr};
 
 }  // namespace
 

@@ -67,8 +67,7 @@ constexpr const frugal_ext_header* declarations() {
 
 constexpr uint32_t kFlags = FRUGAL_STRATEGY_THREAD_SAFE | FRUGAL_STRATEGY_DETERMINISTIC;
 constexpr frugal_strategy_desc kStrategies[] = {
-    frugal::sdk::schedule_strategy<Declared>("declared", "a fixed rate; options as declared", kFlags,
-                                             declarations()),
+    frugal::sdk::schedule_strategy<Declared>("declared", "a fixed rate; options as declared", kFlags, declarations()),
 };
 constexpr frugal_plugin_desc kPlugin = frugal::sdk::declare_plugin<kStrategies>({
     .name = DECLARED_NAME,

@@ -35,7 +35,7 @@ constexpr frugal_strategy_desc kStrategies[] = {
 #elif FRUGAL_BAD_DECLARATION == 8  // a 65-byte strategy name (64 is the most)
 constexpr frugal_strategy_desc kStrategies[] = {
     schedule_strategy<Flat>("a1234567890123456789012345678901234567890123456789012345678901234", "", 0)};
-#else  // valid: the whole grammar, and one name under two kinds would be fine too
+#else                              // valid: the whole grammar, and one name under two kinds would be fine too
 constexpr frugal_strategy_desc kStrategies[] = {
     schedule_strategy<Flat>("flat", "", 0), schedule_strategy<Flat>("flat.v2-b", "", 0),
     schedule_strategy<Flat>("a123456789012345678901234567890123456789012345678901234567890123", "", 0)};

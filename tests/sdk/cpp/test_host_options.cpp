@@ -16,7 +16,9 @@ int32_t type_of(const host::Options& o, const char* name) { return frugal_option
 
 // set(name, value) is offered for V.
 template <typename V>
-constexpr bool settable = requires(host::Options& o, V v) { o.set("k", v); };
+constexpr bool settable = requires(host::Options& o, V v) {
+  o.set("k", v);
+};
 
 }  // namespace
 

@@ -105,8 +105,9 @@ TEST_CASE("tensors that do not match are refused with the tensor and the mismatc
 
   frugal_tensor small = good;
   small.struct_size = 8;
-  CHECK(refusal(&small) == std::pair<int32_t, std::string>{
-                               FRUGAL_ERR_ABI_MISMATCH, "tensor 'input'->struct_size is 8; at least 56 bytes are required"});
+  CHECK(refusal(&small) ==
+        std::pair<int32_t, std::string>{FRUGAL_ERR_ABI_MISMATCH,
+                                        "tensor 'input'->struct_size is 8; at least 56 bytes are required"});
 
   // One mismatch each, on an otherwise good tensor: all INVALID_ARGUMENT.
   const struct {
@@ -115,10 +116,14 @@ TEST_CASE("tensors that do not match are refused with the tensor and the mismatc
   } cases[] = {
       {[](frugal_tensor& t) { t.dtype = FRUGAL_DTYPE_INT32; }, "tensor 'input': dtype is int32 (11); expected float32"},
       {[](frugal_tensor& t) { t.ndim = 3, t.shape = shape3; }, "tensor 'input': ndim is 3; expected 2"},
-      {[](frugal_tensor& t) { t.device = {FRUGAL_DEVICE_CUDA, 0}; }, "tensor 'input': device is cuda; expected cpu"},
+      {[](frugal_tensor& t) {
+         t.device = {FRUGAL_DEVICE_CUDA, 0};
+       },
+       "tensor 'input': device is cuda; expected cpu"},
       {[](frugal_tensor& t) { t.shape = nullptr; }, "tensor 'input': shape is NULL"},
       {[](frugal_tensor& t) { t.shape = negative; }, "tensor 'input': shape [2, -1] has a negative extent"},
-      {[](frugal_tensor& t) { t.strides = column_stride; }, "tensor 'input': strides[1] is 2; rows must be contiguous (1)"},
+      {[](frugal_tensor& t) { t.strides = column_stride; },
+       "tensor 'input': strides[1] is 2; rows must be contiguous (1)"},
       {[](frugal_tensor& t) { t.strides = overlapping; },
        "tensor 'input': strides[0] is 2; rows of 3 elements need at least 3"},
       {[](frugal_tensor& t) { t.data = nullptr; }, "tensor 'input': data is NULL but the tensor has elements"},

@@ -16,10 +16,8 @@
 namespace frugal::quant {
 
 float fp32_to_fp8(std::span<const float> in, std::span<std::uint8_t> out, Fp8Format format, Saturation sat);
-float fp16_to_fp8(std::span<const std::uint16_t> in, std::span<std::uint8_t> out, Fp8Format format,
-                  Saturation sat);
-float bf16_to_fp8(std::span<const std::uint16_t> in, std::span<std::uint8_t> out, Fp8Format format,
-                  Saturation sat);
+float fp16_to_fp8(std::span<const std::uint16_t> in, std::span<std::uint8_t> out, Fp8Format format, Saturation sat);
+float bf16_to_fp8(std::span<const std::uint16_t> in, std::span<std::uint8_t> out, Fp8Format format, Saturation sat);
 
 void fp8_to_fp32(std::span<const std::uint8_t> in, std::span<float> out, Fp8Format format);
 void fp8_to_fp16(std::span<const std::uint8_t> in, std::span<std::uint16_t> out, Fp8Format format);

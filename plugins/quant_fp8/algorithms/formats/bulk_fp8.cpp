@@ -60,15 +60,11 @@ struct Fp32Loop {
 };
 template <Fp8Format F, Saturation S>
 struct Fp16Loop {
-  static float run(const std::uint16_t* in, std::uint8_t* out, std::size_t n) {
-    return fp16_loop<F, S>(in, out, n);
-  }
+  static float run(const std::uint16_t* in, std::uint8_t* out, std::size_t n) { return fp16_loop<F, S>(in, out, n); }
 };
 template <Fp8Format F, Saturation S>
 struct Bf16Loop {
-  static float run(const std::uint16_t* in, std::uint8_t* out, std::size_t n) {
-    return bf16_loop<F, S>(in, out, n);
-  }
+  static float run(const std::uint16_t* in, std::uint8_t* out, std::size_t n) { return bf16_loop<F, S>(in, out, n); }
 };
 
 template <Fp8Format F>
@@ -91,14 +87,12 @@ float fp32_to_fp8(std::span<const float> in, std::span<std::uint8_t> out, Fp8For
   return dispatch<Fp32Loop>(in.data(), out.data(), in.size(), format, sat);
 }
 
-float fp16_to_fp8(std::span<const std::uint16_t> in, std::span<std::uint8_t> out, Fp8Format format,
-                  Saturation sat) {
+float fp16_to_fp8(std::span<const std::uint16_t> in, std::span<std::uint8_t> out, Fp8Format format, Saturation sat) {
   detail::require_same_size(in.size(), out.size());
   return dispatch<Fp16Loop>(in.data(), out.data(), in.size(), format, sat);
 }
 
-float bf16_to_fp8(std::span<const std::uint16_t> in, std::span<std::uint8_t> out, Fp8Format format,
-                  Saturation sat) {
+float bf16_to_fp8(std::span<const std::uint16_t> in, std::span<std::uint8_t> out, Fp8Format format, Saturation sat) {
   detail::require_same_size(in.size(), out.size());
   return dispatch<Bf16Loop>(in.data(), out.data(), in.size(), format, sat);
 }

@@ -36,7 +36,7 @@ template <>
 struct Fp8Traits<Fp8Format::e4m3fn> {
   static constexpr std::uint32_t mantissa_bits = 3;
   static constexpr std::uint32_t rebias = (127u - 7u) << mantissa_bits;
-  static constexpr std::uint32_t min_normal_bits = (127u - 6u) << 23;  // 2^-6
+  static constexpr std::uint32_t min_normal_bits = (127u - 6u) << 23;   // 2^-6
   static constexpr std::uint32_t subnormal_magic = (127u + 14u) << 23;  // 2^14: ulp 2^-9
   static constexpr std::uint32_t max_code = 0x7E;
   static constexpr std::uint32_t overflow_code = 0x7F;  // NaN
@@ -65,12 +65,10 @@ constexpr std::uint8_t fp32_to_fp8(float f) noexcept {
   const std::uint32_t a = u & kFp32AbsMask;
   // Normal result: cut the mantissa, nearest even; a carry bumps the exponent.
   // Wraps (unsigned) for inputs below the normal range, which take `sub`.
-  const std::uint32_t normal =
-      ((a + ((1u << (shift - 1)) - 1u) + ((a >> shift) & 1u)) >> shift) - T::rebias;
+  const std::uint32_t normal = ((a + ((1u << (shift - 1)) - 1u) + ((a >> shift) & 1u)) >> shift) - T::rebias;
   // Subnormal result: the FPU rounds |x| onto the grid of the magic's ulp; the
   // count of ulps is the code (reaching the smallest normal code when it carries).
-  const std::uint32_t sub =
-      float_bits(bits_float(a) + bits_float(T::subnormal_magic)) - T::subnormal_magic;
+  const std::uint32_t sub = float_bits(bits_float(a) + bits_float(T::subnormal_magic)) - T::subnormal_magic;
   std::uint32_t code = select(a < T::min_normal_bits, sub, normal);
   constexpr std::uint32_t overflow = S == Saturation::finite ? T::max_code : T::overflow_code;
   code = code > T::max_code ? overflow : code;  // Inf input lands here too
@@ -87,7 +85,7 @@ constexpr float fp8_to_fp32(std::uint8_t c) noexcept {
   } else {
     const std::uint32_t sign = static_cast<std::uint32_t>(c & 0x80u) << 24;
     const std::uint32_t mag = static_cast<std::uint32_t>(c & 0x7Fu) << 20;  // fp32 field positions
-    const std::uint32_t normal = mag + (120u << 23);                       // rebias 7 -> 127
+    const std::uint32_t normal = mag + (120u << 23);                        // rebias 7 -> 127
     // Subnormal m * 2^-9: 2^-6 * (1 + m/8) - 2^-6, exact.
     const std::uint32_t sub = float_bits(bits_float(mag + (121u << 23)) - bits_float(121u << 23));
     std::uint32_t r = select((c & 0x78u) == 0, sub, normal);
@@ -132,8 +130,7 @@ constexpr std::uint8_t bf16_to_fp8(std::uint16_t b, Fp8Format format, Saturation
   return fp32_to_fp8(bf16_to_fp32(b), format, sat);
 }
 constexpr float fp8_to_fp32(std::uint8_t c, Fp8Format format) noexcept {
-  return format == Fp8Format::e4m3fn ? fp8_to_fp32<Fp8Format::e4m3fn>(c)
-                                     : fp8_to_fp32<Fp8Format::e5m2>(c);
+  return format == Fp8Format::e4m3fn ? fp8_to_fp32<Fp8Format::e4m3fn>(c) : fp8_to_fp32<Fp8Format::e5m2>(c);
 }
 
 }  // namespace frugal::quant

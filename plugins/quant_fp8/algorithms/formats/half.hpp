@@ -48,9 +48,7 @@ constexpr std::uint16_t fp32_to_fp16(float f) noexcept {
 }
 
 // bf16 is the top half of fp32: widening is a shift.
-constexpr float bf16_to_fp32(std::uint16_t b) noexcept {
-  return bits_float(static_cast<std::uint32_t>(b) << 16);
-}
+constexpr float bf16_to_fp32(std::uint16_t b) noexcept { return bits_float(static_cast<std::uint32_t>(b) << 16); }
 
 constexpr std::uint16_t fp32_to_bf16(float f) noexcept {
   const std::uint32_t u = float_bits(f);

@@ -39,9 +39,7 @@ constexpr std::int8_t quantize_int8_symmetric(float x, float scale) noexcept {
   return static_cast<std::int8_t>(detail::clamp_round_half_even(x / scale, -127.0f, 127.0f));
 }
 
-constexpr float dequantize_int8_symmetric(std::int8_t q, float scale) noexcept {
-  return static_cast<float>(q) * scale;
-}
+constexpr float dequantize_int8_symmetric(std::int8_t q, float scale) noexcept { return static_cast<float>(q) * scale; }
 
 constexpr std::int8_t quantize_int8_asymmetric(float x, float scale, std::int8_t zero_point) noexcept {
   // Clamping the quotient to the shifted range first is the same as clamping

@@ -43,8 +43,8 @@ unsigned parallel_chunk_count(std::size_t size, unsigned max_threads) noexcept {
   return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(max_threads, by_size)));
 }
 
-float fp32_to_fp8_parallel(std::span<const float> in, std::span<std::uint8_t> out, Fp8Format format,
-                           Saturation sat, unsigned max_threads) {
+float fp32_to_fp8_parallel(std::span<const float> in, std::span<std::uint8_t> out, Fp8Format format, Saturation sat,
+                           unsigned max_threads) {
   detail::require_same_size(in.size(), out.size());
   return run_chunks(in.size(), parallel_chunk_count(in.size(), max_threads), [&](std::size_t b, std::size_t e) {
     return fp32_to_fp8(in.subspan(b, e - b), out.subspan(b, e - b), format, sat);

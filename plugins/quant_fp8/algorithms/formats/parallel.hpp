@@ -19,8 +19,8 @@ namespace frugal::quant {
 inline constexpr std::size_t kParallelMinChunk = std::size_t{1} << 19;  // elements
 
 // max_threads 0: std::thread::hardware_concurrency().
-float fp32_to_fp8_parallel(std::span<const float> in, std::span<std::uint8_t> out, Fp8Format format,
-                           Saturation sat, unsigned max_threads = 0);
+float fp32_to_fp8_parallel(std::span<const float> in, std::span<std::uint8_t> out, Fp8Format format, Saturation sat,
+                           unsigned max_threads = 0);
 float fp16_to_fp8_parallel(std::span<const std::uint16_t> in, std::span<std::uint8_t> out, Fp8Format format,
                            Saturation sat, unsigned max_threads = 0);
 float bf16_to_fp8_parallel(std::span<const std::uint16_t> in, std::span<std::uint8_t> out, Fp8Format format,

@@ -21,8 +21,12 @@ struct Grid {
   std::int64_t grid_cols = 0;
 
   Grid(std::int64_t r, std::int64_t c, std::int64_t br, std::int64_t bc)
-      : rows(r), cols(c), block_rows(std::max<std::int64_t>(br, 1)), block_cols(std::max<std::int64_t>(bc, 1)),
-        grid_rows((r + block_rows - 1) / block_rows), grid_cols((c + block_cols - 1) / block_cols) {}
+      : rows(r),
+        cols(c),
+        block_rows(std::max<std::int64_t>(br, 1)),
+        block_cols(std::max<std::int64_t>(bc, 1)),
+        grid_rows((r + block_rows - 1) / block_rows),
+        grid_cols((c + block_cols - 1) / block_cols) {}
 
   [[nodiscard]] std::size_t size() const noexcept { return static_cast<std::size_t>(grid_rows * grid_cols); }
   // Per-column scaling: every column is a block of its own, so a row is

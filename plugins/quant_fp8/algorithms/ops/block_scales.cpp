@@ -56,7 +56,8 @@ void add_row_keys(const Matrix& in, const Grid& g, std::int64_t r, std::int32_t*
     max_key_columns<T>(row, acc, static_cast<std::size_t>(g.cols));
     return;
   }
-  for (std::int64_t gc = 0; gc < g.grid_cols; ++gc) acc[gc] = max_key<T>(row + g.run_begin(gc), g.run_length(gc), acc[gc]);
+  for (std::int64_t gc = 0; gc < g.grid_cols; ++gc)
+    acc[gc] = max_key<T>(row + g.run_begin(gc), g.run_length(gc), acc[gc]);
 }
 
 template <class T>

@@ -25,7 +25,9 @@ struct Fp32Type {
   static constexpr std::int32_t inf_key = 0x7F80'0000;
   static constexpr float widen(float x) noexcept { return x; }
   static constexpr float narrow(float x) noexcept { return x; }
-  static constexpr std::int32_t key(float x) noexcept { return static_cast<std::int32_t>(float_bits(x) & kFp32AbsMask); }
+  static constexpr std::int32_t key(float x) noexcept {
+    return static_cast<std::int32_t>(float_bits(x) & kFp32AbsMask);
+  }
   static constexpr float key_value(std::int32_t k) noexcept { return bits_float(static_cast<std::uint32_t>(k)); }
 };
 
@@ -57,7 +59,8 @@ decltype(auto) visit_float_type(std::int32_t dtype, F&& f) {
     case FRUGAL_DTYPE_FLOAT32: return f(Fp32Type{});
     case FRUGAL_DTYPE_FLOAT16: return f(Fp16Type{});
     case FRUGAL_DTYPE_BFLOAT16: return f(Bf16Type{});
-    default: throw std::invalid_argument("quant_fp8 ops: dtype " + std::to_string(dtype) + " is not fp32, fp16 or bf16");
+    default:
+      throw std::invalid_argument("quant_fp8 ops: dtype " + std::to_string(dtype) + " is not fp32, fp16 or bf16");
   }
 }
 

@@ -61,24 +61,24 @@ struct QuantizeOp {
   ElementFormat format = ElementFormat::e4m3;
   bool saturate = true;
   Recipe recipe = Recipe::current;
-  std::int64_t block_rows = 1;       // resolved extents, >= 1 (per-tensor: rows x cols)
+  std::int64_t block_rows = 1;  // resolved extents, >= 1 (per-tensor: rows x cols)
   std::int64_t block_cols = 1;
-  float fixed_scale = 1.0f;          // delayed only
-  float fixed_scale_inv = 1.0f;      // delayed only
-  ScaleOutputs scales;               // for output
-  ScaleOutputs scales_t;             // for output_t: any non-null member gets the same values
-  void* stream = nullptr;            // cudaStream_t (CUDA only)
-  unsigned threads = 0;              // CPU only: 0 = hardware concurrency
+  float fixed_scale = 1.0f;      // delayed only
+  float fixed_scale_inv = 1.0f;  // delayed only
+  ScaleOutputs scales;           // for output
+  ScaleOutputs scales_t;         // for output_t: any non-null member gets the same values
+  void* stream = nullptr;        // cudaStream_t (CUDA only)
+  unsigned threads = 0;          // CPU only: 0 = hardware concurrency
 };
 
 struct DequantizeOp {
-  Matrix input;                      // codes
-  Matrix output;                     // fp32, bf16 or fp16
+  Matrix input;   // codes
+  Matrix output;  // fp32, bf16 or fp16
   ElementFormat format = ElementFormat::e4m3;
   Recipe recipe = Recipe::current;
-  std::int64_t block_rows = 1;       // resolved extents, >= 1
+  std::int64_t block_rows = 1;  // resolved extents, >= 1
   std::int64_t block_cols = 1;
-  const void* scale_inv = nullptr;   // fp32 or E8M0 (mx)
+  const void* scale_inv = nullptr;          // fp32 or E8M0 (mx)
   const std::int8_t* zero_point = nullptr;  // int8_asym only
   void* stream = nullptr;
   unsigned threads = 0;
@@ -94,10 +94,10 @@ struct GemmOp {
   Matrix d;
   const float* scale_inv_a = nullptr;  // one fp32 each (device memory for CUDA)
   const float* scale_inv_b = nullptr;
-  const float* d_scale = nullptr;      // FP8 d only
-  float* d_amax = nullptr;             // optional
+  const float* d_scale = nullptr;  // FP8 d only
+  float* d_amax = nullptr;         // optional
   float alpha = 1.0f;
-  bool fast_accum = false;             // CUDA only
+  bool fast_accum = false;  // CUDA only
   void* stream = nullptr;
   unsigned threads = 0;
 };

@@ -42,7 +42,8 @@ float DelayedScaling::reduce() const noexcept {
 }
 
 bool DelayedScaling::update(float amax) {
-  if (amax < 0.0f) throw std::invalid_argument("DelayedScaling::update: amax must be >= 0, got " + std::to_string(amax));
+  if (amax < 0.0f)
+    throw std::invalid_argument("DelayedScaling::update: amax must be >= 0, got " + std::to_string(amax));
   const bool finite = std::isfinite(amax);
   pos_ = (pos_ + 1) % ring_.size();
   ring_[pos_] = finite ? std::fabs(amax) : 0.0f;  // fabs: store -0.0 as +0.0

@@ -47,8 +47,8 @@ inline constexpr int kMaxMargin = 16;
 struct DelayedScalingConfig {
   std::size_t history = 1024;  // H, 1 .. kMaxHistory
   AmaxReduction reduction = AmaxReduction::max;
-  int margin = 0;              // kMinMargin .. kMaxMargin
-  float fp8_max = kE4M3Max;    // finite, >= 4
+  int margin = 0;            // kMinMargin .. kMaxMargin
+  float fp8_max = kE4M3Max;  // finite, >= 4
 
   friend bool operator==(const DelayedScalingConfig&, const DelayedScalingConfig&) = default;
 };

@@ -76,8 +76,7 @@ struct DelayedStateCodec {
       const float v = r.f32("history entry");
       // +0 only: update() never stores -0.0, NaN, Inf or a negative value.
       if (!(v >= 0.0f) || std::isinf(v) || std::signbit(v)) {
-        r.corrupted("history entry " + std::to_string(i) + " is " + sdk::number_text(v) +
-                    ", not a finite amax >= 0");
+        r.corrupted("history entry " + std::to_string(i) + " is " + sdk::number_text(v) + ", not a finite amax >= 0");
       }
       s.ring_[i] = v;
     }

@@ -28,8 +28,7 @@ ScalePair current_scale(float amax, float fp8_max) noexcept {
 
 void check_fp8_max(float fp8_max, const char* who) {
   if (!(fp8_max >= 4.0f) || std::isinf(fp8_max)) {
-    throw std::invalid_argument(std::string(who) + ": fp8_max must be finite and >= 4, got " +
-                                std::to_string(fp8_max));
+    throw std::invalid_argument(std::string(who) + ": fp8_max must be finite and >= 4, got " + std::to_string(fp8_max));
   }
 }
 

@@ -174,12 +174,12 @@ class Options {
   Options() : options_(make_options()) {}
 
   template <std::integral Int>
-    requires(!std::same_as<Int, bool> && !std::same_as<Int, char> && !std::same_as<Int, char8_t> &&
-             !std::same_as<Int, char16_t> && !std::same_as<Int, char32_t> && !std::same_as<Int, wchar_t>)
-  Options& set(const char* name, Int value) {
+  requires(!std::same_as<Int, bool> && !std::same_as<Int, char> && !std::same_as<Int, char8_t> &&
+           !std::same_as<Int, char16_t> && !std::same_as<Int, char32_t> &&
+           !std::same_as<Int, wchar_t>) Options& set(const char* name, Int value) {
     if (!std::in_range<int64_t>(value)) {
-      throw Exception(FRUGAL_ERR_INVALID_ARGUMENT, std::string("option '") + name + "': " + std::to_string(value) +
-                                                       " does not fit an INT (int64)");
+      throw Exception(FRUGAL_ERR_INVALID_ARGUMENT,
+                      std::string("option '") + name + "': " + std::to_string(value) + " does not fit an INT (int64)");
     }
     check(frugal_options_set_int(options_.get(), name, static_cast<int64_t>(value)));
     return *this;
@@ -293,8 +293,8 @@ class Context {
     frugal_plugin_info raw{};
     raw.struct_size = sizeof(raw);
     check(frugal_context_plugin_info(context_.get(), index, &raw));
-    PluginInfo info{raw.name, raw.version, raw.vendor, raw.license, raw.description, raw.path,
-                    raw.abi_major, raw.abi_minor, {}};
+    PluginInfo info{raw.name, raw.version,   raw.vendor,    raw.license, raw.description,
+                    raw.path, raw.abi_major, raw.abi_minor, {}};
     for (std::size_t s = 0; s < raw.strategy_count; ++s) {
       frugal_strategy_info strategy{};
       strategy.struct_size = sizeof(strategy);

@@ -75,7 +75,8 @@ struct OptionDeclBuilder {
 };
 
 constexpr OptionDeclBuilder option_of_type(int32_t type, const char* name, const char* doc) {
-  return OptionDeclBuilder{frugal_option_decl{sizeof(frugal_option_decl), name, type, 0, nullptr, 0.0, 0.0, nullptr, doc}};
+  return OptionDeclBuilder{
+      frugal_option_decl{sizeof(frugal_option_decl), name, type, 0, nullptr, 0.0, 0.0, nullptr, doc}};
 }
 constexpr OptionDeclBuilder int_option(const char* name, const char* doc) {
   return option_of_type(FRUGAL_OPTION_INT, name, doc);

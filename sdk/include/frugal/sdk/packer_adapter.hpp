@@ -86,8 +86,8 @@ struct PackerAdapter {
 template <typename Impl>
 constexpr frugal_strategy_desc packer_strategy(const char* name, const char* summary, uint32_t flags,
                                                const frugal_ext_header* ext = nullptr) {
-  return frugal_strategy_desc{sizeof(frugal_strategy_desc), FRUGAL_KIND_PACKER, flags, name, summary,
-                              &PackerAdapter<Impl>::vtable, ext};
+  return frugal_strategy_desc{
+      sizeof(frugal_strategy_desc), FRUGAL_KIND_PACKER, flags, name, summary, &PackerAdapter<Impl>::vtable, ext};
 }
 
 }  // namespace frugal::sdk

@@ -119,18 +119,10 @@ consteval frugal_plugin_desc declare_plugin(PluginIdentity identity) {
       if (Strategies[j].kind == s.kind && rules::same_text(Strategies[j].name, s.name))
         rules::strategy_declared_twice_with_the_same_kind_and_name();
   }
-  return frugal_plugin_desc{sizeof(frugal_plugin_desc),
-                            FRUGAL_ABI_VERSION_MAJOR,
-                            FRUGAL_ABI_VERSION_MINOR,
-                            identity.name,
-                            identity.version,
-                            identity.vendor,
-                            identity.license,
-                            Pointers::count,
-                            Pointers::value.data(),
-                            identity.description,
-                            identity.on_unload,
-                            nullptr};
+  return frugal_plugin_desc{
+      sizeof(frugal_plugin_desc), FRUGAL_ABI_VERSION_MAJOR, FRUGAL_ABI_VERSION_MINOR, identity.name,
+      identity.version,           identity.vendor,          identity.license,         Pointers::count,
+      Pointers::value.data(),     identity.description,     identity.on_unload,       nullptr};
 }
 
 }  // namespace frugal::sdk
@@ -142,8 +134,8 @@ consteval frugal_plugin_desc declare_plugin(PluginIdentity identity) {
 // plugin's own translation unit, and C++ only gives a function a C name
 // where it is written out as a declaration. Use it once per plugin, at
 // namespace scope.
-#define FRUGAL_SDK_PLUGIN_ENTRY(descriptor)                                                                  \
-  extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v2(const frugal_host_api* frugal_host,    \
+#define FRUGAL_SDK_PLUGIN_ENTRY(descriptor)                                                                    \
+  extern "C" FRUGAL_PLUGIN_EXPORT frugal_error* frugal_plugin_init_v2(const frugal_host_api* frugal_host,      \
                                                                       const frugal_plugin_desc** frugal_out) { \
-    return ::frugal::sdk::hand_over_descriptor(frugal_host, frugal_out, descriptor);                         \
+    return ::frugal::sdk::hand_over_descriptor(frugal_host, frugal_out, descriptor);                           \
   }

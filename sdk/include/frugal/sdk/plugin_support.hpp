@@ -213,7 +213,8 @@ class Options {
   }
 
   [[noreturn]] static void out_of_range(const char* name, const std::string& allowed, const std::string& got) {
-    throw PluginError(FRUGAL_ERR_OUT_OF_RANGE, std::string("option '") + name + "' must be " + allowed + "; got " + got);
+    throw PluginError(FRUGAL_ERR_OUT_OF_RANGE,
+                      std::string("option '") + name + "' must be " + allowed + "; got " + got);
   }
 
   const frugal_host_api* host_;

@@ -58,16 +58,16 @@ struct PolicyAdapter : InstanceSlots<Impl> {
     });
   }
 
-  static constexpr frugal_policy_vtable vtable{sizeof(frugal_policy_vtable), &Base::create, &Base::destroy, &decide,
-                                               &Base::export_state, &Base::import_state};
+  static constexpr frugal_policy_vtable vtable{
+      sizeof(frugal_policy_vtable), &Base::create, &Base::destroy, &decide, &Base::export_state, &Base::import_state};
 };
 
 // ext: the descriptor's extension chain, e.g. options_ext<kOptions>() (option_decl.hpp).
 template <typename Impl>
 constexpr frugal_strategy_desc policy_strategy(const char* name, const char* summary, uint32_t flags,
                                                const frugal_ext_header* ext = nullptr) {
-  return frugal_strategy_desc{sizeof(frugal_strategy_desc), FRUGAL_KIND_POLICY, flags, name, summary,
-                              &PolicyAdapter<Impl>::vtable, ext};
+  return frugal_strategy_desc{
+      sizeof(frugal_strategy_desc), FRUGAL_KIND_POLICY, flags, name, summary, &PolicyAdapter<Impl>::vtable, ext};
 }
 
 }  // namespace frugal::sdk

@@ -35,7 +35,7 @@ template <typename Impl>
 struct QuantizerAdapter : InstanceSlots<Impl> {
   using Base = InstanceSlots<Impl>;
 
-  static constexpr bool kHasGemm = requires(Impl& impl, const frugal_quant_gemm_call& args) { impl.gemm(args); };
+  static constexpr bool kHasGemm = requires(Impl & impl, const frugal_quant_gemm_call& args) { impl.gemm(args); };
 
   static frugal_error* quantize(void* instance, const frugal_quantize_call* args) {
     return Base::call(instance, [&](Impl& impl) {
@@ -53,7 +53,8 @@ struct QuantizerAdapter : InstanceSlots<Impl> {
   static frugal_error* gemm(void* instance, const frugal_quant_gemm_call* args) {
     return Base::call(instance, [&](Impl& impl) {
       if constexpr (kHasGemm) {
-        frugal_quant_gemm_call a = read_sized_args(args, offsetof(frugal_quant_gemm_call, d) + sizeof(void*), "gemm: args");
+        frugal_quant_gemm_call a =
+            read_sized_args(args, offsetof(frugal_quant_gemm_call, d) + sizeof(void*), "gemm: args");
         // alpha defaults to 1, not 0, for a caller whose struct ends before it.
         if (args->struct_size < offsetof(frugal_quant_gemm_call, alpha) + sizeof(float)) a.alpha = 1.0f;
         impl.gemm(a);
@@ -78,8 +79,8 @@ struct QuantizerAdapter : InstanceSlots<Impl> {
 template <typename Impl>
 constexpr frugal_strategy_desc quantizer_strategy(const char* name, const char* summary, uint32_t flags,
                                                   const frugal_ext_header* ext = nullptr) {
-  return frugal_strategy_desc{sizeof(frugal_strategy_desc), FRUGAL_KIND_QUANTIZER, flags, name, summary,
-                              &QuantizerAdapter<Impl>::vtable, ext};
+  return frugal_strategy_desc{
+      sizeof(frugal_strategy_desc), FRUGAL_KIND_QUANTIZER, flags, name, summary, &QuantizerAdapter<Impl>::vtable, ext};
 }
 
 }  // namespace frugal::sdk

@@ -34,7 +34,8 @@ struct RouterAdapter : InstanceSlots<Impl> {
 
   static frugal_error* route(void* instance, const frugal_route_call* args) {
     return Base::call(instance, [&](Impl& impl) {
-      const frugal_route_call a = read_sized_args(args, offsetof(frugal_route_call, plan) + sizeof(void*), "route: args");
+      const frugal_route_call a =
+          read_sized_args(args, offsetof(frugal_route_call, plan) + sizeof(void*), "route: args");
       require(a.logits, "route: args->logits");
       require(a.plan, "route: args->plan");
       impl.route(a);
@@ -51,8 +52,8 @@ struct RouterAdapter : InstanceSlots<Impl> {
 
   static frugal_error* update(void* instance, const frugal_router_update_call* args) {
     return Base::call(instance, [&](Impl& impl) {
-      impl.update(read_sized_args(args, offsetof(frugal_router_update_call, expert_load) + sizeof(void*),
-                                  "update: args"));
+      impl.update(
+          read_sized_args(args, offsetof(frugal_router_update_call, expert_load) + sizeof(void*), "update: args"));
     });
   }
 
@@ -69,8 +70,7 @@ struct RouterAdapter : InstanceSlots<Impl> {
   // host calling the vtable directly may, and that must be an error rather
   // than a crash inside Impl.
   static void require(const void* member, const char* what, const char* suffix = "") {
-    if (member == nullptr)
-      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, std::string(what) + suffix + " is NULL");
+    if (member == nullptr) throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, std::string(what) + suffix + " is NULL");
   }
 
   static constexpr frugal_router_vtable vtable{sizeof(frugal_router_vtable),
@@ -89,8 +89,8 @@ struct RouterAdapter : InstanceSlots<Impl> {
 template <typename Impl>
 constexpr frugal_strategy_desc router_strategy(const char* name, const char* summary, uint32_t flags,
                                                const frugal_ext_header* ext = nullptr) {
-  return frugal_strategy_desc{sizeof(frugal_strategy_desc), FRUGAL_KIND_ROUTER, flags, name, summary,
-                              &RouterAdapter<Impl>::vtable, ext};
+  return frugal_strategy_desc{
+      sizeof(frugal_strategy_desc), FRUGAL_KIND_ROUTER, flags, name, summary, &RouterAdapter<Impl>::vtable, ext};
 }
 
 }  // namespace frugal::sdk

@@ -44,8 +44,8 @@ struct ScheduleAdapter {
 template <typename Impl>
 constexpr frugal_strategy_desc schedule_strategy(const char* name, const char* summary, uint32_t flags,
                                                  const frugal_ext_header* ext = nullptr) {
-  return frugal_strategy_desc{sizeof(frugal_strategy_desc), FRUGAL_KIND_SCHEDULE, flags, name, summary,
-                              &ScheduleAdapter<Impl>::vtable, ext};
+  return frugal_strategy_desc{
+      sizeof(frugal_strategy_desc), FRUGAL_KIND_SCHEDULE, flags, name, summary, &ScheduleAdapter<Impl>::vtable, ext};
 }
 
 }  // namespace frugal::sdk

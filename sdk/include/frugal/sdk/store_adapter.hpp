@@ -64,16 +64,16 @@ struct StoreAdapter : InstanceSlots<Impl> {
     return Base::call(store, [&](Impl& impl) { impl.remove(key); });
   }
 
-  static constexpr frugal_store_vtable vtable{sizeof(frugal_store_vtable), &create, &Base::destroy, &put, &size,
-                                              &read, &list, &remove};
+  static constexpr frugal_store_vtable vtable{
+      sizeof(frugal_store_vtable), &create, &Base::destroy, &put, &size, &read, &list, &remove};
 };
 
 // ext: the descriptor's extension chain, e.g. options_ext<kOptions>() (option_decl.hpp).
 template <typename Impl>
 constexpr frugal_strategy_desc store_strategy(const char* name, const char* summary, uint32_t flags,
                                               const frugal_ext_header* ext = nullptr) {
-  return frugal_strategy_desc{sizeof(frugal_strategy_desc), FRUGAL_KIND_STORE, flags, name, summary,
-                              &StoreAdapter<Impl>::vtable, ext};
+  return frugal_strategy_desc{
+      sizeof(frugal_strategy_desc), FRUGAL_KIND_STORE, flags, name, summary, &StoreAdapter<Impl>::vtable, ext};
 }
 
 }  // namespace frugal::sdk

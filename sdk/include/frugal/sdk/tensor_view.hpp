@@ -29,47 +29,38 @@ namespace frugal::sdk {
 constexpr std::size_t dtype_size(int32_t dtype) {
   switch (dtype) {
     case FRUGAL_DTYPE_FLOAT64:
-    case FRUGAL_DTYPE_INT64:
-      return 8;
+    case FRUGAL_DTYPE_INT64: return 8;
     case FRUGAL_DTYPE_FLOAT32:
-    case FRUGAL_DTYPE_INT32:
-      return 4;
+    case FRUGAL_DTYPE_INT32: return 4;
     case FRUGAL_DTYPE_FLOAT16:
     case FRUGAL_DTYPE_BFLOAT16:
-    case FRUGAL_DTYPE_INT16:
-      return 2;
+    case FRUGAL_DTYPE_INT16: return 2;
     case FRUGAL_DTYPE_FLOAT8_E4M3FN:
     case FRUGAL_DTYPE_FLOAT8_E5M2:
     case FRUGAL_DTYPE_FLOAT8_E8M0FNU:
     case FRUGAL_DTYPE_INT8:
     case FRUGAL_DTYPE_UINT8:
-    case FRUGAL_DTYPE_BOOL:
-      return 1;
-    default:
-      return 0;
+    case FRUGAL_DTYPE_BOOL: return 1;
+    default: return 0;
   }
 }
 
 // Stable lower-case name of a dtype, for messages; "unknown" for a value
 // that is none.
 constexpr const char* dtype_name(int32_t dtype) {
-  constexpr const char* kNames[] = {"unknown", "float32",       "float16", "bfloat16", "float64",
-                                    "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "int8", "uint8",
-                                    "int16",   "int32",         "int64",   "bool"};
+  constexpr const char* kNames[] = {"unknown",       "float32",     "float16",        "bfloat16", "float64",
+                                    "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "int8",     "uint8",
+                                    "int16",         "int32",       "int64",          "bool"};
   return dtype >= 1 && dtype <= FRUGAL_DTYPE_BOOL ? kNames[dtype] : kNames[0];
 }
 
 // Name of a device type, for messages.
 constexpr const char* device_type_name(int32_t type) {
   switch (type) {
-    case FRUGAL_DEVICE_CPU:
-      return "cpu";
-    case FRUGAL_DEVICE_CUDA:
-      return "cuda";
-    case FRUGAL_DEVICE_CUDA_PINNED:
-      return "cuda_pinned";
-    default:
-      return "unknown";
+    case FRUGAL_DEVICE_CPU: return "cpu";
+    case FRUGAL_DEVICE_CUDA: return "cuda";
+    case FRUGAL_DEVICE_CUDA_PINNED: return "cuda_pinned";
+    default: return "unknown";
   }
 }
 
@@ -119,8 +110,8 @@ class MatrixView {
  private:
   static void check_index(int64_t index, int64_t extent, const char* what) {
     if (index < 0 || index >= extent) {
-      throw PluginError(FRUGAL_ERR_OUT_OF_RANGE, std::string(what) + " " + std::to_string(index) +
-                                                     " is outside [0, " + std::to_string(extent) + ")");
+      throw PluginError(FRUGAL_ERR_OUT_OF_RANGE, std::string(what) + " " + std::to_string(index) + " is outside [0, " +
+                                                     std::to_string(extent) + ")");
     }
   }
 
@@ -154,7 +145,8 @@ inline void check_matrix(const frugal_tensor& t, const std::string& what, const 
   }
   if (t.shape == nullptr) refuse(what, "shape is NULL");
   if (t.shape[0] < 0 || t.shape[1] < 0) {
-    refuse(what, "shape [" + std::to_string(t.shape[0]) + ", " + std::to_string(t.shape[1]) + "] has a negative extent");
+    refuse(what,
+           "shape [" + std::to_string(t.shape[0]) + ", " + std::to_string(t.shape[1]) + "] has a negative extent");
   }
   if (t.byte_offset % element_size != 0) {
     refuse(what, "byte_offset " + std::to_string(t.byte_offset) + " is not a multiple of the element size " +

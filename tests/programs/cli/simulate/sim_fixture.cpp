@@ -11,9 +11,9 @@
 #include <system_error>
 #include <vector>
 
-#include "test_helpers.hpp"
 #include "job_reader.hpp"
 #include "scheduler_source.hpp"
+#include "test_helpers.hpp"
 
 namespace frugal::test {
 
@@ -30,7 +30,8 @@ frugal_context* sim_context() {
 }
 
 std::string job_json(double hours, const std::string& plans_json, const std::string& extra) {
-  return fmt::format(R"({{
+  return fmt::format(
+      R"({{
   "name": "test-job",
   "gpus_per_node": 8,
   "nodes": 1,
@@ -44,8 +45,9 @@ std::string job_json(double hours, const std::string& plans_json, const std::str
   "telemetry_interval_s": 3600,
   "plans": {}
 }})",
-                     hours * 8, extra.empty() ? R"("preemption": {"spot_mtbf_node_h": 0, "capacity_wait_mean_s": 0, "notice_s": 0},)" : extra,
-                     plans_json);
+      hours * 8,
+      extra.empty() ? R"("preemption": {"spot_mtbf_node_h": 0, "capacity_wait_mean_s": 0, "notice_s": 0},)" : extra,
+      plans_json);
 }
 
 simulate::Job parse_test_job(const std::string& text) { return simulate::parse_job(text, "test.json", "", {}); }

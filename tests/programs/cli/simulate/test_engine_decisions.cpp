@@ -42,7 +42,8 @@ class RewritingSource final : public DecisionSource {
 RunResult run_rewritten(const frugal::simulate::Job& job, RewritingSource::Rewrite rewrite) {
   const frugal::simulate::PlanConfig config(job, job.plans[0]);
   RewritingSource source(config, std::move(rewrite));
-  const auto result = frugal::simulate::simulate_run(frugal::simulate::make_run_setup(job, job.plans[0], nullptr), source, 1);
+  const auto result =
+      frugal::simulate::simulate_run(frugal::simulate::make_run_setup(job, job.plans[0], nullptr), source, 1);
   INFO(frugal::simulate::check_conservation(result));
   CHECK(frugal::simulate::check_conservation(result).empty());
   return result;
@@ -119,22 +120,25 @@ TEST_CASE("decisions: a policy's error stops the simulation with the policy name
     "policies": [{"name": "probe_policy", "options": {"fail_at_record": 3}}]}])"));
   const frugal::simulate::PlanConfig config(job, job.plans[0]);
   frugal::simulate::SchedulerSource source(frugal::test::sim_context(), config);
-  CHECK_THROWS_WITH(frugal::simulate::simulate_run(frugal::simulate::make_run_setup(job, job.plans[0], nullptr), source, 1),
-                    Catch::Contains("policy 'probe_policy'"));
+  CHECK_THROWS_WITH(
+      frugal::simulate::simulate_run(frugal::simulate::make_run_setup(job, job.plans[0], nullptr), source, 1),
+      Catch::Contains("policy 'probe_policy'"));
 }
 
 TEST_CASE("decisions: checkpoints that take no time, asked for forever, are a loop, not a hang") {
   auto job = parse_test_job(job_json(10, R"([{"name": "p", "resource": "reserved"}])"));
   job.checkpoint_full_s = 0.0;
-  CHECK_THROWS_WITH(run_rewritten(job, [](const frugal_telemetry& t, frugal_decision& d) {
-                      if (t.wall_time_s >= 3600.0) d.checkpoint = FRUGAL_CKPT_FULL;
-                    }),
+  CHECK_THROWS_WITH(run_rewritten(job,
+                                  [](const frugal_telemetry& t, frugal_decision& d) {
+                                    if (t.wall_time_s >= 3600.0) d.checkpoint = FRUGAL_CKPT_FULL;
+                                  }),
                     Catch::Contains("plan 'p': the decisions do not let time advance at 3600 s"));
 }
 
 TEST_CASE("decisions: a run that cannot finish is cut at the wall-time limit") {
-  auto job = parse_test_job(job_json(10, R"([{"name": "p", "resource": "spot"}])",
-                                     R"("preemption": {"spot_mtbf_node_h": 0.5, "capacity_wait_mean_s": 0, "notice_s": 0}, "max_wall_h": 50,)"));
+  auto job = parse_test_job(job_json(
+      10, R"([{"name": "p", "resource": "spot"}])",
+      R"("preemption": {"spot_mtbf_node_h": 0.5, "capacity_wait_mean_s": 0, "notice_s": 0}, "max_wall_h": 50,)"));
   const RunResult r = run_plan(job, 0, nullptr);
   CHECK(r.cut);
   CHECK_FALSE(r.finished);

@@ -59,8 +59,8 @@ TEST_CASE("replay: a SkyPilot outage loses the work since the start, waits unpai
 
 TEST_CASE("replay: a preemption notice gets an emergency heartbeat, which keeps the work before it") {
   // As above with a 120 s notice: the core forces a heartbeat (60 s) at 7080 s.
-  const auto job = parse_test_job(job_json(3, kSpotNoPolicies,
-                                           R"("preemption": {"spot_mtbf_node_h": 0, "capacity_wait_mean_s": 0, "notice_s": 120},)"));
+  const auto job = parse_test_job(job_json(
+      3, kSpotNoPolicies, R"("preemption": {"spot_mtbf_node_h": 0, "capacity_wait_mean_s": 0, "notice_s": 120},)"));
   const Trace trace = trace_of(R"({"metadata": {"gap_seconds": 3600}, "data": [0, 0, 1, 0, 0, 0, 0, 0]})");
   const RunResult r = run_plan(job, 0, &trace);
   CHECK(r.checkpoints_heartbeat == 1);

@@ -75,14 +75,15 @@ TEST_CASE("event budget: too many runs of a plan are refused with the most --run
   const std::string error = simulate_error(job, 10'000'000);
   INFO(error);
   CHECK_THAT(error, Catch::Contains("plan 'p': 10000000 runs x about 1e+04 events per run = 1e+11 simulated events"));
-  CHECK_THAT(error, Catch::Contains("more than the limit of 1e+10 per plan; lower --runs (at most 1000000 for this job)"));
+  CHECK_THAT(error,
+             Catch::Contains("more than the limit of 1e+10 per plan; lower --runs (at most 1000000 for this job)"));
   CHECK(input_error_of([&] { check_event_budget(job, nullptr, 1'000'000); }).empty());
 }
 
 TEST_CASE("event budget: a trace with a tiny period is refused for the preemptions it would replay") {
   // gap_seconds 1e-300: the trace wraps around 1e304 times in a 100-hour job.
-  const auto trace = frugal::simulate::parse_trace(R"({"metadata": {"gap_seconds": 1e-300}, "data": [0, 1]})", "tiny.json",
-                                                   frugal::simulate::TraceFormat::kAuto, {});
+  const auto trace = frugal::simulate::parse_trace(R"({"metadata": {"gap_seconds": 1e-300}, "data": [0, 1]})",
+                                                   "tiny.json", frugal::simulate::TraceFormat::kAuto, {});
   const auto job = parse_test_job(job_json(100, R"([{"name": "s", "resource": "spot"}])"));
   const std::string error = input_error_of([&] { check_event_budget(job, &trace, 1); });
   INFO(error);
@@ -110,7 +111,8 @@ TEST_CASE("event budget: a run past the event limit fails and says where, the ev
     frugal::simulate::simulate_run(setup, source, 1);
     FAIL("the run did not stop at its event limit");
   } catch (const std::runtime_error& e) {
-    CHECK_THAT(e.what(), Catch::Contains("plan 'chatty': a run went past the limit of 1e+03 simulated events at 1000 s"));
+    CHECK_THAT(e.what(),
+               Catch::Contains("plan 'chatty': a run went past the limit of 1e+03 simulated events at 1000 s"));
   }
 }
 
@@ -127,9 +129,10 @@ TEST_CASE("event budget: a run that never gets to train is cut at max_wall_h, no
   // Preempted every 36 s on average, during every 300 s full checkpoint the
   // policy asks for after each restart: the old engine checked the cut only
   // while training, so this run went on far past max_wall_h.
-  const auto job = parse_test_job(job_json(10, R"([{"name": "doomed", "resource": "spot",
+  const auto job =
+      parse_test_job(job_json(10, R"([{"name": "doomed", "resource": "spot",
     "policies": [{"name": "probe_policy", "options": {"checkpoint_every": 1, "checkpoint_kind": 1}}]}])",
-                                           R"("preemption": {"spot_mtbf_node_h": 0.01, "capacity_wait_mean_s": 0, "notice_s": 0},
+                              R"("preemption": {"spot_mtbf_node_h": 0.01, "capacity_wait_mean_s": 0, "notice_s": 0},
                                               "max_wall_h": 1,)"));
   const auto result = frugal::test::run_plan(job, 0, nullptr);
   CHECK(result.cut);

@@ -5,8 +5,8 @@
 // extreme values (a huge throughput times a huge gpu_hours, a huge work with
 // the most padding) are refused before they overflow what a telemetry
 // record can hold.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include <cmath>
 #include <limits>
@@ -27,14 +27,10 @@ namespace {
 // "object.member" (or a top-level "member") -> its JSON text.
 using Members = std::map<std::string, std::string>;
 
-const Members kBase = {{"name", R"("r")"},
-                       {"gpus_per_node", "8"},
-                       {"work.tokens", "1e9"},
-                       {"throughput.tokens_per_gpu_s", "1000"},
-                       {"checkpoint.full_s", "300"},
-                       {"checkpoint.heartbeat_s", "30"},
-                       {"prices.spot", "10"},
-                       {"prices.reserved", "30"}};
+const Members kBase = {{"name", R"("r")"},           {"gpus_per_node", "8"},
+                       {"work.tokens", "1e9"},       {"throughput.tokens_per_gpu_s", "1000"},
+                       {"checkpoint.full_s", "300"}, {"checkpoint.heartbeat_s", "30"},
+                       {"prices.spot", "10"},        {"prices.reserved", "30"}};
 
 // kBase with `changes`; "plan.x" members go into a single plan named "p",
 // and work.gpu_hours replaces work.tokens.
@@ -129,7 +125,8 @@ void simulate_or_refuse(const Job& job) {
     REQUIRE(std::isfinite(events));
   }
   frugal::simulate::Simulation sim;
-  const std::string refused = input_error_of([&] { sim = frugal::simulate::simulate(frugal::test::sim_context(), job, nullptr, options); });
+  const std::string refused =
+      input_error_of([&] { sim = frugal::simulate::simulate(frugal::test::sim_context(), job, nullptr, options); });
   if (!refused.empty()) {
     INFO(refused);
     // The event budget, or a policy refusing its options (naming the plan).
@@ -172,17 +169,20 @@ TEST_CASE("job ranges: every numeric member at min and max is read and simulated
 
 TEST_CASE("job ranges: products of extreme values are refused before they overflow") {
   // The work a gpu_hours gives is bounded like work.tokens.
-  const std::string hours = input_error_of(
-      [&] { parse_test_job(job_text({{"work.gpu_hours", "1e9"}, {"throughput.tokens_per_gpu_s", "1e12"}})); });
+  const std::string hours = input_error_of([&] {
+    parse_test_job(job_text({{"work.gpu_hours", "1e9"}, {"throughput.tokens_per_gpu_s", "1e12"}}));
+  });
   CHECK_THAT(hours, Catch::Contains("work.gpu_hours 1000000000 x 3600 x throughput.tokens_per_gpu_s 1000000000000 is "
                                     "3.6e+24 tokens, more than work.tokens allows (1e+18)"));
   // 1e18 tokens with 99% padding is 1e20 processed tokens: more than int64.
-  const std::string padding =
-      input_error_of([&] { parse_test_job(job_text({{"work.tokens", "1e18"}, {"plan.padding_fraction", "0.99"}})); });
+  const std::string padding = input_error_of([&] {
+    parse_test_job(job_text({{"work.tokens", "1e18"}, {"plan.padding_fraction", "0.99"}}));
+  });
   CHECK_THAT(padding, Catch::Contains("plans[0].padding_fraction 0.99 makes the plan process 1e+20 tokens"));
   CHECK_THAT(padding, Catch::Contains("more than the 4.61e+18 a telemetry record can count"));
   // At the edge of what is allowed the steps still fit (the old reader
   // made total_steps INT64_MIN out of an infinite work).
-  const Job job = parse_test_job(job_text({{"work.tokens", "1e18"}, {"tokens_per_step", "1"}, {"plan.padding_fraction", "0.75"}}));
+  const Job job =
+      parse_test_job(job_text({{"work.tokens", "1e18"}, {"tokens_per_step", "1"}, {"plan.padding_fraction", "0.75"}}));
   CHECK(frugal::simulate::plan_total_steps(job, job.plans[0]) == 4000000000000000000);
 }

@@ -71,11 +71,12 @@ TEST_CASE("job: plans from the file, options typed, standard plans only on reque
   CHECK(find_option(options, "young_daly")->type == frugal::simulate::OptionValue::Type::kBool);
   CHECK(find_option(options, "notice_safety")->double_value == 1.5);
   CHECK(find_option(options, "checkpoint_cost_s")->double_value == 300.0);  // the job's full checkpoint
-  CHECK(find_option(options, "mtbf_s") == nullptr);                        // not Young/Daly
+  CHECK(find_option(options, "mtbf_s") == nullptr);                         // not Young/Daly
   CHECK(frugal::simulate::plan_tokens(job, plan) == Approx(job.work_tokens / 0.75));
 
-  const Job both = parse_job(std::string(kMinimal).insert(1, R"("standard_plans": true, "plans": [{"name": "mine"}], )"),
-                             "job.json", "", kKnown);
+  const Job both =
+      parse_job(std::string(kMinimal).insert(1, R"("standard_plans": true, "plans": [{"name": "mine"}], )"), "job.json",
+                "", kKnown);
   CHECK(both.plans.size() == 6);
   CHECK(both.plans[0].name == "mine");
 }
@@ -89,7 +90,8 @@ TEST_CASE("job: every bad field is refused with its path and what is wrong") {
       {with(R"("nodes": 1.5)"), "nodes must be an integer, got 1.5"},
       {with(R"("gpus_per_nodes": 8)"), "job.json: unknown member gpus_per_nodes (known here: "},
       {with(R"("plans": [{"name": "p", "policies": ["spot_phaze"]}])"),
-       "job.json: plans[0].policies[0]: unknown policy 'spot_phaze' (known: checkpoint_cadence, early_stop, plateau_autoscaler, spot_phase)"},
+       "job.json: plans[0].policies[0]: unknown policy 'spot_phaze' (known: checkpoint_cadence, early_stop, "
+       "plateau_autoscaler, spot_phase)"},
       {with(R"("plans": [{"name": "p", "policies": [{"name": "magic", "options": {}}]}])"), "unknown policy 'magic'"},
       {with(R"("plans": [{"name": "p", "schedule": "zigzag"}])"), "plans[0].schedule: unknown LR schedule 'zigzag'"},
       {with(R"("plans": [{"name": "p", "resource": "preemptible"}])"),
@@ -100,14 +102,16 @@ TEST_CASE("job: every bad field is refused with its path and what is wrong") {
        "option name 'bad name' is not 1-128 characters of [A-Za-z0-9_.-]"},
       {with(R"("plans": [{"name": "p"}, {"name": "p"}])"), "job.json: two plans are named 'p'"},
       {with(R"("plans": [])"), "plans is empty (and standard_plans is false)"},
-      {with(R"("plans": [{"name": "p", "padding_fraction": 1}])"), "plans[0].padding_fraction must be in [0, 0.99], got 1"},
+      {with(R"("plans": [{"name": "p", "padding_fraction": 1}])"),
+       "plans[0].padding_fraction must be in [0, 0.99], got 1"},
       {with(R"("loss": {"model": "cubic"})"), "loss.model must be \"power_law\" or \"log\", got \"cubic\""},
       {with(R"("loss": {"initial": 2, "floor": 3})"), "loss.floor must be below loss.initial"},
       {with(R"("preemption": {"notice_s": -1})"), "preemption.notice_s must be in [0, 3600], got -1"},
       {with(R"("name": 5)"), "job.json:1:18: duplicate member \"name\""},
       {R"({"name": "m"})", "job.json: gpus_per_node is missing"},
       {"[1]", "job.json: the job must be an object, got an array"},
-      {std::string(kMinimal).replace(std::string(kMinimal).find("\"tokens\": 1e9"), 13, "\"tokens\": 1e9, \"gpu_hours\": 3"),
+      {std::string(kMinimal).replace(std::string(kMinimal).find("\"tokens\": 1e9"), 13,
+                                     "\"tokens\": 1e9, \"gpu_hours\": 3"),
        "work needs exactly one of \"tokens\" or \"gpu_hours\""},
   };
   for (const auto& [text, message] : cases) {
@@ -136,7 +140,8 @@ TEST_CASE("job: a recorded loss log, and malformed logs refused naming the line"
   for (const auto& [text, message] : logs) {
     INFO(text);
     const std::string path = frugal::test::temp_file("bad.csv", text);
-    const std::string job_path = frugal::test::temp_file("bad_job.json", with(R"("loss": {"model": "log", "file": "bad.csv"})"));
+    const std::string job_path =
+        frugal::test::temp_file("bad_job.json", with(R"("loss": {"model": "log", "file": "bad.csv"})"));
     CHECK(input_error_of([&] { frugal::simulate::read_job_file(job_path, kKnown); }) == path + message.substr(7));
   }
   CHECK_THAT(refusal(with(R"("loss": {"model": "log", "file": "/nonexistent/loss.csv"})")),

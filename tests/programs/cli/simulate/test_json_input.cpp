@@ -2,8 +2,8 @@
 // simulator's rules): what it accepts, that every refusal of the text
 // names the source, line and column, and that the limits hold before a
 // hostile document is held or recursed into.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include <string>
 
@@ -19,7 +19,9 @@ using frugal::simulate::parse_json;
 using frugal::test::input_error_of;
 
 TEST_CASE("json: objects, arrays, strings, numbers and literals") {
-  const JsonValue v = parse_json(R"( {"a": [1, -2.5e3, 0, true, false, null, 18446744073709551615], "b": {"c": "x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"}} )", "t");
+  const JsonValue v = parse_json(
+      R"( {"a": [1, -2.5e3, 0, true, false, null, 18446744073709551615], "b": {"c": "x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"}} )",
+      "t");
   REQUIRE(v.is_object());
   CHECK(v.size() == 2);
   const JsonValue& a = *json_member(v, "a");
@@ -60,11 +62,14 @@ TEST_CASE("json: each syntax error names the place and what was read") {
       {"\"abc", "t:1:5: syntax error while parsing value - invalid string: missing closing quote"},
       {"\"a\tb\"", "t:1:3: syntax error while parsing value - invalid string: control character U+0009 (HT)"},
       {"\"\\x\"", "t:1:3: syntax error while parsing value - invalid string: forbidden character after backslash"},
-      {"\"\\ud800\"", "t:1:8: syntax error while parsing value - invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF"},
+      {"\"\\ud800\"",
+       "t:1:8: syntax error while parsing value - invalid string: surrogate U+D800..U+DBFF must be followed by "
+       "U+DC00..U+DFFF"},
       {"\"a\xff\"", "t:1:3: syntax error while parsing value - invalid string: ill-formed UTF-8 byte"},
       {"{} {}", "t:1:4: syntax error while parsing value - unexpected '{'; expected end of input"},
       {"", "t:1:1: syntax error while parsing value - unexpected end of input"},
-      {"{\n  \"a\" 1\n}", "t:2:7: syntax error while parsing object separator - unexpected number literal; expected ':'"},
+      {"{\n  \"a\" 1\n}",
+       "t:2:7: syntax error while parsing object separator - unexpected number literal; expected ':'"},
       {"[1 2]", "t:1:4: syntax error while parsing array - unexpected number literal; expected ']'"},
       {"tru", "t:1:4: syntax error while parsing value - invalid literal; last read: 'tru'"},
       {"// a comment\n{}", "t:1:1: syntax error while parsing value - invalid literal"},
@@ -82,8 +87,9 @@ TEST_CASE("json: each syntax error names the place and what was read") {
 TEST_CASE("json: a message quotes at most the end of a long token") {
   const std::string long_string = "\"" + std::string(100000, 'x') + "\xff\"";
   const std::string error = input_error_of([&] { parse_json(long_string, "t"); });
-  CHECK_THAT(error, Catch::StartsWith("t:1:100002: syntax error while parsing value - invalid string: ill-formed UTF-8 byte; "
-                                      "last read: '..."));
+  CHECK_THAT(error,
+             Catch::StartsWith("t:1:100002: syntax error while parsing value - invalid string: ill-formed UTF-8 byte; "
+                               "last read: '..."));
   CHECK(error.size() < 200);
   const std::string long_key = "{\"" + std::string(100000, 'k') + "\": 1, \"" + std::string(100000, 'k') + "\": 2}";
   CHECK(input_error_of([&] { parse_json(long_key, "t"); }).size() < 100);

@@ -27,9 +27,9 @@ const char* kPlans = R"([
    "policies": [{"name": "probe_policy", "options": {"checkpoint_every": 5, "checkpoint_kind": 2, "resource": 2, "nodes": 4}}]}])";
 
 frugal::simulate::Job noisy_job() {
-  return parse_test_job(job_json(
-      40, kPlans,
-      R"("preemption": {"spot_mtbf_node_h": 6, "capacity_wait_mean_s": 1800, "notice_s": 120},
+  return parse_test_job(
+      job_json(40, kPlans,
+               R"("preemption": {"spot_mtbf_node_h": 6, "capacity_wait_mean_s": 1800, "notice_s": 120},
          "loss": {"model": "power_law", "initial": 10, "floor": 2, "alpha": 0.3, "scale_tokens": 1e8, "noise": 0.02},)"));
 }
 
@@ -83,15 +83,17 @@ TEST_CASE("monte carlo: same seed, same bytes, whatever the thread count; anothe
 
 TEST_CASE("monte carlo: with an availability and price trace, the runs are deterministic too") {
   const auto job = noisy_job();
-  const auto trace = frugal::simulate::parse_trace("time_s,available,spot_price\n0,1,9\n20000,0,9\n26000,1,14\n50000,1,8\n", "t.csv",
-                                                   frugal::simulate::TraceFormat::kAuto, {});
+  const auto trace =
+      frugal::simulate::parse_trace("time_s,available,spot_price\n0,1,9\n20000,0,9\n26000,1,14\n50000,1,8\n", "t.csv",
+                                    frugal::simulate::TraceFormat::kAuto, {});
   const std::string a = json_of(job, 10, 3, 2, &trace);
   CHECK(json_of(job, 10, 3, 1, &trace) == a);
   CHECK_THAT(a, Catch::Contains("\"format\": \"csv\""));
 }
 
 TEST_CASE("monte carlo: a bad plan is an input error naming the job file and the plan") {
-  auto job = parse_test_job(job_json(1, R"([{"name": "bad", "policies": [{"name": "probe_policy", "options": {"checkpoint_every": "x"}}]}])"));
+  auto job = parse_test_job(job_json(
+      1, R"([{"name": "bad", "policies": [{"name": "probe_policy", "options": {"checkpoint_every": "x"}}]}])"));
   CHECK_THAT(frugal::test::input_error_of([&] { simulate(sim_context(), job, nullptr, MonteCarloOptions{}); }),
              Catch::StartsWith("test.json: plan 'bad': policy 'probe_policy': "));
   job = parse_test_job(job_json(1, R"([{"name": "ghost", "policies": ["no_such_policy"]}])"));

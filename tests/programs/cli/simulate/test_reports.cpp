@@ -22,7 +22,8 @@ frugal::simulate::Simulation small_simulation(const frugal::simulate::Job& job) 
 }  // namespace
 
 TEST_CASE("reports: table, JSON and SVG of a small simulation") {
-  const auto job = parse_test_job(job_json(3, R"([{"name": "reserved <&> \"x\"", "resource": "reserved", "description": "d"},
+  const auto job =
+      parse_test_job(job_json(3, R"([{"name": "reserved <&> \"x\"", "resource": "reserved", "description": "d"},
     {"name": "spot", "resource": "spot", "nodes": 2}])"));
   const auto sim = small_simulation(job);
 

@@ -54,19 +54,26 @@ TEST_CASE("skypilot: 0/1 and true/false gaps become availability runs") {
 TEST_CASE("skypilot: malformed traces are refused with the place and the reason") {
   const std::pair<std::string, std::string> cases[] = {
       {R"([0, 1])", "trace: wrong JSON shape: expected a SkyPilot trace"},
-      {R"({"metadata": {"gap_seconds": 600}})", "trace: wrong JSON shape: expected a SkyPilot trace {\"metadata\": {\"gap_seconds\": N}, \"data\": [0, 1, ...]}; \"data\" is missing"},
+      {R"({"metadata": {"gap_seconds": 600}})",
+       "trace: wrong JSON shape: expected a SkyPilot trace {\"metadata\": {\"gap_seconds\": N}, \"data\": [0, 1, "
+       "...]}; \"data\" is missing"},
       {R"({"data": [0]})", "\"metadata\" is missing"},
       {R"({"metadata": [], "data": [0]})", "trace: wrong JSON shape: \"metadata\" must be an object, got an array"},
-      {R"({"metadata": {"gap_seconds": 600}, "data": {"0": 1}})", "trace: wrong JSON shape: \"data\" must be an array, got an object"},
+      {R"({"metadata": {"gap_seconds": 600}, "data": {"0": 1}})",
+       "trace: wrong JSON shape: \"data\" must be an array, got an object"},
       {R"({"metadata": {}, "data": [0]})", "metadata.gap_seconds is missing"},
-      {R"({"metadata": {"gap_seconds": 0}, "data": [0]})", "trace: metadata.gap_seconds must be a number > 0 and <= 1e+09, got 0"},
-      {R"({"metadata": {"gap_seconds": -5}, "data": [0]})", "metadata.gap_seconds must be a number > 0 and <= 1e+09, got -5"},
-      {R"({"metadata": {"gap_seconds": "600"}, "data": [0]})", "metadata.gap_seconds must be a number > 0 and <= 1e+09, got a string"},
+      {R"({"metadata": {"gap_seconds": 0}, "data": [0]})",
+       "trace: metadata.gap_seconds must be a number > 0 and <= 1e+09, got 0"},
+      {R"({"metadata": {"gap_seconds": -5}, "data": [0]})",
+       "metadata.gap_seconds must be a number > 0 and <= 1e+09, got -5"},
+      {R"({"metadata": {"gap_seconds": "600"}, "data": [0]})",
+       "metadata.gap_seconds must be a number > 0 and <= 1e+09, got a string"},
       {R"({"metadata": {"gap_seconds": 600}, "data": []})", "trace: empty trace: \"data\" has no gaps"},
       {R"({"metadata": {"gap_seconds": 600}, "data": [0, 2]})", "trace: data[1] must be 0, 1, true or false, got 2"},
       {R"({"metadata": {"gap_seconds": 600}, "data": [0, "1"]})", "data[1] must be 0, 1, true or false, got a string"},
       {R"({"metadata": {"gap_seconds": 600}, "data": [1, 1]})", "spot is never available in this trace"},
-      {R"({"metadata": {"gap_seconds": 600}, "data": [0, 1,]})", "trace:1:50: syntax error while parsing value - unexpected ']'"},
+      {R"({"metadata": {"gap_seconds": 600}, "data": [0, 1,]})",
+       "trace:1:50: syntax error while parsing value - unexpected ']'"},
   };
   for (const auto& [text, message] : cases) {
     INFO(text);
@@ -93,7 +100,8 @@ TEST_CASE("aws json: the series with most rows, sorted oldest first, as a price 
   CHECK(a.selection() == "us-east-1a p4d.24xlarge Linux/UNIX");
   CHECK(a.segment_count() == 1);
   CHECK_THAT(refusal(kAwsJson, TraceFormat::kAuto, {"eu-west-1a", "", ""}),
-             Catch::Contains("no rows match zone 'eu-west-1a'") && Catch::Contains("us-east-1b p4d.24xlarge Linux/UNIX (3 rows)"));
+             Catch::Contains("no rows match zone 'eu-west-1a'") &&
+                 Catch::Contains("us-east-1b p4d.24xlarge Linux/UNIX (3 rows)"));
 }
 
 TEST_CASE("aws json: malformed rows are refused naming the element") {
@@ -104,12 +112,14 @@ TEST_CASE("aws json: malformed rows are refused naming the element") {
        "trace: SpotPriceHistory[0].SpotPrice: negative price -1"},
       {row(ok_zone + R"("SpotPrice": "cheap", "Timestamp": "2024-03-01T00:00:00Z")"),
        "SpotPriceHistory[0].SpotPrice is not a number: \"cheap\""},
-      {row(ok_zone + R"("SpotPrice": "nan", "Timestamp": "2024-03-01T00:00:00Z")"), "SpotPrice is not a number: \"nan\""},
+      {row(ok_zone + R"("SpotPrice": "nan", "Timestamp": "2024-03-01T00:00:00Z")"),
+       "SpotPrice is not a number: \"nan\""},
       {row(ok_zone + R"("SpotPrice": "1.0", "Timestamp": "yesterday")"),
        "SpotPriceHistory[0].Timestamp is not an ISO 8601 time: \"yesterday\""},
       {row(ok_zone + R"("SpotPrice": "1.0", "Timestamp": "2024-02-30T00:00:00Z")"), "is not an ISO 8601 time"},
       {row(ok_zone + R"("Timestamp": "2024-03-01T00:00:00Z")"), "SpotPriceHistory[0]: \"SpotPrice\" is missing"},
-      {row(R"("InstanceType": "t", "SpotPrice": "1", "Timestamp": "2024-03-01T00:00:00Z")"), "\"AvailabilityZone\" is missing"},
+      {row(R"("InstanceType": "t", "SpotPrice": "1", "Timestamp": "2024-03-01T00:00:00Z")"),
+       "\"AvailabilityZone\" is missing"},
       {row(R"("AvailabilityZone": 3, "InstanceType": "t", "SpotPrice": "1", "Timestamp": "2024-03-01T00:00:00Z")"),
        "SpotPriceHistory[0].AvailabilityZone must be a string, got a number"},
       {R"({"SpotPriceHistory": [7]})", "trace: SpotPriceHistory[0] must be an object, got a number"},
@@ -136,7 +146,8 @@ TEST_CASE("aws csv: with a header, without one, and the tool's tab-separated tex
   CHECK(with_header.segments()[0].spot_price == 10.0);
   CHECK(with_header.segments()[1].start_s == 3600.0);
 
-  const Trace bare = parsed("# az, type, product, price, time\nus-east-1a, p4d.24xlarge, Linux/UNIX, 9.5, 2024-03-01 00:00:00+02:00\n");
+  const Trace bare = parsed(
+      "# az, type, product, price, time\nus-east-1a, p4d.24xlarge, Linux/UNIX, 9.5, 2024-03-01 00:00:00+02:00\n");
   CHECK(bare.segment_count() == 1);
   CHECK(bare.segments()[0].spot_price == 9.5);
 
@@ -154,14 +165,16 @@ TEST_CASE("aws csv: malformed rows are refused naming the line") {
       {"z,t,p,1.0,2024-03-01T00:00:00Z\nz,t,p,abc,2024-03-01T01:00:00Z\n", "trace:2: price is not a number: 'abc'"},
       {"z,t,p,1.0,2024-03-01T00:00:00Z\nz,t,p,inf,2024-03-01T01:00:00Z\n", "trace:2: price is not a number: 'inf'"},
       {"z,t,p,1.0,2024-13-01T00:00:00Z,extra\n", "trace:1: timestamp is not an ISO 8601 time: '2024-13-01T00:00:00Z'"},
-      {"AvailabilityZone,InstanceType,Timestamp\nz,t,2024-03-01T00:00:00Z\n", "trace:1: the header names no price column"},
+      {"AvailabilityZone,InstanceType,Timestamp\nz,t,2024-03-01T00:00:00Z\n",
+       "trace:1: the header names no price column"},
       {"AvailabilityZone,InstanceType,SpotPrice,Timestamp\nz,t,1.0\n", "trace:2: expected 4 fields"},
   };
   for (const auto& [text, message] : cases) {
     INFO(text);
-    CHECK(refusal(text, TraceFormat::kAws) == message + (message.find("expected 4") != std::string::npos
-                                                             ? std::string(" (zone, instance type, product, price, timestamp), got 3")
-                                                             : ""));
+    CHECK(refusal(text, TraceFormat::kAws) ==
+          message + (message.find("expected 4") != std::string::npos
+                         ? std::string(" (zone, instance type, product, price, timestamp), got 3")
+                         : ""));
   }
 }
 

@@ -4,8 +4,8 @@
 // every plan, the standard ones included, balances its books.
 #include <catch2/catch.hpp>
 
-#include "simulation.hpp"
 #include "sim_fixture.hpp"
+#include "simulation.hpp"
 #include "worked_example.hpp"
 
 namespace {
@@ -20,7 +20,8 @@ const frugal::simulate::PlanSummary& plan_named(const frugal::simulate::Report& 
 }  // namespace
 
 TEST_CASE("worked example: both fleets within 5% of the example's cost, hours and utilisation") {
-  const auto job = frugal::simulate::worked_example_job(frugal::simulate::known_strategies(frugal::test::sim_context()));
+  const auto job =
+      frugal::simulate::worked_example_job(frugal::simulate::known_strategies(frugal::test::sim_context()));
   frugal::simulate::MonteCarloOptions options;
   options.runs = 400;
   const auto sim = frugal::simulate::simulate(frugal::test::sim_context(), job, nullptr, options);

@@ -9,10 +9,10 @@
 #include "corpus.hpp"
 #include "data_support.hpp"
 
-using frugal_demo::Corpus;
-using frugal_demo::load_corpus;
 using demo_data_test::bytes_of;
 using demo_data_test::ScratchDir;
+using frugal_demo::Corpus;
+using frugal_demo::load_corpus;
 
 TEST_CASE("corpus: paragraphs of sorted files, trimmed, chunked, every n-th to eval", "[demo][data]") {
   ScratchDir dir("frugal-demo-corpus");
@@ -25,7 +25,7 @@ TEST_CASE("corpus: paragraphs of sorted files, trimmed, chunked, every n-th to e
   //   ["x": 1 token, dropped] "last" " par" (a: dropped) | "0123" "4567" "89" "xyz" | "tail" " tex" (t: dropped)
   // every 3rd (1-based) goes to eval.
   const std::vector<std::string> all = {"firs", "t li", "ne\ns", "econ", "last", " par",
-                                        "0123", "4567", "89",   "xyz",  "tail", " tex"};
+                                        "0123", "4567", "89",    "xyz",  "tail", " tex"};
   std::vector<std::vector<std::int32_t>> want_train, want_eval;
   for (std::size_t i = 0; i < all.size(); ++i) ((i + 1) % 3 == 0 ? want_eval : want_train).push_back(bytes_of(all[i]));
   CHECK(c.train == want_train);

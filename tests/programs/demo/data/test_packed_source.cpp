@@ -26,8 +26,7 @@ frugal::host::Context plugin_context() {
 
 }  // namespace
 
-TEST_CASE("packed source: every sequence of an epoch exactly once, intact, labels inside sequences",
-          "[demo][data]") {
+TEST_CASE("packed source: every sequence of an epoch exactly once, intact, labels inside sequences", "[demo][data]") {
   const auto context = plugin_context();
   const Corpus c = demo_data_test::varied_corpus(200, 32);
   auto source = make_packed_source(context.get(), c, 4, 32, 3);

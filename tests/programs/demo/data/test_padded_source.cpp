@@ -62,8 +62,8 @@ TEST_CASE("padded source: each epoch visits every sequence once, in a seeded ord
   }
   std::vector<std::size_t> all(60);
   std::iota(all.begin(), all.end(), std::size_t{0});
-  CHECK(epoch0 != all);  // shuffled
-  CHECK(epoch0 != epoch1);  // reshuffled per epoch
+  CHECK(epoch0 != all);         // shuffled
+  CHECK(epoch0 != epoch1);      // reshuffled per epoch
   CHECK(epoch0 != seen_other);  // the seed matters
   std::sort(epoch0.begin(), epoch0.end());
   std::sort(epoch1.begin(), epoch1.end());
@@ -95,7 +95,8 @@ TEST_CASE("padded source: malformed cursors are refused with a reason", "[demo][
   const Corpus c = demo_data_test::varied_corpus(10, 8);
   auto source = make_padded_source(c, 2, 8, 1);
   std::vector<std::uint8_t> cursor = source->cursor();
-  CHECK_THROWS_WITH(source->seek(std::span(cursor).first(5)), Catch::Contains("batch cursor") && Catch::Contains("5 bytes"));
+  CHECK_THROWS_WITH(source->seek(std::span(cursor).first(5)),
+                    Catch::Contains("batch cursor") && Catch::Contains("5 bytes"));
   auto bad_version = cursor;
   bad_version[0] = 99;
   CHECK_THROWS_WITH(source->seek(bad_version), Catch::Contains("version 99"));

@@ -44,7 +44,8 @@ TEST_CASE("metrics written by several attempts read back record by record") {
   // One header per file however many writers appended to it.
   const auto steps_text = file_text(tmp.path() / kStepsFile);
   CHECK(steps_text.rfind("attempt,step,clock_s,real_tokens,slots,loss,aux_loss,lr,resource,price_per_node_hour,nodes,"
-                         "dollars,checkpoint,stall_s\n", 0) == 0);
+                         "dollars,checkpoint,stall_s\n",
+                         0) == 0);
   CHECK(steps_text.find("attempt,step", 1) == std::string::npos);
 
   REQUIRE(m.steps.size() == 10);

@@ -175,7 +175,7 @@ TEST_CASE("frugal against the baseline: equal time, dollars to the baseline's lo
   CHECK(s.target_loss == Approx(3.0));
   // Frugal evals (16, 4.0) and (46, 2.8): 3.0 at 16 + 30 * 1.0 / 1.2.
   CHECK(s.frugal_clock_to_target_s == Approx(41.0));
-  CHECK(s.frugal_dollars_to_target == Approx(0.82));  // 0.02 $/s, between the steps at 40 and 45 s
+  CHECK(s.frugal_dollars_to_target == Approx(0.82));   // 0.02 $/s, between the steps at 40 and 45 s
   CHECK(s.baseline_dollars_to_target == Approx(3.0));  // its last step's total
   CHECK(s.dollars_to_target_ratio == Approx(0.82 / 3.0));
 }

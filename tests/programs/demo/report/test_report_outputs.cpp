@@ -92,15 +92,46 @@ TEST_CASE("report.json holds every figure with its value") {
   auto& frugal = json["frugal"];
   auto& savings = json["frugal_vs_baseline"];
   for (const auto* run : {&baseline, &frugal}) {
-    for (const auto* key :
-         {"/dir", "/steps", "/attempts", "/real_tokens", "/slots", "/processed_tokens", "/padding_waste", "/clock_s",
-          "/tokens_per_s", "/time_scale", "/tokens_per_real_s", "/train_loss_start", "/train_loss_end",
-          "/eval_loss_first", "/eval_loss_final", "/eval_loss_at_equal_time", "/checkpoints_full",
-          "/checkpoints_heartbeat", "/stall_total_s", "/stall_mean_s", "/preempt_notices", "/kills", "/restarts",
-          "/preemptions", "/mean_steps_lost", "/mean_seconds_lost", "/resume/replayed_steps",
-          "/resume/max_abs_loss_diff", "/resume/restored_steps", "/resume/exact", "/resume/from_checkpointed_step",
-          "/dollars/total", "/dollars/spot", "/dollars/reserved", "/dollars/productive", "/dollars/stall",
-          "/dollars/lost", "/expert_balance/worst_max_over_mean", "/expert_balance/mean_cv", "/plan"}) {
+    for (const auto* key : {"/dir",
+                            "/steps",
+                            "/attempts",
+                            "/real_tokens",
+                            "/slots",
+                            "/processed_tokens",
+                            "/padding_waste",
+                            "/clock_s",
+                            "/tokens_per_s",
+                            "/time_scale",
+                            "/tokens_per_real_s",
+                            "/train_loss_start",
+                            "/train_loss_end",
+                            "/eval_loss_first",
+                            "/eval_loss_final",
+                            "/eval_loss_at_equal_time",
+                            "/checkpoints_full",
+                            "/checkpoints_heartbeat",
+                            "/stall_total_s",
+                            "/stall_mean_s",
+                            "/preempt_notices",
+                            "/kills",
+                            "/restarts",
+                            "/preemptions",
+                            "/mean_steps_lost",
+                            "/mean_seconds_lost",
+                            "/resume/replayed_steps",
+                            "/resume/max_abs_loss_diff",
+                            "/resume/restored_steps",
+                            "/resume/exact",
+                            "/resume/from_checkpointed_step",
+                            "/dollars/total",
+                            "/dollars/spot",
+                            "/dollars/reserved",
+                            "/dollars/productive",
+                            "/dollars/stall",
+                            "/dollars/lost",
+                            "/expert_balance/worst_max_over_mean",
+                            "/expert_balance/mean_cv",
+                            "/plan"}) {
       INFO(key);
       CHECK(run->contains(nlohmann::json::json_pointer(key)));
     }
@@ -171,13 +202,12 @@ TEST_CASE("report.svg is well-formed and shows both runs, the markers and the le
   CHECK(xml_problem("<svg>a & b</svg>") != "");
   CHECK(svg.rfind("<?xml", 0) == 0);
   CHECK(svg.find("<svg xmlns=\"http://www.w3.org/2000/svg\"") != std::string::npos);
-  for (const auto* title : {"<title>baseline eval loss</title>", "<title>frugal eval loss</title>",
-                            "<title>baseline training loss</title>", "<title>frugal training loss</title>",
-                            "<title>baseline dollars</title>", "<title>frugal dollars</title>", "<g id=\"legend\"",
-                            ">full checkpoint<", ">preemption (kill)<", ">restart (resume)<", "heartbeat checkpoint, step 2",
-                            "full checkpoint, step 6", "restart: attempt 1 resumed from step 3",
-                            "killed (SIG&lt;KILL&gt; &amp; &quot;9&quot;) after step 5", "job clock (s)",
-                            "Cumulative simulated cost"}) {
+  for (const auto* title :
+       {"<title>baseline eval loss</title>", "<title>frugal eval loss</title>", "<title>baseline training loss</title>",
+        "<title>frugal training loss</title>", "<title>baseline dollars</title>", "<title>frugal dollars</title>",
+        "<g id=\"legend\"", ">full checkpoint<", ">preemption (kill)<", ">restart (resume)<",
+        "heartbeat checkpoint, step 2", "full checkpoint, step 6", "restart: attempt 1 resumed from step 3",
+        "killed (SIG&lt;KILL&gt; &amp; &quot;9&quot;) after step 5", "job clock (s)", "Cumulative simulated cost"}) {
     INFO(title);
     CHECK(svg.find(title) != std::string::npos);
   }
@@ -198,15 +228,42 @@ TEST_CASE("the terminal table has every figure for both runs") {
   const auto table = file_text(file);
   CHECK(table.rfind("figure", 0) == 0);
   for (const auto* line :
-       {"padding waste (%)", "40.0", "10.0", "-30.0 pp", "tokens/s (job clock)", "tokens/s (real time)",
-        "training loss (mean of 5 steps)", "4.000->3.000", "eval loss at equal time (57.0 s)", "3.200", "-1.200",
-        "checkpoints (full / heartbeat)", "2 / 1", "checkpoint stall, total (s)", "preemptions (notices / kills)",
-        "1 / 1", "work lost per preemption (steps)", "work lost per preemption (s)", "13.0", "simulated cost ($)",
-        "3.1000", "1.2000", "saves $1.9000", "productive / stall / lost ($)", "$ to reach eval loss 3.000", "0.8200",
-        "expert load max/mean (worst layer)", "1.60", "expert load CV (mean of layers)",
+       {"padding waste (%)",
+        "40.0",
+        "10.0",
+        "-30.0 pp",
+        "tokens/s (job clock)",
+        "tokens/s (real time)",
+        "training loss (mean of 5 steps)",
+        "4.000->3.000",
+        "eval loss at equal time (57.0 s)",
+        "3.200",
+        "-1.200",
+        "checkpoints (full / heartbeat)",
+        "2 / 1",
+        "checkpoint stall, total (s)",
+        "preemptions (notices / kills)",
+        "1 / 1",
+        "work lost per preemption (steps)",
+        "work lost per preemption (s)",
+        "13.0",
+        "simulated cost ($)",
+        "3.1000",
+        "1.2000",
+        "saves $1.9000",
+        "productive / stall / lost ($)",
+        "$ to reach eval loss 3.000",
+        "0.8200",
+        "expert load max/mean (worst layer)",
+        "1.60",
+        "expert load CV (mean of layers)",
         "frugal attempt 0: notice at 26.0 s, killed (SIGKILL) at 28.0 s after step 5; resumed from step 3",
-        "lost 2 steps, 13.0 s", "restored step(s) 3 (each one checkpointed); 2 replayed step(s)", "(exact)",
-        "layer 0 (4 experts) max/mean 1.60", "frugal plan: batching=packed time_scale=2", "files: "}) {
+        "lost 2 steps, 13.0 s",
+        "restored step(s) 3 (each one checkpointed); 2 replayed step(s)",
+        "(exact)",
+        "layer 0 (4 experts) max/mean 1.60",
+        "frugal plan: batching=packed time_scale=2",
+        "files: "}) {
     INFO(line);
     CHECK(table.find(line) != std::string::npos);
   }

@@ -113,8 +113,9 @@ TEST_CASE("run checkpoints restore the tensors and every registered state as sav
     RunCheckpoints checkpoints(context.get(), scratch.path / "store", parameters, moments);
     for (std::size_t i = 0; i < hooks.hooked(); ++i)
       checkpoints.register_quantizer("fp8/" + hooks.names()[i], hooks.quantizer(i));
-    checkpoints.register_state("data/cursor", {[&] { return cursor; },
-                                               [&](std::span<const std::uint8_t> b) { restored_cursor.assign(b.begin(), b.end()); }});
+    checkpoints.register_state(
+        "data/cursor",
+        {[&] { return cursor; }, [&](std::span<const std::uint8_t> b) { restored_cursor.assign(b.begin(), b.end()); }});
     CHECK_FALSE(checkpoints.restore_latest().has_value());  // a fresh run
 
     quantize_once(hooks, 3.0f);  // amax histories to save
@@ -140,7 +141,8 @@ TEST_CASE("run checkpoints restore the tensors and every registered state as sav
   for (std::size_t i = 0; i < hooks.hooked(); ++i)
     newer.register_quantizer("fp8/" + hooks.names()[i], hooks.quantizer(i));
   newer.register_state("data/cursor", {[&] { return cursor; }, [](std::span<const std::uint8_t>) {}});
-  newer.register_state("train/progress", {[] { return std::vector<std::uint8_t>{}; }, [](std::span<const std::uint8_t>) {}});
+  newer.register_state("train/progress",
+                       {[] { return std::vector<std::uint8_t>{}; }, [](std::span<const std::uint8_t>) {}});
   CHECK_THROWS_WITH(newer.restore_latest(), Catch::Contains("holds no 'train/progress'"));
 }
 
@@ -170,7 +172,8 @@ TEST_CASE("options parse, and a worker's arguments rebuild the same options") {
 
 TEST_CASE("bad options name the option") {
   CHECK_THROWS_WITH(parse_demo_options({"--seed", "-1"}), "option --seed: '-1' is not a non-negative integer");
-  CHECK_THROWS_WITH(parse_demo_options({"--budget-s", "nan"}), "option --budget-s: 'nan' is not a positive number of seconds");
+  CHECK_THROWS_WITH(parse_demo_options({"--budget-s", "nan"}),
+                    "option --budget-s: 'nan' is not a positive number of seconds");
   CHECK_THROWS_WITH(parse_demo_options({"--threads"}), "--threads needs a value");
   CHECK_THROWS_WITH(parse_demo_options({"-q"}), Catch::Matchers::StartsWith("unknown argument '-q'"));
   CHECK_THROWS_WITH(parse_demo_options({"--out", "--quick"}), "--out needs a value");

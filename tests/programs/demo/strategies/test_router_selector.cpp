@@ -44,9 +44,9 @@ RandomRequest random_request(std::size_t tokens, const MoeOptions& o, std::uint6
   r.request.layer = layer;
   r.request.capacity =
       o.capacity_factor > 0
-          ? std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(
-                                         o.capacity_factor * static_cast<double>(active * o.top_k) /
-                                         static_cast<double>(o.experts))))
+          ? std::max<std::size_t>(
+                1, static_cast<std::size_t>(std::ceil(o.capacity_factor * static_cast<double>(active * o.top_k) /
+                                                      static_cast<double>(o.experts))))
           : std::max<std::size_t>(1, active * o.top_k);
   return r;
 }
@@ -73,11 +73,10 @@ TEST_CASE("router selector: with drop by position it selects exactly as the CPU 
         CHECK(plugin == reference);
         const std::size_t dropped = static_cast<std::size_t>(std::count(reference.begin(), reference.end(), -1));
         const std::size_t padding_slots = static_cast<std::size_t>(std::count(r.active.begin(), r.active.end(), 0)) * k;
-        if (factor == 0.5) CHECK(dropped > padding_slots);  // capacity really binds
+        if (factor == 0.5) CHECK(dropped > padding_slots);   // capacity really binds
         if (factor == 0.0) CHECK(dropped == padding_slots);  // dropless
         if (factor > 0)
-          CHECK(router.last_capacity(static_cast<std::size_t>(layer)) ==
-                static_cast<std::int64_t>(r.request.capacity));
+          CHECK(router.last_capacity(static_cast<std::size_t>(layer)) == static_cast<std::int64_t>(r.request.capacity));
         CHECK(router.last_stats(static_cast<std::size_t>(layer)).tokens ==
               std::count(r.active.begin(), r.active.end(), 1));
       }

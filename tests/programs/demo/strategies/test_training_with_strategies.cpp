@@ -41,10 +41,8 @@ TEST_CASE("training with the router and FP8 hooks attached reduces the loss", "[
     return out;
   };
   // Two packed rows and a padded one: the hooks and the router see padding.
-  const Batch batch = demo_test::pack_rows({{text("the cat sat on the mat"), text("a dog")},
-                                            {text("the cat sat on the hat and")},
-                                            {text("frugal")}},
-                                           32);
+  const Batch batch = demo_test::pack_rows(
+      {{text("the cat sat on the mat"), text("a dog")}, {text("the cat sat on the hat and")}, {text("frugal")}}, 32);
   const float first = model.forward_backward(batch);
   optimizer.step(3e-3);
   float last = first;
