@@ -17,6 +17,9 @@ started=$(date +%s)
 # stage shows in any CI log (docs/benchmarks.md records them).
 stage() { echo "== $1 == (+$(($(date +%s) - started)) s)"; }
 
+stage "formatting (clang-format, scripts/format.sh --check)"
+scripts/format.sh --check
+
 stage "build + tests (RelWithDebInfo)"
 scripts/build.sh build >/dev/null
 ctest --test-dir build -j"$jobs" --output-on-failure --timeout 300
