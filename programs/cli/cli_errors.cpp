@@ -34,7 +34,7 @@ int report_error(const std::string& command, const std::string& code, const std:
     fmt::print("{}\n", json::json_text(error, -1));
   }
   if (exit_code == kExitUsage)
-    fmt::print(stderr, "frugal {}: {} (see 'frugal {} --help')\n", command, terminal_text(message), command);
+    fmt::print(stderr, "{}", args::usage_error_text("frugal " + command, terminal_text(message)));
   else
     fmt::print(stderr, "frugal {}: {} ({})\n", command, terminal_text(message), code);
   return exit_code;

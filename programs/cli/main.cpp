@@ -6,13 +6,15 @@
 
 #include "cli_errors.hpp"
 #include "commands.hpp"
+#include "demo_spec.hpp"
 #include "frugal/sdk/host.hpp"
 #include "help_text.hpp"
 
 namespace {
 
 // The command list, from each command's spec (its --help has the rest).
-// The demo is a program of its own (frugal-demo): its line is written here.
+// The demo is a program of its own (frugal-demo, which `frugal demo`
+// execs): its row comes from frugal-demo's spec.
 void print_usage(std::FILE* out) {
   namespace cli = frugal::cli;
   const std::string tool = "frugal ";
@@ -20,10 +22,9 @@ void print_usage(std::FILE* out) {
   for (const auto* spec :
        {&cli::version_spec(), &cli::plugins_spec(), &cli::ckpt_spec(), &cli::pack_spec(), &cli::simulate_spec()})
     rows.emplace_back(frugal::args::short_usage(*spec).substr(tool.size()), spec->brief);
-  rows.emplace_back("demo [--quick] [--out DIR] ...",
-                    "the main job: train a tiny MoE language model on CPU twice, a padded dense fp32 baseline on "
-                    "reserved nodes and a frugal run (packing, MoE, FP8, spot with real preemptions), and report "
-                    "the savings (`frugal demo --help`; programs/demo)");
+  const auto& demo = frugal_demo::demo_spec();
+  rows.emplace_back("demo" + frugal::args::short_usage(demo).substr(demo.program.size()),
+                    demo.brief + " (runs " + demo.program + ")");
   rows.emplace_back("help", "this text");
   const std::string text = "usage: frugal <command> [options]\n\ncommands:\n" + frugal::args::two_columns(rows) +
                            "\n`frugal <command> --help` prints a command's options.\n";

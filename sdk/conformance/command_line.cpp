@@ -69,4 +69,8 @@ std::optional<CommandLine> parse_command_line(int argc, char** argv, std::string
 
 std::string usage_text() { return args::help_text(command_line_spec()); }
 
+std::string usage_error_text(const std::string& message) {
+  return args::usage_error_text(command_line_spec(), message);
+}
+
 }  // namespace frugal::conformance

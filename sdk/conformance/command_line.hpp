@@ -25,8 +25,10 @@ struct CommandLine {
 // naming the bad argument.
 std::optional<CommandLine> parse_command_line(int argc, char** argv, std::string& error);
 
-// The --help text, made from the spec the parser reads (support/args); a usage
-// error prints it after the message.
+// The --help text, made from the spec the parser reads (support/args).
 std::string usage_text();
+
+// The one line a bad command line prints on stderr (args::usage_error_text).
+std::string usage_error_text(const std::string& message);
 
 }  // namespace frugal::conformance

@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
   std::string usage_error;
   const auto cl = fc::parse_command_line(argc, argv, usage_error);
   if (!cl) {
-    std::fprintf(stderr, "frugal-conformance: %s\n\n%s", usage_error.c_str(), fc::usage_text().c_str());
+    std::fputs(fc::usage_error_text(usage_error).c_str(), stderr);
     return 2;
   }
   if (cl->help) {

@@ -162,8 +162,12 @@ std::string help_text(const Spec& spec) {
   return out + "\n" + options_text(spec);
 }
 
+std::string usage_error_text(const std::string& program, const std::string& message) {
+  return program + ": " + message + " (see '" + program + " --help')\n";
+}
+
 std::string usage_error_text(const Spec& spec, const std::string& message) {
-  return spec.program + ": " + message + "\n\n" + help_text(spec);
+  return usage_error_text(spec.program, message);
 }
 
 std::string two_columns(const std::vector<std::pair<std::string, std::string>>& rows) {

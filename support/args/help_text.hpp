@@ -34,9 +34,11 @@ std::string options_text(const Spec& spec);
 // usage_line, the summary, options_text, with blank lines between.
 std::string help_text(const Spec& spec);
 
-// What a program prints on stderr for a bad command line: "PROGRAM:
-// MESSAGE", then help_text, so that the options a usage error lists are
-// the ones --help lists.
+// What every program prints on stderr for a bad command line: one line,
+// "PROGRAM: MESSAGE (see 'PROGRAM --help')", newline-terminated. One line
+// because the message is what the user must read (the whole help under
+// it buried the problem in the bench and kit logs); --help has the rest.
+std::string usage_error_text(const std::string& program, const std::string& message);
 std::string usage_error_text(const Spec& spec, const std::string& message);
 
 // Rows of two columns ("  left   right"), the right one wrapped beside the

@@ -1,6 +1,6 @@
 // The command line of a small program (a bench) in one call: parse argv
 // against the Spec, answer --help with the help text (exit 0), a usage
-// error with its message and the same text on stderr (exit 2), else run.
+// error with its one line on stderr (usage_error_text, exit 2), else run.
 #pragma once
 
 #include <cstdint>

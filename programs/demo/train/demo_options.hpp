@@ -11,11 +11,12 @@
 #include <vector>
 
 #include "command_args.hpp"
+#include "demo_spec.hpp"
 
 namespace frugal_demo {
 
 // A bad command line (the tools' parser, support/args, throws it too); main
-// prints it with the usage and exits 2.
+// prints it (demo_usage_error) and exits 2.
 using UsageError = frugal::args::UsageError;
 
 struct DemoOptions {
@@ -36,8 +37,5 @@ DemoOptions parse_demo_options(const std::vector<std::string>& args);
 
 // The arguments that make a worker rebuild these options (for exec).
 std::vector<std::string> worker_arguments(const DemoOptions& options, const std::string& run, int attempt);
-
-// The --help text, made from the spec the parser reads (support/args).
-std::string demo_usage();
 
 }  // namespace frugal_demo

@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
   try {
     options = parse_demo_options(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const UsageError& error) {
-    std::fprintf(stderr, "frugal-demo: %s\n(frugal-demo --help lists the options)\n", error.what());
+    std::fputs(demo_usage_error(error.what()).c_str(), stderr);
     return 2;
   }
   if (options.help) {

@@ -35,8 +35,12 @@ class KitCommandLineTest(unittest.TestCase):
             with self.subTest(args=args):
                 result = kit(*args)
                 self.assertEqual(result.returncode, 2, result.stderr)
-                self.assertIn(message, result.stderr)
-                self.assertIn("usage: frugal-conformance", result.stderr)
+                # One line naming the problem and where the options are listed.
+                lines = result.stderr.splitlines()
+                self.assertEqual(len(lines), 1, result.stderr)
+                self.assertTrue(lines[0].startswith("frugal-conformance: "), lines[0])
+                self.assertIn(message, lines[0])
+                self.assertTrue(lines[0].endswith(" (see 'frugal-conformance --help')"), lines[0])
 
     def test_an_option_may_be_repeated(self):
         # Both reach the parser's check of the plugin path, not a usage error.

@@ -20,6 +20,7 @@ CASES = [
     (["--seed", "1", "--seed", "2"], 2, "--seed given twice"),
     (["--quick=yes"], 2, "--quick takes no value"),
 ]
+HINT = " (see 'frugal-demo --help')\n"
 
 
 def run(demo, args):
@@ -32,8 +33,11 @@ def main():
     failures = []
     for args, code, message in CASES:
         got_code, output = run(demo, args)
-        if got_code != code or message not in output:
-            failures.append(f"{args}: exit {got_code}, output {output!r}; want exit {code} and {message!r}")
+        # One line: the problem, then where the options are listed.
+        one_line = len(output.splitlines()) == 1 and output.startswith("frugal-demo: ")
+        if got_code != code or not one_line or message not in output or not output.endswith(HINT):
+            failures.append(f"{args}: exit {got_code}, output {output!r}; want exit {code}, one line with "
+                            f"{message!r} ending {HINT!r}")
     # An --out that holds someone else's files is refused, and left alone.
     shutil.rmtree(scratch, ignore_errors=True)
     os.makedirs(scratch)
