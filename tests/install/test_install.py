@@ -140,15 +140,17 @@ class InstallTree(unittest.TestCase):
     def test_find_package_asks_for_the_abi_version(self):
         # SameMajorVersion on the ABI: 2.0 is found, 2.1 (newer than this
         # core) and 3.0 (another major) are refused. A request of a lower
-        # major is an SDK release (the packages' version): 0.1 and 0.1.0 are
-        # found, 0.2 (newer than this release) and 1.1 (ABI 1's number, read
-        # as a release that does not exist) are refused.
+        # major is an SDK release (the packages' version, 0.2.0): 0.2, 0.2.0
+        # and 0.1 (an older release of the same major) are found, 0.3 (newer
+        # than this release) and 1.1 (ABI 1's number, read as a release that
+        # does not exist) are refused.
         project = os.path.join(self.tmp.name, "version_probe")
         os.makedirs(project, exist_ok=True)
         for wanted, found, version in (("2.0", True, "2.0"), ("2.1", False, "2.0"), ("3.0", False, "2.0"),
                                        ("1.1", False, SDK_VERSION),
-                                       ("0.1", True, SDK_VERSION), ("0.1.0", True, SDK_VERSION),
-                                       ("0.2", False, SDK_VERSION), ("0.1...1.0", True, SDK_VERSION)):
+                                       ("0.2", True, SDK_VERSION), ("0.2.0", True, SDK_VERSION),
+                                       ("0.1", True, SDK_VERSION), ("0.3", False, SDK_VERSION),
+                                       ("0.1...1.0", True, SDK_VERSION)):
             with open(os.path.join(project, "CMakeLists.txt"), "w") as f:
                 # A language, as every real consumer has: CMake searches
                 # lib/<multiarch>/cmake only once it knows the target's

@@ -3,7 +3,7 @@ CPack makes (libfrugal2, libfrugal-dev, frugal-tools, python3-frugal) and
 the .tar.gz, checked with lintian, split as documented (files, control
 fields, dependencies, shlibs/symbols/triggers), extracted into an empty root
 and used from there: the CLI, the Python binding, a vendor plugin built with
-pkg-config and a host built with pkg-config and with find_package(frugal 0.1).
+pkg-config and a host built with pkg-config and with find_package(frugal 0.2).
 A downstream package linking libfrugal gets its dependency from dpkg-shlibdeps."""
 import glob
 import gzip
@@ -242,7 +242,7 @@ class DebianPackages(unittest.TestCase):
         ok(self, run(["cc", "-o", host, os.path.join(CONSUMER, "main.c")] + flags))
         self.assertEqual(ok(self, run([host], lib_env)), expected)
 
-        # A host with find_package(frugal 0.1 REQUIRED): the packages' version.
+        # A host with find_package(frugal 0.2 REQUIRED): the packages' version.
         build = os.path.join(self.tmp.name, "host-cmake")
         configure = ok(self, run(["cmake", "-S", CONSUMER, "-B", build, "-DCMAKE_BUILD_TYPE="],
                                  {"CMAKE_PREFIX_PATH": os.path.join(self.root, "usr")}))
@@ -273,7 +273,7 @@ class DebianPackages(unittest.TestCase):
         # -l: the library directory (libfrugal2's unpacked tree), as a build
         # against the installed package would find it under /usr/lib.
         out = ok(self, run(["dpkg-shlibdeps", "-O", f"-l{os.path.join(pkg_root, LIB)}", binary], cwd=work))
-        self.assertIn(f"{RUNTIME} (>= 0.1.0)", out)
+        self.assertIn(f"{RUNTIME} (>= {SDK_VERSION})", out)
 
     def test_tarball_holds_the_whole_install_tree(self):
         tgzs = glob.glob(os.path.join(self.out, "*.tar.gz"))

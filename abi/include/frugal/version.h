@@ -41,10 +41,10 @@
 /** Major version of the SDK release these headers belong to. */
 #define FRUGAL_VERSION_MAJOR 0
 /** Minor version of the SDK release these headers belong to. */
-#define FRUGAL_VERSION_MINOR 1
+#define FRUGAL_VERSION_MINOR 2
 /** Patch version of the SDK release these headers belong to. */
 #define FRUGAL_VERSION_PATCH 0
 /** The SDK release as a string literal, "major.minor.patch". */
-#define FRUGAL_VERSION_STRING "0.1.0"
+#define FRUGAL_VERSION_STRING "0.2.0"
 
 #endif /* FRUGAL_VERSION_H_ */
