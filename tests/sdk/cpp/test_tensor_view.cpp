@@ -1,15 +1,22 @@
 // sdk/tensor_view.hpp: which tensors matrix_view accepts, what the view
-// reads, and the message naming the tensor and the mismatch otherwise.
+// reads, and the message naming the tensor and the mismatch otherwise; the
+// view's own constructors, conversions and type-erased form.
 #include <catch2/catch.hpp>
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "frugal/sdk/tensor_view.hpp"
 
 using frugal::sdk::matrix_view;
 using frugal::sdk::MatrixRequirements;
+using frugal::sdk::MatrixView;
 using frugal::sdk::PluginError;
 
 namespace {
@@ -28,6 +35,18 @@ frugal_tensor float_tensor(float* data, const int64_t* shape, const int64_t* str
   t.strides = strides;
   return t;
 }
+
+// Whether a view's rows and elements can be read, and whether it can be
+// read back as elements of U.
+template <class V>
+concept has_rows = requires(const V& v) {
+  v.row(0);
+  v.at(0, 0);
+};
+template <class V, class U>
+concept reads_as = requires(const V& v) {
+  v.template as<U>();
+};
 
 // The code and message matrix_view<float> throws for `t`.
 std::pair<int32_t, std::string> refusal(const frugal_tensor* t, MatrixRequirements need = kFloatCpu) {
@@ -170,4 +189,79 @@ TEST_CASE("indices outside the view are OUT_OF_RANGE") {
     CHECK(std::string(e.what()) == "column 3 is outside [0, 3)");
   }
   CHECK_THROWS_WITH(view.row(-1), "row -1 is outside [0, 2)");
+}
+
+TEST_CASE("a compact span is a view only when it holds exactly rows * cols elements") {
+  std::vector<float> data{1, 2, 3, 4, 5, 6};
+  const MatrixView<float> view(data, 2, 3);
+  CHECK(view.data() == data.data());
+  CHECK(view.row_stride() == 3);
+  CHECK(view.contiguous());
+  CHECK(view.at(1, 0) == 4.0f);
+  view.at(0, 2) = -3.0f;
+  CHECK(data[2] == -3.0f);
+  CHECK(MatrixView<const float>(std::span<const float>{}, 5, 0).rows() == 5);
+
+  const auto refused = [&](int64_t rows, int64_t cols) -> std::pair<int32_t, std::string> {
+    try {
+      (void)MatrixView<const float>(data, rows, cols);
+    } catch (const PluginError& e) {
+      return {e.code(), e.what()};
+    }
+    return {FRUGAL_OK, "accepted"};
+  };
+  CHECK(refused(3, 2).first == FRUGAL_OK);
+  CHECK(refused(2, 2) == std::pair<int32_t, std::string>{FRUGAL_ERR_INVALID_ARGUMENT,
+                                                         "MatrixView: 6 elements are not a compact [2, 2] matrix"});
+  CHECK(refused(-2, -3) ==
+        std::pair<int32_t, std::string>{FRUGAL_ERR_INVALID_ARGUMENT, "MatrixView: shape [-2, -3] is negative"});
+  // (2^64 + 2) / 3 rows of 9 are 3 * 2^64 + 6 elements: the product wraps
+  // to exactly 6 in 64 bits and must still be refused.
+  static_assert(uint64_t{6148914691236517206} * 9 == 6);
+  CHECK(refused(6148914691236517206, 9).first == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK(refused(int64_t{1} << 62, 4).first == FRUGAL_ERR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("contiguous: one run of rows * cols elements, however the stride is set") {
+  std::array<float, 12> data{};
+  CHECK(MatrixView<float>(data.data(), 3, 4, 4).contiguous());
+  CHECK_FALSE(MatrixView<float>(data.data(), 2, 4, 6).contiguous());
+  CHECK(MatrixView<float>(data.data(), 1, 4, 6).contiguous());
+  CHECK(MatrixView<float>().contiguous());
+  CHECK(MatrixView<float>().data() == nullptr);
+  CHECK(MatrixView<float>().rows() == 0);
+}
+
+TEST_CASE("views convert like pointers: to const and to void, and as<U> reads an erased view back") {
+  std::array<uint16_t, 10> data{};
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint16_t>(100 + i);
+  const MatrixView<uint16_t> typed(data.data(), 2, 3, 5);
+  const MatrixView<const uint16_t> read_only = typed;
+  CHECK(read_only.at(1, 2) == 107);
+  const MatrixView<void> erased = typed;
+  const MatrixView<const void> erased_const = erased;
+  CHECK(erased.data() == static_cast<void*>(data.data()));
+  CHECK(erased_const.rows() == 2);
+  CHECK(erased_const.cols() == 3);
+  CHECK(erased_const.row_stride() == 5);
+  CHECK_FALSE(erased.contiguous());
+
+  const MatrixView<const uint16_t> back = erased_const.as<const uint16_t>();
+  CHECK(back.row(1)[0] == 105);
+  const MatrixView<uint16_t> writable = erased.as<uint16_t>();
+  writable.at(0, 1) = 7;
+  CHECK(data[1] == 7);
+
+  // What must not compile: dropping const, or reading elements of an erased view directly.
+  static_assert(!std::is_convertible_v<MatrixView<const float>, MatrixView<float>>);
+  static_assert(!std::is_convertible_v<MatrixView<const float>, MatrixView<void>>);
+  static_assert(!std::is_convertible_v<MatrixView<void>, MatrixView<float>>);
+  static_assert(!std::is_convertible_v<MatrixView<float>, MatrixView<double>>);
+  static_assert(std::is_convertible_v<MatrixView<const float>, MatrixView<const void>>);
+  static_assert(!has_rows<MatrixView<void>>);
+  static_assert(has_rows<MatrixView<const float>>);
+  static_assert(!reads_as<MatrixView<const void>, float>);
+  static_assert(reads_as<MatrixView<const void>, const float>);
+  static_assert(!reads_as<MatrixView<void>, const float>);
+  static_assert(!reads_as<MatrixView<float>, float>);
 }

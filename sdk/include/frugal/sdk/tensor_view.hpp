@@ -1,6 +1,8 @@
-// frugal/sdk/tensor_view.hpp — read a frugal_tensor a caller handed to a
-// plugin and get a typed 2-D row-major view of it, or a PluginError
-// (FRUGAL_ERR_INVALID_ARGUMENT) naming the tensor and what does not match.
+// frugal/sdk/tensor_view.hpp — the 2-D view plugins read their tensors
+// through (MatrixView<T>), and matrix_view(), which checks a frugal_tensor
+// a caller handed to a plugin and gives that typed row-major view of it, or
+// a PluginError (FRUGAL_ERR_INVALID_ARGUMENT) naming the tensor and what
+// does not match.
 //
 //   const auto x = frugal::sdk::matrix_view<const float>(args.input, "input", FRUGAL_DTYPE_FLOAT32);
 //   for (int64_t r = 0; r < x.rows(); ++r) for (float v : x.row(r)) ...
@@ -8,8 +10,11 @@
 // The tensor may come from a producer built against an older or newer
 // ABI minor: read_tensor copies the fields inside its struct_size and
 // leaves the later ones NULL. Kind adapters whose core already normalised
-// the tensors (quantizer, router) do not need this; it is for tensors a
-// plugin receives unchecked, and for plugin authors' own tests.
+// the tensors (quantizer, router) do not need matrix_view's checks: they
+// build the MatrixView from the normalised fields directly (a typed one,
+// or MatrixView<void> with the dtype beside it when the element type is
+// chosen at run time). The span constructor gives the same view over a
+// plugin's own compact buffers (its algorithms' entry points and tests).
 // Header-only; depends on the ABI headers and the standard library only.
 #pragma once
 
@@ -79,32 +84,83 @@ struct MatrixRequirements {
   int32_t device_type = FRUGAL_DEVICE_CPU;  // one of frugal_device_type_values
 };
 
-// A typed [rows, cols] view whose rows are contiguous (row-major, the last
-// stride 1) and `row_stride` elements apart. T is the element type as the
-// plugin reads it (float, const float, uint16_t for bf16 bits, ...). Does
-// not own the memory; valid as long as the tensor it came from. On a CUDA
-// tensor the pointers are device pointers: pass them on, never read them.
+namespace tensor_view_detail {
+
+// A view of U converts to one of T as U* converts to T*, minus the
+// derived-to-base step (rows of Derived are not rows of Base).
+template <typename U, typename T>
+concept converts_to = !std::is_same_v<U, T> && std::is_convertible_v<U*, T*> &&
+                      (std::is_void_v<T> || std::is_same_v<std::remove_cv_t<U>, std::remove_cv_t<T>>);
+
+// An erased view (T is void or const void) may be read as U, a real
+// element type of the same constness.
+template <typename U, typename T>
+concept erased_as = std::is_void_v<T> && !std::is_void_v<U> && std::is_convertible_v<U*, T*> &&
+                    std::is_const_v<U> == std::is_const_v<T>;
+
+}  // namespace tensor_view_detail
+
+// A [rows, cols] view whose rows are contiguous (row-major, the last
+// stride 1) and `row_stride` elements apart: the one 2-D view the plugins
+// read their tensors through. T is the element type as the plugin reads it
+// (float, const float, uint16_t for bf16 bits, ...), or void / const void
+// for type-erased data whose dtype the caller keeps beside the view (an op
+// taking fp32, bf16 or fp16 input; see as<U>()). Does not own the memory;
+// valid as long as the memory it came from. On a CUDA tensor the pointers
+// are device pointers: pass them on, never read them.
+//
+// Conversions follow the pointer ones: MatrixView<float> converts to
+// MatrixView<const float>, MatrixView<void> and MatrixView<const void>,
+// never back (use as<U>() on an erased view).
 template <typename T>
 class MatrixView {
  public:
+  using element_type = T;
+
+  // No rows, no columns, no data.
+  MatrixView() = default;
+
   MatrixView(T* data, int64_t rows, int64_t cols, int64_t row_stride)
       : data_(data), rows_(rows), cols_(cols), row_stride_(row_stride) {}
 
-  int64_t rows() const noexcept { return rows_; }
-  int64_t cols() const noexcept { return cols_; }
-  // Elements (not bytes) from the start of one row to the next.
-  int64_t row_stride() const noexcept { return row_stride_; }
-  T* data() const noexcept { return data_; }
+  // The compact rows x cols matrix that is exactly `data`; throws
+  // PluginError (FRUGAL_ERR_INVALID_ARGUMENT) for a negative extent or a
+  // size that is not rows * cols (checked without the product wrapping).
+  MatrixView(std::span<T> data, int64_t rows, int64_t cols) requires(!std::is_void_v<T>)
+      : MatrixView(data.data(), rows, cols, cols) {
+    check_compact(data.size(), rows, cols);
+  }
 
-  std::span<T> row(int64_t r) const {
+  template <tensor_view_detail::converts_to<T> U>
+  MatrixView(const MatrixView<U>& other)  // implicit, as U* converts to T*
+      : MatrixView(other.data(), other.rows(), other.cols(), other.row_stride()) {}
+
+  [[nodiscard]] int64_t rows() const noexcept { return rows_; }
+  [[nodiscard]] int64_t cols() const noexcept { return cols_; }
+  // Elements (not bytes) from the start of one row to the next.
+  [[nodiscard]] int64_t row_stride() const noexcept { return row_stride_; }
+  [[nodiscard]] T* data() const noexcept { return data_; }
+  // Whether the rows follow each other with no gap, so the elements are
+  // one run of rows * cols (a single row always is).
+  [[nodiscard]] bool contiguous() const noexcept { return rows_ <= 1 || row_stride_ == cols_; }
+
+  [[nodiscard]] std::span<T> row(int64_t r) const requires(!std::is_void_v<T>) {
     check_index(r, rows_, "row");
     return std::span<T>(data_ + r * row_stride_, static_cast<std::size_t>(cols_));
   }
 
-  T& at(int64_t r, int64_t c) const {
+  [[nodiscard]] std::add_lvalue_reference_t<T> at(int64_t r, int64_t c) const requires(!std::is_void_v<T>) {
     check_index(r, rows_, "row");
     check_index(c, cols_, "column");
     return data_[r * row_stride_ + c];
+  }
+
+  // An erased view read as elements of U: the same rows, columns and
+  // stride (in elements of U). The caller vouches, from the dtype it keeps,
+  // that the data are U's; a const view gives only const U.
+  template <tensor_view_detail::erased_as<T> U>
+  [[nodiscard]] MatrixView<U> as() const noexcept {
+    return MatrixView<U>(static_cast<U*>(data_), rows_, cols_, row_stride_);
   }
 
  private:
@@ -115,10 +171,22 @@ class MatrixView {
     }
   }
 
-  T* data_;
-  int64_t rows_;
-  int64_t cols_;
-  int64_t row_stride_;
+  static void check_compact(std::size_t size, int64_t rows, int64_t cols) {
+    const std::string shape = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+    if (rows < 0 || cols < 0)
+      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "MatrixView: shape " + shape + " is negative");
+    const auto r = static_cast<uint64_t>(rows);
+    const auto c = static_cast<uint64_t>(cols);
+    if ((c != 0 && r > size / c) || r * c != size) {
+      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT,
+                        "MatrixView: " + std::to_string(size) + " elements are not a compact " + shape + " matrix");
+    }
+  }
+
+  T* data_ = nullptr;
+  int64_t rows_ = 0;
+  int64_t cols_ = 0;
+  int64_t row_stride_ = 0;
 };
 
 namespace tensor_view_detail {
