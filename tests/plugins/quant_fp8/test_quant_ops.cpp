@@ -171,7 +171,7 @@ struct Expected {
 Expected expected_scales(const HostMatrix& in, const RecipeCase& rc, ElementFormat f) {
   const std::vector<float> x = in.compact();
   const auto rows = static_cast<std::size_t>(in.rows), cols = static_cast<std::size_t>(in.cols);
-  const recipes::MatrixView view(x, rows, cols);
+  const frugal::sdk::MatrixView<const float> view(x, in.rows, in.cols);
   const float fmax = format_max(f);
   Expected e;
   const recipes::BlockShape shape{static_cast<std::size_t>(rc.resolved_rows(in.rows)),

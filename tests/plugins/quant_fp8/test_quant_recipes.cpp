@@ -28,6 +28,7 @@
 #include "recipes/scale_from_amax.hpp"
 
 using namespace frugal::quant::recipes;
+using Matrix = frugal::sdk::MatrixView<const float>;
 
 namespace {
 
@@ -230,7 +231,7 @@ TEST_CASE("amax per channel and per block, partial edge blocks") {
   //  -4   5  -6   7   0
   //   0   0   8  -1   2
   const std::vector<float> x{1, -2, 3, 0, 9, -4, 5, -6, 7, 0, 0, 0, 8, -1, 2};
-  const MatrixView m(x, 3, 5);
+  const Matrix m(x, 3, 5);
   CHECK(amax_per_channel(m, Axis::rows) == std::vector<float>{9, 7, 8});
   CHECK(amax_per_channel(m, Axis::cols) == std::vector<float>{4, 5, 8, 7, 9});
   // 2 x 2 blocks: grid 2 x 3; the last block column is 1 wide and the last
@@ -239,14 +240,20 @@ TEST_CASE("amax per channel and per block, partial edge blocks") {
   CHECK(amax_per_block(m, {1, 3}) == std::vector<float>{3, 9, 6, 7, 8, 2});
   CHECK(amax_per_block(m, {128, 128}) == std::vector<float>{9});
   CHECK_THROWS_AS(amax_per_block(m, {0, 2}), std::invalid_argument);
-  CHECK_THROWS_AS(MatrixView(x, 4, 5), std::invalid_argument);
-  CHECK_THROWS_AS(MatrixView(x, std::size_t{1} << 62, 8), std::invalid_argument);
+  CHECK_THROWS_AS(Matrix(x, 4, 5), frugal::sdk::PluginError);
+  CHECK_THROWS_AS(Matrix(x, std::int64_t{1} << 62, 8), frugal::sdk::PluginError);
+  // The same matrix with two padding columns per row, which must not count.
+  const std::vector<float> padded{1, -2, 3, 0, 9, 99, 99, -4, 5, -6, 7, 0, 99, 99, 0, 0, 8, -1, 2};
+  const Matrix strided(padded.data(), 3, 5, 7);
+  CHECK(amax_per_channel(strided, Axis::rows) == std::vector<float>{9, 7, 8});
+  CHECK(amax_per_channel(strided, Axis::cols) == std::vector<float>{4, 5, 8, 7, 9});
+  CHECK(amax_per_block(strided, {2, 2}) == std::vector<float>{5, 7, 9, 0, 8, 2});
   const std::vector<float> with_nan{1, kNan, 3, 4};
-  const auto per_col = amax_per_channel(MatrixView(with_nan, 2, 2), Axis::cols);
+  const auto per_col = amax_per_channel(Matrix(with_nan, 2, 2), Axis::cols);
   CHECK(per_col[0] == 3.0f);
   CHECK(std::isnan(per_col[1]));
   // An empty dimension: rows with no columns have amax 0.
-  CHECK(amax_per_channel(MatrixView(std::span<const float>{}, 2, 0), Axis::rows) == std::vector<float>{0, 0});
+  CHECK(amax_per_channel(Matrix(std::span<const float>{}, 2, 0), Axis::rows) == std::vector<float>{0, 0});
 }
 
 // ---- current scaling ---------------------------------------------------------
@@ -292,7 +299,7 @@ TEST_CASE("per-tensor, per-channel and INT8 scales on random inputs: no overflow
     for (const float fp8_max : {kE4M3Max, kE5M2Max, kInt8Max}) {
       INFO(dist_name(dist) << ", max " << fp8_max);
       const auto x = random_matrix(rows, cols, dist, 11U + static_cast<uint32_t>(dist));
-      const MatrixView m(x, rows, cols);
+      const Matrix m(x, rows, cols);
 
       const auto t = current_tensor_scale(x, fp8_max);
       REQUIRE(double{t.amax} == reference_block_amax(x, rows, cols, {rows, cols}, 0, 0));
@@ -318,8 +325,8 @@ TEST_CASE("per-tensor, per-channel and INT8 scales on random inputs: no overflow
   }
   // INT8 per-channel is the same with 127.
   const auto x = random_matrix(rows, cols, Dist::normal, 5);
-  const auto i8 = int8_channel_scales(MatrixView(x, rows, cols), Axis::cols);
-  const auto ref = per_channel_scales(MatrixView(x, rows, cols), Axis::cols, kInt8Max);
+  const auto i8 = int8_channel_scales(Matrix(x, rows, cols), Axis::cols);
+  const auto ref = per_channel_scales(Matrix(x, rows, cols), Axis::cols, kInt8Max);
   REQUIRE(i8.scale == ref.scale);
   check_no_overflow(x, rows, cols, {rows, 1}, cols, i8.scale, kInt8Max);
 }
@@ -331,7 +338,7 @@ TEST_CASE("block scales (1x128, 128x128) on random inputs: no overflow, tight, p
   const std::size_t cols = 200;
   for (const Dist dist : {Dist::normal, Dist::heavy_tailed, Dist::with_zeros, Dist::subnormal, Dist::mixed}) {
     const auto x = random_matrix(rows, cols, dist, 100U + static_cast<uint32_t>(dist));
-    const MatrixView m(x, rows, cols);
+    const Matrix m(x, rows, cols);
     for (const BlockShape b : {kActivationBlock, kWeightBlock}) {
       for (const float fp8_max : {kE4M3Max, kE5M2Max}) {
         INFO(dist_name(dist) << ", block " << b.rows << "x" << b.cols << ", max " << fp8_max);
@@ -378,7 +385,7 @@ TEST_CASE("MX scales (1x32, E8M0) on random inputs: no overflow, next smaller sc
     for (const float fp8_max : {kE4M3Max, kE5M2Max}) {
       INFO(dist_name(dist) << ", max " << fp8_max);
       const auto x = random_matrix(rows, cols, dist, 200U + static_cast<uint32_t>(dist));
-      const auto s = mx_scales(MatrixView(x, rows, cols), fp8_max);
+      const auto s = mx_scales(Matrix(x, rows, cols), fp8_max);
       REQUIRE(s.grid_rows == rows);
       REQUIRE(s.grid_cols == 4);
       REQUIRE(s.e8m0.size() == rows * 4);
@@ -414,10 +421,10 @@ TEST_CASE("MX scales (1x32, E8M0) on random inputs: no overflow, next smaller sc
   std::vector<float> x(64, 1.0f);
   x[3] = kNan;
   x[40] = -kInf;
-  const auto s = mx_scales(MatrixView(x, 2, 32), kE4M3Max);
+  const auto s = mx_scales(Matrix(x, 2, 32), kE4M3Max);
   CHECK(s.e8m0 == std::vector<uint8_t>{kE8M0Nan, kE8M0Nan});
   x[40] = 1.0f;
-  CHECK(mx_scales(MatrixView(x, 2, 32), kE4M3Max).e8m0 == std::vector<uint8_t>{kE8M0Nan, 119});
+  CHECK(mx_scales(Matrix(x, 2, 32), kE4M3Max).e8m0 == std::vector<uint8_t>{kE8M0Nan, 119});
 }
 
 // ---- delayed scaling ---------------------------------------------------------

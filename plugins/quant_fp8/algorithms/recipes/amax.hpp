@@ -12,7 +12,8 @@
 #include <span>
 #include <vector>
 
-#include "recipes/matrix_view.hpp"
+#include "frugal/sdk/tensor_view.hpp"
+#include "recipes/blocks.hpp"
 
 namespace frugal::quant::recipes {
 
@@ -20,7 +21,7 @@ namespace frugal::quant::recipes {
 
 // One amax per row (Axis::rows, size rows) or per column (Axis::cols, size
 // cols). A matrix with no columns has rows amaxes of 0.
-[[nodiscard]] std::vector<float> amax_per_channel(const MatrixView& x, Axis axis);
+[[nodiscard]] std::vector<float> amax_per_channel(const sdk::MatrixView<const float>& x, Axis axis);
 
 // One amax per block, row-major over the block grid of
 // block_count(rows, b.rows) x block_count(cols, b.cols). Partial edge blocks
@@ -28,6 +29,6 @@ namespace frugal::quant::recipes {
 // take the amax of the elements they do cover; nothing is padded, which is
 // the same as padding with zeros. Throws std::invalid_argument on a zero
 // block dimension.
-[[nodiscard]] std::vector<float> amax_per_block(const MatrixView& x, BlockShape b);
+[[nodiscard]] std::vector<float> amax_per_block(const sdk::MatrixView<const float>& x, BlockShape b);
 
 }  // namespace frugal::quant::recipes

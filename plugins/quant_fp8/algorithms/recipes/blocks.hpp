@@ -1,28 +1,11 @@
-// The 2-D shapes the recipes work on: a row-major fp32 matrix, a channel
-// axis and a block shape.
+// How the recipes divide a matrix: a channel axis and a block shape. The
+// matrix itself is an fp32 frugal::sdk::MatrixView (frugal/sdk/tensor_view.hpp),
+// rows contiguous, any row stride.
 #pragma once
 
 #include <cstddef>
-#include <span>
-#include <stdexcept>
 
 namespace frugal::quant::recipes {
-
-// A contiguous row-major rows x cols matrix. Validated on construction so
-// every recipe can index it without checking again.
-struct MatrixView {
-  std::span<const float> data;
-  std::size_t rows = 0;
-  std::size_t cols = 0;
-
-  MatrixView(std::span<const float> d, std::size_t r, std::size_t c) : data(d), rows(r), cols(c) {
-    // Checked without computing r * c first, which could wrap.
-    if (c != 0 && r > d.size() / c) throw std::invalid_argument("MatrixView: rows * cols exceeds the data");
-    if (r * c != d.size()) throw std::invalid_argument("MatrixView: data size is not rows * cols");
-  }
-
-  [[nodiscard]] float at(std::size_t r, std::size_t c) const noexcept { return data[r * cols + c]; }
-};
 
 // Per-channel scaling: one scale per row or one per column.
 enum class Axis { rows, cols };

@@ -28,21 +28,23 @@ TensorScale current_tensor_scale(std::span<const float> x, float fp8_max) {
   return TensorScale{a, s.scale, s.scale_inv};
 }
 
-ScaleSet per_channel_scales(const MatrixView& x, Axis axis, float fp8_max) {
+ScaleSet per_channel_scales(const sdk::MatrixView<const float>& x, Axis axis, float fp8_max) {
   check_fp8_max(fp8_max, "per_channel_scales");
   return scales_from_amaxes(amax_per_channel(x, axis), fp8_max);
 }
 
-BlockScales block_scales(const MatrixView& x, BlockShape block, float fp8_max) {
+BlockScales block_scales(const sdk::MatrixView<const float>& x, BlockShape block, float fp8_max) {
   check_fp8_max(fp8_max, "block_scales");
   BlockScales out;
   out.scales = scales_from_amaxes(amax_per_block(x, block), fp8_max);  // validates the block first
   out.block = block;
-  out.grid_rows = block_count(x.rows, block.rows);
-  out.grid_cols = block_count(x.cols, block.cols);
+  out.grid_rows = block_count(static_cast<std::size_t>(x.rows()), block.rows);
+  out.grid_cols = block_count(static_cast<std::size_t>(x.cols()), block.cols);
   return out;
 }
 
-ScaleSet int8_channel_scales(const MatrixView& x, Axis axis) { return per_channel_scales(x, axis, kInt8Max); }
+ScaleSet int8_channel_scales(const sdk::MatrixView<const float>& x, Axis axis) {
+  return per_channel_scales(x, axis, kInt8Max);
+}
 
 }  // namespace frugal::quant::recipes

@@ -11,7 +11,8 @@
 #include <span>
 #include <vector>
 
-#include "recipes/matrix_view.hpp"
+#include "frugal/sdk/tensor_view.hpp"
+#include "recipes/blocks.hpp"
 #include "recipes/scale_from_amax.hpp"
 
 namespace frugal::quant::recipes {
@@ -39,14 +40,14 @@ struct BlockScales {
 
 // All throw std::invalid_argument on a bad fp8_max (check_fp8_max).
 [[nodiscard]] TensorScale current_tensor_scale(std::span<const float> x, float fp8_max);
-[[nodiscard]] ScaleSet per_channel_scales(const MatrixView& x, Axis axis, float fp8_max);
+[[nodiscard]] ScaleSet per_channel_scales(const sdk::MatrixView<const float>& x, Axis axis, float fp8_max);
 // Partial edge blocks take the scale of the elements they cover (amax.hpp).
 // Throws on a zero block dimension.
-[[nodiscard]] BlockScales block_scales(const MatrixView& x, BlockShape block, float fp8_max);
+[[nodiscard]] BlockScales block_scales(const sdk::MatrixView<const float>& x, BlockShape block, float fp8_max);
 
 // INT8 per-channel scales for serving: 127 / amax per channel, symmetric
 // (q = round(x * scale) lies in [-127, 127]).
-[[nodiscard]] ScaleSet int8_channel_scales(const MatrixView& x, Axis axis);
+[[nodiscard]] ScaleSet int8_channel_scales(const sdk::MatrixView<const float>& x, Axis axis);
 
 // The scales of a list of amaxes (the step shared by the functions above).
 [[nodiscard]] ScaleSet scales_from_amaxes(std::vector<float> amaxes, float fp8_max);

@@ -25,12 +25,12 @@ uint8_t mx_scale_code(float amax, float fp8_max) {
   return e8m0_from_exponent(k);
 }
 
-MxScales mx_scales(const MatrixView& x, float fp8_max) {
+MxScales mx_scales(const sdk::MatrixView<const float>& x, float fp8_max) {
   check_fp8_max(fp8_max, "mx_scales");
   MxScales out;
   out.amax = amax_per_block(x, kMxBlock);
-  out.grid_rows = x.rows;
-  out.grid_cols = block_count(x.cols, kMxBlock.cols);
+  out.grid_rows = static_cast<std::size_t>(x.rows());
+  out.grid_cols = block_count(static_cast<std::size_t>(x.cols()), kMxBlock.cols);
   out.e8m0.resize(out.amax.size());
   for (std::size_t i = 0; i < out.amax.size(); ++i) out.e8m0[i] = mx_scale_code(out.amax[i], fp8_max);
   return out;

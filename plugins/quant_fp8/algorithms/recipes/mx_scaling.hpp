@@ -12,7 +12,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "recipes/matrix_view.hpp"
+#include "frugal/sdk/tensor_view.hpp"
+#include "recipes/blocks.hpp"
 
 namespace frugal::quant::recipes {
 
@@ -34,6 +35,6 @@ struct MxScales {
   std::vector<uint8_t> e8m0;  // per block, row-major
 };
 
-[[nodiscard]] MxScales mx_scales(const MatrixView& x, float fp8_max);
+[[nodiscard]] MxScales mx_scales(const sdk::MatrixView<const float>& x, float fp8_max);
 
 }  // namespace frugal::quant::recipes
