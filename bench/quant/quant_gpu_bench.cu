@@ -105,13 +105,7 @@ double median_ms(int reps, const std::function<void()>& call) {
 }
 
 ops::Matrix matrix(void* p, std::int64_t rows, std::int64_t cols, std::int32_t dtype) {
-  ops::Matrix m;
-  m.data = p;
-  m.rows = rows;
-  m.cols = cols;
-  m.stride = cols;
-  m.dtype = dtype;
-  return m;
+  return {{p, rows, cols, cols}, dtype};
 }
 
 // bf16 x bf16 -> bf16, D = A B^T with row-major A [m, k], B [n, k] (the

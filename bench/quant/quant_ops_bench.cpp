@@ -82,10 +82,10 @@ int bench(std::int64_t rows, std::int64_t cols) {
   for (const Case& c : cases) {
     for (const bool bf16 : {false, true}) {
       ops::QuantizeOp op;
-      op.input = {bf16 ? static_cast<void*>(in_bf16.data()) : static_cast<void*>(in.data()), rows, cols, cols,
+      op.input = {{bf16 ? static_cast<void*>(in_bf16.data()) : static_cast<void*>(in.data()), rows, cols, cols},
                   bf16 ? FRUGAL_DTYPE_BFLOAT16 : FRUGAL_DTYPE_FLOAT32};
-      op.output = {codes.data(), rows, cols, cols, FRUGAL_DTYPE_FLOAT8_E4M3FN};
-      const ops::Matrix out_t{codes_t.data(), cols, rows, rows, FRUGAL_DTYPE_FLOAT8_E4M3FN};
+      op.output = {{codes.data(), rows, cols, cols}, FRUGAL_DTYPE_FLOAT8_E4M3FN};
+      const ops::Matrix out_t{{codes_t.data(), cols, rows, rows}, FRUGAL_DTYPE_FLOAT8_E4M3FN};
       op.output_t = c.transpose ? &out_t : nullptr;
       op.format = ops::ElementFormat::e4m3;
       op.recipe = c.recipe;

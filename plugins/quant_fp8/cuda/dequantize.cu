@@ -114,18 +114,18 @@ void dequantize_cuda(const ops::DequantizeOp& op) {
                                 " does not match the format");
   }
   if (op.scale_inv == nullptr) throw std::invalid_argument("quant_fp8 CUDA: scale_inv is required");
-  if (op.input.rows == 0 || op.input.cols == 0) return;
-  const detail::DeviceGuard guard(detail::device_of(op.input.data, "input"));
+  if (op.input.rows() == 0 || op.input.cols() == 0) return;
+  const detail::DeviceGuard guard(detail::device_of(op.input.data(), "input"));
   auto* stream = static_cast<cudaStream_t>(op.stream);
   const int sms = detail::multiprocessors();
 
   DequantArgs a;
-  a.in = op.input.data;
-  a.out = op.output.data;
-  a.rows = op.input.rows;
-  a.cols = op.input.cols;
-  a.in_stride = op.input.stride;
-  a.out_stride = op.output.stride;
+  a.in = op.input.data();
+  a.out = op.output.data();
+  a.rows = op.input.rows();
+  a.cols = op.input.cols();
+  a.in_stride = op.input.row_stride();
+  a.out_stride = op.output.row_stride();
   a.block_rows = op.block_rows < 1 ? 1 : op.block_rows;
   a.block_cols = op.block_cols < 1 ? 1 : op.block_cols;
   a.scale_inv = op.scale_inv;

@@ -157,9 +157,9 @@ std::uint32_t alignment_of(const void* p) {
 
 std::string combination(const ops::GemmOp& op) {
   return std::string("A ") + detail::dtype_name(op.a.dtype) + " x B " + detail::dtype_name(op.b.dtype) + " -> D " +
-         detail::dtype_name(op.d.dtype) + ", m=" + std::to_string(op.a.rows) + " n=" + std::to_string(op.b.rows) +
-         " k=" + std::to_string(op.a.cols) + ", lda=" + std::to_string(op.a.stride) +
-         " ldb=" + std::to_string(op.b.stride) + " ldd=" + std::to_string(op.d.stride);
+         detail::dtype_name(op.d.dtype) + ", m=" + std::to_string(op.a.rows()) + " n=" + std::to_string(op.b.rows()) +
+         " k=" + std::to_string(op.a.cols()) + ", lda=" + std::to_string(op.a.row_stride()) +
+         " ldb=" + std::to_string(op.b.row_stride()) + " ldd=" + std::to_string(op.d.row_stride());
 }
 
 [[noreturn]] void unsupported(const ops::GemmOp& op, const std::string& why) {
@@ -187,20 +187,20 @@ void validate(const ops::GemmOp& op) {
   if (!(dt == FRUGAL_DTYPE_FLOAT32 || dt == FRUGAL_DTYPE_BFLOAT16 || dt == FRUGAL_DTYPE_FLOAT16 || is_fp8(dt))) {
     unsupported(op, "D must be float32, bfloat16, float16 or FP8");
   }
-  if (op.b.cols != op.a.cols || op.d.rows != op.a.rows || op.d.cols != op.b.rows) {
+  if (op.b.cols() != op.a.cols() || op.d.rows() != op.a.rows() || op.d.cols() != op.b.rows()) {
     throw std::invalid_argument("quant_fp8 CUDA GEMM: shapes do not match (" + combination(op) + ")");
   }
   if (op.scale_inv_a == nullptr || op.scale_inv_b == nullptr) {
     throw std::invalid_argument("quant_fp8 CUDA GEMM: scale_inv of A and B are required");
   }
   const std::size_t d_size = detail::dtype_size(dt);
-  if (op.a.cols % 16 != 0 || op.a.stride % 16 != 0 || op.b.stride % 16 != 0) {
+  if (op.a.cols() % 16 != 0 || op.a.row_stride() % 16 != 0 || op.b.row_stride() % 16 != 0) {
     unsupported(op, "k and the row strides of A and B (lda, ldb) must be multiples of 16");
   }
-  if ((static_cast<std::size_t>(op.d.stride) * d_size) % 16 != 0) {
+  if ((static_cast<std::size_t>(op.d.row_stride()) * d_size) % 16 != 0) {
     unsupported(op, "the row stride of D must be a multiple of 16 bytes");
   }
-  if (!detail::aligned(op.a.data, 16) || !detail::aligned(op.b.data, 16) || !detail::aligned(op.d.data, 16)) {
+  if (!detail::aligned(op.a.data(), 16) || !detail::aligned(op.b.data(), 16) || !detail::aligned(op.d.data(), 16)) {
     unsupported(op, "A, B and D must be 16-byte aligned");
   }
 }
@@ -209,11 +209,11 @@ void validate(const ops::GemmOp& op) {
 
 void gemm_cuda(const ops::GemmOp& op) {
   validate(op);
-  const std::int64_t m = op.a.rows;
-  const std::int64_t k = op.a.cols;
-  const std::int64_t n = op.b.rows;
+  const std::int64_t m = op.a.rows();
+  const std::int64_t k = op.a.cols();
+  const std::int64_t n = op.b.rows();
   const bool fp8_d = is_fp8(op.d.dtype);
-  const int device = detail::device_of(op.a.data, "GEMM operand A");
+  const int device = detail::device_of(op.a.data(), "GEMM operand A");
   const detail::DeviceGuard guard(device);
   auto* stream = static_cast<cudaStream_t>(op.stream);
 
@@ -230,7 +230,7 @@ void gemm_cuda(const ops::GemmOp& op) {
     // Nothing to multiply: D is alpha * 0.
     if (m != 0 && n != 0) {
       const std::size_t d_size = detail::dtype_size(op.d.dtype);
-      check(cudaMemset2DAsync(op.d.data, static_cast<std::size_t>(op.d.stride) * d_size, 0,
+      check(cudaMemset2DAsync(op.d.data(), static_cast<std::size_t>(op.d.row_stride()) * d_size, 0,
                               static_cast<std::size_t>(n) * d_size, static_cast<std::size_t>(m), stream),
             "cudaMemset2DAsync");
     }
@@ -264,27 +264,29 @@ void gemm_cuda(const ops::GemmOp& op) {
   }
 
   const auto rows_k = static_cast<std::uint64_t>(k);
-  lt_check(api, api.layout_create(&desc.a, cuda_type(op.b.dtype), rows_k, static_cast<std::uint64_t>(n), op.b.stride),
+  lt_check(api,
+           api.layout_create(&desc.a, cuda_type(op.b.dtype), rows_k, static_cast<std::uint64_t>(n), op.b.row_stride()),
            "cublasLtMatrixLayoutCreate(A)");
-  lt_check(api, api.layout_create(&desc.b, cuda_type(op.a.dtype), rows_k, static_cast<std::uint64_t>(m), op.a.stride),
+  lt_check(api,
+           api.layout_create(&desc.b, cuda_type(op.a.dtype), rows_k, static_cast<std::uint64_t>(m), op.a.row_stride()),
            "cublasLtMatrixLayoutCreate(B)");
   const cudaDataType_t d_type = cuda_type(op.d.dtype);
   const cudaDataType_t c_type = fp8_d ? CUDA_R_16BF : d_type;
-  lt_check(
-      api,
-      api.layout_create(&desc.c, c_type, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m), op.d.stride),
-      "cublasLtMatrixLayoutCreate(C)");
-  lt_check(
-      api,
-      api.layout_create(&desc.d, d_type, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m), op.d.stride),
-      "cublasLtMatrixLayoutCreate(D)");
+  lt_check(api,
+           api.layout_create(&desc.c, c_type, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m),
+                             op.d.row_stride()),
+           "cublasLtMatrixLayoutCreate(C)");
+  lt_check(api,
+           api.layout_create(&desc.d, d_type, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m),
+                             op.d.row_stride()),
+           "cublasLtMatrixLayoutCreate(D)");
 
   lt_check(api, api.pref_create(&desc.pref), "cublasLtMatmulPreferenceCreate");
   set_pref(api, desc.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, dev.workspace_size,
            "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)");
-  const std::uint32_t align_a = alignment_of(op.b.data);
-  const std::uint32_t align_b = alignment_of(op.a.data);
-  const std::uint32_t align_d = alignment_of(op.d.data);
+  const std::uint32_t align_a = alignment_of(op.b.data());
+  const std::uint32_t align_b = alignment_of(op.a.data());
+  const std::uint32_t align_d = alignment_of(op.d.data());
   set_pref(api, desc.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, align_a,
            "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT_A_BYTES)");
   set_pref(api, desc.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, align_b,
@@ -310,8 +312,8 @@ void gemm_cuda(const ops::GemmOp& op) {
     // The previous GEMM on this device (any stream) must be done with the workspace.
     if (dev.used) check(cudaStreamWaitEvent(stream, dev.done, 0), "cudaStreamWaitEvent");
     lt_check(api,
-             api.matmul(dev.handle, desc.op, &alpha, op.b.data, desc.a, op.a.data, desc.b, &beta,
-                        fp8_d ? nullptr : op.d.data, desc.c, op.d.data, desc.d, &result.algo, dev.workspace,
+             api.matmul(dev.handle, desc.op, &alpha, op.b.data(), desc.a, op.a.data(), desc.b, &beta,
+                        fp8_d ? nullptr : op.d.data(), desc.c, op.d.data(), desc.d, &result.algo, dev.workspace,
                         dev.workspace_size, stream),
              "cublasLtMatmul");
     check(cudaEventRecord(dev.done, stream), "cudaEventRecord");

@@ -488,9 +488,6 @@ unsigned resident_blocks(Kernel kernel, std::int64_t work_items, int sms) {
   return static_cast<unsigned>(n < 1 ? 1 : n);
 }
 
-// A view's rows collapse into one when every matrix is contiguous.
-bool contiguous(const ops::Matrix& m) { return m.rows <= 1 || m.stride == m.cols; }
-
 // Launches cast_kernel: 16-byte accesses when `vec`, element-wise otherwise.
 template <class T>
 void launch_cast(const CastArgs& ca, bool vec, int sms, cudaStream_t stream) {
@@ -509,13 +506,13 @@ void launch_cast(const CastArgs& ca, bool vec, int sms, cudaStream_t stream) {
 template <class T>
 void launch_amax(const ops::Matrix& m, std::uint32_t* amax, int sms, cudaStream_t stream) {
   CastArgs ca;
-  const bool flat = contiguous(m);
-  ca.in = m.data;
-  ca.rows = flat ? 1 : m.rows;
-  ca.cols = flat ? m.rows * m.cols : m.cols;
-  ca.in_stride = m.stride;
+  const bool flat = m.contiguous();
+  ca.in = m.data();
+  ca.rows = flat ? 1 : m.rows();
+  ca.cols = flat ? m.rows() * m.cols() : m.cols();
+  ca.in_stride = m.row_stride();
   ca.amax = amax;
-  launch_cast<T>(ca, aligned(m.data, 16) && (flat || m.stride % k::kVec16<T> == 0), sms, stream);
+  launch_cast<T>(ca, aligned(m.data(), 16) && (flat || m.row_stride() % k::kVec16<T> == 0), sms, stream);
 }
 
 template <class T>
@@ -548,48 +545,49 @@ void quantize_per_tensor(const ops::QuantizeOp& op, const k::Fp8Mode& mode, floa
   if (op.output_t != nullptr) {
     const ops::Matrix& ot = *op.output_t;
     TransposeArgs ta;
-    ta.in = in.data;
-    ta.out = op.output.data;
-    ta.out_t = ot.data;
-    ta.fake = fake != nullptr ? fake->data : nullptr;
-    ta.rows = in.rows;
-    ta.cols = in.cols;
-    ta.in_stride = in.stride;
-    ta.out_stride = op.output.stride;
-    ta.out_t_stride = ot.stride;
-    ta.fake_stride = fake != nullptr ? fake->stride : 0;
+    ta.in = in.data();
+    ta.out = op.output.data();
+    ta.out_t = ot.data();
+    ta.fake = fake != nullptr ? fake->data() : nullptr;
+    ta.rows = in.rows();
+    ta.cols = in.cols();
+    ta.in_stride = in.row_stride();
+    ta.out_stride = op.output.row_stride();
+    ta.out_t_stride = ot.row_stride();
+    ta.fake_stride = fake != nullptr ? fake->row_stride() : 0;
     ta.mode = mode;
     ta.scale = ts;
     ta.sink = sink;
     ta.amax = pass_amax;
-    ta.vec_ok = aligned(in.data, 16) && in.stride % VEC == 0 && aligned(op.output.data, VEC) &&
-                op.output.stride % VEC == 0 &&
-                (fake == nullptr || (aligned(fake->data, 16) && fake->stride % VEC == 0));
-    ta.vec_ok_t = aligned(ot.data, 16) && ot.stride % 16 == 0;
-    const std::int64_t tiles = ((in.rows + kTile - 1) / kTile) * ((in.cols + kTile - 1) / kTile);
+    ta.vec_ok = aligned(in.data(), 16) && in.row_stride() % VEC == 0 && aligned(op.output.data(), VEC) &&
+                op.output.row_stride() % VEC == 0 &&
+                (fake == nullptr || (aligned(fake->data(), 16) && fake->row_stride() % VEC == 0));
+    ta.vec_ok_t = aligned(ot.data(), 16) && ot.row_stride() % 16 == 0;
+    const std::int64_t tiles = ((in.rows() + kTile - 1) / kTile) * ((in.cols() + kTile - 1) / kTile);
     cast_transpose_kernel<T><<<resident_blocks(cast_transpose_kernel<T>, tiles, sms), kThreads, 0, stream>>>(ta);
     check_launch("quant_fp8 cast+transpose kernel");
     return;
   }
 
   CastArgs ca;
-  const bool flat = contiguous(in) && contiguous(op.output) && (fake == nullptr || contiguous(*fake));
-  ca.in = in.data;
-  ca.out = op.output.data;
-  ca.fake = fake != nullptr ? fake->data : nullptr;
-  ca.rows = flat ? 1 : in.rows;
-  ca.cols = flat ? in.rows * in.cols : in.cols;
-  ca.in_stride = in.stride;
-  ca.out_stride = op.output.stride;
-  ca.fake_stride = fake != nullptr ? fake->stride : 0;
+  // The rows collapse into one when every matrix is contiguous.
+  const bool flat = in.contiguous() && op.output.contiguous() && (fake == nullptr || fake->contiguous());
+  ca.in = in.data();
+  ca.out = op.output.data();
+  ca.fake = fake != nullptr ? fake->data() : nullptr;
+  ca.rows = flat ? 1 : in.rows();
+  ca.cols = flat ? in.rows() * in.cols() : in.cols();
+  ca.in_stride = in.row_stride();
+  ca.out_stride = op.output.row_stride();
+  ca.fake_stride = fake != nullptr ? fake->row_stride() : 0;
   ca.mode = mode;
   ca.scale = ts;
   ca.sink = sink;
   ca.amax = pass_amax;
-  const bool vec =
-      aligned(in.data, 16) && aligned(op.output.data, VEC) &&
-      (fake == nullptr || aligned(fake->data, sizeof(S) * VEC)) &&
-      (flat || (in.stride % VEC == 0 && op.output.stride % VEC == 0 && (fake == nullptr || fake->stride % VEC == 0)));
+  const bool vec = aligned(in.data(), 16) && aligned(op.output.data(), VEC) &&
+                   (fake == nullptr || aligned(fake->data(), sizeof(S) * VEC)) &&
+                   (flat || (in.row_stride() % VEC == 0 && op.output.row_stride() % VEC == 0 &&
+                             (fake == nullptr || fake->row_stride() % VEC == 0)));
   launch_cast<T>(ca, vec, sms, stream);
 }
 
@@ -622,19 +620,19 @@ void quantize_blocks(const ops::QuantizeOp& op, const k::Fp8Mode& mode, float fp
   constexpr int VEC = k::kVec16<T>;
   const ops::Matrix& in = op.input;
   const ops::Matrix* fake = op.fake;
-  if (in.rows == 0 || in.cols == 0) return;
+  if (in.rows() == 0 || in.cols() == 0) return;
   BlockArgs ba;
-  ba.in = in.data;
-  ba.out = op.output.data;
-  ba.fake = fake != nullptr ? fake->data : nullptr;
-  ba.rows = in.rows;
-  ba.cols = in.cols;
-  ba.in_stride = in.stride;
-  ba.out_stride = op.output.stride;
-  ba.fake_stride = fake != nullptr ? fake->stride : 0;
+  ba.in = in.data();
+  ba.out = op.output.data();
+  ba.fake = fake != nullptr ? fake->data() : nullptr;
+  ba.rows = in.rows();
+  ba.cols = in.cols();
+  ba.in_stride = in.row_stride();
+  ba.out_stride = op.output.row_stride();
+  ba.fake_stride = fake != nullptr ? fake->row_stride() : 0;
   ba.block_rows = op.block_rows < 1 ? 1 : op.block_rows;
   ba.block_cols = op.block_cols < 1 ? 1 : op.block_cols;
-  ba.grid_cols = (in.cols + ba.block_cols - 1) / ba.block_cols;
+  ba.grid_cols = (in.cols() + ba.block_cols - 1) / ba.block_cols;
   if (ba.grid_cols >= 0xFFFF'FFFFll) {
     throw UnsupportedDevice("quant_fp8 CUDA: more than 2^32 - 1 scale blocks along a row");
   }
@@ -644,10 +642,10 @@ void quantize_blocks(const ops::QuantizeOp& op, const k::Fp8Mode& mode, float fp
   ba.scale_inv = op.scales.scale_inv;
   ba.scale = ba.mx != 0 ? nullptr : op.scales.scale;
   ba.amax = amax;
-  const bool vec = aligned(in.data, 16) && in.stride % VEC == 0 && aligned(op.output.data, VEC) &&
-                   op.output.stride % VEC == 0 &&
-                   (fake == nullptr || (aligned(fake->data, sizeof(S) * VEC) && fake->stride % VEC == 0)) &&
-                   in.cols % VEC == 0 && ba.block_cols % VEC == 0;
+  const bool vec = aligned(in.data(), 16) && in.row_stride() % VEC == 0 && aligned(op.output.data(), VEC) &&
+                   op.output.row_stride() % VEC == 0 &&
+                   (fake == nullptr || (aligned(fake->data(), sizeof(S) * VEC) && fake->row_stride() % VEC == 0)) &&
+                   in.cols() % VEC == 0 && ba.block_cols % VEC == 0;
   if (vec) {
     const bool fused = ba.block_rows == 1 && (32 * VEC) % ba.block_cols == 0;
     launch_blocks<T, VEC>(ba, fused, sms, stream);
@@ -668,7 +666,7 @@ namespace detail {
 void launch_matrix_amax(const ops::Matrix& m, float* out, cudaStream_t stream) {
   auto* key = reinterpret_cast<std::uint32_t*>(out);
   check(cudaMemsetAsync(out, 0, sizeof(float), stream), "cudaMemsetAsync");
-  if (m.rows == 0 || m.cols == 0) return;
+  if (m.rows() == 0 || m.cols() == 0) return;
   const int sms = multiprocessors();
   visit_input(m.dtype, [&](auto tag) { launch_amax<decltype(tag)>(m, key, sms, stream); });
 }
@@ -685,13 +683,13 @@ void quantize_cuda(const ops::QuantizeOp& op, float* host_amax) {
   }
   const bool per_tensor =
       op.recipe == ops::Recipe::delayed ||
-      (op.recipe == ops::Recipe::current && op.block_rows >= op.input.rows && op.block_cols >= op.input.cols);
+      (op.recipe == ops::Recipe::current && op.block_rows >= op.input.rows() && op.block_cols >= op.input.cols());
   if (op.output_t != nullptr && !per_tensor) {
     throw std::invalid_argument("quant_fp8 CUDA: output_t is for per-tensor recipes only");
   }
   if (op.scales.scale_inv == nullptr) throw std::invalid_argument("quant_fp8 CUDA: scale_inv is required");
 
-  const detail::DeviceGuard guard(detail::device_of(op.input.data, "input"));
+  const detail::DeviceGuard guard(detail::device_of(op.input.data(), "input"));
   auto* stream = static_cast<cudaStream_t>(op.stream);
   const int sms = detail::multiprocessors();
   k::Fp8Mode mode;

@@ -17,7 +17,9 @@ const frugal_tensor& tensor(const frugal_tensor* t, const char* role) {
   return *t;
 }
 
-ops::Matrix matrix_of(const frugal_tensor& t) { return {t.data, t.shape[0], t.shape[1], t.strides[0], t.dtype}; }
+// The core has folded byte_offset into data and filled strides, so the
+// view is the tensor's fields as they are.
+ops::Matrix matrix_of(const frugal_tensor& t) { return {{t.data, t.shape[0], t.shape[1], t.strides[0]}, t.dtype}; }
 
 // The tensor's quant meta; `quant` lies past FRUGAL_TENSOR_MIN_SIZE, so a
 // smaller struct has none.
@@ -51,7 +53,7 @@ ops::ScaleOutputs scales_of(const frugal_quant_meta* q) {
 // The layout's block extents for a rows x cols tensor, 0 resolved to the dimension.
 std::pair<std::int64_t, std::int64_t> extents(const QuantConfig& config, const ops::Matrix& m) {
   const frugal_quant_layout l = layout_of(config);
-  return {l.block_rows == 0 ? m.rows : l.block_rows, l.block_cols == 0 ? m.cols : l.block_cols};
+  return {l.block_rows == 0 ? m.rows() : l.block_rows, l.block_cols == 0 ? m.cols() : l.block_cols};
 }
 
 }  // namespace

@@ -58,7 +58,7 @@ struct HostMatrix {
         dtype(dt),
         bytes(static_cast<std::size_t>(r * (c + pad)) * dtype_size(dt), kPadByte) {}
 
-  ops::Matrix view() { return {bytes.data(), rows, cols, stride, dtype}; }
+  ops::Matrix view() { return {{bytes.data(), rows, cols, stride}, dtype}; }
   std::uint8_t* at(std::int64_t r, std::int64_t c) {
     return bytes.data() + static_cast<std::size_t>(r * stride + c) * dtype_size(dtype);
   }

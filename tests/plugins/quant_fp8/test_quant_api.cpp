@@ -81,7 +81,7 @@ host::QuantizerPtr make_quantizer(frugal_context* context, const Case& c) {
   return host::make_quantizer(context, "quant_fp8", options.get());
 }
 
-ops::Matrix matrix_of(HostTensor& t) { return {t.view.data, t.rows(), t.cols(), t.row_stride(), t.view.dtype}; }
+ops::Matrix matrix_of(HostTensor& t) { return {{t.view.data, t.rows(), t.cols(), t.row_stride()}, t.view.dtype}; }
 
 void fill_random(HostTensor& t, uint32_t seed) {
   std::mt19937 rng(seed);

@@ -45,7 +45,7 @@ struct Grid {
 // Row r of a matrix as an array of S.
 template <class S>
 S* row_of(const Matrix& m, std::int64_t r) noexcept {
-  return static_cast<S*>(m.data) + r * m.stride;
+  return static_cast<S*>(m.data()) + r * m.row_stride();
 }
 
 }  // namespace frugal::quant::ops::detail

@@ -143,11 +143,11 @@ float quantize_typed(const QuantizeOp& op, const Grid& g) {
 
 float quantize_cpu(const QuantizeOp& op) {
   const Matrix& in = op.input;
-  require(op.output.rows == in.rows && op.output.cols == in.cols, "output shape differs from the input's");
+  require(op.output.rows() == in.rows() && op.output.cols() == in.cols(), "output shape differs from the input's");
   const Grid g = detail::grid_of(in, op.recipe, op.block_rows, op.block_cols);
   if (op.output_t != nullptr) {
     require(g.size() == 1, "output_t needs per-tensor scaling");
-    require(op.output_t->rows == in.cols && op.output_t->cols == in.rows, "output_t is not [cols, rows]");
+    require(op.output_t->rows() == in.cols() && op.output_t->cols() == in.rows(), "output_t is not [cols, rows]");
   }
   const float amax = detail::visit_float_type(in.dtype, [&](auto t) {
     return detail::visit_codec(op.format, op.saturate,

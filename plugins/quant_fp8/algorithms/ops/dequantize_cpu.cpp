@@ -34,7 +34,7 @@ void decode_rows(const DequantizeOp& op, const Grid& g, const BlockScales& s, st
 
 void dequantize_cpu(const DequantizeOp& op) {
   const Matrix& in = op.input;
-  if (op.output.rows != in.rows || op.output.cols != in.cols)
+  if (op.output.rows() != in.rows() || op.output.cols() != in.cols())
     throw std::invalid_argument("quant_fp8 dequantize_cpu: output shape differs from the input's");
   const Grid g = detail::grid_of(in, op.recipe, op.block_rows, op.block_cols);
   const std::size_t n = g.size();
@@ -55,7 +55,7 @@ void dequantize_cpu(const DequantizeOp& op) {
   }
   detail::visit_float_type(op.output.dtype, [&](auto t) {
     detail::visit_codec(op.format, true, [&](auto codec) {
-      detail::parallel_for(static_cast<std::size_t>(in.rows), static_cast<std::size_t>(in.cols), op.threads,
+      detail::parallel_for(static_cast<std::size_t>(in.rows()), static_cast<std::size_t>(in.cols()), op.threads,
                            [&](std::size_t begin, std::size_t end) {
                              decode_rows<decltype(t), decltype(codec)>(op, g, s, static_cast<std::int64_t>(begin),
                                                                        static_cast<std::int64_t>(end));

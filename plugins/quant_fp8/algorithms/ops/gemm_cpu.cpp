@@ -88,9 +88,9 @@ struct Gemm {
   Fp8Format d_format = Fp8Format::e4m3fn;  // FP8 D only
   float d_scale = 1.0f;
 
-  std::int64_t m() const { return op.a.rows; }
-  std::int64_t n() const { return op.b.rows; }
-  std::int64_t k() const { return op.a.cols; }
+  [[nodiscard]] std::int64_t m() const { return op.a.rows(); }
+  [[nodiscard]] std::int64_t n() const { return op.b.rows(); }
+  [[nodiscard]] std::int64_t k() const { return op.a.cols(); }
 
   // The tile of D at (i0, j0); returns the magnitude key of its largest |d|.
   std::int32_t tile(Panels& p, std::int64_t i0, std::int64_t j0) const {
@@ -138,7 +138,7 @@ struct Gemm {
 }  // namespace
 
 void gemm_cpu(const GemmOp& op) {
-  if (op.b.cols != op.a.cols || op.d.rows != op.a.rows || op.d.cols != op.b.rows)
+  if (op.b.cols() != op.a.cols() || op.d.rows() != op.a.rows() || op.d.cols() != op.b.rows())
     throw std::invalid_argument("quant_fp8 gemm_cpu: shapes do not match a [m, k], b [n, k], d [m, n]");
   Gemm g{op, decode_table(fp8_format_of(op.a.dtype, "a")), decode_table(fp8_format_of(op.b.dtype, "b")),
          (*op.scale_inv_a * *op.scale_inv_b) * op.alpha};
@@ -151,8 +151,8 @@ void gemm_cpu(const GemmOp& op) {
              op.d.dtype != FRUGAL_DTYPE_FLOAT16) {
     throw std::invalid_argument("quant_fp8 gemm_cpu: d must be fp32, bf16, fp16 or FP8");
   }
-  const std::int64_t tiles_m = (op.a.rows + kTileM - 1) / kTileM;
-  const std::int64_t tiles_n = (op.b.rows + kTileN - 1) / kTileN;
+  const std::int64_t tiles_m = (op.a.rows() + kTileM - 1) / kTileM;
+  const std::int64_t tiles_n = (op.b.rows() + kTileN - 1) / kTileN;
   const auto tiles = static_cast<std::size_t>(tiles_m * tiles_n);
   const unsigned chunks = detail::chunk_count(tiles, static_cast<std::size_t>(kTileM * kTileN * g.k()), op.threads);
   std::vector<std::int32_t> keys(chunks, 0);

@@ -29,18 +29,18 @@
 
 #include <cstdint>
 
+#include "frugal/sdk/tensor_view.hpp"
+
 namespace frugal::quant::ops {
 
 enum class ElementFormat : std::uint8_t { e4m3, e5m2, int8, int8_asym };
 enum class Recipe : std::uint8_t { delayed, current, per_channel, block, mx };
 
-// A 2-D strided view: element (r, c) at data + (r * stride + c) * size(dtype).
-struct Matrix {
-  void* data = nullptr;
-  std::int64_t rows = 0;
-  std::int64_t cols = 0;
-  std::int64_t stride = 0;  // elements between rows, >= cols
-  std::int32_t dtype = 0;   // frugal_dtype_values
+// A tensor as the ops see it: the SDK's type-erased 2-D view (element
+// (r, c) at data() + (r * row_stride() + c) * dtype_size(dtype), row_stride()
+// >= cols()) with the dtype that says what its elements are.
+struct Matrix : sdk::MatrixView<void> {
+  std::int32_t dtype = 0;  // frugal_dtype_values
 };
 
 // Scale tensors over the block grid, compact row-major. scale_inv is fp32,

@@ -25,7 +25,7 @@ void for_each_run(const Grid& g, const BlockScales& s, std::size_t base, F f) {
 // Per-tensor recipes have one block whatever extents the op carries.
 inline Grid grid_of(const Matrix& m, Recipe recipe, std::int64_t block_rows, std::int64_t block_cols) {
   const bool per_tensor = recipe == Recipe::delayed || recipe == Recipe::current;
-  return per_tensor ? Grid(m.rows, m.cols, m.rows, m.cols) : Grid(m.rows, m.cols, block_rows, block_cols);
+  return per_tensor ? Grid(m.rows(), m.cols(), m.rows(), m.cols()) : Grid(m.rows(), m.cols(), block_rows, block_cols);
 }
 
 }  // namespace frugal::quant::ops::detail
