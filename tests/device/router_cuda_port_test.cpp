@@ -162,11 +162,11 @@ TEST_CASE("router CUDA port: combine_step folds to combine_rows' bits") {
 
     std::vector<float> cpu(static_cast<std::size_t>(tokens * hidden));
     std::vector<uint16_t> cpu16(cpu.size());
-    fr::combine_rows<float>(plan.offsets, plan.rows, plan.weights, fr::Rows<const float>{y.data(), rows, hidden},
-                            hidden, fr::Rows<float>{cpu.data(), tokens, hidden}, 1);
-    fr::combine_rows<uint16_t>(plan.offsets, plan.rows, plan.weights,
-                               fr::Rows<const uint16_t>{y16.data(), rows, hidden}, hidden,
-                               fr::Rows<uint16_t>{cpu16.data(), tokens, hidden}, 1);
+    using frugal::sdk::MatrixView;
+    fr::combine_rows<float>(plan.offsets, plan.rows, plan.weights, MatrixView<const float>(y, rows, hidden),
+                            MatrixView<float>(cpu, tokens, hidden), 1);
+    fr::combine_rows<uint16_t>(plan.offsets, plan.rows, plan.weights, MatrixView<const uint16_t>(y16, rows, hidden),
+                               MatrixView<uint16_t>(cpu16, tokens, hidden), 1);
     int64_t differ = 0;
     int64_t differ16 = 0;
     for (int64_t t = 0; t < tokens; ++t) {

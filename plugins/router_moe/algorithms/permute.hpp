@@ -10,6 +10,7 @@
 #include <span>
 
 #include "algorithms/dispatch_plan.hpp"
+#include "frugal/sdk/tensor_view.hpp"
 
 namespace frugal::router {
 
@@ -30,29 +31,23 @@ void combine_rows(const DispatchPlan& plan, std::span<const float> y, int64_t hi
 void combine_rows(const DispatchPlan& plan, std::span<const uint16_t> y, int64_t hidden, std::span<uint16_t> out,
                   unsigned threads = 0);
 
-// The same moves on raw row-major buffers with row strides (in elements,
-// >= hidden), as the plugin receives them. T is uint16_t (bf16 bits) or
-// float.
-template <class T>
-struct Rows {
-  T* data = nullptr;
-  int64_t rows = 0;
-  int64_t stride = 0;  // elements from one row to the next
-};
+// The same moves on the SDK's 2-D views, with row strides (in elements,
+// >= hidden), as the plugin receives its tensors. Both views have hidden
+// columns. T is uint16_t (bf16 bits) or float.
 
 // out[r] = x[row_token[r]] for every r with row_token[r] >= 0 (rows with -1
 // are unused plan rows, left untouched). Throws RouterError for a token out
 // of range or mismatched sizes.
 template <class T>
-void permute_rows(std::span<const int64_t> row_token, Rows<const T> x, int64_t hidden, Rows<T> out,
+void permute_rows(std::span<const int64_t> row_token, sdk::MatrixView<const T> x, sdk::MatrixView<T> out,
                   unsigned threads = 0);
 
 // out[t] = sum over token_rows[token_offsets[t] .. token_offsets[t + 1]) of
 // row_weight[r] * y[r] (combine_rows' arithmetic); every row index must be
-// below y.rows.
+// below y.rows().
 template <class T>
 void combine_rows(std::span<const int64_t> token_offsets, std::span<const int64_t> token_rows,
-                  std::span<const float> row_weight, Rows<const T> y, int64_t hidden, Rows<T> out,
+                  std::span<const float> row_weight, sdk::MatrixView<const T> y, sdk::MatrixView<T> out,
                   unsigned threads = 0);
 
 }  // namespace frugal::router

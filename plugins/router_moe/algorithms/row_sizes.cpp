@@ -16,13 +16,19 @@ void check_row_sizes(const char* op, int64_t tokens, int64_t rows, int64_t hidde
   }
 }
 
-void check_row_views(const char* op, int64_t hidden, int64_t rows_a, int64_t stride_a, int64_t rows_b,
-                     int64_t stride_b) {
+int64_t check_row_views(const char* op, int64_t cols_a, int64_t rows_a, int64_t stride_a, int64_t cols_b,
+                        int64_t rows_b, int64_t stride_b) {
+  if (cols_a != cols_b) {
+    throw RouterError(std::string(op) + ": rows of " + std::to_string(cols_a) + " and " + std::to_string(cols_b) +
+                      " elements");
+  }
+  const int64_t hidden = cols_a;
   if (hidden <= 0) throw RouterError(std::string(op) + ": hidden " + std::to_string(hidden) + " is not positive");
   if (rows_a < 0 || rows_b < 0 || (rows_a > 1 && stride_a < hidden) || (rows_b > 1 && stride_b < hidden)) {
     throw RouterError(std::string(op) + ": row strides " + std::to_string(stride_a) + " and " +
                       std::to_string(stride_b) + " must be at least hidden " + std::to_string(hidden));
   }
+  return hidden;
 }
 
 }  // namespace frugal::router

@@ -12,9 +12,10 @@ namespace frugal::router {
 void check_row_sizes(const char* op, int64_t tokens, int64_t rows, int64_t hidden, std::size_t tokens_buffer,
                      std::size_t rows_buffer);
 
-// Throws RouterError unless hidden > 0 and both strides are >= hidden.
-void check_row_views(const char* op, int64_t hidden, int64_t rows_a, int64_t stride_a, int64_t rows_b,
-                     int64_t stride_b);
+// Throws RouterError unless both views have the same number of columns,
+// hidden > 0, and both strides are >= hidden; returns hidden.
+int64_t check_row_views(const char* op, int64_t cols_a, int64_t rows_a, int64_t stride_a, int64_t cols_b,
+                        int64_t rows_b, int64_t stride_b);
 
 // Rows per unit of parallel work: about 256 KiB of fp32 per block, so a
 // block outweighs the scheduling and blocks stay many for load balance.

@@ -10,6 +10,7 @@
 #include "algorithms/permute.hpp"
 #include "cuda/cuda_ops.hpp"
 #include "frugal/router_vtable.h"
+#include "frugal/sdk/tensor_view.hpp"
 
 namespace frugal::router::plugin {
 
@@ -33,10 +34,11 @@ struct PlanSpans {
 [[nodiscard]] PlanSpans plan_spans(const frugal_route_plan& plan);
 [[nodiscard]] cuda::DevicePlan device_plan(const PlanSpans& plan);
 
-// A [rows, cols] view's rows, T = float or uint16_t (bf16 bits).
+// A [rows, cols] tensor as the SDK's view, T = float or uint16_t (bf16
+// bits); the core folded byte_offset into data and filled strides.
 template <class T>
-[[nodiscard]] Rows<T> rows_of(const frugal_tensor& t) {
-  return Rows<T>{static_cast<T*>(t.data), t.shape[0], t.strides[0]};
+[[nodiscard]] sdk::MatrixView<T> rows_of(const frugal_tensor& t) {
+  return sdk::MatrixView<T>(static_cast<T*>(t.data), t.shape[0], t.shape[1], t.strides[0]);
 }
 
 }  // namespace frugal::router::plugin

@@ -150,44 +150,43 @@ void MoeRouter::route_cuda(const frugal_route_call& args) const {
 
 void MoeRouter::permute(const frugal_route_move_call& args) const {
   const frugal_tensor& x = *args.input;
-  const frugal_tensor& out = *args.output;
+  const sdk::MatrixView<const void> in = rows_of<const void>(x);
+  const sdk::MatrixView<void> out = rows_of<void>(*args.output);
   const std::span<int64_t> row_token = plan_spans(*args.plan).row_token;
-  const int64_t hidden = x.shape[1];
   on_device(
       x.device, "permute",
       [&] {
         if (x.dtype == FRUGAL_DTYPE_FLOAT32) {
-          permute_rows<float>(row_token, rows_of<const float>(x), hidden, rows_of<float>(out), config_.threads);
+          permute_rows<float>(row_token, in.as<const float>(), out.as<float>(), config_.threads);
         } else {
-          permute_rows<uint16_t>(row_token, rows_of<const uint16_t>(x), hidden, rows_of<uint16_t>(out),
-                                 config_.threads);
+          permute_rows<uint16_t>(row_token, in.as<const uint16_t>(), out.as<uint16_t>(), config_.threads);
         }
       },
       [&] {
-        cuda::permute(row_token.data(), static_cast<int64_t>(row_token.size()), x.data, x.strides[0], out.data,
-                      out.strides[0], hidden, element_of(x), args.stream);
+        cuda::permute(row_token.data(), static_cast<int64_t>(row_token.size()), in.data(), in.row_stride(), out.data(),
+                      out.row_stride(), in.cols(), element_of(x), args.stream);
       });
 }
 
 void MoeRouter::combine(const frugal_route_move_call& args) const {
   const frugal_tensor& y = *args.input;
-  const frugal_tensor& out = *args.output;
+  const sdk::MatrixView<const void> in = rows_of<const void>(y);
+  const sdk::MatrixView<void> out = rows_of<void>(*args.output);
   const PlanSpans plan = plan_spans(*args.plan);
-  const int64_t hidden = y.shape[1];
   on_device(
       y.device, "combine",
       [&] {
         if (y.dtype == FRUGAL_DTYPE_FLOAT32) {
-          combine_rows<float>(plan.token_offsets, plan.token_rows, plan.row_weight, rows_of<const float>(y), hidden,
-                              rows_of<float>(out), config_.threads);
+          combine_rows<float>(plan.token_offsets, plan.token_rows, plan.row_weight, in.as<const float>(),
+                              out.as<float>(), config_.threads);
         } else {
-          combine_rows<uint16_t>(plan.token_offsets, plan.token_rows, plan.row_weight, rows_of<const uint16_t>(y),
-                                 hidden, rows_of<uint16_t>(out), config_.threads);
+          combine_rows<uint16_t>(plan.token_offsets, plan.token_rows, plan.row_weight, in.as<const uint16_t>(),
+                                 out.as<uint16_t>(), config_.threads);
         }
       },
       [&] {
-        cuda::combine(plan.token_offsets.data(), plan.token_rows.data(), plan.row_weight.data(), out.shape[0], y.data,
-                      y.strides[0], out.data, out.strides[0], hidden, element_of(y), args.stream);
+        cuda::combine(plan.token_offsets.data(), plan.token_rows.data(), plan.row_weight.data(), out.rows(), in.data(),
+                      in.row_stride(), out.data(), out.row_stride(), in.cols(), element_of(y), args.stream);
       });
 }
 

@@ -93,3 +93,41 @@ TEST_CASE("permute and combine: identical bytes for any thread count") {
   CHECK_THROWS_AS(permute_rows(p, wrong, H, rows1), RouterError);
   CHECK_THROWS_AS(combine_rows(p, rows1, H, wrong), RouterError);
 }
+
+TEST_CASE("permute and combine on strided views: the compact bytes, padding untouched, widths must agree") {
+  using frugal::sdk::MatrixView;
+  const int64_t T = 40, E = 8, k = 2, H = 13, S = H + 3;  // S: the padded row stride
+  const DispatchPlan p = build_dispatch_plan(test::random_routing(T, E, k, 7));
+  const int64_t R = p.rows();
+  const auto x = random_bf16(static_cast<std::size_t>(T * H), 5);
+  std::vector<uint16_t> rows(static_cast<std::size_t>(R * H)), out(static_cast<std::size_t>(T * H));
+  permute_rows(p, x, H, rows, 1);
+  combine_rows(p, rows, H, out, 1);
+
+  constexpr uint16_t kPad = 0xFFFF;  // bf16 NaN: never a result
+  std::vector<uint16_t> xs(static_cast<std::size_t>(T * S), kPad);
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t h = 0; h < H; ++h) xs[static_cast<std::size_t>(t * S + h)] = x[static_cast<std::size_t>(t * H + h)];
+  std::vector<uint16_t> rows_s(static_cast<std::size_t>(R * S), kPad), out_s(static_cast<std::size_t>(T * S), kPad);
+  const MatrixView<const uint16_t> xv(xs.data(), T, H, S);
+  permute_rows<uint16_t>(p.row_token, xv, MatrixView<uint16_t>(rows_s.data(), R, H, S), 2);
+  combine_rows<uint16_t>(p.token_offsets, p.token_rows, p.row_weight,
+                         MatrixView<const uint16_t>(rows_s.data(), R, H, S),
+                         MatrixView<uint16_t>(out_s.data(), T, H, S), 2);
+  int64_t differ = 0, pad_written = 0;
+  for (int64_t t = 0; t < T; ++t) {
+    for (int64_t h = 0; h < S; ++h) {
+      const uint16_t v = out_s[static_cast<std::size_t>(t * S + h)];
+      if (h >= H)
+        pad_written += v != kPad;
+      else
+        differ += v != out[static_cast<std::size_t>(t * H + h)];
+    }
+  }
+  CHECK(differ == 0);
+  CHECK(pad_written == 0);
+
+  std::vector<uint16_t> narrow(static_cast<std::size_t>(R * S));
+  CHECK_THROWS_WITH(permute_rows<uint16_t>(p.row_token, xv, MatrixView<uint16_t>(narrow.data(), R, H - 1, S), 1),
+                    "permute: rows of 13 and 12 elements");
+}
