@@ -2,7 +2,9 @@
 // receive: shape [rows, cols], explicit strides with strides[1] == 1,
 // byte_offset folded into data, pinned host memory reported as CPU. The
 // quantizer's and the router's tensors both cross this way (their vtable
-// headers say so). Internal to libfrugal.
+// headers say so). Internal to libfrugal. Not frugal::sdk::MatrixView: that
+// one reads a tensor inside a plugin; Matrix2D builds the frugal_tensor
+// (owning its shape and strides) that the plugin then reads.
 #pragma once
 
 #include <cstdint>
