@@ -185,10 +185,7 @@ int bench(const Layer& layer) {
 
     rc::RouteRequest deepseek;
     deepseek.kind = rc::RouterKind::deepseek_v3;
-    deepseek.logits = logits.as<void>();
-    deepseek.logit_type = frugal::router::LogitType::bf16;
-    deepseek.tokens = T;
-    deepseek.experts = E;
+    deepseek.logits = {{logits.as<void>(), T, E, E}, frugal::router::LogitType::bf16};
     deepseek.k = k;
     deepseek.score = frugal::router::ScoreFunction::sigmoid;
     deepseek.groups = E % 8 == 0 ? 8 : 1;

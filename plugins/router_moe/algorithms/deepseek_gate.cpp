@@ -17,9 +17,9 @@ namespace {
 
 constexpr int64_t kBlock = 128;  // tokens per unit of parallel work
 
-void check(const LogitRows& logits, std::span<const float> bias, const DeepSeekGateOptions& o) {
+void check(const Logits& logits, std::span<const float> bias, const DeepSeekGateOptions& o) {
   validate(logits);
-  const int64_t E = logits.experts;
+  const int64_t E = logits.cols();
   auto fail = [](const std::string& what) { throw RouterError("deepseek_v3_gate: " + what); };
   if (o.groups < 1 || E % o.groups != 0) {
     fail("groups " + std::to_string(o.groups) + " does not divide the " + std::to_string(E) + " experts");
@@ -72,15 +72,14 @@ void mask_groups(std::span<float> biased, std::span<const float> scores, bool ha
 
 }  // namespace
 
-Routing deepseek_v3_gate(const LogitRows& logits, std::span<const float> bias, const DeepSeekGateOptions& o) {
+Routing deepseek_v3_gate(const Logits& logits, std::span<const float> bias, const DeepSeekGateOptions& o) {
   return deepseek_v3_route(logits, bias, o).routing;
 }
 
-DeepSeekGateResult deepseek_v3_route(const LogitRows& logits, std::span<const float> bias,
-                                     const DeepSeekGateOptions& o) {
+DeepSeekGateResult deepseek_v3_route(const Logits& logits, std::span<const float> bias, const DeepSeekGateOptions& o) {
   check(logits, bias, o);
-  const int64_t T = logits.tokens;
-  const int64_t E = logits.experts;
+  const int64_t T = logits.rows();
+  const int64_t E = logits.cols();
   const int64_t k = o.k;
   const bool has_bias = !bias.empty();
   const bool want_z = o.z_coef != 0.0f;

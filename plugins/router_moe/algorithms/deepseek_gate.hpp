@@ -42,7 +42,7 @@ inline constexpr float kRenormEpsilon = 1e-20f;
 //   w = s[selected]; sigmoid: w /= (sum(w) + kRenormEpsilon); w *= route_scale.
 // Throws RouterError for bad sizes, k above the experts the kept groups
 // hold, or a bias of the wrong length or with a non-finite value.
-[[nodiscard]] Routing deepseek_v3_gate(const LogitRows& logits, std::span<const float> bias,
+[[nodiscard]] Routing deepseek_v3_gate(const Logits& logits, std::span<const float> bias,
                                        const DeepSeekGateOptions& options);
 
 // The gate plus what a training step logs and the host adds to its loss.
@@ -56,7 +56,7 @@ struct DeepSeekGateResult {
   float aux_loss = 0.0f;      // aux_coef * E * sum_i f_i P_i (losses.hpp)
   float z_loss = 0.0f;        // z_coef * mean_t logsumexp(logits_t)^2; computed only when z_coef != 0
 };
-[[nodiscard]] DeepSeekGateResult deepseek_v3_route(const LogitRows& logits, std::span<const float> bias,
+[[nodiscard]] DeepSeekGateResult deepseek_v3_route(const Logits& logits, std::span<const float> bias,
                                                    const DeepSeekGateOptions& options);
 
 }  // namespace frugal::router

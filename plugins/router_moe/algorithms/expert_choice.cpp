@@ -15,14 +15,14 @@ int64_t expert_choice_capacity(int64_t tokens, int64_t experts, double capacity_
   return std::min(tokens, expert_capacity(tokens, 1, experts, capacity_factor));
 }
 
-DispatchPlan expert_choice(const LogitRows& logits, const ExpertChoiceOptions& options) {
+DispatchPlan expert_choice(const Logits& logits, const ExpertChoiceOptions& options) {
   return expert_choice_route(logits, options).plan;
 }
 
-ExpertChoiceResult expert_choice_route(const LogitRows& logits, const ExpertChoiceOptions& options) {
+ExpertChoiceResult expert_choice_route(const Logits& logits, const ExpertChoiceOptions& options) {
   validate(logits);
-  const int64_t T = logits.tokens;
-  const int64_t E = logits.experts;
+  const int64_t T = logits.rows();
+  const int64_t E = logits.cols();
   const int64_t C = expert_choice_capacity(T, E, options.capacity_factor);
 
   // Scores kept expert-major ([E, T]) so each expert scans one contiguous column.

@@ -25,7 +25,7 @@ struct ExpertChoiceOptions {
 // Returns the plan directly (k = 0: no slots, nothing dropped): expert e's
 // rows are its tokens in increasing order; a token's rows combine in expert
 // order.
-[[nodiscard]] DispatchPlan expert_choice(const LogitRows& logits, const ExpertChoiceOptions& options);
+[[nodiscard]] DispatchPlan expert_choice(const Logits& logits, const ExpertChoiceOptions& options);
 
 // The plan plus P_i, the mean over tokens of S[:, i] (summed per block of
 // 256 tokens in double, the blocks in order: the same bits for any thread
@@ -34,6 +34,6 @@ struct ExpertChoiceResult {
   DispatchPlan plan;
   std::vector<float> mean_prob;  // [experts]
 };
-[[nodiscard]] ExpertChoiceResult expert_choice_route(const LogitRows& logits, const ExpertChoiceOptions& options);
+[[nodiscard]] ExpertChoiceResult expert_choice_route(const Logits& logits, const ExpertChoiceOptions& options);
 
 }  // namespace frugal::router

@@ -14,10 +14,10 @@ constexpr int64_t kBlock = 256;  // tokens per block: the unit of work and of pa
 
 }  // namespace
 
-TopkSoftmaxResult topk_softmax(const LogitRows& logits, const TopkSoftmaxOptions& options) {
+TopkSoftmaxResult topk_softmax(const Logits& logits, const TopkSoftmaxOptions& options) {
   validate(logits);
-  const int64_t T = logits.tokens;
-  const int64_t E = logits.experts;
+  const int64_t T = logits.rows();
+  const int64_t E = logits.cols();
   const int64_t k = options.k;
   if (k < 1 || k > E)
     throw RouterError("top-k softmax: k " + std::to_string(k) + " not in [1, " + std::to_string(E) + "]");

@@ -29,6 +29,6 @@ struct TopkSoftmaxResult {
 // Per token: p = softmax(logits) in fp32, top-k of p (ties to the lower
 // expert index), weights p[selected]. P_i is summed per block of tokens in
 // double and the blocks in order, so every thread count gives the same bits.
-[[nodiscard]] TopkSoftmaxResult topk_softmax(const LogitRows& logits, const TopkSoftmaxOptions& options);
+[[nodiscard]] TopkSoftmaxResult topk_softmax(const Logits& logits, const TopkSoftmaxOptions& options);
 
 }  // namespace frugal::router

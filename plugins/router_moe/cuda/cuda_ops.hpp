@@ -45,12 +45,7 @@ enum class RouterKind { topk_softmax, deepseek_v3, expert_choice };
 // One route: the routers' options as the CPU path takes them.
 struct RouteRequest {
   RouterKind kind = RouterKind::topk_softmax;
-  // [tokens, experts] in device memory, row t at element t * row_stride.
-  const void* logits = nullptr;
-  LogitType logit_type = LogitType::f32;
-  int64_t tokens = 0;
-  int64_t experts = 0;
-  int64_t row_stride = 0;
+  Logits logits;  // [tokens, experts] in device memory
   int64_t k = 0;  // token choice: experts per token; 0 for expert choice
 
   // topk_softmax (TopkSoftmaxOptions)

@@ -31,7 +31,7 @@ using grid::item_index;
 using grid::kThreads;
 
 struct ScoreArgs {
-  Logits logits;
+  k::LogitArgs logits;
   float* scores_t = nullptr;
   TokenStats stats;
 };
@@ -164,11 +164,11 @@ __global__ void expert_layout_kernel(std::int64_t experts, std::int64_t capacity
 }  // namespace
 
 void expert_choice_scores(const Logits& logits, float* scores_t, const TokenStats& stats, cudaStream_t stream) {
-  const ScoreArgs a{.logits = logits, .scores_t = scores_t, .stats = stats};
+  const ScoreArgs a{.logits = k::logit_args(logits), .scores_t = scores_t, .stats = stats};
   void (*kernel)(ScoreArgs) = scores_kernel<k::F32In>;
   if (logits.type == LogitType::bf16) kernel = scores_kernel<k::BF16In>;
   if (logits.type == LogitType::f16) kernel = scores_kernel<k::F16In>;
-  const detail::RowLaunch l = detail::row_launch(logits.tokens, score_row_floats(logits.experts), "expert_choice",
+  const detail::RowLaunch l = detail::row_launch(logits.rows(), score_row_floats(logits.cols()), "expert_choice",
                                                  reinterpret_cast<const void*>(kernel));
   kernel<<<l.blocks, l.threads, l.shared, stream>>>(a);
   detail::check_launch("expert_choice scores");

@@ -27,34 +27,37 @@ constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 
 // The plan's row count for the request (frugal_router_plan_shape's formulas).
 std::int64_t expected_rows(const RouteRequest& q) {
-  if (q.kind == RouterKind::expert_choice) return q.experts * q.capacity;
-  const std::int64_t slots = q.tokens * q.k;
+  const std::int64_t experts = q.logits.cols();
+  if (q.kind == RouterKind::expert_choice) return experts * q.capacity;
+  const std::int64_t slots = q.logits.rows() * q.k;
   if (q.policy == DropPolicy::dropless) return slots;
-  return slots < q.experts * q.capacity ? slots : q.experts * q.capacity;
+  return slots < experts * q.capacity ? slots : experts * q.capacity;
 }
 
 // What the kernels rely on to keep every index in range; the CPU path's
 // checks, minus the logits' finiteness (not checked on the device).
 void check(const RouteRequest& q, const DevicePlan& p) {
-  if (q.logits == nullptr) bad("logits are null");
-  if (q.tokens < 1 || q.tokens > kInt32Max) bad("tokens " + std::to_string(q.tokens) + " not in [1, 2^31)");
-  if (q.experts < 1 || q.experts > kInt32Max) bad("experts " + std::to_string(q.experts) + " not in [1, 2^31)");
-  if (q.row_stride != 0 && q.row_stride < q.experts) bad("logit row stride is below the experts");
+  const std::int64_t tokens = q.logits.rows();
+  const std::int64_t experts = q.logits.cols();
+  if (q.logits.data() == nullptr) bad("logits are null");
+  if (tokens < 1 || tokens > kInt32Max) bad("tokens " + std::to_string(tokens) + " not in [1, 2^31)");
+  if (experts < 1 || experts > kInt32Max) bad("experts " + std::to_string(experts) + " not in [1, 2^31)");
+  if (q.logits.row_stride() < experts) bad("logit row stride is below the experts");
   const bool token_choice = q.kind != RouterKind::expert_choice;
   if (token_choice) {
-    if (q.k < 1 || q.k > q.experts) bad("k " + std::to_string(q.k) + " not in [1, experts]");
-    if (q.tokens * q.k > kInt32Max) bad("tokens * k reaches 2^31");
+    if (q.k < 1 || q.k > experts) bad("k " + std::to_string(q.k) + " not in [1, experts]");
+    if (tokens * q.k > kInt32Max) bad("tokens * k reaches 2^31");
     if (q.policy != DropPolicy::dropless && q.capacity < 1) bad("a drop policy needs a capacity >= 1");
     if (p.expert_ids == nullptr || p.weights == nullptr || p.dropped == nullptr || p.slot_row == nullptr) {
       bad("a token-choice plan needs expert_ids, weights, dropped and slot_row");
     }
-  } else if (q.capacity < 1 || q.capacity > q.tokens || q.experts * q.capacity > kInt32Max) {
+  } else if (q.capacity < 1 || q.capacity > tokens || experts * q.capacity > kInt32Max) {
     bad("expert-choice capacity " + std::to_string(q.capacity) + " not in [1, tokens] or too many rows");
   }
   if (q.kind == RouterKind::deepseek_v3) {
-    if (q.groups < 1 || q.experts % q.groups != 0) bad("groups must divide the experts");
+    if (q.groups < 1 || experts % q.groups != 0) bad("groups must divide the experts");
     if (q.topk_groups < 1 || q.topk_groups > q.groups) bad("topk_groups not in [1, groups]");
-    if (q.k > q.topk_groups * (q.experts / q.groups)) bad("k exceeds the experts of the kept groups");
+    if (q.k > q.topk_groups * (experts / q.groups)) bad("k exceeds the experts of the kept groups");
   }
   if (p.expert_offsets == nullptr || p.expert_demand == nullptr || p.row_token == nullptr || p.row_weight == nullptr ||
       p.token_offsets == nullptr || p.token_rows == nullptr || p.mean_prob == nullptr || p.losses == nullptr) {
@@ -69,11 +72,11 @@ void check(const RouteRequest& q, const DevicePlan& p) {
 
 void route(const RouteRequest& q, const DevicePlan& plan) {
   check(q, plan);
-  const detail::OnDeviceOf on_device(q.logits, "logits");
+  const detail::OnDeviceOf on_device(q.logits.data(), "logits");
   const auto stream = static_cast<cudaStream_t>(q.stream);
-  const std::int64_t T = q.tokens;
-  const std::int64_t E = q.experts;
-  const steps::Logits logits{q.logits, q.logit_type, T, E, q.row_stride == 0 ? E : q.row_stride};
+  const Logits& logits = q.logits;
+  const std::int64_t T = logits.rows();
+  const std::int64_t E = logits.cols();
   const bool deepseek = q.kind == RouterKind::deepseek_v3;
   const bool token_choice = q.kind != RouterKind::expert_choice;
   // The CPU routers' token blocks of partial sums.

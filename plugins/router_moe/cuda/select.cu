@@ -17,7 +17,7 @@ constexpr int kMaxThreads = 256;
 
 // What both routers' kernels take: the logits, k, and where to write.
 struct TokenRows {
-  Logits logits;
+  k::LogitArgs logits;
   int k = 0;
   std::int32_t* expert_ids = nullptr;
   float* weights = nullptr;
@@ -222,16 +222,16 @@ __global__ void store_chunk(const FloatChunk chunk) {
 
 void select_topk_softmax(const Logits& logits, std::int64_t k, bool renormalize, std::int32_t* expert_ids,
                          float* weights, const TokenStats& stats, cudaStream_t stream) {
-  const TopkArgs a{.rows = {logits, static_cast<int>(k), expert_ids, weights, stats},
+  const TopkArgs a{.rows = {k::logit_args(logits), static_cast<int>(k), expert_ids, weights, stats},
                    .renormalize = renormalize ? 1 : 0};
   const Kernel<TopkArgs> kernel = for_type<TopkArgs>(logits.type, topk_softmax_kernel<k::F32In>,
                                                      topk_softmax_kernel<k::BF16In>, topk_softmax_kernel<k::F16In>);
-  launch_rows(kernel, logits.tokens, logits.experts, "topk_softmax", a, stream);
+  launch_rows(kernel, logits.rows(), logits.cols(), "topk_softmax", a, stream);
 }
 
 void select_deepseek(const Logits& logits, const DeepSeekSelect& o, std::int32_t* expert_ids, float* weights,
                      const TokenStats& stats, cudaStream_t stream) {
-  const DeepSeekArgs a{.rows = {logits, static_cast<int>(o.k), expert_ids, weights, stats},
+  const DeepSeekArgs a{.rows = {k::logit_args(logits), static_cast<int>(o.k), expert_ids, weights, stats},
                        .sigmoid = o.score == ScoreFunction::sigmoid ? 1 : 0,
                        .groups = static_cast<int>(o.groups),
                        .topk_groups = static_cast<int>(o.topk_groups),
@@ -240,7 +240,7 @@ void select_deepseek(const Logits& logits, const DeepSeekSelect& o, std::int32_t
                        .bias = o.bias};
   const Kernel<DeepSeekArgs> kernel = for_type<DeepSeekArgs>(logits.type, deepseek_kernel<k::F32In>,
                                                              deepseek_kernel<k::BF16In>, deepseek_kernel<k::F16In>);
-  launch_rows(kernel, logits.tokens, deepseek_row_floats(logits.experts, o.groups), "deepseek_v3", a, stream);
+  launch_rows(kernel, logits.rows(), deepseek_row_floats(logits.cols(), o.groups), "deepseek_v3", a, stream);
 }
 
 void upload_floats(const float* host, std::int64_t count, float* device, cudaStream_t stream) {

@@ -23,7 +23,7 @@ namespace {
 constexpr int kThreads = 256;
 
 struct PartialArgs {
-  Logits logits;
+  k::LogitArgs logits;
   std::int64_t block = 0;  // tokens per partial sum
   TokenStats stats;
   double* partial = nullptr;
@@ -47,7 +47,7 @@ __device__ __forceinline__ double prob_term(float x, const TokenStats& s, std::i
 // Block b of tokens (blockIdx.x), experts along threads.
 template <class In, ProbTerm Term>
 __global__ void __launch_bounds__(kThreads) partial_kernel(PartialArgs a) {
-  const Logits& l = a.logits;
+  const k::LogitArgs& l = a.logits;
   const std::int64_t e = static_cast<std::int64_t>(blockIdx.y) * blockDim.x + threadIdx.x;
   if (e >= l.experts) return;
   const std::int64_t b = blockIdx.x;
@@ -129,7 +129,7 @@ __global__ void losses_kernel(LossInputs in, const float* mean_prob, float* loss
 
 void mean_prob_partials(const Logits& logits, ProbTerm term, std::int64_t block, const TokenStats& stats,
                         double* partial, cudaStream_t stream) {
-  const PartialArgs a{.logits = logits, .block = block, .stats = stats, .partial = partial};
+  const PartialArgs a{.logits = k::logit_args(logits), .block = block, .stats = stats, .partial = partial};
   switch (logits.type) {
     case LogitType::f32: launch_partials<k::F32In>(a, term, stream); break;
     case LogitType::bf16: launch_partials<k::BF16In>(a, term, stream); break;

@@ -24,14 +24,6 @@
 
 namespace frugal::router::cuda::steps {
 
-struct Logits {
-  const void* data = nullptr;
-  LogitType type = LogitType::f32;
-  std::int64_t tokens = 0;
-  std::int64_t experts = 0;
-  std::int64_t stride = 0;  // elements between rows
-};
-
 // Per-token values the selection leaves for the later passes, which
 // recompute a token's scores from its logits with them ([tokens] each; null
 // where the router has no use for it).

@@ -37,6 +37,17 @@ struct F16In {
   __device__ __forceinline__ static float widen(std::uint16_t v) { return quant::cuda::dm::fp16_to_fp32(v); }
 };
 
+// The logits as kernel parameters: device code reads these copies of a
+// Logits view's fields (MatrixView's accessors are host code). The element
+// type picks the kernel instance (F32In, ...) instead.
+struct LogitArgs {
+  const void* data = nullptr;
+  std::int64_t tokens = 0;
+  std::int64_t experts = 0;
+  std::int64_t stride = 0;  // elements between rows
+};
+inline LogitArgs logit_args(const Logits& l) { return {l.data(), l.rows(), l.cols(), l.row_stride()}; }
+
 // Row t of the logits, widened into v[0, n).
 template <class In>
 __device__ __forceinline__ void load_row(const void* logits, std::int64_t stride, std::int64_t t, float* v, int n,
@@ -51,7 +62,7 @@ __device__ __forceinline__ void load_row(const void* logits, std::int64_t stride
 // holding the token's widened logits in [0, experts). -1 (row untouched)
 // for the warps past the last token.
 template <class In>
-__device__ __forceinline__ std::int64_t token_row(const steps::Logits& l, std::int64_t row_floats, float*& row) {
+__device__ __forceinline__ std::int64_t token_row(const LogitArgs& l, std::int64_t row_floats, float*& row) {
   extern __shared__ float shared[];
   const unsigned warp = threadIdx.x / kWarp;
   const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * (blockDim.x / kWarp) + warp;

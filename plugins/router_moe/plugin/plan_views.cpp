@@ -12,16 +12,11 @@ std::span<T> span_of(const frugal_tensor* t) {
 
 }  // namespace
 
-LogitRows logit_rows(const frugal_tensor& logits) {
-  LogitRows rows;
-  rows.data = logits.data;
-  rows.type = logits.dtype == FRUGAL_DTYPE_FLOAT32    ? LogitType::f32
-              : logits.dtype == FRUGAL_DTYPE_BFLOAT16 ? LogitType::bf16
-                                                      : LogitType::f16;
-  rows.tokens = logits.shape[0];
-  rows.experts = logits.shape[1];
-  rows.row_stride = logits.strides[0];
-  return rows;
+Logits logits_of(const frugal_tensor& logits) {
+  const LogitType type = logits.dtype == FRUGAL_DTYPE_FLOAT32    ? LogitType::f32
+                         : logits.dtype == FRUGAL_DTYPE_BFLOAT16 ? LogitType::bf16
+                                                                 : LogitType::f16;
+  return Logits{{logits.data, logits.shape[0], logits.shape[1], logits.strides[0]}, type};
 }
 
 PlanSpans plan_spans(const frugal_route_plan& p) {

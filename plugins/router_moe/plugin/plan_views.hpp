@@ -14,7 +14,9 @@
 
 namespace frugal::router::plugin {
 
-[[nodiscard]] LogitRows logit_rows(const frugal_tensor& logits);
+// The logits as the SDK's view and their type (the core left float32,
+// bfloat16 or float16, and a row stride of at least the experts).
+[[nodiscard]] Logits logits_of(const frugal_tensor& logits);
 
 // The plan's tensors as spans over their (host or device) memory.
 struct PlanSpans {

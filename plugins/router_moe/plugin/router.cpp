@@ -93,7 +93,7 @@ void MoeRouter::route(const frugal_route_call& args) const {
 }
 
 void MoeRouter::route_cpu(const frugal_route_call& args) const {
-  const LogitRows logits = logit_rows(*args.logits);
+  const Logits logits = logits_of(*args.logits);
   const PlanSpans out = plan_spans(*args.plan);
   switch (config_.kind) {
     case RouterKind::topk_softmax: {
@@ -120,14 +120,9 @@ void MoeRouter::route_cpu(const frugal_route_call& args) const {
 }
 
 void MoeRouter::route_cuda(const frugal_route_call& args) const {
-  const LogitRows logits = logit_rows(*args.logits);
   cuda::RouteRequest q;
   q.kind = config_.kind;
-  q.logits = logits.data;
-  q.logit_type = logits.type;
-  q.tokens = logits.tokens;
-  q.experts = logits.experts;
-  q.row_stride = logits.row_stride;
+  q.logits = logits_of(*args.logits);
   q.k = config_.k;
   q.renormalize = config_.topk.renormalize;
   q.aux_coef = config_.kind == RouterKind::deepseek_v3 ? config_.deepseek.aux_coef : config_.topk.aux_coef;
@@ -140,9 +135,9 @@ void MoeRouter::route_cuda(const frugal_route_call& args) const {
   q.bias = bias.empty() ? nullptr : bias.data();
   q.policy = config_.capacity.policy;
   if (config_.kind == RouterKind::expert_choice) {
-    q.capacity = expert_choice_capacity(q.tokens, q.experts, config_.capacity.capacity_factor);
+    q.capacity = expert_choice_capacity(q.logits.rows(), q.logits.cols(), config_.capacity.capacity_factor);
   } else if (q.policy != DropPolicy::dropless) {
-    q.capacity = expert_capacity(q.tokens, q.k, q.experts, config_.capacity.capacity_factor);
+    q.capacity = expert_capacity(q.logits.rows(), q.k, q.logits.cols(), config_.capacity.capacity_factor);
   }
   q.stream = args.stream;
   cuda::route(q, device_plan(plan_spans(*args.plan)));

@@ -25,13 +25,12 @@ namespace fr = frugal::router;
 
 namespace {
 
-fr::LogitRows rows_of(const HostTensor& logits) {
+fr::Logits rows_of(const HostTensor& logits) {
   const int32_t dt = logits.view.dtype;
-  return fr::LogitRows{logits.bytes.data(),
-                       dt == FRUGAL_DTYPE_FLOAT32    ? fr::LogitType::f32
-                       : dt == FRUGAL_DTYPE_BFLOAT16 ? fr::LogitType::bf16
-                                                     : fr::LogitType::f16,
-                       logits.rows(), logits.cols(), logits.row_stride()};
+  const fr::LogitType type = dt == FRUGAL_DTYPE_FLOAT32    ? fr::LogitType::f32
+                             : dt == FRUGAL_DTYPE_BFLOAT16 ? fr::LogitType::bf16
+                                                           : fr::LogitType::f16;
+  return fr::Logits{{logits.bytes.data(), logits.rows(), logits.cols(), logits.row_stride()}, type};
 }
 
 template <class T>
