@@ -74,8 +74,8 @@ std::string description(const JsonValue::exception& error) {
 // to while a child is open, so the pointers stay valid).
 class Builder {
  public:
-  Builder(JsonValue& root, std::string_view text, std::string_view source, const char* const& read)
-      : root_(root), text_(text), source_(source), read_(read) {}
+  Builder(JsonValue& root, std::string_view text, std::string_view source, const char* const& read, size_t max_values)
+      : root_(root), text_(text), source_(source), read_(read), max_values_(max_values) {}
 
   bool null() { return add(nullptr); }
   bool boolean(bool value) { return add(value); }
@@ -131,8 +131,8 @@ class Builder {
   }
 
   bool count() {
-    if (++values_ <= kMaxJsonValues) return true;
-    return refuse(fmt::format("more than {} values in one document", kMaxJsonValues));
+    if (++values_ <= max_values_) return true;
+    return refuse(fmt::format("more than {} values in one document", max_values_));
   }
 
   JsonValue* place(JsonValue&& value) {
@@ -170,18 +170,19 @@ class Builder {
   std::string_view text_;
   std::string_view source_;
   const char* const& read_;  // one past the last byte the parser has read
+  size_t max_values_;
   std::vector<JsonValue*> open_;
   JsonValue* member_ = nullptr;  // the member whose name was read last
-  size_t values_ = 0;            // read so far, against kMaxJsonValues
+  size_t values_ = 0;            // read so far, against max_values_
   std::string error_;
 };
 
 }  // namespace
 
-JsonValue parse_json(std::string_view text, std::string_view source) {
+JsonValue parse_json(std::string_view text, std::string_view source, std::size_t max_values) {
   const char* read = text.data();
   JsonValue root;
-  Builder builder(root, text, source, read);
+  Builder builder(root, text, source, read, max_values);
   const TrackedBytes begin(text.data(), &read);
   const TrackedBytes end(text.data() + text.size(), &read);
   if (!JsonValue::sax_parse(begin, end, &builder)) throw InputError(builder.error());

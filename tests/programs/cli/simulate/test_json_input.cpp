@@ -111,13 +111,22 @@ TEST_CASE("json: nesting is bounded while reading, so a hostile file cannot exha
 }
 
 TEST_CASE("json: a document of more values than the limit is refused where it passes it") {
-  const size_t max = frugal::simulate::kMaxJsonValues;
-  std::string at_limit = "[";  // the array itself is one value
-  for (size_t i = 1; i < max; ++i) at_limit += i == 1 ? "0" : ",0";
-  at_limit += "]";
-  CHECK(parse_json(at_limit, "t").size() == max - 1);
-  const std::string over = at_limit.substr(0, at_limit.size() - 1) + ",0]";
-  // The value past the limit is the last 0: the parser has read it and the "]" after it.
-  CHECK(input_error_of([&] { parse_json(over, "t"); }) ==
-        fmt::format("t:1:{}: more than {} values in one document", over.size(), max));
+  // The counting at a small limit (the readers' 4 Mi values, through
+  // read_trace, is in test_trace_readers.cpp): members, nested arrays and
+  // objects count once each, as scalars do.
+  for (const size_t max : {size_t{2}, size_t{7}, size_t{1000}}) {
+    std::string at_limit = "[";  // the array itself is one value
+    for (size_t i = 1; i < max; ++i) at_limit += i == 1 ? "0" : ",0";
+    at_limit += "]";
+    CHECK(parse_json(at_limit, "t", max).size() == max - 1);
+    const std::string over = at_limit.substr(0, at_limit.size() - 1) + ",0]";
+    // The value past the limit is the last 0: the parser has read it and the "]" after it.
+    CHECK(input_error_of([&] { parse_json(over, "t", max); }) ==
+          fmt::format("t:1:{}: more than {} values in one document", over.size(), max));
+  }
+  CHECK(parse_json(R"({"a": [1, {"b": null}]})", "t", 5).size() == 1);
+  CHECK(input_error_of([] { parse_json(R"({"a": [1, {"b": null}]})", "t", 4); }) ==
+        "t:1:20: more than 4 values in one document");
+  // The default is the readers' limit.
+  CHECK(parse_json("[0,0,0]", "t").size() == 3);
 }
