@@ -18,8 +18,7 @@ template <class T, class Widen, class Narrow>
 void combine(std::span<const int64_t> token_offsets, std::span<const int64_t> token_rows,
              std::span<const float> row_weight, sdk::MatrixView<const T> y, sdk::MatrixView<T> out, unsigned threads,
              Widen widen, Narrow narrow) {
-  const int64_t hidden =
-      check_row_views("combine", out.cols(), out.rows(), out.row_stride(), y.cols(), y.rows(), y.row_stride());
+  const int64_t hidden = check_row_views("combine", out, y);
   if (static_cast<int64_t>(token_offsets.size()) != out.rows() + 1) {
     throw RouterError("combine: " + std::to_string(token_offsets.size()) + " token offsets for " +
                       std::to_string(out.rows()) + " output rows");

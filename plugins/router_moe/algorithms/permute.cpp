@@ -12,8 +12,7 @@ namespace frugal::router {
 template <class T>
 void permute_rows(std::span<const int64_t> row_token, sdk::MatrixView<const T> x, sdk::MatrixView<T> out,
                   unsigned threads) {
-  const int64_t hidden =
-      check_row_views("permute", x.cols(), x.rows(), x.row_stride(), out.cols(), out.rows(), out.row_stride());
+  const int64_t hidden = check_row_views("permute", x, out);
   if (static_cast<int64_t>(row_token.size()) != out.rows()) {
     throw RouterError("permute: " + std::to_string(row_token.size()) + " row tokens for " + std::to_string(out.rows()) +
                       " output rows");

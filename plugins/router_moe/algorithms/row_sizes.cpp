@@ -16,8 +16,9 @@ void check_row_sizes(const char* op, int64_t tokens, int64_t rows, int64_t hidde
   }
 }
 
-int64_t check_row_views(const char* op, int64_t cols_a, int64_t rows_a, int64_t stride_a, int64_t cols_b,
-                        int64_t rows_b, int64_t stride_b) {
+int64_t check_row_views(const char* op, sdk::MatrixView<const void> a, sdk::MatrixView<const void> b) {
+  const int64_t cols_a = a.cols(), rows_a = a.rows(), stride_a = a.row_stride();
+  const int64_t cols_b = b.cols(), rows_b = b.rows(), stride_b = b.row_stride();
   if (cols_a != cols_b) {
     throw RouterError(std::string(op) + ": rows of " + std::to_string(cols_a) + " and " + std::to_string(cols_b) +
                       " elements");

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "frugal/sdk/tensor_view.hpp"
+
 namespace frugal::router {
 
 // Throws RouterError unless tokens_buffer == tokens * hidden and
@@ -13,9 +15,9 @@ void check_row_sizes(const char* op, int64_t tokens, int64_t rows, int64_t hidde
                      std::size_t rows_buffer);
 
 // Throws RouterError unless both views have the same number of columns,
-// hidden > 0, and both strides are >= hidden; returns hidden.
-int64_t check_row_views(const char* op, int64_t cols_a, int64_t rows_a, int64_t stride_a, int64_t cols_b,
-                        int64_t rows_b, int64_t stride_b);
+// hidden > 0, and both strides are >= hidden; returns hidden. Any typed
+// view converts to the erased ones taken here.
+int64_t check_row_views(const char* op, sdk::MatrixView<const void> a, sdk::MatrixView<const void> b);
 
 // Rows per unit of parallel work: about 256 KiB of fp32 per block, so a
 // block outweighs the scheduling and blocks stay many for load balance.

@@ -171,15 +171,16 @@ class MatrixView {
     }
   }
 
+  // The message is built only on failure: views are made per call.
   static void check_compact(std::size_t size, int64_t rows, int64_t cols) {
-    const std::string shape = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+    const auto shape = [&] { return "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]"; };
     if (rows < 0 || cols < 0)
-      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "MatrixView: shape " + shape + " is negative");
+      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "MatrixView: shape " + shape() + " is negative");
     const auto r = static_cast<uint64_t>(rows);
     const auto c = static_cast<uint64_t>(cols);
     if ((c != 0 && r > size / c) || r * c != size) {
       throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT,
-                        "MatrixView: " + std::to_string(size) + " elements are not a compact " + shape + " matrix");
+                        "MatrixView: " + std::to_string(size) + " elements are not a compact " + shape() + " matrix");
     }
   }
 
