@@ -194,7 +194,14 @@ DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes) {
       TensorRecord record;
       record.name = t->name() != nullptr ? t->name()->str() : "";
       record.dtype = t->dtype();
-      if (t->shape() != nullptr) record.shape.assign(t->shape()->begin(), t->shape()->end());
+      if (t->shape() != nullptr) {
+        // The verifier checks a vector's length word (4-byte aligned), not
+        // its 8-byte elements; reading a misaligned one is undefined. (An
+        // empty vector has no elements, and writers do not align it.)
+        if (t->shape()->size() > 0 && reinterpret_cast<uintptr_t>(t->shape()->Data()) % alignof(int64_t) != 0)
+          return corrupt(fmt::format("manifest stores the shape of tensor '{}' off its 8-byte alignment", record.name));
+        record.shape.assign(t->shape()->begin(), t->shape()->end());
+      }
       record.shard = t->shard();
       record.offset = t->offset();
       record.bytes = t->bytes();

@@ -126,12 +126,32 @@ struct TensorFields {
   std::vector<int64_t> shape;
   uint32_t shard;
   uint64_t offset, bytes;
+  // Writes the shape 4 bytes off its 8-byte alignment, as no flatbuffers
+  // writer does but a crafted file can (the stock verifier checks a
+  // vector's length word, not its elements' alignment).
+  bool misaligned_shape = false;
 };
 struct StateFields {
   std::string name;
   uint32_t kinds, shard;
   uint64_t offset, size, xxh3;
 };
+// A [long] vector laid out 4 bytes off its 8-byte alignment: the elements
+// pushed as 32-bit halves (vector alignment 4), padded so the first lands
+// on an odd 4-byte slot, then the length word giving the 64-bit count.
+flatbuffers::Offset<flatbuffers::Vector<int64_t>> misaligned_vector(flatbuffers::FlatBufferBuilder& builder,
+                                                                    const std::vector<int64_t>& values) {
+  builder.StartVector(values.size() * 2, sizeof(uint32_t));
+  // Built back to front: the data starts GetSize() + 8n bytes from the end.
+  if (builder.GetSize() % 8 == 0) builder.PushElement<uint32_t>(0);
+  for (auto v = values.rbegin(); v != values.rend(); ++v) {
+    const auto bits = static_cast<uint64_t>(*v);
+    builder.PushElement(static_cast<uint32_t>(bits >> 32));
+    builder.PushElement(static_cast<uint32_t>(bits));
+  }
+  return builder.EndVector(values.size());
+}
+
 // `edit` takes (shards, tensors) or (shards, tensors, states); the states
 // are written back only when the manifest had them (as the engine writes).
 template <typename Edit>
@@ -159,8 +179,10 @@ std::vector<uint8_t> with_records(const std::vector<uint8_t>& bytes, Edit edit) 
     shard_offsets.push_back(fb::CreateShard(builder, builder.CreateString(s.key), s.size, s.xxh3));
   std::vector<flatbuffers::Offset<fb::TensorRecord>> tensor_offsets;
   for (const auto& t : tensors)
-    tensor_offsets.push_back(fb::CreateTensorRecord(builder, builder.CreateString(t.name), t.dtype,
-                                                    builder.CreateVector(t.shape), t.shard, t.offset, t.bytes));
+    tensor_offsets.push_back(
+        fb::CreateTensorRecord(builder, builder.CreateString(t.name), t.dtype,
+                               t.misaligned_shape ? misaligned_vector(builder, t.shape) : builder.CreateVector(t.shape),
+                               t.shard, t.offset, t.bytes));
   std::vector<flatbuffers::Offset<fb::StateRecord>> state_offsets;
   for (const auto& st : states)
     state_offsets.push_back(
@@ -295,6 +317,12 @@ TEST_CASE("a damaged newest checkpoint is skipped with its reason and recovery r
                }));
     status = FRUGAL_CKPT_CORRUPT;
     reason = "manifest places tensors 'rng/state' and 'rng/copy' over the same bytes of shard 'shard-00002'";
+  }
+  SECTION("a tensor shape stored off its 8-byte alignment") {
+    write_file(bad / "manifest", with_records(read_file(bad / "manifest"),
+                                              [](auto&, auto& tensors) { tensors.back().misaligned_shape = true; }));
+    status = FRUGAL_CKPT_CORRUPT;
+    reason = "manifest stores the shape of tensor 'rng/state' off its 8-byte alignment";
   }
   SECTION("a shard listed twice") {
     write_file(bad / "manifest",
