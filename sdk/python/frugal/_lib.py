@@ -17,7 +17,7 @@ libfrugal finds its built-in plugins relative to its own file
 (<libdir>/frugal/v2/plugins), so loading it by absolute path is enough for
 plugin discovery as well.
 
-The loaded library must speak ABI major 1 (frugal_abi_version); another
+The loaded library must speak ABI major 2 (frugal_abi_version); another
 major raises :class:`LibraryError`, as does a missing library (naming every
 place that was tried). Loading is lazy: importing the package never fails
 for want of the library; the first call that needs it does.
@@ -62,7 +62,14 @@ _loaded = None
 def source_tree_library():
     """The source tree's build/lib/libfrugal.so.2 when this package is imported from a frugal checkout, else None."""
     package_dir = os.path.dirname(os.path.abspath(__file__))
-    repo_root = os.path.dirname(os.path.dirname(os.path.dirname(package_dir)))
+    python_dir = os.path.dirname(package_dir)
+    sdk_dir = os.path.dirname(python_dir)
+    # The package must sit exactly at <root>/sdk/python/frugal: an installed
+    # copy (site-packages/frugal) three levels below some unrelated directory
+    # that happens to hold abi/include must never be mistaken for a checkout.
+    if os.path.basename(python_dir) != "python" or os.path.basename(sdk_dir) != "sdk":
+        return None
+    repo_root = os.path.dirname(sdk_dir)
     if not os.path.isfile(os.path.join(repo_root, "abi", "include", "frugal", "frugal.h")):
         return None
     return os.path.join(repo_root, "build", "lib", _SONAME)

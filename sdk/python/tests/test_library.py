@@ -74,6 +74,20 @@ class InstalledLibraryTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(result.stdout.strip(), "None")
 
+    def test_a_header_tree_above_the_install_is_not_a_checkout(self):
+        # site-packages three levels below a directory that happens to hold
+        # abi/include/frugal/frugal.h (a copied header tree, another project)
+        # is still an installed package, not sdk/python/frugal of a checkout.
+        decoy = os.path.join(self.root, "decoy")
+        os.makedirs(os.path.join(decoy, "abi", "include", "frugal"))
+        open(os.path.join(decoy, "abi", "include", "frugal", "frugal.h"), "w").close()
+        site = os.path.join(decoy, "venv", "site-packages")
+        shutil.copytree(os.path.join(self.site, "frugal"), os.path.join(site, "frugal"))
+        result = run_python(f"sys.path.insert(0, {site!r}); import frugal; print(frugal._lib.source_tree_library())",
+                            cwd=self.root, LD_LIBRARY_PATH="")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout.strip(), "None")
+
     def test_the_loader_path_finds_it_and_library_path_names_the_file(self):
         result = self.run_installed("print(frugal.library_path(), frugal.abi_version()[0])",
                                     LD_LIBRARY_PATH=self.lib_dir)
