@@ -16,10 +16,13 @@ set -eu
 # nlohmann-json3-dev (header-only): every JSON the tools read or write, the
 # CLI and its cost simulator, the conformance kit and the demo's report.
 # libcli11-dev (header-only): the tools' command-line parser (support/args).
+# libopenmpi-dev, openmpi-bin: the `mpi` comm (plugins/comm_mpi) and the tests
+# that run it under mpirun across ranks.
 packages="cmake make g++ pkg-config binutils python3 \
 libboost-dev libfmt-dev libflatbuffers-dev flatbuffers-compiler libxxhash-dev catch2 \
 abigail-tools dpkg-dev lintian cargo golang-go python3-numpy python3-torch \
-clang-14 libclang-rt-14-dev llvm-14 clang-tidy-14 clang-format-14 python3-venv python3-setuptools nlohmann-json3-dev libcli11-dev"
+clang-14 libclang-rt-14-dev llvm-14 clang-tidy-14 clang-format-14 python3-venv python3-setuptools nlohmann-json3-dev libcli11-dev \
+libopenmpi-dev openmpi-bin"
 
 missing=""
 for p in $packages; do

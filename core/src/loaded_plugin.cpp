@@ -15,6 +15,7 @@
 #include <set>
 #include <utility>
 
+#include "comm/host_slots.hpp"
 #include "elf_check.hpp"
 #include "error.hpp"
 #include "frugal/error.h"
@@ -107,6 +108,9 @@ LoadedPlugin::LoadedPlugin(std::shared_ptr<LogSink> log) : log_(std::move(log)) 
   host_.options_check_known = &options_check_known;
   host_.option_type = &frugal_options_type;
   host_.error_destroy = &frugal_error_destroy;
+  host_.option_get_comm = &frugal_options_get_comm;
+  host_.comm_info = &comm::host_comm_info;
+  host_.comm_run = &comm::host_comm_run;
 }
 
 LoadedPlugin::~LoadedPlugin() {

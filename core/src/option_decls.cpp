@@ -51,6 +51,7 @@ std::string value_text(const frugal_options::Entry& e) {
     case FRUGAL_OPTION_INT: return std::to_string(e.int_value);
     case FRUGAL_OPTION_DOUBLE: return fmt::format("{}", e.double_value);
     case FRUGAL_OPTION_BOOL: return e.int_value != 0 ? "true" : "false";
+    case FRUGAL_OPTION_COMM: return "a comm";
     default: return "'" + e.string_value + "'";
   }
 }
@@ -116,7 +117,7 @@ OptionDecl adopt_decl(const frugal_option_decl* raw, size_t index, const std::st
     fail(FRUGAL_ERR_PLUGIN_INVALID, "{}: doc must be one line, without a newline", where);
   d.doc = *doc;
 
-  if (d.type < FRUGAL_OPTION_INT || d.type > FRUGAL_OPTION_STRING)
+  if (d.type < FRUGAL_OPTION_INT || d.type > FRUGAL_OPTION_COMM)
     fail(FRUGAL_ERR_PLUGIN_INVALID, "{} has type {}, not a frugal_option_type_values value", where, d.type);
   const bool numeric = d.type == FRUGAL_OPTION_INT || d.type == FRUGAL_OPTION_DOUBLE;
   if ((d.flags & kBoundFlags) && !numeric)
@@ -135,6 +136,8 @@ OptionDecl adopt_decl(const frugal_option_decl* raw, size_t index, const std::st
   if (d.choices)
     for (const auto choice : split_choices(*d.choices))
       if (choice.empty()) fail(FRUGAL_ERR_PLUGIN_INVALID, "{}: choices '{}' has an empty entry", where, *d.choices);
+  if (d.type == FRUGAL_OPTION_COMM && d.default_value)
+    fail(FRUGAL_ERR_PLUGIN_INVALID, "{}: a comm option cannot have a default", where);
   if ((d.flags & FRUGAL_OPTION_DECL_REQUIRED) && d.default_value)
     fail(FRUGAL_ERR_PLUGIN_INVALID, "{} is required and has a default ('{}'): give one or the other", where,
          *d.default_value);

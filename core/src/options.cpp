@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "comm/communicator.hpp"
 #include "error.hpp"
 #include "frugal/options.h"
 
@@ -126,6 +127,15 @@ FRUGAL_API frugal_error* frugal_options_set_string(frugal_options* options, cons
   });
 }
 
+FRUGAL_API frugal_error* frugal_options_set_comm(frugal_options* options, const char* name, frugal_comm* comm) {
+  return guard("frugal_options_set_comm", [&] {
+    frugal::require_non_null(comm, "frugal_options_set_comm", "comm");
+    auto e = frugal::new_entry(options, name, FRUGAL_OPTION_COMM);
+    e.comm_value = std::make_shared<frugal_comm>(frugal_comm{comm->impl});
+    frugal::commit(options, std::move(e));
+  });
+}
+
 FRUGAL_API frugal_error* frugal_options_set_parsed(frugal_options* options, const char* name, const char* text) {
   return guard("frugal_options_set_parsed", [&] {
     frugal::require_non_null(text, "frugal_options_set_parsed", "text");
@@ -228,9 +238,30 @@ FRUGAL_API frugal_error* frugal_options_get_string(const frugal_options* options
   });
 }
 
+FRUGAL_API frugal_error* frugal_options_get_comm(const frugal_options* options, const char* name, frugal_comm** out) {
+  return guard("frugal_options_get_comm", [&] {
+    frugal::require_non_null(out, "frugal_options_get_comm", "out");
+    const auto* e = frugal::find(options, name);
+    if (e == nullptr) {
+      *out = nullptr;
+      return;
+    }
+    if (e->type != FRUGAL_OPTION_COMM) frugal::type_mismatch(*e, "comm");
+    *out = e->comm_value.get();
+  });
+}
+
 }  // extern "C"
 
 namespace frugal {
+
+std::vector<std::shared_ptr<frugal_comm>> comm_references(const frugal_options* options) {
+  std::vector<std::shared_ptr<frugal_comm>> out;
+  if (options != nullptr)
+    for (const auto& e : options->entries)
+      if (e.type == FRUGAL_OPTION_COMM) out.push_back(e.comm_value);
+  return out;
+}
 
 // Backs frugal_host_api.options_check_known: a misspelt option must never
 // pass silently, so every name a strategy does not know is an error.

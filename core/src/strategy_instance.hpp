@@ -11,11 +11,13 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "error.hpp"
 #include "frugal/options.h"
 #include "loaded_plugin.hpp"
 #include "option_decls.hpp"
+#include "options.hpp"
 #include "plugin_call.hpp"
 
 namespace frugal {
@@ -61,7 +63,18 @@ class StrategyInstance {
     if (instance == nullptr)
       fail(FRUGAL_ERR_INTERNAL, "{}: {} succeeded but returned a NULL instance", label_, Slots::make_name);
     instance_ = instance;
+    // A comm handed over as an option may be kept by the instance (the
+    // vtable headers promise it stays valid until destroy).
+    comms_ = comm_references(options);
   }
+
+  // Takes over an instance the plugin made by another slot (a comm's
+  // split), released by the same destroy. Call once, instead of create.
+  void adopt(void* instance) {
+    if (instance == nullptr) fail(FRUGAL_ERR_INTERNAL, "{}: adopting a NULL instance", label_);
+    instance_ = instance;
+  }
+  [[nodiscard]] void* raw() const noexcept { return instance_; }
 
   // Runs slot(instance, args...) of the vtable, its error prefixed with the
   // label. Const for the slots a kind documents as not changing what the
@@ -99,6 +112,9 @@ class StrategyInstance {
   const StrategyRecord* record_;
   Vtable vtable_;
   std::string label_;
+  // Declared before instance_'s release in the destructor body runs, so
+  // they are dropped after the plugin's destroy.
+  std::vector<std::shared_ptr<frugal_comm>> comms_;
   void* instance_ = nullptr;
 };
 

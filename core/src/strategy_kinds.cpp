@@ -3,6 +3,7 @@
 #include <array>
 #include <cstring>
 
+#include "frugal/comm_vtable.h"
 #include "frugal/context.h"
 #include "frugal/packer_vtable.h"
 #include "frugal/policy_vtable.h"
@@ -67,6 +68,14 @@ constexpr std::array kRouterSlots = {
     VtableSlot{offsetof(frugal_router_vtable, import_state), "import_state"},
 };
 
+constexpr std::array kCommSlots = {
+    VtableSlot{offsetof(frugal_comm_vtable, create), "create"},
+    VtableSlot{offsetof(frugal_comm_vtable, destroy), "destroy"},
+    VtableSlot{offsetof(frugal_comm_vtable, info), "info"},
+    VtableSlot{offsetof(frugal_comm_vtable, split), "split"},
+    VtableSlot{offsetof(frugal_comm_vtable, run), "run"},
+};
+
 const std::array kSpecs = {
     StrategyKindSpec{FRUGAL_KIND_PACKER, "packer", FRUGAL_PACKER_VTABLE_MIN_SIZE, sizeof(frugal_packer_vtable),
                      kPackerSlots},
@@ -80,6 +89,7 @@ const std::array kSpecs = {
                      kScheduleSlots},
     StrategyKindSpec{FRUGAL_KIND_STORE, "store", FRUGAL_STORE_VTABLE_MIN_SIZE, sizeof(frugal_store_vtable),
                      kStoreSlots},
+    StrategyKindSpec{FRUGAL_KIND_COMM, "comm", FRUGAL_COMM_VTABLE_MIN_SIZE, sizeof(frugal_comm_vtable), kCommSlots},
 };
 
 struct KindName {
@@ -90,6 +100,7 @@ constexpr std::array kKindNames = {
     KindName{FRUGAL_KIND_ROUTER, "router"},     KindName{FRUGAL_KIND_QUANTIZER, "quantizer"},
     KindName{FRUGAL_KIND_PACKER, "packer"},     KindName{FRUGAL_KIND_POLICY, "policy"},
     KindName{FRUGAL_KIND_SCHEDULE, "schedule"}, KindName{FRUGAL_KIND_STORE, "store"},
+    KindName{FRUGAL_KIND_COMM, "comm"},
 };
 
 }  // namespace

@@ -62,7 +62,7 @@ TEST_CASE("the pinned LP64 layout") {
                                                {"frugal_dlpack_tensor.", 48},
                                                {"frugal_dlpack_managed_tensor.", 64},
                                                {"frugal_dlpack_managed_tensor_versioned.", 80},
-                                               {"frugal_host_api.", 112},
+                                               {"frugal_host_api.", 136},
                                                {"frugal_strategy_desc.", 48},
                                                {"frugal_plugin_desc.", 88},
                                                {"frugal_schedule_vtable.", 32},
@@ -103,7 +103,10 @@ TEST_CASE("the pinned LP64 layout") {
                                                {"frugal_decision.", 48},
                                                {"frugal_policy_vtable.", 48},
                                                {"frugal_scheduler_config.", 56},
-                                               {"frugal_cost_ledger.", 144}};
+                                               {"frugal_cost_ledger.", 144},
+                                               {"frugal_comm_info.", 24},
+                                               {"frugal_comm_call.", 96},
+                                               {"frugal_comm_vtable.", 48}};
   for (const auto& [name, size] : sizes) {
     INFO(name);
     CHECK(layout.at(name) == size);
@@ -151,7 +154,10 @@ TEST_CASE("the pinned LP64 layout") {
                            "frugal_scheduler_config",
                            "frugal_cost_ledger",
                            "frugal_option_info",
-                           "frugal_option_decl"}) {
+                           "frugal_option_decl",
+                           "frugal_comm_info",
+                           "frugal_comm_call",
+                           "frugal_comm_vtable"}) {
     INFO(type);
     CHECK(layout.at(std::string(type) + ".struct_size") == 0);
   }
@@ -176,6 +182,11 @@ TEST_CASE("the pinned LP64 layout") {
   CHECK(layout.at("frugal_host_api.option_type") == 96);
   CHECK(layout.at("frugal_host_api.error_destroy") == 104);
   CHECK(FRUGAL_HOST_API_V2_0_SIZE == 112);
+  CHECK(layout.at("frugal_host_api.option_get_comm") == 112);  // ABI 2.1 slots
+  CHECK(layout.at("frugal_host_api.comm_run") == 128);
+  CHECK(FRUGAL_HOST_API_V2_1_SIZE == 136);
+  CHECK(layout.at("frugal_comm_call.timeout_ms") == 88);
+  CHECK(FRUGAL_COMM_CALL_MIN_SIZE == 96);
   CHECK(layout.at("frugal_plugin_desc.strategies") == 56);
   CHECK(FRUGAL_PLUGIN_DESC_MIN_SIZE == 64);
   CHECK(FRUGAL_STRATEGY_DESC_MIN_SIZE == 40);

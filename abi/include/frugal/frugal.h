@@ -9,6 +9,7 @@
 #define FRUGAL_FRUGAL_H_
 
 #include "frugal/checkpoint.h"
+#include "frugal/comm.h"
 #include "frugal/context.h"
 #include "frugal/dlpack.h"
 #include "frugal/error.h"

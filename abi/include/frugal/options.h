@@ -70,6 +70,16 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_set_string(frugal_optio
                                                                     const char* value);
 
 /**
+ * Sets `name` to a COMM value (ABI 2.1): a reference to `comm` (not NULL),
+ * which stays alive while this value, a copy of the options or a strategy
+ * instance created with them holds it, even after frugal_comm_destroy.
+ * This is how a host hands a communicator to a strategy (a router's
+ * expert-parallel group, comm_nccl's MPI bootstrap).
+ */
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_set_comm(frugal_options* options, const char* name,
+                                                                  frugal_comm* comm);
+
+/**
  * Sets `name` from `text` (not NULL), the way a command line or config file
  * spells it, independent of the locale: exactly "true"/"false" -> BOOL, a
  * decimal integer that fits int64 -> INT, a decimal or exponent number
@@ -133,6 +143,14 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_get_bool(const frugal_o
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_get_string(const frugal_options* options, const char* name,
                                                                     const char* default_value, const char** out);
+
+/**
+ * Reads `name` as a communicator (ABI 2.1). Absent -> *out = NULL.
+ *   out: // out, not NULL; a borrowed handle, valid while `options` holds
+ *        the value. Do not destroy it.
+ */
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_options_get_comm(const frugal_options* options, const char* name,
+                                                                  frugal_comm** out);
 
 FRUGAL_EXTERN_C_END
 

@@ -34,11 +34,16 @@ FRUGAL_EXTERN_C_BEGIN
 /* Host services table                                                      */
 /* ======================================================================== */
 
+/* Defined in frugal/comm_vtable.h (which includes this header). */
+struct frugal_comm_info;
+struct frugal_comm_call;
+
 /**
  * Services the core offers to one loaded plugin. Owned by the core, one
  * table per loaded plugin, valid until the plugin is unloaded (which the
  * core does only after every object created from the plugin is gone). All
- * slots of v2.0 are non-NULL and thread-safe.
+ * slots of v2.0 and v2.1 are non-NULL and thread-safe (a comm slot on one
+ * comm is serialised with the comm's other calls).
  *
  * An error returned by a slot is owned by the plugin: it either returns it
  * from the current vtable call (the core then owns it) or releases it with
@@ -130,6 +135,30 @@ typedef struct frugal_host_api {
    * error_create or returned by another slot). NULL allowed.
    */
   void (*error_destroy)(frugal_error* error);
+
+  /* ---- ABI 2.1: communicators (check struct_size >= FRUGAL_HOST_API_V2_1_SIZE) ---- */
+
+  /**
+   * Reads a COMM option (frugal/comm.h): the communicator the host handed
+   * the strategy. Absent -> *out = NULL. The handle stays valid until the
+   * instance created with these options is destroyed (the core holds a
+   * reference for it); never destroy it.
+   *   out: // out, not NULL.
+   */
+  frugal_error* (*option_get_comm)(const frugal_options* options, const char* name, frugal_comm** out);
+  /**
+   * Describes `comm` (rank, size, device type).
+   *   out: // out, not NULL, struct_size set by the caller.
+   */
+  frugal_error* (*comm_info)(const frugal_comm* comm, struct frugal_comm_info* out);
+  /**
+   * Runs one collective on `comm`, checked as the host API checks its own
+   * (see frugal/comm_vtable.h: counts, displacements, dtypes, devices).
+   * `call->timeout_ms` 0 means the comm's deadline. The same collective
+   * order rules hold: every rank of the group must make the call. Not to
+   * be called on the comm a comm backend is serving itself.
+   */
+  frugal_error* (*comm_run)(frugal_comm* comm, const struct frugal_comm_call* call);
 } frugal_host_api;
 
 /**
@@ -137,6 +166,9 @@ typedef struct frugal_host_api {
  * below it; for a slot added later it checks host->struct_size first.
  */
 #define FRUGAL_HOST_API_V2_0_SIZE (offsetof(frugal_host_api, error_destroy) + sizeof(void*))
+
+/** Size of the v2.1 host table: the 2.0 slots plus option_get_comm, comm_info and comm_run. */
+#define FRUGAL_HOST_API_V2_1_SIZE (offsetof(frugal_host_api, comm_run) + sizeof(void*))
 
 #if FRUGAL_LP64
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_host_api, abi_major) == 8, host_abi_major);
@@ -153,7 +185,10 @@ FRUGAL_LAYOUT_ASSERT(offsetof(frugal_host_api, option_get_string) == 80, host_op
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_host_api, options_check_known) == 88, host_options_check_known);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_host_api, option_type) == 96, host_option_type);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_host_api, error_destroy) == 104, host_error_destroy);
-FRUGAL_LAYOUT_ASSERT(sizeof(frugal_host_api) == 112, host_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_host_api, option_get_comm) == 112, host_option_get_comm);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_host_api, comm_info) == 120, host_comm_info);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_host_api, comm_run) == 128, host_comm_run);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_host_api) == 136, host_size);
 #endif
 
 /* ======================================================================== */

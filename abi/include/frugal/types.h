@@ -76,6 +76,13 @@ typedef struct frugal_options frugal_options;
  */
 typedef struct frugal_context frugal_context;
 
+/**
+ * One process's end of a group of ranks (frugal/comm.h). Hosts create and
+ * destroy it; plugins receive it as a FRUGAL_OPTION_COMM option and call
+ * collectives on it through frugal_host_api. ABI 2.1.
+ */
+typedef struct frugal_comm frugal_comm;
+
 /* ======================================================================== */
 /* Option value types                                                       */
 /* ======================================================================== */
@@ -85,7 +92,14 @@ enum frugal_option_type_values {
   FRUGAL_OPTION_INT = 1,    /**< int64_t. May also be read as a double. */
   FRUGAL_OPTION_DOUBLE = 2, /**< double. */
   FRUGAL_OPTION_BOOL = 3,   /**< Boolean, carried as int32_t 0 or 1. */
-  FRUGAL_OPTION_STRING = 4  /**< NUL-terminated UTF-8 string, copied on set. */
+  FRUGAL_OPTION_STRING = 4, /**< NUL-terminated UTF-8 string, copied on set. */
+  /**
+   * A communicator (frugal_comm*, frugal/comm.h), held by reference: the
+   * options object and every strategy instance created with it keep the
+   * comm alive. Added in ABI 2.1; read with frugal_options_get_comm
+   * (hosts) or frugal_host_api.option_get_comm (plugins).
+   */
+  FRUGAL_OPTION_COMM = 5
 };
 
 /* ======================================================================== */
@@ -120,7 +134,8 @@ enum frugal_strategy_kind_values {
   FRUGAL_KIND_PACKER = 3,    /**< Sequence packers (frugal/packer_vtable.h). */
   FRUGAL_KIND_POLICY = 4,    /**< Cost policies (spot/reserved, cadence, scaling). */
   FRUGAL_KIND_SCHEDULE = 5,  /**< Learning-rate schedules (frugal/schedule_vtable.h). */
-  FRUGAL_KIND_STORE = 6      /**< Checkpoint storage backends. */
+  FRUGAL_KIND_STORE = 6,     /**< Checkpoint storage backends. */
+  FRUGAL_KIND_COMM = 7       /**< Collective-communication backends (frugal/comm_vtable.h); ABI 2.1. */
 };
 
 /** Strategy flag: calls on one instance may run concurrently from several threads. */

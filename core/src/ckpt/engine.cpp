@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "ckpt/shard_verify.hpp"
+#include "compact_tensor.hpp"
 #include "dtype.hpp"
 #include "frugal/managed_tensor.h"
 #include "frugal/options.h"
@@ -62,16 +63,6 @@ EngineOptions read_options(const frugal_options* options) {
     check_store_key(out.prefix.substr(0, out.prefix.size() - 1));
   }
   return out;
-}
-
-bool is_row_major(const frugal_tensor& view) {
-  if (view.strides == nullptr) return true;
-  int64_t expected = 1;
-  for (int32_t i = view.ndim; i-- > 0;) {
-    if (view.shape[i] != 1 && view.strides[i] != expected) return false;
-    expected *= view.shape[i];
-  }
-  return true;
 }
 
 // The name and kinds rules of every registration; `what` is "checkpoint

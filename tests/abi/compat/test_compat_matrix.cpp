@@ -97,7 +97,7 @@ TEST_CASE("compatibility matrix: a plugin built against the ABI 1.1 headers is r
   CHECK(loaded.message.find(file) != std::string::npos);
   CHECK(loaded.message.find("built for frugal ABI 1.x") != std::string::npos);  // the plugin's version
   CHECK(loaded.message.find("frugal_plugin_init_v1") != std::string::npos);
-  CHECK(loaded.message.find("this core speaks ABI 2.0") != std::string::npos);  // the core's
+  CHECK(loaded.message.find("this core speaks ABI 2.1") != std::string::npos);  // the core's
   CHECK(frugal_context_plugin_count(c.context.get()) == 0);
   CHECK(frugal_context_load_failure_count(c.context.get()) == 1);
 }

@@ -32,10 +32,10 @@ const std::vector<Malformed> kMalformed = {
     // A plugin of the previous major: the message names its version and the core's.
     {"major1_desc",
      FRUGAL_ERR_ABI_MISMATCH,
-     {"built for frugal ABI 1.1", "this core speaks ABI 2.0", "major version must match"}},
+     {"built for frugal ABI 1.1", "this core speaks ABI 2.1", "major version must match"}},
     {"major1_symbol",
      FRUGAL_ERR_ABI_MISMATCH,
-     {"built for frugal ABI 1.x", "frugal_plugin_init_v1", "this core speaks ABI 2.0", "frugal_plugin_init_v2"}},
+     {"built for frugal ABI 1.x", "frugal_plugin_init_v1", "this core speaks ABI 2.1", "frugal_plugin_init_v2"}},
     {"null_slot", FRUGAL_ERR_PLUGIN_INVALID, {"schedule strategy 'broken'", "slot 'lr'"}},
     {"null_vtable", FRUGAL_ERR_PLUGIN_INVALID, {"'broken'", "NULL vtable"}},
     {"null_name", FRUGAL_ERR_PLUGIN_INVALID, {"field 'name' is NULL"}},

@@ -25,7 +25,7 @@ class CliTest(unittest.TestCase):
         result = run(["version"])
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertRegex(result.stdout, r"^frugal \d+\.\d+\.\d+\n")
-        self.assertIn("ABI 2.0 (headers of this tool: 2.0)", result.stdout)
+        self.assertIn("ABI 2.1 (headers of this tool: 2.1)", result.stdout)
         self.assertRegex(result.stdout, r"CUDA: built (with|without) CUDA")
 
     def test_plugins_json_lists_the_builtin_schedules(self):
@@ -36,7 +36,7 @@ class CliTest(unittest.TestCase):
         by_name = {p["name"]: p for p in listing["plugins"]}
         lr = by_name["schedule_lr"]
         self.assertTrue(os.path.isfile(lr["path"]))
-        self.assertEqual(lr["abi"], "2.0")
+        self.assertEqual(lr["abi"], "2.1")
         self.assertEqual([s["name"] for s in lr["strategies"]], ["constant", "linear_warmup", "cosine", "sgdr", "wsd"])
         self.assertTrue(all(s["kind"] == "schedule" and s["thread_safe"] for s in lr["strategies"]))
 
@@ -117,8 +117,13 @@ class CliTest(unittest.TestCase):
             self.assertEqual(result.returncode, 1, "a failed file must show in the exit code")
             listing = json.loads(result.stdout)
             names = [p["name"] for p in listing["plugins"]]
-            self.assertEqual(names[:7], ["alpha", "packer_seq", "policy_cost", "quant_fp8", "router_moe", "schedule_lr",
-                                         "store_fs"])
+            # The environment's plugins first, then the built-in ones in file-name
+            # order (comm_mpi is built only where MPI was found).
+            builtin_dir = os.path.join(BUILD_DIR, "lib", "frugal", "v2", "plugins")
+            has_mpi = os.path.exists(os.path.join(builtin_dir, "comm_mpi.so"))
+            expected = ["alpha", "comm_local"] + (["comm_mpi"] if has_mpi else []) + [
+                "packer_seq", "policy_cost", "quant_fp8", "router_moe", "schedule_lr", "store_fs"]
+            self.assertEqual(names[:len(expected)], expected)
             failures = {os.path.basename(f["path"]): f for f in listing["failures"]}
             self.assertEqual(set(failures), {"major1_desc.so", "notes.so"})
             self.assertEqual(failures["major1_desc.so"]["code"], "ABI_MISMATCH")

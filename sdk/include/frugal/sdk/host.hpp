@@ -81,6 +81,9 @@ struct StoreDeleter {
 struct CkptEngineDeleter {
   void operator()(frugal_ckpt_engine* e) const noexcept { frugal_ckpt_engine_destroy(e); }
 };
+struct CommDeleter {
+  void operator()(frugal_comm* c) const noexcept { frugal_comm_destroy(c); }
+};
 // Strings frugal hands over to the caller (frugal_ckpt_inspect_json).
 struct StringDeleter {
   void operator()(char* text) const noexcept { frugal_string_free(text); }
@@ -100,6 +103,7 @@ using RouterPtr = std::unique_ptr<frugal_router, RouterDeleter>;
 using SchedulerPtr = std::unique_ptr<frugal_scheduler, SchedulerDeleter>;
 using StorePtr = std::unique_ptr<frugal_store, StoreDeleter>;
 using CkptEnginePtr = std::unique_ptr<frugal_ckpt_engine, CkptEngineDeleter>;
+using CommPtr = std::unique_ptr<frugal_comm, CommDeleter>;
 using StringPtr = std::unique_ptr<char, StringDeleter>;
 
 inline ContextPtr make_context() {
@@ -162,6 +166,12 @@ inline CkptEnginePtr make_ckpt_engine(frugal_store* store, const frugal_options*
   return CkptEnginePtr(engine);
 }
 
+inline CommPtr make_comm(frugal_context* context, const char* name, const frugal_options* options) {
+  frugal_comm* comm = nullptr;
+  check(frugal_comm_create(context, name, options, &comm));
+  return CommPtr(comm);
+}
+
 // An owned frugal_options filled by chained typed setters:
 //   host::Options o;
 //   o.set("lr", 3e-4).set("warmup_steps", 100).set("shape", "cosine");
@@ -207,6 +217,12 @@ class Options {
   }
 
   Options& set(const char* name, std::string_view value) { return set(name, std::string(value).c_str()); }
+
+  // A communicator, held by reference (frugal_options_set_comm).
+  Options& set(const char* name, frugal_comm* comm) {
+    check(frugal_options_set_comm(options_.get(), name, comm));
+    return *this;
+  }
 
   // Sets `name` from text as a command line spells it ("true", "8", "3e-4", other text: STRING).
   Options& set_parsed(const char* name, const char* text) {

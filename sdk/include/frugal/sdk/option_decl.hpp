@@ -90,6 +90,10 @@ constexpr OptionDeclBuilder bool_option(const char* name, const char* doc) {
 constexpr OptionDeclBuilder string_option(const char* name, const char* doc) {
   return option_of_type(FRUGAL_OPTION_STRING, name, doc);
 }
+// A communicator the host hands over (frugal_options_set_comm, ABI 2.1); no default.
+constexpr OptionDeclBuilder comm_option(const char* name, const char* doc) {
+  return option_of_type(FRUGAL_OPTION_COMM, name, doc);
+}
 
 // The static extension declaring the options of the constexpr array Decls
 // (C array or std::array of frugal_option_decl); valid for the plugin's life.
@@ -119,6 +123,7 @@ constexpr const char* option_type_name(int32_t type) {
     case FRUGAL_OPTION_DOUBLE: return "double";
     case FRUGAL_OPTION_BOOL: return "bool";
     case FRUGAL_OPTION_STRING: return "string";
+    case FRUGAL_OPTION_COMM: return "comm";
     default: return "unknown";
   }
 }

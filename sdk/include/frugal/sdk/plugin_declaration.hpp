@@ -112,7 +112,7 @@ consteval frugal_plugin_desc declare_plugin(PluginIdentity identity) {
     const frugal_strategy_desc& s = Strategies[i];
     if (!rules::is_valid_name(s.name))
       rules::strategy_name_must_be_1_to_64_bytes_of_a_z_0_9_underscore_dot_dash_starting_with_a_letter();
-    if (s.kind < FRUGAL_KIND_ROUTER || s.kind > FRUGAL_KIND_STORE) rules::strategy_kind_is_not_a_frugal_kind();
+    if (s.kind < FRUGAL_KIND_ROUTER || s.kind > FRUGAL_KIND_COMM) rules::strategy_kind_is_not_a_frugal_kind();
     if (rules::is_null_vtable(s.vtable) || s.struct_size != sizeof(frugal_strategy_desc))
       rules::strategy_needs_a_vtable_and_a_full_struct_size();
     for (std::size_t j = 0; j < i; ++j)

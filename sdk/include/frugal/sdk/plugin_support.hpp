@@ -117,6 +117,9 @@ class Options {
 
   bool has(const char* name) const { return host_->option_type(options_, name) != 0; }
 
+  // The host table the options came with (for its comm slots, logging).
+  [[nodiscard]] const frugal_host_api* host() const noexcept { return host_; }
+
   int64_t get_int(const char* name, int64_t default_value) const {
     int64_t value = 0;
     check(host_, host_->option_get_int(options_, name, default_value, &value));
@@ -136,6 +139,15 @@ class Options {
     const char* value = nullptr;
     check(host_, host_->option_get_string(options_, name, default_value, &value));
     return value != nullptr ? std::string(value) : std::string();
+  }
+  // A communicator the host handed over (ABI 2.1), or nullptr when absent.
+  // Valid until the instance created with these options is destroyed. On
+  // a 2.0 core, which has no comms, a given one cannot exist: nullptr.
+  frugal_comm* get_comm(const char* name) const {
+    if (host_->struct_size < FRUGAL_HOST_API_V2_1_SIZE) return nullptr;
+    frugal_comm* value = nullptr;
+    check(host_, host_->option_get_comm(options_, name, &value));
+    return value;
   }
 
   // The range checks of every plugin's options: the value must lie in the

@@ -1,0 +1,26 @@
+#include "option_decls.hpp"
+
+#include "frugal/sdk/option_decl.hpp"
+
+namespace frugal::comm_mpi {
+namespace {
+
+constexpr frugal_option_decl kMpi[] = {
+    sdk::int_option(
+        "fortran_handle",
+        "the host's MPI communicator as MPI_Comm_c2f gives it; absent: MPI_COMM_WORLD (duplicated either way)")
+        .min(0.0),
+    sdk::bool_option("check_calls",
+                     "before each collective, check that every rank makes the same call (op, dtype, counts); one "
+                     "extra small collective per call")
+        .default_value("false"),
+    sdk::int_option("join_timeout_ms", "deadline for every rank to join the group at create, in milliseconds")
+        .default_value("300000")
+        .min(1.0),
+};
+
+}  // namespace
+
+const frugal_strategy_options_ext kMpiOptions = sdk::DeclaredOptions<kMpi>::ext;
+
+}  // namespace frugal::comm_mpi
