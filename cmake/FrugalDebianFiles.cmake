@@ -12,7 +12,7 @@
 # anywhere else).
 set(FRUGAL_PACKAGE_MAINTAINER "frugal maintainers <maintainers@frugal.invalid>"
     CACHE STRING "Maintainer field of the .deb packages")
-# The Debian revision: 0.2.0-1 is the first packaging of release 0.2.0. The
+# The Debian revision: 0.3.0-1 is the first packaging of release 0.3.0. The
 # upstream part is always the SDK release (PROJECT_VERSION).
 set(FRUGAL_DEB_REVISION 1 CACHE STRING "Debian revision of the .deb packages (the part after the '-')")
 set(FRUGAL_DEB_VERSION "${PROJECT_VERSION}-${FRUGAL_DEB_REVISION}")
@@ -45,7 +45,8 @@ if(NOT _frugal_gzip_rc EQUAL 0)
   message(FATAL_ERROR "gzip -9nc ${_frugal_changelog} failed: ${_frugal_gzip_rc}")
 endif()
 
-foreach(_pair "runtime;libfrugal${FRUGAL_ABI_MAJOR}" "dev;libfrugal-dev" "tools;frugal-tools" "python;python3-frugal")
+foreach(_pair "runtime;libfrugal${FRUGAL_ABI_MAJOR}" "dev;libfrugal-dev" "tools;frugal-tools" "python;python3-frugal"
+              "mpi;frugal-comm-mpi")
   list(GET _pair 0 _component)
   list(GET _pair 1 _package)
   install(FILES "${_frugal_deb_src}/copyright" "${_frugal_changelog}.gz"

@@ -1,9 +1,10 @@
-# CPack: the SDK as four Debian packages, one per install component, and one
+# CPack: the SDK as Debian packages, one per install component, and one
 # relocatable .tar.gz holding the whole install tree:
 #   libfrugal<ABI major>  (component runtime)  libfrugal.so.2*, the built-in plugins
 #   libfrugal-dev         (component dev)      headers, libfrugal.so, CMake package, pkg-config files
 #   frugal-tools          (component tools)    frugal, frugal-conformance, frugal-demo
 #   python3-frugal        (component python)   the ctypes binding (sdk/python/frugal)
+#   frugal-comm-mpi       (component mpi)      the comm_mpi plugin, when MPI was found
 # Build them with the `package` target or `cpack --config <build>/CPackConfig.cmake`.
 # docs/packaging.md describes the packages; tests/install checks them with lintian.
 include(FrugalDebianFiles)
@@ -24,6 +25,9 @@ set(CPACK_PACKAGE_FILE_NAME "${CPACK_PACKAGE_NAME}-${PROJECT_VERSION}-${CMAKE_SY
 # What the packages hold; the install rules without a component (the
 # header-only INTERFACE targets of the export set) install no file.
 set(CPACK_COMPONENTS_ALL runtime dev tools python)
+if(TARGET comm_mpi)
+  list(APPEND CPACK_COMPONENTS_ALL mpi)
+endif()
 # The .tar.gz stays one archive of the whole tree (the `python` component,
 # EXCLUDE_FROM_ALL, is only in the .deb).
 set(CPACK_ARCHIVE_COMPONENT_INSTALL OFF)
@@ -48,7 +52,8 @@ string(CONCAT CPACK_DEBIAN_RUNTIME_DESCRIPTION
     "libfrugal (SONAME libfrugal.so.${FRUGAL_ABI_MAJOR}) is the core of frugal, an SDK of\n"
     "strategy plugins for cheaper deep-learning training, with a stable C ABI.\n"
     "This package also holds the built-in plugins: LR schedules, checkpoint\n"
-    "store, sequence packer, FP8/INT8 quantizer, MoE router, cost policies.")
+    "store, sequence packer, FP8/INT8 quantizer, MoE router, cost policies\n"
+    "and the one-process communicator (comm_local; comm_mpi is frugal-comm-mpi).")
 # shlibs and symbols let dpkg-shlibdeps give packages linking libfrugal
 # their dependency; the trigger runs ldconfig once per dpkg run.
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA
@@ -85,6 +90,17 @@ string(CONCAT CPACK_DEBIAN_PYTHON_DESCRIPTION
     "A pure ctypes package over libfrugal's C ABI; shares numpy arrays and\n"
     "PyTorch tensors with frugal through DLPack without copies.")
 
+# The plugin speaks ABI 2.1, so it needs this release's core or a newer one;
+# OpenMPI's library comes from dpkg-shlibdeps (or the fallback below).
+set(CPACK_DEBIAN_MPI_PACKAGE_NAME frugal-comm-mpi)
+set(CPACK_DEBIAN_MPI_PACKAGE_SECTION libs)
+set(CPACK_DEBIAN_MPI_PACKAGE_DEPENDS "${_frugal_runtime_pkg} (>= ${PROJECT_VERSION})")
+string(CONCAT CPACK_DEBIAN_MPI_DESCRIPTION
+    "frugal communicator over MPI (comm_mpi plugin)\n"
+    "The `mpi` backend of frugal's comm kind: collectives (all-reduce,\n"
+    "broadcast, all-gather, reduce-scatter, all-to-all) over the system's\n"
+    "OpenMPI, with deadlines that turn a dead rank into an error.")
+
 # Depends of the ELF packages from what their binaries really need (libc6,
 # libstdc++6, libgcc-s1, libfmt9; the CUDA runtime is linked statically and
 # the driver is dlopened, so no CUDA package). dpkg-shlibdeps (dpkg-dev)
@@ -93,6 +109,7 @@ find_program(FRUGAL_DPKG_SHLIBDEPS dpkg-shlibdeps)
 if(FRUGAL_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)
   set(CPACK_DEBIAN_TOOLS_PACKAGE_SHLIBDEPS ON)
+  set(CPACK_DEBIAN_MPI_PACKAGE_SHLIBDEPS ON)
   # The tools need libfrugal.so.2, which no installed package provides at
   # build time: its dependency is the explicit one above.
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS "${CMAKE_LIBRARY_OUTPUT_DIRECTORY}")
@@ -100,6 +117,7 @@ else()
   set(_frugal_toolchain_depends "libc6 (>= 2.36), libstdc++6 (>= 12), libgcc-s1 (>= 3.0), libfmt9 (>= 9.1)")
   set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "${_frugal_toolchain_depends}")
   string(APPEND CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS ", ${_frugal_toolchain_depends}")
+  string(APPEND CPACK_DEBIAN_MPI_PACKAGE_DEPENDS ", ${_frugal_toolchain_depends}, libopenmpi3 (>= 4.1)")
 endif()
 
 include(CPack)

@@ -19,7 +19,12 @@ CXX = os.environ["FRUGAL_CXX"]
 SDK_VERSION = os.environ["FRUGAL_SDK_VERSION"]
 SAMPLE = os.path.join(SOURCE_DIR, "samples", "vendor_plugin")
 HOST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libfrugal_host.py")
-BUILTIN = ["packer_seq", "policy_cost", "quant_fp8", "router_moe", "schedule_lr", "store_fs"]
+# comm_mpi is built only where CMake found MPI (scripts/setup-deps.sh installs it).
+HAVE_COMM_MPI = os.path.exists(os.path.join(BUILD_DIR, "lib", "frugal", "v2", "plugins", "comm_mpi.so"))
+BUILTIN = ["comm_local"] + (["comm_mpi"] if HAVE_COMM_MPI else []) + [
+    "packer_seq", "policy_cost", "quant_fp8", "router_moe", "schedule_lr", "store_fs"]
+#: The real file of the SONAME link: libfrugal.so.<ABI major>.<ABI minor>.0.
+LIBRARY_FILE = "libfrugal.so.2.1.0"
 # Two buckets of width 500: {100, 300, 120, 50, 60} and {900, 700, 880}.
 LENGTHS = [100, 900, 300, 700, 120, 880, 50, 60]
 
@@ -108,9 +113,9 @@ class InstallTree(unittest.TestCase):
         for header in ("frugal/frugal.h", "frugal/plugin.h", "frugal/version.h", "frugal/sdk/packer_adapter.hpp",
                        "frugal/sdk/plugin_support.hpp"):
             self.assertTrue(os.path.isfile(os.path.join(self.prefix, "include", header)), header)
-        real = os.path.join(self.lib, "libfrugal.so.2.0.0")
+        real = os.path.join(self.lib, LIBRARY_FILE)
         self.assertTrue(os.path.isfile(real) and not os.path.islink(real))
-        self.assertEqual(os.readlink(os.path.join(self.lib, "libfrugal.so.2")), "libfrugal.so.2.0.0")
+        self.assertEqual(os.readlink(os.path.join(self.lib, "libfrugal.so.2")), LIBRARY_FILE)
         self.assertEqual(os.readlink(os.path.join(self.lib, "libfrugal.so")), "libfrugal.so.2")
         self.assertEqual(needed_and_soname(real)[1], ["libfrugal.so.2"])
         self.assertEqual(sorted(os.listdir(self.plugin_dir)), [f"{name}.so" for name in BUILTIN])
@@ -126,7 +131,7 @@ class InstallTree(unittest.TestCase):
         env = {"PKG_CONFIG_PATH": os.path.join(self.lib, "pkgconfig")}
         plugindir = ok(self, run(["pkg-config", "--variable=plugindir", "frugal"], env)).strip()
         self.assertEqual(os.path.realpath(plugindir), os.path.realpath(self.plugin_dir))
-        self.assertEqual(ok(self, run(["pkg-config", "--modversion", "frugal"], env)).strip(), "2.0")
+        self.assertEqual(ok(self, run(["pkg-config", "--modversion", "frugal"], env)).strip(), "2.1")
         self.assertEqual(ok(self, run(["pkg-config", "--variable=sdk_version", "frugal"], env)).strip(), SDK_VERSION)
         self.assertIn("-lfrugal", ok(self, run(["pkg-config", "--libs", "frugal"], env)).split())
         for pc in ("frugal", "frugal-plugin"):
@@ -138,18 +143,19 @@ class InstallTree(unittest.TestCase):
         self.assertIn("-Wl,--no-undefined", plugin_libs)
 
     def test_find_package_asks_for_the_abi_version(self):
-        # SameMajorVersion on the ABI: 2.0 is found, 2.1 (newer than this
-        # core) and 3.0 (another major) are refused. A request of a lower
-        # major is an SDK release (the packages' version, 0.2.0): 0.2, 0.2.0
-        # and 0.1 (an older release of the same major) are found, 0.3 (newer
+        # SameMajorVersion on the ABI: 2.0 and 2.1 are found, 2.2 (newer
+        # than this core) and 3.0 (another major) are refused. A request of a lower
+        # major is an SDK release (the packages' version, 0.3.0): 0.3, 0.3.0
+        # and 0.2 (an older release of the same major) are found, 0.4 (newer
         # than this release) and 1.1 (ABI 1's number, read as a release that
         # does not exist) are refused.
         project = os.path.join(self.tmp.name, "version_probe")
         os.makedirs(project, exist_ok=True)
-        for wanted, found, version in (("2.0", True, "2.0"), ("2.1", False, "2.0"), ("3.0", False, "2.0"),
+        for wanted, found, version in (("2.0", True, "2.1"), ("2.1", True, "2.1"), ("2.2", False, "2.1"),
+                                       ("3.0", False, "2.1"),
                                        ("1.1", False, SDK_VERSION),
-                                       ("0.2", True, SDK_VERSION), ("0.2.0", True, SDK_VERSION),
-                                       ("0.1", True, SDK_VERSION), ("0.3", False, SDK_VERSION),
+                                       ("0.3", True, SDK_VERSION), ("0.3.0", True, SDK_VERSION),
+                                       ("0.2", True, SDK_VERSION), ("0.4", False, SDK_VERSION),
                                        ("0.1...1.0", True, SDK_VERSION)):
             with open(os.path.join(project, "CMakeLists.txt"), "w") as f:
                 # A language, as every real consumer has: CMake searches
@@ -163,7 +169,7 @@ class InstallTree(unittest.TestCase):
                          {"CMAKE_PREFIX_PATH": self.prefix})
             self.assertEqual(result.returncode == 0, found, f"find_package(frugal {wanted}):\n{result.stderr}")
             if found:
-                self.assertIn(f"version={version} sdk={SDK_VERSION} abi=2.0 dir={self.plugin_dir}", result.stdout)
+                self.assertIn(f"version={version} sdk={SDK_VERSION} abi=2.1 dir={self.plugin_dir}", result.stdout)
             else:
                 self.assertIn(f"version: {version}", result.stderr)
 
@@ -180,7 +186,7 @@ class InstallTree(unittest.TestCase):
         self.assertEqual(sorted(by_name), sorted(BUILTIN + ["vendor_bucket"]))
         vendor = by_name["vendor_bucket"]
         self.assertEqual(os.path.realpath(vendor["path"]), os.path.realpath(plugin))
-        self.assertEqual(vendor["abi"], "2.0")
+        self.assertEqual(vendor["abi"], "2.1")
         self.assertEqual([(s["name"], s["kind"]) for s in vendor["strategies"]], [("vendor_bucket", "packer")])
 
         # Through the installed libfrugal's C API, as a host would use it.

@@ -1,9 +1,9 @@
-"""The Debian packages as a distribution would take them: the four .debs
-CPack makes (libfrugal2, libfrugal-dev, frugal-tools, python3-frugal) and
+"""The Debian packages as a distribution would take them: the .debs
+CPack makes (libfrugal2, libfrugal-dev, frugal-tools, python3-frugal and, with MPI, frugal-comm-mpi) and
 the .tar.gz, checked with lintian, split as documented (files, control
 fields, dependencies, shlibs/symbols/triggers), extracted into an empty root
 and used from there: the CLI, the Python binding, a vendor plugin built with
-pkg-config and a host built with pkg-config and with find_package(frugal 0.2).
+pkg-config and a host built with pkg-config and with find_package(frugal 0.3).
 A downstream package linking libfrugal gets its dependency from dpkg-shlibdeps."""
 import glob
 import gzip
@@ -14,7 +14,7 @@ import tarfile
 import tempfile
 import unittest
 
-from test_install import (BUILD_DIR, BUILTIN, LIBDIR, SDK_VERSION, build_with_pkg_config, exported_symbols, listing, ok,
+from test_install import (BUILD_DIR, BUILTIN, HAVE_COMM_MPI, LIBDIR, LIBRARY_FILE, SDK_VERSION, build_with_pkg_config, exported_symbols, listing, ok,
                           run)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -23,9 +23,13 @@ MULTIARCH = subprocess.run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"], captur
                            check=True).stdout.strip()
 DEB_VERSION = f"{SDK_VERSION}-1"
 RUNTIME = "libfrugal2"
-PACKAGES = [RUNTIME, "libfrugal-dev", "frugal-tools", "python3-frugal"]
+# comm_mpi has a package of its own, so libfrugal2 never pulls in OpenMPI.
+MPI_PACKAGE = "frugal-comm-mpi"
+PACKAGES = [RUNTIME, "libfrugal-dev", "frugal-tools", "python3-frugal"] + ([MPI_PACKAGE] if HAVE_COMM_MPI else [])
 LIB = f"usr/lib/{MULTIARCH}"
 PYTHON_DIR = "usr/lib/python3/dist-packages/frugal"
+#: The release that first shipped the FRUGAL_2.0 symbol node.
+FRUGAL_2_0_RELEASE = "0.2.0"
 
 # What lintian may still say, and why. Anything else, and every E:, fails.
 ALLOWED_TAGS = {
@@ -128,8 +132,8 @@ class DebianPackages(unittest.TestCase):
 
     def test_files_are_split_by_package(self):
         files = {name: contents(deb) for name, deb in self.debs.items()}
-        runtime = {f"{LIB}/libfrugal.so.2.0.0", f"{LIB}/libfrugal.so.2"} | {
-            f"{LIB}/frugal/v2/plugins/{p}.so" for p in BUILTIN}
+        runtime = {f"{LIB}/{LIBRARY_FILE}", f"{LIB}/libfrugal.so.2"} | {
+            f"{LIB}/frugal/v2/plugins/{p}.so" for p in BUILTIN if p != "comm_mpi"}
         self.assertEqual({f for f in files[RUNTIME] if not f.startswith("usr/share/doc/")}, runtime)
         dev = files["libfrugal-dev"]
         for path in ("usr/include/frugal/frugal.h", "usr/include/frugal/plugin.h", "usr/include/frugal/sdk/host.hpp",
@@ -142,6 +146,9 @@ class DebianPackages(unittest.TestCase):
                          {f"{LIB}/libfrugal.so", f"{LIB}/pkgconfig/frugal.pc", f"{LIB}/pkgconfig/frugal-plugin.pc"})
         self.assertEqual({f for f in files["frugal-tools"] if not f.startswith("usr/share/doc/")},
                          {"usr/bin/frugal", "usr/bin/frugal-conformance", "usr/bin/frugal-demo"})
+        if HAVE_COMM_MPI:
+            self.assertEqual({f for f in files[MPI_PACKAGE] if not f.startswith("usr/share/doc/")},
+                             {f"{LIB}/frugal/v2/plugins/comm_mpi.so"})
         python = files["python3-frugal"]
         self.assertIn(f"{PYTHON_DIR}/__init__.py", python)
         self.assertIn(f"{PYTHON_DIR}/_lib.py", python)
@@ -183,6 +190,14 @@ class DebianPackages(unittest.TestCase):
         self.assertLessEqual({"libc6", "libstdc++6"}, set(tools))
         self.assertEqual(depends(fields["python3-frugal"]), {"python3": "python3",
                                                              RUNTIME: f"{RUNTIME} (>= {SDK_VERSION})"})
+        if HAVE_COMM_MPI:
+            # The plugin speaks ABI 2.1: it needs this release's core, and
+            # OpenMPI's library through dpkg-shlibdeps (or the fallback list).
+            self.assertEqual(fields[MPI_PACKAGE]["Section"], "libs")
+            mpi = depends(fields[MPI_PACKAGE])
+            self.assertEqual(mpi[RUNTIME], f"{RUNTIME} (>= {SDK_VERSION})")
+            self.assertIn("libopenmpi3", mpi)
+            self.assertNotIn("libopenmpi3", depends(fields[RUNTIME]))
 
     def test_library_package_control_files(self):
         deb = self.debs[RUNTIME]
@@ -193,11 +208,13 @@ class DebianPackages(unittest.TestCase):
         self.assertIn("* Build-Depends-Package: libfrugal-dev", symbols)
         # One line per export (dpkg-shlibdeps looks symbols up by name), each
         # with the release that first shipped its version node.
-        library = os.path.join(self.root, LIB, "libfrugal.so.2.0.0")
+        library = os.path.join(self.root, LIB, LIBRARY_FILE)
         exported = sorted(name.replace("@@", "@") for name in exported_symbols(library) if "@" in name)
         self.assertGreater(len(exported), 50)
-        # FRUGAL_2.0 is new in this release (packaging/debian/symver-releases.txt).
-        self.assertIn(f" frugal_abi_version@FRUGAL_2.0 {SDK_VERSION}", symbols)
+        # FRUGAL_2.0 shipped in 0.2.0, FRUGAL_2.1 is new in this release
+        # (packaging/debian/symver-releases.txt).
+        self.assertIn(f" frugal_abi_version@FRUGAL_2.0 {FRUGAL_2_0_RELEASE}", symbols)
+        self.assertIn(f" frugal_comm_create@FRUGAL_2.1 {SDK_VERSION}", symbols)
         self.assertEqual(sorted(line.split()[0] for line in symbols[2:]), exported)
         for name in ("libfrugal-dev", "frugal-tools", "python3-frugal"):
             self.assertIsNone(control_file(self.debs[name], "shlibs"), name)
@@ -234,7 +251,7 @@ class DebianPackages(unittest.TestCase):
         self.assertEqual(ok(self, run(["pkg-config", "--variable=gcc_cxxflags", "frugal-plugin"], env)).split(),
                          ["-fno-gnu-unique"])
         lib_env = {"LD_LIBRARY_PATH": os.path.join(self.root, LIB)}
-        expected = f"release={SDK_VERSION} abi=2.0\n"
+        expected = f"release={SDK_VERSION} abi=2.1\n"
 
         # A host with pkg-config.
         host = os.path.join(self.tmp.name, "host-pkg-config")
@@ -242,11 +259,11 @@ class DebianPackages(unittest.TestCase):
         ok(self, run(["cc", "-o", host, os.path.join(CONSUMER, "main.c")] + flags))
         self.assertEqual(ok(self, run([host], lib_env)), expected)
 
-        # A host with find_package(frugal 0.2 REQUIRED): the packages' version.
+        # A host with find_package(frugal 0.3 REQUIRED): the packages' version.
         build = os.path.join(self.tmp.name, "host-cmake")
         configure = ok(self, run(["cmake", "-S", CONSUMER, "-B", build, "-DCMAKE_BUILD_TYPE="],
                                  {"CMAKE_PREFIX_PATH": os.path.join(self.root, "usr")}))
-        self.assertIn(f"frugal_VERSION={SDK_VERSION} sdk={SDK_VERSION} abi=2.0", configure)
+        self.assertIn(f"frugal_VERSION={SDK_VERSION} sdk={SDK_VERSION} abi=2.1", configure)
         ok(self, run(["cmake", "--build", build]))
         self.assertEqual(ok(self, run([os.path.join(build, "consumer")], lib_env)), expected)
 
@@ -273,7 +290,9 @@ class DebianPackages(unittest.TestCase):
         # -l: the library directory (libfrugal2's unpacked tree), as a build
         # against the installed package would find it under /usr/lib.
         out = ok(self, run(["dpkg-shlibdeps", "-O", f"-l{os.path.join(pkg_root, LIB)}", binary], cwd=work))
-        self.assertIn(f"{RUNTIME} (>= {SDK_VERSION})", out)
+        # The consumer calls only FRUGAL_2.0 functions: the symbols file lets
+        # it run on the release that first shipped them, not only on this one.
+        self.assertIn(f"{RUNTIME} (>= {FRUGAL_2_0_RELEASE})", out)
 
     def test_tarball_holds_the_whole_install_tree(self):
         tgzs = glob.glob(os.path.join(self.out, "*.tar.gz"))
