@@ -1,8 +1,8 @@
 // The comm_mpi plugin: strategy "mpi" of kind FRUGAL_KIND_COMM.
+#include "algorithms/mpi_comm.hpp"
 #include "frugal/sdk/comm_adapter.hpp"
 #include "frugal/sdk/plugin_declaration.hpp"
-#include "mpi_comm.hpp"
-#include "option_decls.hpp"
+#include "plugin/option_decls.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "mpi_types.hpp"
+#include "algorithms/mpi_types.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "option_decls.hpp"
+#include "plugin/option_decls.hpp"
 
 #include "frugal/sdk/option_decl.hpp"
 

@@ -1,4 +1,4 @@
-#include "local_comm.hpp"
+#include "algorithms/local_comm.hpp"
 
 #include <cstring>
 #include <string>

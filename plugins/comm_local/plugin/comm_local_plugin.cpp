@@ -1,8 +1,8 @@
 // The comm_local plugin: strategy "local" of kind FRUGAL_KIND_COMM.
+#include "algorithms/local_comm.hpp"
 #include "frugal/sdk/comm_adapter.hpp"
 #include "frugal/sdk/option_decl.hpp"
 #include "frugal/sdk/plugin_declaration.hpp"
-#include "local_comm.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "mpi_runtime.hpp"
+#include "algorithms/mpi_runtime.hpp"
 
 #include <mpi.h>
 

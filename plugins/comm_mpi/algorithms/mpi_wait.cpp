@@ -1,4 +1,4 @@
-#include "mpi_wait.hpp"
+#include "algorithms/mpi_wait.hpp"
 
 #include <sched.h>
 #include <signal.h>

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/mpi_comm.hpp"
+#include "algorithms/mpi_runtime.hpp"
+#include "algorithms/mpi_types.hpp"
 #include "frugal/sdk/comm_ops.hpp"
 #include "frugal/sdk/tensor_view.hpp"
-#include "mpi_comm.hpp"
-#include "mpi_runtime.hpp"
-#include "mpi_types.hpp"
 
 namespace frugal::comm_mpi {
 namespace {

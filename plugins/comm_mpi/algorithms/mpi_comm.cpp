@@ -1,5 +1,5 @@
 // Making, splitting and leaving an `mpi` communicator.
-#include "mpi_comm.hpp"
+#include "algorithms/mpi_comm.hpp"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-#include "mpi_runtime.hpp"
+#include "algorithms/mpi_runtime.hpp"
 
 namespace frugal::comm_mpi {
 namespace {

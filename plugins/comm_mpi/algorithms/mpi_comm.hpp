@@ -11,10 +11,10 @@
 #include <memory>
 #include <vector>
 
+#include "algorithms/mpi_runtime.hpp"
+#include "algorithms/mpi_wait.hpp"
 #include "frugal/comm_vtable.h"
 #include "frugal/sdk/plugin_support.hpp"
-#include "mpi_runtime.hpp"
-#include "mpi_wait.hpp"
 
 namespace frugal::comm_mpi {
 
