@@ -39,14 +39,22 @@ std::array<int64_t, 6> signature(const frugal_comm_call& c, int size) {
   uint64_t counts_hash = 1469598103934665603ull;  // FNV-1a over recv_counts: all_gather_v's must agree everywhere
   if (c.op == FRUGAL_COMM_ALL_GATHER_V)
     for (int r = 0; r < size; ++r) counts_hash = (counts_hash ^ c.recv_counts[r]) * 1099511628211ull;
-  return {c.op, c.dtype, c.reduce_op, c.root, static_cast<int64_t>(c.count), static_cast<int64_t>(counts_hash)};
+  // The "v" ops' own counts differ by rank by design: -1, "per rank".
+  const bool per_rank = c.op == FRUGAL_COMM_ALL_GATHER_V || c.op == FRUGAL_COMM_ALL_TO_ALL_V;
+  return {c.op,
+          c.dtype,
+          c.reduce_op,
+          c.root,
+          per_rank ? -1 : static_cast<int64_t>(c.count),
+          static_cast<int64_t>(counts_hash)};
 }
 
 std::string describe(const std::array<int64_t, 6>& sig, const char* op_name) {
   std::string out = std::string(op_name) + " (";
   out += sig[0] == FRUGAL_COMM_BARRIER
              ? std::string("no buffers")
-             : std::string(sdk::dtype_name(static_cast<int32_t>(sig[1]))) + ", " + std::to_string(sig[4]) + " elements";
+             : std::string(sdk::dtype_name(static_cast<int32_t>(sig[1]))) + ", " +
+                   (sig[4] < 0 ? std::string("counts per rank") : std::to_string(sig[4]) + " elements");
   if (sig[2] != 0)
     out += std::string(", ") + (sig[2] == FRUGAL_REDUCE_SUM ? "sum" : sig[2] == FRUGAL_REDUCE_MAX ? "max" : "min");
   if (sig[0] == FRUGAL_COMM_BROADCAST) out += ", root " + std::to_string(sig[3]);
