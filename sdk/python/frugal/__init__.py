@@ -27,6 +27,7 @@ from .checkpoint import (
     PersistResult,
     SaveResult,
 )
+from .comm import COLOR_NONE, DEFAULT_TIMEOUT_MS, Comm, ReduceOp
 from .context import (
     DISCOVER_NO_BUILTIN,
     DISCOVER_NO_ENV,

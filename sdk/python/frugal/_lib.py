@@ -17,8 +17,8 @@ libfrugal finds its built-in plugins relative to its own file
 (<libdir>/frugal/v2/plugins), so loading it by absolute path is enough for
 plugin discovery as well.
 
-The loaded library must speak ABI major 2 (frugal_abi_version); another
-major raises :class:`LibraryError`, as does a missing library (naming every
+The loaded library must speak ABI 2.1 or a newer 2.x (frugal_abi_version);
+another major or an older minor raises :class:`LibraryError`, as does a missing library (naming every
 place that was tried). Loading is lazy: importing the package never fails
 for want of the library; the first call that needs it does.
 
@@ -36,8 +36,9 @@ from ._prototypes import GIL_HELD, SIGNATURES
 
 #: The ABI major this package is written against (FRUGAL_ABI_VERSION_MAJOR).
 ABI_MAJOR = 2
-#: The newest ABI minor whose structs this package mirrors (FRUGAL_ABI_VERSION_MINOR).
-ABI_MINOR = 0
+#: The ABI minor this package calls into (FRUGAL_ABI_VERSION_MINOR): 2.1 added
+#: the communicators (frugal.comm), so an older 2.0 library is refused.
+ABI_MINOR = 1
 
 _SONAME = "libfrugal.so.2"
 
@@ -150,13 +151,18 @@ def _load():
                 raise LibraryError(f"FRUGAL_LIB={candidate} cannot be loaded: {error}") from error
             tried.append(f"{origin}: {candidate} ({error})")
             continue
-        _apply_prototypes(cdll, pydll)
+        # The version first: a library of an older minor lacks functions
+        # the prototypes name.
+        cdll.frugal_abi_version.restype = ctypes.c_uint32
+        cdll.frugal_abi_version.argtypes = []
         packed = cdll.frugal_abi_version()
         major, minor = (packed >> 16) & 0xFFFF, packed & 0xFFFF
-        if major != ABI_MAJOR:
+        if major != ABI_MAJOR or minor < ABI_MINOR:
             raise LibraryError(
-                f"{candidate} speaks frugal ABI {major}.{minor}; this package needs major {ABI_MAJOR}"
+                f"{candidate} speaks frugal ABI {major}.{minor}; this package needs {ABI_MAJOR}.{ABI_MINOR} or a "
+                f"newer {ABI_MAJOR}.x"
             )
+        _apply_prototypes(cdll, pydll)
         return _Loaded(_file_of(cdll, candidate), cdll, pydll)
     raise LibraryError(
         "libfrugal not found; install it, build it (scripts/build.sh build) or set FRUGAL_LIB to its path. "

@@ -36,6 +36,7 @@ class StrategyKind(enum.IntEnum):
     POLICY = 4
     SCHEDULE = 5
     STORE = 6
+    COMM = 7
 
 
 class LogLevel(enum.IntEnum):

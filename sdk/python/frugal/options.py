@@ -19,6 +19,12 @@ from ._handle import Handle
 from .errors import check, encode
 
 
+def _is_comm(value):
+    from .comm import Comm  # pylint: disable=import-outside-toplevel  (comm.py imports this module)
+
+    return isinstance(value, Comm)
+
+
 class OptionType(enum.IntEnum):
     """frugal_option_type_values."""
 
@@ -26,6 +32,7 @@ class OptionType(enum.IntEnum):
     DOUBLE = 2
     BOOL = 3
     STRING = 4
+    COMM = 5
 
 
 class Options(Handle):
@@ -67,8 +74,12 @@ class Options(Handle):
             check(lib.frugal_options_set_double(self.address, key, value))
         elif isinstance(value, str):
             check(lib.frugal_options_set_string(self.address, key, encode(value, f"option {name!r}")))
+        elif _is_comm(value):
+            # The options, and every object created from them, keep the comm alive.
+            check(lib.frugal_options_set_comm(self.address, key, value.address))
         else:
-            raise TypeError(f"option {name!r}: value must be bool, int, float or str, not {type(value).__name__}")
+            raise TypeError(f"option {name!r}: value must be bool, int, float, str or frugal.Comm, "
+                            f"not {type(value).__name__}")
 
     def set_parsed(self, name, text):
         """Sets ``name`` from text the way a command line spells it ("true", "42", "1e-3", "ffd")."""

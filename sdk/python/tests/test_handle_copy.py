@@ -45,6 +45,7 @@ def every_owner(root):
         frugal.CheckpointEngine(store),
         frugal.LossScaler(),
         frugal.Tensor.zeros((2, 3)),
+        frugal.Comm(ctx, "local"),
     ]
     return [(owner, type(owner).__name__) for owner in owners]
 
