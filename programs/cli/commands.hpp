@@ -21,6 +21,7 @@ const args::Spec& ckpt_spec();  // the group: `frugal ckpt SUBCOMMAND DIR`
 const args::Spec& ckpt_bench_spec();
 const args::Spec& pack_spec();
 const args::Spec& simulate_spec();
+const args::Spec& comm_test_spec();
 
 int cmd_version(const std::vector<std::string>& args);
 int cmd_plugins(const std::vector<std::string>& args);
@@ -32,6 +33,9 @@ int cmd_pack(const std::vector<std::string>& args);
 // `frugal simulate ...` (simulate/cmd_simulate.cpp): cost simulator over
 // availability / price traces or Monte-Carlo preemptions.
 int cmd_simulate(const std::vector<std::string>& args);
+// `frugal comm test ...` (cmd_comm.cpp): every collective checked across
+// the ranks, then bandwidth per size; run under mpirun.
+int cmd_comm(const std::vector<std::string>& args);
 // `frugal demo [ARGS...]` (cmd_demo.cpp): runs the training demo, the
 // frugal-demo program next to this one, with ARGS unchanged.
 int cmd_demo(const std::vector<std::string>& args);

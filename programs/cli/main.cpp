@@ -19,8 +19,8 @@ void print_usage(std::FILE* out) {
   namespace cli = frugal::cli;
   const std::string tool = "frugal ";
   std::vector<std::pair<std::string, std::string>> rows;
-  for (const auto* spec :
-       {&cli::version_spec(), &cli::plugins_spec(), &cli::ckpt_spec(), &cli::pack_spec(), &cli::simulate_spec()})
+  for (const auto* spec : {&cli::version_spec(), &cli::plugins_spec(), &cli::ckpt_spec(), &cli::pack_spec(),
+                           &cli::simulate_spec(), &cli::comm_test_spec()})
     rows.emplace_back(frugal::args::short_usage(*spec).substr(tool.size()), spec->brief);
   const auto& demo = frugal_demo::demo_spec();
   rows.emplace_back("demo" + frugal::args::short_usage(demo).substr(demo.program.size()),
@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
     if (command == "ckpt") return frugal::cli::cmd_ckpt(args);
     if (command == "pack") return frugal::cli::cmd_pack(args);
     if (command == "simulate") return frugal::cli::cmd_simulate(args);
+    if (command == "comm") return frugal::cli::cmd_comm(args);
     if (command == "demo") return frugal::cli::cmd_demo(args);
     std::fprintf(stderr, "frugal: unknown command '%s' (see 'frugal --help')\n", command.c_str());
     return frugal::cli::kExitUsage;

@@ -148,7 +148,7 @@ class CliTest(unittest.TestCase):
     # exits 0; bad usage is one line on stderr pointing to that --help,
     # exit 2; under --json the error is also a JSON object on stdout.
     COMMANDS = [["version"], ["plugins"], ["pack"], ["simulate"], ["ckpt"], ["ckpt", "ls"], ["ckpt", "latest"],
-                ["ckpt", "verify"], ["ckpt", "inspect"], ["ckpt", "gc"], ["ckpt", "bench"]]
+                ["ckpt", "verify"], ["ckpt", "inspect"], ["ckpt", "gc"], ["ckpt", "bench"], ["comm"], ["comm", "test"]]
 
     def test_every_command_prints_its_usage_on_help(self):
         for command in self.COMMANDS:
@@ -174,10 +174,12 @@ class CliTest(unittest.TestCase):
         ("ckpt", "gc"): ["--prefix", "--keep-heartbeats", "--keep-full"],
         ("ckpt", "bench"): ["--prefix", "--size", "--kind", "--count", "--keep-heartbeats", "--keep-full",
                             "--shard-bytes"],
+        ("comm", "test"): ["--backend", "--min-bytes", "--max-bytes", "--iters", "--timeout-ms"],
     }
     SWITCHES = {("plugins",): ["--json", "--options"], ("pack",): ["--json"], ("simulate",): ["--json"],
                 ("ckpt", "ls"): ["--json", "--verify"], ("ckpt", "latest"): ["--json"], ("ckpt", "verify"): ["--json"],
-                ("ckpt", "inspect"): ["--json"], ("ckpt", "gc"): ["--json"], ("ckpt", "bench"): ["--json", "--keep"]}
+                ("ckpt", "inspect"): ["--json"], ("ckpt", "gc"): ["--json"], ("ckpt", "bench"): ["--json", "--keep"],
+                ("comm", "test"): ["--json", "--no-bandwidth"]}
 
     def test_help_lists_every_flag(self):
         for command in sorted(set(self.VALUE_FLAGS) | set(self.SWITCHES)):
