@@ -173,9 +173,8 @@ int bench(size_t max_bytes, int repeats, int max_calls) {
 int main(int argc, char** argv) {
   return frugal::args::program_main(argc, argv, command_line(), [&](const frugal::args::ParsedArgs& args) {
     const bool quick = args.has("--quick");
-    const auto max_bytes =
-        static_cast<size_t>(frugal::args::int_value(args, "--max-bytes", quick ? 65536 : int64_t{1} << 28, 1024,
-                                                    int64_t{1} << 28));
+    const auto max_bytes = static_cast<size_t>(
+        frugal::args::int_value(args, "--max-bytes", quick ? 65536 : int64_t{1} << 28, 1024, int64_t{1} << 28));
     const int repeats = static_cast<int>(frugal::args::int_value(args, "--repeats", quick ? 2 : 5, 1, 100));
     return bench(max_bytes, repeats, quick ? 20 : 2000);
   });

@@ -183,8 +183,9 @@ class Tester {
       }
       if (!recv.holds(i, want)) detail = wrong("recv", i, want);
     }
-    const char* name = op == FRUGAL_REDUCE_SUM ? "all_reduce sum" : op == FRUGAL_REDUCE_MAX ? "all_reduce max"
-                                                                                              : "all_reduce min";
+    const char* name = op == FRUGAL_REDUCE_SUM   ? "all_reduce sum"
+                       : op == FRUGAL_REDUCE_MAX ? "all_reduce max"
+                                                 : "all_reduce min";
     return finish(name, dtype, detail);
   }
 
@@ -207,7 +208,8 @@ class Tester {
     std::string detail;
     for (int64_t r = 0; r < size_ && detail.empty(); ++r)
       for (int64_t i = 0; i < kCheckCount && detail.empty(); ++i)
-        if (!recv.holds(r * kCheckCount + i, value_of(r, i))) detail = wrong("recv", r * kCheckCount + i, value_of(r, i));
+        if (!recv.holds(r * kCheckCount + i, value_of(r, i)))
+          detail = wrong("recv", r * kCheckCount + i, value_of(r, i));
     return finish("all_gather", FRUGAL_DTYPE_FLOAT32, detail);
   }
 
@@ -272,8 +274,8 @@ class Tester {
     int64_t at = 0;
     for (int64_t p = 0; p < size_; ++p)
       for (size_t i = 0; i < count(rank_, p); ++i) send.set(at++, block_value(rank_, p, static_cast<int64_t>(i)));
-    host::check(frugal_comm_all_to_all_v(comm_, &send.view, send_counts.data(), nullptr, &recv.view,
-                                         recv_counts.data(), nullptr));
+    host::check(frugal_comm_all_to_all_v(comm_, &send.view, send_counts.data(), nullptr, &recv.view, recv_counts.data(),
+                                         nullptr));
     std::string detail;
     at = 0;
     for (int64_t q = 0; q < size_; ++q)
