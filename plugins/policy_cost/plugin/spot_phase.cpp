@@ -30,10 +30,12 @@ void SpotPhase::decide(const frugal_telemetry& t, frugal_decision& proposal) {
   // The samples and restarts are kept in time order. The scheduler keeps
   // the job clock from going back, but an imported state can hold times of
   // another job's clock: refuse before anything is recorded out of order.
+  // Both times print exactly: "0.000 s is before 0.000 s" hid which was later.
   const double latest = std::max(window_.latest_time(), restarts_.empty() ? 0.0 : restarts_.back());
   if (now < latest)
     throw sdk::PluginError(FRUGAL_ERR_FAILED_PRECONDITION,
-                           "telemetry.wall_time_s " + fixed(now, 3) + " s is before " + fixed(latest, 3) +
+                           "telemetry.wall_time_s " + sdk::number_text(now) + " s is before " +
+                               sdk::number_text(latest) +
                                " s, the newest time in this policy's state: the state was imported from another "
                                "job clock");
   if ((t.flags & FRUGAL_TELEMETRY_RESTARTED) != 0) {
