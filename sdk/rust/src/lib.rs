@@ -17,6 +17,7 @@ pub mod sys;
 
 mod checkpoint;
 mod ckpt_state;
+mod comm;
 mod context;
 mod error;
 mod loss_scaler;
@@ -36,6 +37,7 @@ mod version;
 
 pub use crate::checkpoint::{CkptEngine, CkptInfo, CkptKind, EmergencyResult, PersistResult, Restored, SaveResult};
 pub use crate::ckpt_state::{CkptObject, HostState};
+pub use crate::comm::{Comm, ReduceOp};
 pub use crate::context::{Context, LoadFailure, LogLevel, OptionDecl, PluginInfo, StrategyInfo};
 pub use crate::error::{Error, ErrorCode, Result};
 pub use crate::loss_scaler::{LossScaler, LossScalerStatus};

@@ -3,6 +3,7 @@
 use std::os::raw::c_char;
 use std::ptr::{self, NonNull};
 
+use crate::comm::Comm;
 use crate::error::{check, Result};
 use crate::strings::{copy_c_str, to_c_string};
 use crate::sys;
@@ -14,6 +15,8 @@ pub enum OptionType {
     Double,
     Bool,
     String,
+    /// A communicator, held by reference ([`Options::set_comm`]; ABI 2.1).
+    Comm,
     /// A value this binding does not name (from a newer core).
     Other(i32),
 }
@@ -27,6 +30,7 @@ impl OptionType {
             sys::FRUGAL_OPTION_DOUBLE => Some(OptionType::Double),
             sys::FRUGAL_OPTION_BOOL => Some(OptionType::Bool),
             sys::FRUGAL_OPTION_STRING => Some(OptionType::String),
+            sys::FRUGAL_OPTION_COMM => Some(OptionType::Comm),
             other => Some(OptionType::Other(other)),
         }
     }
@@ -38,6 +42,7 @@ impl OptionType {
             OptionType::Double => sys::FRUGAL_OPTION_DOUBLE,
             OptionType::Bool => sys::FRUGAL_OPTION_BOOL,
             OptionType::String => sys::FRUGAL_OPTION_STRING,
+            OptionType::Comm => sys::FRUGAL_OPTION_COMM,
             OptionType::Other(raw) => raw,
         }
     }
@@ -98,6 +103,20 @@ impl Options {
         let c_value = to_c_string(&format!("value of option '{}'", name), value)?;
         // SAFETY: as in set_int; the value is copied too.
         check(unsafe { sys::frugal_options_set_string(self.raw.as_ptr(), c_name.as_ptr(), c_value.as_ptr()) })?;
+        Ok(self)
+    }
+
+    /// Sets `name` to a reference to `comm` (`OptionType::Comm`), the way a
+    /// host hands a communicator to a strategy (a router's expert-parallel
+    /// group, comm_nccl's MPI bootstrap). The options, their copies and
+    /// every strategy created with them keep the comm alive, so `comm` may
+    /// be dropped before them; there is no getter in the safe layer, since
+    /// the core hands out only a borrowed handle.
+    pub fn set_comm(&mut self, name: &str, comm: &Comm) -> Result<&mut Options> {
+        let name = to_c_string("option name", name)?;
+        // SAFETY: as in set_int; the core takes its own reference to the
+        // live comm, which `&Comm` only lends for the call.
+        check(unsafe { sys::frugal_options_set_comm(self.raw.as_ptr(), name.as_ptr(), comm.as_ptr()) })?;
         Ok(self)
     }
 

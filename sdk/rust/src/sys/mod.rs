@@ -13,6 +13,7 @@
 #![allow(non_camel_case_types)]
 
 mod checkpoint;
+mod comm;
 mod context;
 mod dlpack;
 mod error;
@@ -29,6 +30,7 @@ mod tensor;
 mod types;
 
 pub use self::checkpoint::*;
+pub use self::comm::*;
 pub use self::context::*;
 pub use self::dlpack::*;
 pub use self::error::*;

@@ -6,7 +6,7 @@
 
 use std::os::raw::c_char;
 
-use super::types::{frugal_error, frugal_options};
+use super::types::{frugal_comm, frugal_error, frugal_options};
 
 extern "C" {
     /// `*out` is owned by the caller; free with `frugal_options_destroy`.
@@ -24,6 +24,11 @@ extern "C" {
         name: *const c_char,
         value: *const c_char,
     ) -> *mut frugal_error;
+    /// Holds a reference to `comm` (not NULL): it stays alive while this
+    /// value, a copy of the options or a strategy created with them holds
+    /// it, even after `frugal_comm_destroy` (ABI 2.1).
+    pub fn frugal_options_set_comm(options: *mut frugal_options, name: *const c_char, comm: *mut frugal_comm)
+        -> *mut frugal_error;
     pub fn frugal_options_set_parsed(
         options: *mut frugal_options,
         name: *const c_char,
@@ -62,5 +67,12 @@ extern "C" {
         name: *const c_char,
         default_value: *const c_char,
         out: *mut *const c_char,
+    ) -> *mut frugal_error;
+    /// Absent: `*out` is NULL. `*out` is borrowed, valid while `options`
+    /// holds the value; never destroy it (ABI 2.1).
+    pub fn frugal_options_get_comm(
+        options: *const frugal_options,
+        name: *const c_char,
+        out: *mut *mut frugal_comm,
     ) -> *mut frugal_error;
 }

@@ -39,11 +39,20 @@ pub struct frugal_context {
     _opaque: [u8; 0],
 }
 
+/// Opaque communicator, one process's end of a group of ranks
+/// (frugal/comm.h, ABI 2.1).
+#[repr(C)]
+pub struct frugal_comm {
+    _opaque: [u8; 0],
+}
+
 /// frugal_option_type_values.
 pub const FRUGAL_OPTION_INT: i32 = 1;
 pub const FRUGAL_OPTION_DOUBLE: i32 = 2;
 pub const FRUGAL_OPTION_BOOL: i32 = 3;
 pub const FRUGAL_OPTION_STRING: i32 = 4;
+/// A communicator held by reference (ABI 2.1).
+pub const FRUGAL_OPTION_COMM: i32 = 5;
 
 /// frugal_log_level_values. `FRUGAL_LOG_OFF` is only a threshold; new
 /// levels are added below it.
@@ -61,6 +70,8 @@ pub const FRUGAL_KIND_PACKER: i32 = 3;
 pub const FRUGAL_KIND_POLICY: i32 = 4;
 pub const FRUGAL_KIND_SCHEDULE: i32 = 5;
 pub const FRUGAL_KIND_STORE: i32 = 6;
+/// Collective-communication backends (ABI 2.1).
+pub const FRUGAL_KIND_COMM: i32 = 7;
 
 /// Strategy flags (frugal_strategy_info.flags).
 pub const FRUGAL_STRATEGY_THREAD_SAFE: u32 = 1 << 0;
