@@ -106,7 +106,7 @@ func TestFindStrategyFindsEachBuiltinPlugin(t *testing.T) {
 
 func TestKindNamesAndCUDAQueries(t *testing.T) {
 	names := map[Kind]string{KindRouter: "router", KindQuantizer: "quantizer", KindPacker: "packer",
-		KindPolicy: "policy", KindSchedule: "schedule", KindStore: "store", Kind(99): "unknown"}
+		KindPolicy: "policy", KindSchedule: "schedule", KindStore: "store", KindComm: "comm", Kind(99): "unknown"}
 	for k, want := range names {
 		if got := k.String(); got != want {
 			t.Errorf("Kind(%d).String() = %q, want %q", int32(k), got, want)

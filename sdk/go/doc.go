@@ -3,7 +3,8 @@
 //
 // Handles: Context (plugins, logging), Options, Schedule, Packer, PackPlan
 // and PackStream, Quantizer (with its FP8 GEMM), Router, Scheduler,
-// LossScaler, Store, CkptEngine, CTensor and ManagedTensor (DLPack).
+// LossScaler, Store, CkptEngine, CTensor, ManagedTensor (DLPack) and Comm
+// (communicators and their collectives).
 // Preemption notices are process-wide functions (PreemptionNotify, ...).
 //
 // Ownership: every handle owns one C object and releases it in Close.

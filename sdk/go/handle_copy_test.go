@@ -118,6 +118,11 @@ func handleCases() []handleCase {
 			return pair(m, copyByValue(m), func() bool { return m.ptr == nil },
 				func() error { _, err := m.Tensor(); return err })
 		}},
+		{"Comm", func(t *testing.T) (io.Closer, io.Closer, func() bool, func() error) {
+			c, err := NewComm(newTestContext(t), "local", nil)
+			must(t, err)
+			return pair(c, copyByValue(c), func() bool { return c.ptr == nil }, c.Barrier)
+		}},
 		{"CTensor", func(t *testing.T) (io.Closer, io.Closer, func() bool, func() error) {
 			c, err := NewCTensor(DTypeFloat32, 2, 3)
 			must(t, err)

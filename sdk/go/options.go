@@ -98,6 +98,20 @@ func (o *Options) SetString(name, value string) error {
 	})
 }
 
+// SetComm sets name to a communicator (ABI 2.1), held by reference: the
+// options, copies of them and every strategy instance created with them
+// keep the comm alive in C, so comm may be closed right after. This is how
+// a comm reaches a strategy (a router's expert-parallel group, comm_nccl's
+// MPI bootstrap). A nil or closed comm is CodeFailedPrecondition.
+func (o *Options) SetComm(name string, comm *Comm) error {
+	if comm == nil || comm.ptr == nil {
+		return closedError("comm")
+	}
+	return o.set(name, func(cname *C.char) *C.frugal_error {
+		return C.frugal_options_set_comm(o.ptr, cname, comm.ptr)
+	})
+}
+
 // optionsArg is the C object for a call taking optional options: nil
 // Options mean defaults, while closed ones are refused rather than
 // silently read as defaults.
@@ -144,9 +158,10 @@ const (
 	OptionDouble OptionType = 2 // double
 	OptionBool   OptionType = 3
 	OptionString OptionType = 4
+	OptionComm   OptionType = 5 // a communicator held by reference (SetComm); ABI 2.1
 )
 
-// String returns "int", "double", "bool", "string" or "absent".
+// String returns "int", "double", "bool", "string", "comm" or "absent".
 func (t OptionType) String() string {
 	switch t {
 	case OptionAbsent:
@@ -159,6 +174,8 @@ func (t OptionType) String() string {
 		return "bool"
 	case OptionString:
 		return "string"
+	case OptionComm:
+		return "comm"
 	}
 	return "unknown"
 }

@@ -24,6 +24,7 @@ const (
 	KindPolicy    Kind = 4
 	KindSchedule  Kind = 5
 	KindStore     Kind = 6
+	KindComm      Kind = 7 // communicators (NewComm); ABI 2.1
 )
 
 // Strategy flags (FRUGAL_STRATEGY_* in frugal/types.h).

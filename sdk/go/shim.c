@@ -197,6 +197,36 @@ frugal_error* frugal_go_call(int32_t op, void* handle, frugal_go_frame* frame, v
   return err;
 }
 
+static frugal_error* comm_op(int32_t op, frugal_comm* comm, const frugal_go_frame* frame, int32_t arg,
+                             const size_t* send_counts, const size_t* send_displs, const size_t* recv_counts,
+                             const size_t* recv_displs) {
+  const frugal_tensor* send = slot(frame, 0);
+  const frugal_tensor* recv = slot(frame, 1);
+  switch (op) {
+    case FRUGAL_COMM_ALL_REDUCE: return frugal_comm_all_reduce(comm, send, recv, arg);
+    case FRUGAL_COMM_BROADCAST: return frugal_comm_broadcast(comm, recv, arg);
+    case FRUGAL_COMM_ALL_GATHER: return frugal_comm_all_gather(comm, send, recv);
+    case FRUGAL_COMM_ALL_GATHER_V: return frugal_comm_all_gather_v(comm, send, recv, recv_counts, recv_displs);
+    case FRUGAL_COMM_REDUCE_SCATTER: return frugal_comm_reduce_scatter(comm, send, recv, arg);
+    case FRUGAL_COMM_ALL_TO_ALL: return frugal_comm_all_to_all(comm, send, recv);
+    case FRUGAL_COMM_ALL_TO_ALL_V:
+      return frugal_comm_all_to_all_v(comm, send, send_counts, send_displs, recv, recv_counts, recv_displs);
+    default: return frugal_error_create(FRUGAL_ERR_INTERNAL, "go binding: unknown comm operation");
+  }
+}
+
+frugal_error* frugal_go_comm_call(int32_t op, frugal_comm* comm, frugal_go_frame* frame, void* send_data,
+                                  void* recv_data, int32_t arg, const size_t* send_counts, const size_t* send_displs,
+                                  const size_t* recv_counts, const size_t* recv_displs) {
+  frame->tensors[0].data = send_data;
+  frame->tensors[1].data = recv_data;
+  frugal_error* err = comm_op(op, comm, frame, arg, send_counts, send_displs, recv_counts, recv_displs);
+  /* cgo: C must not keep a Go pointer once the call returns. */
+  frame->tensors[0].data = NULL;
+  frame->tensors[1].data = NULL;
+  return err;
+}
+
 static frugal_ckpt_save_args save_args(int32_t kind, uint32_t flags, uint64_t step, const void* metadata,
                                        size_t metadata_size) {
   frugal_ckpt_save_args args;

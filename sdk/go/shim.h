@@ -116,6 +116,19 @@ frugal_error* frugal_go_set_log_callback(frugal_context* context, int32_t enable
 frugal_error* frugal_go_managed_wrap(int32_t dtype, int32_t ndim, const int64_t* shape, void* data, int32_t has_release,
                                      uintptr_t handle, frugal_managed_tensor** out);
 
+/*
+ * One collective of frugal/comm.h on `comm`: op is a frugal_comm_op_values
+ * value other than FRUGAL_COMM_BARRIER (which takes no tensor). Slot 0 of
+ * the frame is send (absent for BROADCAST), slot 1 recv (the buffer for
+ * BROADCAST); their data are send_data and recv_data. arg is the reduce_op
+ * (ALL_REDUCE, REDUCE_SCATTER) or the root (BROADCAST). The count and
+ * displacement arrays are Go memory (no pointers in it) passed for this
+ * call only; NULL where the op takes none or for packed parts.
+ */
+frugal_error* frugal_go_comm_call(int32_t op, frugal_comm* comm, frugal_go_frame* frame, void* send_data,
+                                  void* recv_data, int32_t arg, const size_t* send_counts, const size_t* send_displs,
+                                  const size_t* recv_counts, const size_t* recv_displs);
+
 /* Calls a DLPack capsule's deleter (if any): releases the capsule. */
 void frugal_go_dlpack_delete(frugal_dlpack_managed_tensor* tensor);
 void frugal_go_dlpack_delete_versioned(frugal_dlpack_managed_tensor_versioned* tensor);
