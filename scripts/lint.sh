@@ -2,7 +2,7 @@
 # usage: scripts/lint.sh [BUILD_DIR] [BASE|cover|all]
 # clang-tidy with the checks of .clang-tidy (every finding an error) over
 # the project's own sources as BUILD_DIR compiles them (default
-# build-release-clang, the Clang build of CONTRIBUTING.md): exit 1 on any
+# build-clang-asan, the Clang build of CONTRIBUTING.md): exit 1 on any
 # finding. With BASE (a git revision, e.g. main), only what changed since
 # its merge base with HEAD (scripts/lint_units.py says how units are
 # picked); with "cover", the fewest units that include every project
@@ -10,7 +10,7 @@
 # (about 260, some 40 minutes of CPU: docs/benchmarks.md).
 set -eu
 cd "$(dirname "$0")/.."
-build=${1:-build-release-clang}
+build=${1:-build-clang-asan}
 base=${2:-all}
 # A clone may have main only as origin/main; without either, everything.
 if [ "$base" != all ] && [ "$base" != cover ] && ! git rev-parse -q --verify "$base^{commit}" >/dev/null; then
