@@ -14,8 +14,11 @@ if(FRUGAL_SANITIZE)
   # type) then have no handler to link against. The shared runtime (GCC's
   # only model) serves C and C++ hosts alike and is the one an
   # uninstrumented host preloads (FRUGAL_SANITIZER_PRELOAD); it lives in
-  # Clang's resource directory, which the loader does not search.
-  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  # Clang's resource directory, which the loader does not search. Not for
+  # the fuzzers: -fsanitize=fuzzer puts libstdc++ ahead of a shared runtime,
+  # which ASan refuses ("does not come first in initial library list"), and
+  # that build has no C host and preloads nothing.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang" AND NOT FRUGAL_BUILD_FUZZERS)
     execute_process(COMMAND ${CMAKE_CXX_COMPILER} --print-runtime-dir
                     OUTPUT_VARIABLE _frugal_san_dir OUTPUT_STRIP_TRAILING_WHITESPACE)
     add_link_options(-shared-libsan "LINKER:-rpath,${_frugal_san_dir}")
