@@ -167,7 +167,8 @@ typedef struct frugal_comm_vtable {
    * every rank of the group calls it.
    *   host:    the plugin's host table.
    *   options: backend configuration, read during the call only (NULL
-   *            means none given). A frugal_comm option (option_get_comm)
+   *            means none given). Unknown or ill-typed options must be
+   *            reported as errors. A frugal_comm option (option_get_comm)
    *            stays valid until this instance is destroyed.
    *   comm:    // out, opaque plugin-owned handle, released by destroy.
    */

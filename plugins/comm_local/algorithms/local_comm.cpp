@@ -17,7 +17,9 @@ void copy(void* to, const void* from, size_t count, size_t element_bytes) {
 
 }  // namespace
 
-LocalComm::LocalComm(const sdk::Options& /*options*/) {}
+// No options: a misspelt one must not pass silently (the core refuses it
+// before create; a host calling the vtable directly gets the same).
+LocalComm::LocalComm(const sdk::Options& options) { options.check_known({}); }
 
 frugal_comm_info LocalComm::info() const {
   frugal_comm_info out{};

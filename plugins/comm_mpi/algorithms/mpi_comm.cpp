@@ -5,6 +5,8 @@
 
 #include <array>
 #include <functional>
+#include <limits>
+#include <optional>
 #include <string>
 
 #include "algorithms/mpi_runtime.hpp"
@@ -12,11 +14,30 @@
 namespace frugal::comm_mpi {
 namespace {
 
-// Options are read through the SDK; the declarations (option_decls.cpp)
-// have already checked ranges.
-MPI_Comm base_comm(const sdk::Options& options) {
-  if (!options.has("fortran_handle")) return MPI_COMM_WORLD;
-  const MPI_Comm comm = MPI_Comm_f2c(static_cast<MPI_Fint>(options.get_int("fortran_handle", 0)));
+// The options, all read and checked before MPI is touched, so a refused
+// create leaves the process's MPI as it was. The core checks the declared
+// ranges (option_decls.cpp) before create; a host calling the vtable
+// directly gets the same refusals here.
+struct MpiOptions {
+  std::optional<MPI_Fint> fortran_handle;  // absent: MPI_COMM_WORLD
+  bool check_calls = false;
+  int64_t join_timeout_ms = FRUGAL_COMM_DEFAULT_TIMEOUT_MS;
+};
+
+MpiOptions read_options(const sdk::Options& options) {
+  options.check_known({"fortran_handle", "check_calls", "join_timeout_ms"});
+  MpiOptions out;
+  if (options.has("fortran_handle"))
+    out.fortran_handle =
+        static_cast<MPI_Fint>(options.get_int_in("fortran_handle", 0, 0, std::numeric_limits<MPI_Fint>::max()));
+  out.check_calls = options.get_bool("check_calls", false);
+  out.join_timeout_ms = options.get_int_in("join_timeout_ms", FRUGAL_COMM_DEFAULT_TIMEOUT_MS, 1);
+  return out;
+}
+
+MPI_Comm base_comm(const MpiOptions& options) {
+  if (!options.fortran_handle) return MPI_COMM_WORLD;
+  const MPI_Comm comm = MPI_Comm_f2c(*options.fortran_handle);
   if (comm == MPI_COMM_NULL)
     throw sdk::PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "option 'fortran_handle' names MPI_COMM_NULL");
   return comm;
@@ -24,7 +45,9 @@ MPI_Comm base_comm(const sdk::Options& options) {
 
 }  // namespace
 
-MpiComm::MpiComm(const sdk::Options& options) : check_calls_(options.get_bool("check_calls", false)) {
+MpiComm::MpiComm(const sdk::Options& given) {
+  const MpiOptions options = read_options(given);
+  check_calls_ = options.check_calls;
   const bool we_initialised = [] {
     int initialised = 0;
     MPI_Initialized(&initialised);
@@ -35,7 +58,7 @@ MpiComm::MpiComm(const sdk::Options& options) : check_calls_(options.get_bool("c
   // A world we brought up reports failures to us rather than aborting;
   // the host's own communicators keep the handlers the host chose.
   if (we_initialised) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  const int64_t timeout_ms = options.get_int("join_timeout_ms", FRUGAL_COMM_DEFAULT_TIMEOUT_MS);
+  const int64_t timeout_ms = options.join_timeout_ms;
   int base_rank = 0;
   int base_size = 1;
   MPI_Comm_rank(base, &base_rank);
