@@ -2,9 +2,12 @@
 
 #include <dlfcn.h>
 
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+
+#include "frugal/comm_vtable.h"
 
 namespace frugal::conformance {
 
@@ -57,6 +60,27 @@ frugal_error* host_check_known(const frugal_options* options, const char* const*
   return nullptr;
 }
 
+// The 2.1 comm slots (plugin.h: never NULL in a 2.1 table). The kit hands
+// a directly loaded plugin no communicator (no option carries one from the
+// command line), so option_get_comm reads the options through the public
+// API and finds none, comm_info describes through the public getters, and
+// comm_run, which needs a comm the kit never gives, says so.
+frugal_error* host_comm_info(const frugal_comm* comm, frugal_comm_info* out) {
+  if (comm == nullptr || out == nullptr)
+    return frugal_error_create(FRUGAL_ERR_INVALID_ARGUMENT, "comm_info: comm and out must not be NULL");
+  if (out->struct_size < offsetof(frugal_comm_info, device_type) + sizeof out->device_type)
+    return frugal_error_create(FRUGAL_ERR_ABI_MISMATCH, "comm_info: out->struct_size too small");
+  out->rank = frugal_comm_rank(comm);
+  out->size = frugal_comm_size(comm);
+  out->device_type = frugal_comm_device_type(comm);
+  return nullptr;
+}
+
+frugal_error* host_comm_run(frugal_comm* /*comm*/, const frugal_comm_call* /*call*/) {
+  return frugal_error_create(FRUGAL_ERR_UNSUPPORTED,
+                             "comm_run: the conformance kit hands directly loaded plugins no communicator");
+}
+
 }  // namespace
 
 long DirectPlugin::outstanding() { return g_outstanding.load(); }
@@ -76,6 +100,9 @@ DirectPlugin::DirectPlugin(const std::string& path) {
   host_.options_check_known = &host_check_known;
   host_.option_type = &frugal_options_type;
   host_.error_destroy = &frugal_error_destroy;
+  host_.option_get_comm = &frugal_options_get_comm;
+  host_.comm_info = &host_comm_info;
+  host_.comm_run = &host_comm_run;
 
   handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle_ == nullptr) throw std::runtime_error(path + ": cannot be loaded: " + dlerror());

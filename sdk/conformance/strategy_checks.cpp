@@ -147,6 +147,7 @@ KindChecks kind_checks(int32_t kind) {
     case FRUGAL_KIND_POLICY: return {nullptr, &check_policy};
     case FRUGAL_KIND_QUANTIZER: return {&check_quantizer_core, &check_quantizer};
     case FRUGAL_KIND_ROUTER: return {&check_router_core, &check_router};
+    case FRUGAL_KIND_COMM: return {&check_comm_core, &check_comm};
     default: return {nullptr, nullptr};
   }
 }

@@ -193,6 +193,8 @@ void check_quantizer_core(Checks& c);
 void check_quantizer(Checks& c);
 void check_router_core(Checks& c);
 void check_router(Checks& c);
+void check_comm_core(Checks& c);
+void check_comm(Checks& c);
 // The option rules (check_options.cpp): the declarations agree with what
 // create accepts when called directly, without the core's checks.
 void check_declared_options(Checks& c);
