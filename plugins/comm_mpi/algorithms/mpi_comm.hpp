@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -31,7 +32,7 @@ class MpiComm {
 
  private:
   // A communicator split made; learns its peers within timeout_ms.
-  MpiComm(MPI_Comm comm, bool check_calls, int64_t timeout_ms);
+  MpiComm(MPI_Comm comm, bool check_calls, int64_t ring_min_bytes, int64_t timeout_ms);
 
   void learn_peers(int64_t timeout_ms);
   // Starts `start` (an MPI_I* call returning its request) and waits for it.
@@ -58,6 +59,12 @@ class MpiComm {
   int rank_ = 0;
   int size_ = 1;
   bool check_calls_ = false;
+  // All-reduces of at least this many bytes run as a ring of point-to-point
+  // calls (ring_all_reduce.hpp) rather than as one MPI_Iallreduce.
+  int64_t ring_min_bytes_ = 0;
+  // The ring's receive buffer, kept between calls (calls on one comm are
+  // serialised by the core).
+  std::vector<std::byte> scratch_;
   bool broken_ = false;
   std::vector<Peer> peers_;
 };

@@ -1,5 +1,6 @@
 // The collectives of an `mpi` communicator: each one MPI_I* call (or, past
-// MPI's int counts, several), waited on under the call's deadline.
+// MPI's int counts, several), waited on under the call's deadline; large
+// all-reduces as a ring of point-to-point calls (ring_all_reduce.hpp).
 #include <algorithm>
 #include <array>
 #include <climits>
@@ -9,6 +10,7 @@
 #include "algorithms/mpi_comm.hpp"
 #include "algorithms/mpi_runtime.hpp"
 #include "algorithms/mpi_types.hpp"
+#include "algorithms/ring_all_reduce.hpp"
 #include "frugal/sdk/comm_ops.hpp"
 #include "frugal/sdk/tensor_view.hpp"
 
@@ -120,8 +122,12 @@ void MpiComm::run(const frugal_comm_call& call) {
     const size_t bytes = call.op == FRUGAL_COMM_BARRIER ? 0 : sdk::dtype_size(call.dtype);
     switch (call.op) {
       case FRUGAL_COMM_ALL_REDUCE: {
-        // Past INT_MAX elements in pieces, all in flight under one deadline.
         const MPI_Op op = op_of(call.dtype, call.reduce_op);
+        if (size_ > 1 && call.count * bytes >= static_cast<uint64_t>(ring_min_bytes_) && ring_fits(call.count, size_)) {
+          ring_all_reduce(call.send, call.recv, call.count, bytes, type, op, comm_, rank_, size_, s, scratch_);
+          return;
+        }
+        // Past INT_MAX elements in pieces, all in flight under one deadline.
         const bool in_place = call.send == call.recv;
         std::vector<MPI_Request> requests;
         for (size_t at = 0; at < call.count || (at == 0 && call.count == 0); at += static_cast<size_t>(INT_MAX)) {

@@ -14,6 +14,11 @@ constexpr frugal_option_decl kMpi[] = {
                      "before each collective, check that every rank makes the same call (op, dtype, counts); one "
                      "extra small collective per call")
         .default_value("false"),
+    sdk::int_option("ring_min_bytes",
+                    "all-reduces of at least this many bytes run as a bandwidth-optimal ring of point-to-point calls "
+                    "(reduce-scatter, then all-gather); smaller ones as one MPI_Iallreduce. 0: always the ring")
+        .default_value("262144")
+        .min(0.0),
     sdk::int_option("join_timeout_ms", "deadline for every rank to join the group at create, in milliseconds")
         .default_value("300000")
         .min(1.0),

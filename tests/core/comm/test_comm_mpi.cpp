@@ -58,6 +58,19 @@ TEST_CASE("every collective and dtype across the ranks matches the reference") {
   frugal::test::check_every_collective(rig.comm.get(), 40000);  // past the eager limits of shared memory and TCP
 }
 
+TEST_CASE("all-reduce as a ring: every dtype and reduction, from fewer elements than ranks up") {
+  // ring_min_bytes 0 sends every all-reduce through the ring
+  // (ring_all_reduce.cpp), whose chunks are uneven or empty when the count
+  // does not divide by the ranks; the reference is computed on each rank.
+  host::Options options;
+  options.set("ring_min_bytes", int64_t{0});
+  MpiRig rig(options.get());
+  for (const size_t count : {size_t{1}, size_t{2}, size_t{7}, size_t{40000}}) {
+    INFO("count " << count);
+    frugal::test::check_every_collective(rig.comm.get(), count);
+  }
+}
+
 TEST_CASE("uneven all_to_all_v and all_gather_v, zero counts included") {
   MpiRig rig;
   frugal::test::check_uneven_collectives(rig.comm.get());
