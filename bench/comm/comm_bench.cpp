@@ -10,7 +10,10 @@
 // direct calls then a block of frugal calls (interleaved, so drift hits
 // both); a block's time is the slowest rank's (MPI_MAX), the reported time
 // the best round. Columns as nccl-tests: algbw = bytes / time, busbw =
-// algbw x 2(n-1)/n for all-reduce and x (n-1)/n for all-to-all.
+// algbw x 2(n-1)/n for all-reduce and x (n-1)/n for all-to-all. The last
+// column is the median over rounds of each round's ratio: on a shared or
+// oversubscribed machine one lucky round can make the best-round ratio
+// look better or worse than the typical call.
 #include <mpi.h>
 
 #include <algorithm>
@@ -45,6 +48,7 @@ const frugal::args::Spec& command_line() {
 struct Timing {
   double direct_s = 0;
   double frugal_s = 0;
+  double median_ratio = 0;  // median over rounds of direct / frugal
 };
 
 // Seconds per call of `calls` calls of fn, as the slowest rank saw them.
@@ -91,10 +95,10 @@ void print_row(const Row& row, int ranks) {
   const double factor = std::string(row.op) == "all_reduce" ? 2.0 * (ranks - 1) / ranks : double(ranks - 1) / ranks;
   const double bytes = static_cast<double>(row.bytes);
   auto algbw = [&](double s) { return bytes / s / 1e9; };
-  std::printf("%-10s %11zu %10.2f %8.3f %8.3f %10.2f %8.3f %8.3f %7.3f %9.2f\n", row.op, row.bytes,
+  std::printf("%-10s %11zu %10.2f %8.3f %8.3f %10.2f %8.3f %8.3f %7.3f %9.2f %9.3f\n", row.op, row.bytes,
               row.t.direct_s * 1e6, algbw(row.t.direct_s), algbw(row.t.direct_s) * factor, row.t.frugal_s * 1e6,
               algbw(row.t.frugal_s), algbw(row.t.frugal_s) * factor, row.t.direct_s / row.t.frugal_s,
-              (row.t.frugal_s - row.t.direct_s) * 1e6);
+              (row.t.frugal_s - row.t.direct_s) * 1e6, row.t.median_ratio);
 }
 
 int bench(size_t max_bytes, int repeats, int max_calls) {
@@ -117,8 +121,8 @@ int bench(size_t max_bytes, int repeats, int max_calls) {
     if (rank == 0) {
       std::printf("comm_bench: %d ranks, float32; times are per call (us), bandwidths GB/s; ratio = direct / frugal\n",
                   ranks);
-      std::printf("%-10s %11s %10s %8s %8s %10s %8s %8s %7s %9s\n", "op", "bytes", "mpi_us", "mpi_alg", "mpi_bus",
-                  "frugal_us", "alg", "bus", "ratio", "extra_us");
+      std::printf("%-10s %11s %10s %8s %8s %10s %8s %8s %7s %9s %9s\n", "op", "bytes", "mpi_us", "mpi_alg", "mpi_bus",
+                  "frugal_us", "alg", "bus", "ratio", "extra_us", "ratio_med");
     }
     for (const char* op : {"all_reduce", "all_to_all"}) {
       const bool reduce = std::string(op) == "all_reduce";
@@ -155,11 +159,18 @@ int bench(size_t max_bytes, int repeats, int max_calls) {
           status = 1;
         }
         const int calls = std::min(calls_for(bytes), max_calls);
-        Row row{op, count * sizeof(float), {1e30, 1e30}};
+        Row row{op, count * sizeof(float), {1e30, 1e30, 0}};
+        std::vector<double> ratios;
         for (int r = 0; r < repeats; ++r) {
-          row.t.direct_s = std::min(row.t.direct_s, block_seconds(calls, direct));
-          row.t.frugal_s = std::min(row.t.frugal_s, block_seconds(calls, through_frugal));
+          const double direct_s = block_seconds(calls, direct);
+          const double frugal_s = block_seconds(calls, through_frugal);
+          row.t.direct_s = std::min(row.t.direct_s, direct_s);
+          row.t.frugal_s = std::min(row.t.frugal_s, frugal_s);
+          ratios.push_back(direct_s / frugal_s);
         }
+        std::sort(ratios.begin(), ratios.end());
+        row.t.median_ratio = ratios.size() % 2 == 1 ? ratios[ratios.size() / 2]
+                                                    : 0.5 * (ratios[ratios.size() / 2 - 1] + ratios[ratios.size() / 2]);
         if (rank == 0) print_row(row, ranks);
       }
     }
