@@ -26,7 +26,12 @@
 #   - router_moe's speed (bench/router/router_gpu_bench.cu) at T = 64K,
 #     E = 256, k = 8, H = 7168 bf16: permute and combine against a
 #     device-to-device copy (target >= 60 %, else SLOW), the route times
-#     as detail; log in build-device/router_gpu_bench.log.
+#     as detail; log in build-device/router_gpu_bench.log;
+#   - comm_nccl's collectives (tests/device/comm_nccl_check.cpp), one rank:
+#     every collective and dtype on device tensors byte for byte against
+#     the CPU result of the `local` comm, the ways to join, split, a
+#     caller's stream, a create that misses its deadline (a watchdog turns
+#     a hang into a FAIL); seconds; log in build-device/comm_nccl_check.log.
 set -u
 cd "$(dirname "$0")/../.."
 dir=build-device
@@ -112,6 +117,13 @@ if "$dir/bin/router_gpu_bench" >"$rblog" 2>&1; then
     "deepseek_v3 $(route_us deepseek_v3) us, topk_softmax $(route_us 'topk_softmax aux+z') us"
 else
   row "router_gpu_bench" FAIL "see $rblog"
+fi
+
+# comm_nccl is built only where NCCL is found: a GPU machine should have it.
+if [ -x "$dir/bin/comm_nccl_check" ]; then
+  byte_check "NCCL one-rank collectives" comm_nccl_check
+else
+  row "NCCL one-rank collectives" FAIL "comm_nccl not built (NCCL not found: see the cmake output)"
 fi
 
 printf '%-44s %-6s %s\n' check result detail

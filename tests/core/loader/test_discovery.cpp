@@ -278,9 +278,10 @@ TEST_CASE("discovery scans FRUGAL_PLUGIN_PATH, then the built-in dir, then host 
   REQUIRE(frugal_context_plugin_count(ctx) == builtins + 2);
   CHECK(plugin_name_at(ctx, 0) == "alpha");
   // The built-in directory is scanned in file-name order (comm_mpi is built
-  // only where MPI was found).
+  // only where MPI was found, comm_nccl where CUDA and NCCL were).
   std::vector<std::string> expected{"comm_local"};
   if (fs::exists(test::builtin_path("comm_mpi"))) expected.emplace_back("comm_mpi");
+  if (fs::exists(test::builtin_path("comm_nccl"))) expected.emplace_back("comm_nccl");
   for (const char* name : {"packer_seq", "policy_cost", "quant_fp8", "router_moe", "schedule_lr"}) {
     expected.emplace_back(name);
   }

@@ -118,10 +118,13 @@ class CliTest(unittest.TestCase):
             listing = json.loads(result.stdout)
             names = [p["name"] for p in listing["plugins"]]
             # The environment's plugins first, then the built-in ones in file-name
-            # order (comm_mpi is built only where MPI was found).
+            # order (comm_mpi is built only where MPI was found, comm_nccl where
+            # CUDA and NCCL were).
             builtin_dir = os.path.join(BUILD_DIR, "lib", "frugal", "v2", "plugins")
             has_mpi = os.path.exists(os.path.join(builtin_dir, "comm_mpi.so"))
-            expected = ["alpha", "comm_local"] + (["comm_mpi"] if has_mpi else []) + [
+            has_nccl = os.path.exists(os.path.join(builtin_dir, "comm_nccl.so"))
+            expected = ["alpha", "comm_local"] + (["comm_mpi"] if has_mpi else []) + (
+                ["comm_nccl"] if has_nccl else []) + [
                 "packer_seq", "policy_cost", "quant_fp8", "router_moe", "schedule_lr", "store_fs"]
             self.assertEqual(names[:len(expected)], expected)
             failures = {os.path.basename(f["path"]): f for f in listing["failures"]}
