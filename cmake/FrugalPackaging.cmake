@@ -5,6 +5,7 @@
 #   frugal-tools          (component tools)    frugal, frugal-conformance, frugal-demo
 #   python3-frugal        (component python)   the ctypes binding (sdk/python/frugal)
 #   frugal-comm-mpi       (component mpi)      the comm_mpi plugin, when MPI was found
+#   frugal-comm-nccl      (component nccl)     the comm_nccl plugin, when CUDA and NCCL were found
 # Build them with the `package` target or `cpack --config <build>/CPackConfig.cmake`.
 # docs/packaging.md describes the packages; tests/install checks them with lintian.
 include(FrugalDebianFiles)
@@ -27,6 +28,9 @@ set(CPACK_PACKAGE_FILE_NAME "${CPACK_PACKAGE_NAME}-${PROJECT_VERSION}-${CMAKE_SY
 set(CPACK_COMPONENTS_ALL runtime dev tools python)
 if(TARGET comm_mpi)
   list(APPEND CPACK_COMPONENTS_ALL mpi)
+endif()
+if(TARGET comm_nccl)
+  list(APPEND CPACK_COMPONENTS_ALL nccl)
 endif()
 # The .tar.gz stays one archive of the whole tree (the `python` component,
 # EXCLUDE_FROM_ALL, is only in the .deb).
@@ -100,6 +104,19 @@ string(CONCAT CPACK_DEBIAN_MPI_DESCRIPTION
     "The `mpi` backend of frugal's comm kind: collectives (all-reduce,\n"
     "broadcast, all-gather, reduce-scatter, all-to-all) over the system's\n"
     "OpenMPI, with deadlines that turn a dead rank into an error.")
+
+# NCCL is not in Debian: NVIDIA's repository ships it as libnccl2, which
+# puts libnccl.so.2 on the loader's path. dpkg-shlibdeps cannot name a
+# package for a toolkit's own copy, so the Depends are written out.
+set(CPACK_DEBIAN_NCCL_PACKAGE_NAME frugal-comm-nccl)
+set(CPACK_DEBIAN_NCCL_PACKAGE_SECTION libs)
+set(CPACK_DEBIAN_NCCL_PACKAGE_DEPENDS
+    "${_frugal_runtime_pkg} (>= ${PROJECT_VERSION}), libc6 (>= 2.36), libstdc++6 (>= 12), libgcc-s1 (>= 3.0), libnccl2 (>= 2.18)")
+string(CONCAT CPACK_DEBIAN_NCCL_DESCRIPTION
+    "frugal communicator over NCCL (comm_nccl plugin)\n"
+    "The `nccl` backend of frugal's comm kind: collectives on CUDA device\n"
+    "memory over NVIDIA's NCCL, with deadlines that abort a communicator\n"
+    "whose peer is gone rather than hang.")
 
 # Depends of the ELF packages from what their binaries really need (libc6,
 # libstdc++6, libgcc-s1, libfmt9; the CUDA runtime is linked statically and

@@ -14,7 +14,8 @@ import tarfile
 import tempfile
 import unittest
 
-from test_install import (BUILD_DIR, BUILTIN, HAVE_COMM_MPI, LIBDIR, LIBRARY_FILE, SDK_VERSION, build_with_pkg_config, exported_symbols, listing, ok,
+from test_install import (BUILD_DIR, BUILTIN, HAVE_COMM_MPI, HAVE_COMM_NCCL, LIBDIR, LIBRARY_FILE, SDK_VERSION, build_with_pkg_config, exported_symbols, listing, ok,
+                          without_unreachable_nccl,
                           run)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -25,7 +26,10 @@ DEB_VERSION = f"{SDK_VERSION}-1"
 RUNTIME = "libfrugal2"
 # comm_mpi has a package of its own, so libfrugal2 never pulls in OpenMPI.
 MPI_PACKAGE = "frugal-comm-mpi"
-PACKAGES = [RUNTIME, "libfrugal-dev", "frugal-tools", "python3-frugal"] + ([MPI_PACKAGE] if HAVE_COMM_MPI else [])
+# comm_nccl likewise, so nothing but it needs NCCL.
+NCCL_PACKAGE = "frugal-comm-nccl"
+PACKAGES = [RUNTIME, "libfrugal-dev", "frugal-tools", "python3-frugal"] + ([MPI_PACKAGE] if HAVE_COMM_MPI else []) + (
+    [NCCL_PACKAGE] if HAVE_COMM_NCCL else [])
 LIB = f"usr/lib/{MULTIARCH}"
 PYTHON_DIR = "usr/lib/python3/dist-packages/frugal"
 #: The release that first shipped the FRUGAL_2.0 symbol node.
@@ -133,7 +137,7 @@ class DebianPackages(unittest.TestCase):
     def test_files_are_split_by_package(self):
         files = {name: contents(deb) for name, deb in self.debs.items()}
         runtime = {f"{LIB}/{LIBRARY_FILE}", f"{LIB}/libfrugal.so.2"} | {
-            f"{LIB}/frugal/v2/plugins/{p}.so" for p in BUILTIN if p != "comm_mpi"}
+            f"{LIB}/frugal/v2/plugins/{p}.so" for p in BUILTIN if p not in ("comm_mpi", "comm_nccl")}
         self.assertEqual({f for f in files[RUNTIME] if not f.startswith("usr/share/doc/")}, runtime)
         dev = files["libfrugal-dev"]
         for path in ("usr/include/frugal/frugal.h", "usr/include/frugal/plugin.h", "usr/include/frugal/sdk/host.hpp",
@@ -149,6 +153,9 @@ class DebianPackages(unittest.TestCase):
         if HAVE_COMM_MPI:
             self.assertEqual({f for f in files[MPI_PACKAGE] if not f.startswith("usr/share/doc/")},
                              {f"{LIB}/frugal/v2/plugins/comm_mpi.so"})
+        if HAVE_COMM_NCCL:
+            self.assertEqual({f for f in files[NCCL_PACKAGE] if not f.startswith("usr/share/doc/")},
+                             {f"{LIB}/frugal/v2/plugins/comm_nccl.so"})
         python = files["python3-frugal"]
         self.assertIn(f"{PYTHON_DIR}/__init__.py", python)
         self.assertIn(f"{PYTHON_DIR}/_lib.py", python)
@@ -198,6 +205,13 @@ class DebianPackages(unittest.TestCase):
             self.assertEqual(mpi[RUNTIME], f"{RUNTIME} (>= {SDK_VERSION})")
             self.assertIn("libopenmpi3", mpi)
             self.assertNotIn("libopenmpi3", depends(fields[RUNTIME]))
+        if HAVE_COMM_NCCL:
+            # NVIDIA's libnccl2, written out (dpkg-shlibdeps cannot name it).
+            self.assertEqual(fields[NCCL_PACKAGE]["Section"], "libs")
+            nccl = depends(fields[NCCL_PACKAGE])
+            self.assertEqual(nccl[RUNTIME], f"{RUNTIME} (>= {SDK_VERSION})")
+            self.assertEqual(nccl["libnccl2"], "libnccl2 (>= 2.18)")
+            self.assertNotIn("libnccl2", depends(fields[RUNTIME]))
 
     def test_library_package_control_files(self):
         deb = self.debs[RUNTIME]
@@ -224,7 +238,8 @@ class DebianPackages(unittest.TestCase):
         cli = os.path.join(self.root, "usr", "bin", "frugal")
         result, found = listing(cli)
         ok(self, result)
-        self.assertEqual([p["name"] for p in found["plugins"]], BUILTIN)
+        names, _ = without_unreachable_nccl(self, found)
+        self.assertEqual(sorted(names), sorted(BUILTIN))
         for p in found["plugins"]:
             self.assertTrue(os.path.realpath(p["path"]).startswith(os.path.realpath(self.root) + f"/{LIB}/"), p["path"])
 
