@@ -85,8 +85,12 @@ if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
   # would double the slowest part of the build. Only the tests that run
   # threads (tests/CMakeLists.txt, CONCURRENT), the demo model's thread
   # pool and its plugin-backed strategies included: single-threaded code has
-  # no races to find, and building it a third time took minutes.
+  # no races to find, and building it a third time took minutes. Debug
+  # (assertions on, full debug info) at -O1, as ThreadSanitizer's manual
+  # asks for reasonable speed: at -O0 these tests took 296 of the stage's
+  # 645 s (docs/benchmarks.md).
   FRUGAL_BUILD_TARGET=frugal_concurrent_tests scripts/build.sh build-tsan -DCMAKE_BUILD_TYPE=Debug \
+    -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
     -DFRUGAL_SANITIZE=thread -DFRUGAL_WITH_CUDA=OFF -DFRUGAL_BUILD_BENCH=OFF >/dev/null
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan -L concurrent -j"$jobs" \
     --output-on-failure --timeout 600
