@@ -135,9 +135,10 @@ void check_bounds(Checks& c) {
           continue;
         }
         const double infinity = std::numeric_limits<double>::infinity();
-        lines.refused(o, Value::of_double(std::nextafter(bound, upper ? infinity : -infinity)),
-                      std::string("the next double ") + (upper ? "above max " : "below min ") + number_text(bound),
-                      kRangeByCore);
+        std::string what = "the next double ";
+        what += upper ? "above max " : "below min ";
+        what += number_text(bound);
+        lines.refused(o, Value::of_double(std::nextafter(bound, upper ? infinity : -infinity)), what, kRangeByCore);
       }
     }
   }
