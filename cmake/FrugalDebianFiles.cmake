@@ -46,7 +46,7 @@ if(NOT _frugal_gzip_rc EQUAL 0)
 endif()
 
 foreach(_pair "runtime;libfrugal${FRUGAL_ABI_MAJOR}" "dev;libfrugal-dev" "tools;frugal-tools" "python;python3-frugal"
-              "mpi;frugal-comm-mpi")
+              "mpi;frugal-comm-mpi" "nccl;frugal-comm-nccl")
   list(GET _pair 0 _component)
   list(GET _pair 1 _package)
   install(FILES "${_frugal_deb_src}/copyright" "${_frugal_changelog}.gz"
