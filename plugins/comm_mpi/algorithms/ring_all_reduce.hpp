@@ -25,7 +25,7 @@ namespace frugal::comm_mpi {
 
 // The default of the `ring_min_bytes` option: all-reduces of at least this
 // many bytes take the ring (measured: docs/benchmarks.md, comm_bench).
-inline constexpr int64_t kDefaultRingMinBytes = 256 * 1024;
+inline constexpr int64_t kDefaultRingMinBytes = int64_t{256} * 1024;
 
 // Chunk c of `count` elements split over `parts` ranks: the first
 // count % parts chunks hold one element more.
