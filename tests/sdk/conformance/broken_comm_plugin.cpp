@@ -7,6 +7,7 @@
 
 #include "frugal/comm_vtable.h"
 #include "frugal/plugin.h"
+#include "frugal/sdk/tensor_view.hpp"
 
 namespace {
 
@@ -22,19 +23,6 @@ enum Fault {
 const frugal_host_api* g_host = nullptr;
 
 frugal_error* error(int32_t code, const char* message) { return g_host->error_create(code, message); }
-
-size_t element_bytes(int32_t dtype) {
-  switch (dtype) {
-    case FRUGAL_DTYPE_FLOAT16:
-    case FRUGAL_DTYPE_BFLOAT16:
-    case FRUGAL_DTYPE_INT16: return 2;
-    case FRUGAL_DTYPE_FLOAT32:
-    case FRUGAL_DTYPE_INT32: return 4;
-    case FRUGAL_DTYPE_FLOAT64:
-    case FRUGAL_DTYPE_INT64: return 8;
-    default: return 1;
-  }
-}
 
 frugal_error* create(const frugal_host_api* host, const frugal_options* options, void** comm) {
   if (comm == nullptr) return host->error_create(FRUGAL_ERR_INVALID_ARGUMENT, "create: comm is NULL");
@@ -69,7 +57,7 @@ frugal_error* split(void*, int32_t color, int32_t, int64_t, void** sub) {
 frugal_error* run(void*, const frugal_comm_call* call) {
   if (call == nullptr) return error(FRUGAL_ERR_INVALID_ARGUMENT, "run: call is NULL");
   if (call->struct_size < FRUGAL_COMM_CALL_MIN_SIZE) return error(FRUGAL_ERR_ABI_MISMATCH, "run: call too small");
-  const size_t width = element_bytes(call->dtype);
+  const size_t width = frugal::sdk::dtype_size(call->dtype);
   auto* recv = static_cast<char*>(call->recv);
   const auto* send = static_cast<const char*>(call->send);
   const auto copy = [width](char* to, const char* from, size_t count) {
