@@ -82,4 +82,11 @@ double lr_of(frugal_context* context, const char* name, int64_t step, const frug
   return lr;
 }
 
+frugal_loss_scaler_status loss_scaler_status(const frugal_loss_scaler* scaler) {
+  frugal_loss_scaler_status status{};
+  status.struct_size = sizeof status;
+  host::check(frugal_loss_scaler_get_status(scaler, &status));
+  return status;
+}
+
 }  // namespace frugal::test

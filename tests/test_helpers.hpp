@@ -61,6 +61,9 @@ bool is_mapped(const std::string& file_name);
 // The learning rate of a fresh schedule `name` at `step`; throws host::Exception.
 double lr_of(frugal_context* context, const char* name, int64_t step, const frugal_options* options = nullptr);
 
+// A loss scaler's status; throws host::Exception.
+frugal_loss_scaler_status loss_scaler_status(const frugal_loss_scaler* scaler);
+
 // A state through the kinds' two-call export (`call(buffer, capacity,
 // size)`: the size query, then the copy); throws when a call fails or the
 // copy wrote another size than the query said.

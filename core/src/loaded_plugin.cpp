@@ -27,7 +27,6 @@
 namespace frugal {
 namespace {
 
-constexpr size_t kMaxStringLength = 4096;
 constexpr size_t kMaxStrategies = 4096;
 constexpr size_t kMaxNameLength = 64;
 
@@ -37,10 +36,10 @@ std::string copy_string(const char* value, bool required, std::string_view field
     if (required) fail(FRUGAL_ERR_PLUGIN_INVALID, "plugin '{}': descriptor field '{}' is NULL", path, field);
     return {};
   }
-  const size_t length = strnlen(value, kMaxStringLength + 1);
-  if (length > kMaxStringLength)
+  const size_t length = strnlen(value, kMaxPluginStringLength + 1);
+  if (length > kMaxPluginStringLength)
     fail(FRUGAL_ERR_PLUGIN_INVALID, "plugin '{}': descriptor field '{}' is longer than {} bytes", path, field,
-         kMaxStringLength);
+         kMaxPluginStringLength);
   return std::string(value, length);
 }
 

@@ -24,14 +24,13 @@ using sdk::split_choices;
 
 constexpr size_t kMaxChainLinks = 64;
 constexpr size_t kMaxDeclaredOptions = 256;
-constexpr size_t kMaxStringLength = 4096;
 constexpr uint32_t kBoundFlags = FRUGAL_OPTION_DECL_HAS_MIN | FRUGAL_OPTION_DECL_HAS_MAX;
 
 std::optional<std::string> copy_text(const char* value, const std::string& owner, std::string_view field) {
   if (value == nullptr) return std::nullopt;
-  const size_t length = strnlen(value, kMaxStringLength + 1);
-  if (length > kMaxStringLength)
-    fail(FRUGAL_ERR_PLUGIN_INVALID, "{}: option {} is longer than {} bytes", owner, field, kMaxStringLength);
+  const size_t length = strnlen(value, kMaxPluginStringLength + 1);
+  if (length > kMaxPluginStringLength)
+    fail(FRUGAL_ERR_PLUGIN_INVALID, "{}: option {} is longer than {} bytes", owner, field, kMaxPluginStringLength);
   return std::string(value, length);
 }
 

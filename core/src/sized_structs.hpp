@@ -11,6 +11,11 @@
 
 namespace frugal {
 
+// The longest string the core reads out of a plugin's structs (descriptor
+// fields, option declarations): a longer one is refused, so a string
+// without its terminator cannot run the core off the plugin's memory.
+inline constexpr size_t kMaxPluginStringLength = 4096;
+
 // Reads a producer's struct into a zeroed local T: fields beyond the
 // producer's struct_size keep their defaults. `raw` must not be NULL.
 template <typename T>

@@ -52,12 +52,12 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 struct FreeDeleter {
   void operator()(uint8_t* p) const noexcept { std::free(p); }
 };
-using Buffer = std::unique_ptr<uint8_t, FreeDeleter>;
+using HugeBuffer = std::unique_ptr<uint8_t, FreeDeleter>;
 
 // Allocated as the engine allocates its snapshot buffer (2 MiB aligned,
 // huge pages requested), so the memcpy baseline gets the same memory
 // advantages and the stall ratio compares like with like.
-Buffer allocate(uint64_t bytes, const char* what) {
+HugeBuffer allocate(uint64_t bytes, const char* what) {
   void* memory = nullptr;
   if (posix_memalign(&memory, size_t{2} << 20, static_cast<size_t>(bytes)) != 0)
     fail(FRUGAL_ERR_OUT_OF_MEMORY,
@@ -65,7 +65,7 @@ Buffer allocate(uint64_t bytes, const char* what) {
 #ifdef MADV_HUGEPAGE
   madvise(memory, static_cast<size_t>(bytes), MADV_HUGEPAGE);
 #endif
-  return Buffer(static_cast<uint8_t*>(memory));
+  return HugeBuffer(static_cast<uint8_t*>(memory));
 }
 
 // Non-constant float32 data in [-0.5, 0.5) (xorshift64*), bytes past the
@@ -231,7 +231,7 @@ struct Iteration {
 // The synthetic state: float32 tensors carved out of one buffer (a uint8
 // tail when the size is not a multiple of 4), registered for every kind.
 struct State {
-  Buffer data;
+  HugeBuffer data;
   std::vector<uint64_t> offsets, sizes;
   std::vector<int32_t> dtypes;
 };
@@ -445,7 +445,7 @@ int cmd_ckpt_bench(const std::vector<std::string>& args) {
 
   // Declared before the session: registered memory outlives the engine.
   State state;
-  Buffer memcpy_dst;
+  HugeBuffer memcpy_dst;
   CkptSession session;
   const std::string raw_path = fmt::format("{}/.frugal-bench-raw.{}", config.dir, ::getpid());
   std::string key_prefix = config.engine.prefix;

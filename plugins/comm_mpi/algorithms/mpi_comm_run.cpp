@@ -10,16 +10,13 @@
 #include "algorithms/mpi_comm.hpp"
 #include "algorithms/mpi_runtime.hpp"
 #include "algorithms/mpi_types.hpp"
+#include "algorithms/mpi_wait.hpp"
 #include "algorithms/ring_all_reduce.hpp"
 #include "frugal/sdk/comm_ops.hpp"
 #include "frugal/sdk/tensor_view.hpp"
 
 namespace frugal::comm_mpi {
 namespace {
-
-std::string where(const CallScope& s) {
-  return std::string(s.op) + " on rank " + std::to_string(s.rank) + " of " + std::to_string(s.size);
-}
 
 // MPI counts and displacements are int.
 int as_count(size_t n, const CallScope& s, const char* what) {

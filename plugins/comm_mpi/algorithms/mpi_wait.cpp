@@ -10,10 +10,6 @@
 namespace frugal::comm_mpi {
 namespace {
 
-std::string where(const CallScope& s) {
-  return std::string(s.op) + " on rank " + std::to_string(s.rank) + " of " + std::to_string(s.size);
-}
-
 std::string mpi_error_text(int rc) {
   char text[MPI_MAX_ERROR_STRING] = {};
   int length = 0;
@@ -22,6 +18,10 @@ std::string mpi_error_text(int rc) {
 }
 
 }  // namespace
+
+std::string where(const CallScope& s) {
+  return std::string(s.op) + " on rank " + std::to_string(s.rank) + " of " + std::to_string(s.size);
+}
 
 CallScope scope(const char* op, int rank, int size, int64_t timeout_ms, const std::vector<Peer>* peers) {
   return {op, rank, size, std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms), timeout_ms, peers};

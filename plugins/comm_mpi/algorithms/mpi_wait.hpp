@@ -32,6 +32,9 @@ struct CallScope {
   const std::vector<Peer>* peers;  // nullptr while the comm is being made
 };
 
+// "all_reduce on rank 1 of 3": how every error of a call begins.
+std::string where(const CallScope& scope);
+
 CallScope scope(const char* op, int rank, int size, int64_t timeout_ms, const std::vector<Peer>* peers);
 
 // Polls until every request completes. Throws PluginError:

@@ -15,7 +15,7 @@
 namespace frugal::router {
 namespace {
 
-constexpr int64_t kBlock = 128;  // tokens per unit of parallel work
+constexpr int64_t kGateBlock = 128;  // tokens per unit of parallel work
 
 void check(const Logits& logits, std::span<const float> bias, const DeepSeekGateOptions& o) {
   validate(logits);
@@ -87,11 +87,11 @@ DeepSeekGateResult deepseek_v3_route(const Logits& logits, std::span<const float
   out.routing = Routing{T, E, k, std::vector<int32_t>(static_cast<std::size_t>(T * k)),
                         std::vector<float>(static_cast<std::size_t>(T * k))};
   Routing& r = out.routing;
-  const int64_t blocks = block_count(T, kBlock);
+  const int64_t blocks = block_count(T, kGateBlock);
   std::vector<double> partial(static_cast<std::size_t>(blocks * E), 0.0);
   std::vector<float> lse(want_z ? static_cast<std::size_t>(T) : 0);
 
-  parallel_blocks(T, kBlock, o.threads, [&](int64_t blk, int64_t begin, int64_t end) {
+  parallel_blocks(T, kGateBlock, o.threads, [&](int64_t blk, int64_t begin, int64_t end) {
     std::vector<float> s(static_cast<std::size_t>(E)), b(static_cast<std::size_t>(E));
     std::vector<float> group_score(static_cast<std::size_t>(o.groups));
     std::vector<int32_t> kept(static_cast<std::size_t>(o.topk_groups));

@@ -10,7 +10,7 @@
 namespace frugal::router {
 namespace {
 
-constexpr int64_t kBlock = 256;  // tokens per block: the unit of work and of partial sums
+constexpr int64_t kSoftmaxBlock = 256;  // tokens per block: the unit of work and of partial sums
 
 }  // namespace
 
@@ -26,10 +26,10 @@ TopkSoftmaxResult topk_softmax(const Logits& logits, const TopkSoftmaxOptions& o
   r.routing = Routing{T, E, k, std::vector<int32_t>(static_cast<std::size_t>(T * k)),
                       std::vector<float>(static_cast<std::size_t>(T * k))};
   std::vector<float> lse(static_cast<std::size_t>(T));
-  const int64_t blocks = block_count(T, kBlock);
+  const int64_t blocks = block_count(T, kSoftmaxBlock);
   std::vector<double> partial(static_cast<std::size_t>(blocks * E), 0.0);
 
-  parallel_blocks(T, kBlock, options.threads, [&](int64_t b, int64_t begin, int64_t end) {
+  parallel_blocks(T, kSoftmaxBlock, options.threads, [&](int64_t b, int64_t begin, int64_t end) {
     std::vector<float> p(static_cast<std::size_t>(E));
     double* acc = partial.data() + b * E;
     for (int64_t t = begin; t < end; ++t) {

@@ -15,11 +15,16 @@ struct Model<T>::Layer {
   std::unique_ptr<FfnMoe<T>> moe;
 };
 
-namespace {
+// How each parameter starts. Named, not anonymous: Model<T>'s constructor
+// (a template with external linkage) captures a vector of them, which GCC
+// flags when this file is compiled inside a unity batch.
+namespace model_detail {
 
 enum class Init { normal, residual_out, zero, one };
 
-}  // namespace
+}  // namespace model_detail
+
+using model_detail::Init;
 
 template <class T>
 Model<T>::Model(const ModelConfig& config) : config_(config) {

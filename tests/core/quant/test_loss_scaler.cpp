@@ -21,13 +21,6 @@ host::LossScalerPtr scaler_with(std::initializer_list<std::pair<const char*, dou
   return host::make_loss_scaler(options.get());
 }
 
-frugal_loss_scaler_status state_of(const frugal_loss_scaler* s) {
-  frugal_loss_scaler_status st{};
-  st.struct_size = sizeof st;
-  host::check(frugal_loss_scaler_get_status(s, &st));
-  return st;
-}
-
 }  // namespace
 
 TEST_CASE("loss scaler: hand-computed sequence") {
@@ -54,7 +47,7 @@ TEST_CASE("loss scaler: hand-computed sequence") {
     REQUIRE(apply == (steps[i].found_inf ? 0 : 1));
     skipped += steps[i].found_inf ? 1 : 0;
     REQUIRE(frugal_loss_scaler_scale(s.get()) == steps[i].scale);
-    const auto st = state_of(s.get());
+    const auto st = loss_scaler_status(s.get());
     REQUIRE(st.scale == steps[i].scale);
     REQUIRE(st.clean_steps == steps[i].clean);
     REQUIRE(st.skipped_steps == skipped);
@@ -66,7 +59,7 @@ TEST_CASE("loss scaler: hand-computed sequence") {
   host::check(frugal_loss_scaler_set_status(s.get(), &saved));
   host::check(frugal_loss_scaler_update(s.get(), 0, nullptr));
   CHECK(frugal_loss_scaler_scale(s.get()) == 8.0);
-  CHECK(state_of(s.get()).skipped_steps == 9);
+  CHECK(loss_scaler_status(s.get()).skipped_steps == 9);
   for (const frugal_loss_scaler_status bad :
        {frugal_loss_scaler_status{sizeof saved, 64.0, 0, 0}, frugal_loss_scaler_status{sizeof saved, 4.0, 3, 0},
         frugal_loss_scaler_status{sizeof saved, 4.0, -1, 0}, frugal_loss_scaler_status{sizeof saved, 4.0, 0, -5}}) {

@@ -33,13 +33,6 @@ std::vector<uint8_t> export_bytes(const frugal_loss_scaler* scaler) {
   return exported_state([&](void* b, size_t c, size_t* s) { return frugal_loss_scaler_export_state(scaler, b, c, s); });
 }
 
-frugal_loss_scaler_status state_of(const frugal_loss_scaler* scaler) {
-  frugal_loss_scaler_status s{};
-  s.struct_size = sizeof(s);
-  host::check(frugal_loss_scaler_get_status(scaler, &s));
-  return s;
-}
-
 void put(std::vector<uint8_t>& out, uint64_t v, int n) {
   for (int i = 0; i < n; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
 }
@@ -67,7 +60,7 @@ std::vector<uint8_t> crafted(double scale, int64_t clean, int64_t skipped, uint3
 TEST_CASE("loss scaler bytes: the layout, the size protocol and a round trip into a twin") {
   auto scaler = scaler_with_interval(3);
   for (const int inf : {1, 0, 0, 1, 0}) host::check(frugal_loss_scaler_update(scaler.get(), inf, nullptr));
-  const frugal_loss_scaler_status saved = state_of(scaler.get());
+  const frugal_loss_scaler_status saved = loss_scaler_status(scaler.get());
   REQUIRE(saved.scale == 1024.0);  // 4096, overflow 2048, two clean, overflow 1024, one clean
   REQUIRE(saved.clean_steps == 1);
   REQUIRE(saved.skipped_steps == 2);
@@ -88,7 +81,7 @@ TEST_CASE("loss scaler bytes: the layout, the size protocol and a round trip int
 
   auto twin = scaler_with_interval(3);
   host::check(frugal_loss_scaler_import_state(twin.get(), blob.data(), blob.size()));
-  const frugal_loss_scaler_status restored = state_of(twin.get());
+  const frugal_loss_scaler_status restored = loss_scaler_status(twin.get());
   CHECK(restored.scale == saved.scale);
   CHECK(restored.clean_steps == saved.clean_steps);
   CHECK(restored.skipped_steps == saved.skipped_steps);
@@ -149,6 +142,6 @@ TEST_CASE("loss scaler bytes: a refused blob is named and changes nothing") {
   // The same blob with valid fields is taken.
   const auto good = crafted(8.0, 4, 7);
   host::check(frugal_loss_scaler_import_state(scaler.get(), good.data(), good.size()));
-  CHECK(state_of(scaler.get()).skipped_steps == 7);
+  CHECK(loss_scaler_status(scaler.get()).skipped_steps == 7);
   CHECK(frugal_loss_scaler_scale(scaler.get()) == 8.0);
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <numbers>
 #include <thread>
 #include <vector>
 
@@ -15,13 +16,11 @@ using frugal::test::outcome;
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
-
 double cosine_reference(int64_t s, double peak, double floor_lr, int64_t warmup, int64_t total) {
   if (s < warmup) return peak * double(s + 1) / double(warmup);
   if (s >= total) return floor_lr;
   const double progress = double(s - warmup) / double(total - warmup);
-  return floor_lr + (peak - floor_lr) * (1 + std::cos(kPi * progress)) / 2;
+  return floor_lr + (peak - floor_lr) * (1 + std::cos(std::numbers::pi * progress)) / 2;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <numbers>
 #include <vector>
 
 #include "schedule_test_support.hpp"
@@ -14,8 +15,6 @@ using frugal::test::lr_context;
 using frugal::test::options_of;
 
 namespace {
-
-constexpr double kPi = 3.14159265358979323846;
 
 double lr_at(frugal_schedule* schedule, int64_t step) {
   double lr = 0;
@@ -57,7 +56,7 @@ TEST_CASE("sgdr cosine with fixed cycles and decaying peaks never goes below min
   const double peaks[] = {0.8, 0.4, 0.2, 0.1, 0.1};  // 0.05 is floored at min_lr
   for (int cycle = 0; cycle < 5; ++cycle) {
     for (int t = 0; t < 8; ++t) {
-      const double expected = 0.1 + (peaks[cycle] - 0.1) * (1 + std::cos(kPi * t / 8.0)) / 2;
+      const double expected = 0.1 + (peaks[cycle] - 0.1) * (1 + std::cos(std::numbers::pi * t / 8.0)) / 2;
       INFO("cycle " << cycle << " t " << t);
       CHECK(lr_at(s.get(), cycle * 8 + t) == Approx(expected).epsilon(1e-14));
     }
@@ -94,7 +93,7 @@ TEST_CASE("wsd holds the peak, then decays over the last fifth to min_lr") {
   CHECK(lr_at(s.get(), 90) == 1.0);  // progress 0
   const double p = 5.0 / 20.0;       // step 95
   const double expected = std::string(shape) == "linear"   ? 1.0 - 0.9 * p
-                          : std::string(shape) == "cosine" ? 0.1 + 0.9 * (1 + std::cos(kPi * p)) / 2
+                          : std::string(shape) == "cosine" ? 0.1 + 0.9 * (1 + std::cos(std::numbers::pi * p)) / 2
                                                            : 0.1 + 0.9 * (1 - std::sqrt(p));
   CHECK(lr_at(s.get(), 95) == Approx(expected).epsilon(1e-14));
   CHECK(lr_at(s.get(), 109) > 0.1);

@@ -24,7 +24,7 @@ const char* kMinimal = R"({"name": "m", "gpus_per_node": 8, "work": {"tokens": 1
 const KnownStrategies kKnown{{"checkpoint_cadence", "early_stop", "plateau_autoscaler", "spot_phase"},
                              {"constant", "cosine", "linear_warmup"}};
 
-std::string refusal(const std::string& text, const KnownStrategies& known = kKnown) {
+std::string job_refusal(const std::string& text, const KnownStrategies& known = kKnown) {
   return input_error_of([&] { parse_job(text, "job.json", "", known); });
 }
 
@@ -116,7 +116,7 @@ TEST_CASE("job: every bad field is refused with its path and what is wrong") {
   };
   for (const auto& [text, message] : cases) {
     INFO(text);
-    CHECK_THAT(refusal(text), Catch::Contains(message));
+    CHECK_THAT(job_refusal(text), Catch::Contains(message));
   }
 }
 
@@ -144,6 +144,6 @@ TEST_CASE("job: a recorded loss log, and malformed logs refused naming the line"
         frugal::test::temp_file("bad_job.json", with(R"("loss": {"model": "log", "file": "bad.csv"})"));
     CHECK(input_error_of([&] { frugal::simulate::read_job_file(job_path, kKnown); }) == path + message.substr(7));
   }
-  CHECK_THAT(refusal(with(R"("loss": {"model": "log", "file": "/nonexistent/loss.csv"})")),
+  CHECK_THAT(job_refusal(with(R"("loss": {"model": "log", "file": "/nonexistent/loss.csv"})")),
              Catch::StartsWith("cannot read '/nonexistent/loss.csv'"));
 }

@@ -21,7 +21,8 @@ Trace parsed(const std::string& text, TraceFormat format = TraceFormat::kAuto, c
   return parse_trace(text, "trace", format, sel);
 }
 
-std::string refusal(const std::string& text, TraceFormat format = TraceFormat::kAuto, const TraceSelection& sel = {}) {
+std::string trace_refusal(const std::string& text, TraceFormat format = TraceFormat::kAuto,
+                          const TraceSelection& sel = {}) {
   return input_error_of([&] { parse_trace(text, "trace", format, sel); });
 }
 
@@ -77,9 +78,9 @@ TEST_CASE("skypilot: malformed traces are refused with the place and the reason"
   };
   for (const auto& [text, message] : cases) {
     INFO(text);
-    CHECK_THAT(refusal(text), Catch::Contains(message));
+    CHECK_THAT(trace_refusal(text), Catch::Contains(message));
   }
-  CHECK_THAT(refusal(R"({"metadata": {"gap_seconds": 600}, "data": [0]})", TraceFormat::kAws),
+  CHECK_THAT(trace_refusal(R"({"metadata": {"gap_seconds": 600}, "data": [0]})", TraceFormat::kAws),
              Catch::Contains("wrong JSON shape: expected {\"SpotPriceHistory\": [...]}"));
 }
 
@@ -99,7 +100,7 @@ TEST_CASE("aws json: the series with most rows, sorted oldest first, as a price 
   const Trace a = parsed(kAwsJson, TraceFormat::kAuto, {"us-east-1a", "", ""});
   CHECK(a.selection() == "us-east-1a p4d.24xlarge Linux/UNIX");
   CHECK(a.segment_count() == 1);
-  CHECK_THAT(refusal(kAwsJson, TraceFormat::kAuto, {"eu-west-1a", "", ""}),
+  CHECK_THAT(trace_refusal(kAwsJson, TraceFormat::kAuto, {"eu-west-1a", "", ""}),
              Catch::Contains("no rows match zone 'eu-west-1a'") &&
                  Catch::Contains("us-east-1b p4d.24xlarge Linux/UNIX (3 rows)"));
 }
@@ -133,7 +134,7 @@ TEST_CASE("aws json: malformed rows are refused naming the element") {
   };
   for (const auto& [text, message] : cases) {
     INFO(text);
-    CHECK_THAT(refusal(text), Catch::Contains(message));
+    CHECK_THAT(trace_refusal(text), Catch::Contains(message));
   }
 }
 
@@ -171,7 +172,7 @@ TEST_CASE("aws csv: malformed rows are refused naming the line") {
   };
   for (const auto& [text, message] : cases) {
     INFO(text);
-    CHECK(refusal(text, TraceFormat::kAws) ==
+    CHECK(trace_refusal(text, TraceFormat::kAws) ==
           message + (message.find("expected 4") != std::string::npos
                          ? std::string(" (zone, instance type, product, price, timestamp), got 3")
                          : ""));
@@ -208,7 +209,7 @@ TEST_CASE("simple csv: malformed rows are refused naming the line") {
   };
   for (const auto& [text, message] : cases) {
     INFO(text);
-    CHECK(refusal(text, text.rfind("#", 0) == 0 ? TraceFormat::kSimpleCsv : TraceFormat::kAuto) == message);
+    CHECK(trace_refusal(text, text.rfind("#", 0) == 0 ? TraceFormat::kSimpleCsv : TraceFormat::kAuto) == message);
   }
 }
 
@@ -222,12 +223,13 @@ TEST_CASE("trace files: read from disk, unreadable files named") {
 }
 
 TEST_CASE("input limits: values that would make a trace's period or costs infinite are refused") {
-  CHECK_THAT(refusal(R"({"metadata": {"gap_seconds": 1e308}, "data": [0, 1, 0]})"),
+  CHECK_THAT(trace_refusal(R"({"metadata": {"gap_seconds": 1e308}, "data": [0, 1, 0]})"),
              Catch::Contains("trace: metadata.gap_seconds must be a number > 0 and <= 1e+09, got 1e+308"));
-  CHECK_THAT(refusal("time_s,available\n0,1\n1e300,0\n"),
+  CHECK_THAT(trace_refusal("time_s,available\n0,1\n1e300,0\n"),
              Catch::Contains("trace:3: time_s 1e+300 is more than the limit of 1e+12 s from the start"));
-  CHECK_THAT(refusal("0,1,5\n60,1,1e300\n"), Catch::Contains("trace:2: price 1e+300 is more than the limit of 1e+09"));
-  CHECK_THAT(refusal("us-east-1a,p4d,Linux,1e300,2024-03-01T00:00:00Z\n", TraceFormat::kAws),
+  CHECK_THAT(trace_refusal("0,1,5\n60,1,1e300\n"),
+             Catch::Contains("trace:2: price 1e+300 is more than the limit of 1e+09"));
+  CHECK_THAT(trace_refusal("us-east-1a,p4d,Linux,1e300,2024-03-01T00:00:00Z\n", TraceFormat::kAws),
              Catch::Contains("trace:1: price 1e+300 is more than the limit of 1e+09"));
   frugal::simulate::LossSpec spec;
   CHECK_THAT(input_error_of([&] { frugal::simulate::read_loss_log("0,10\n100,1e300\n", "loss.csv", spec); }),
@@ -242,5 +244,5 @@ TEST_CASE("input limits: an endless file and a document of millions of tiny valu
   std::string many = "{\"metadata\": {\"gap_seconds\": 60}, \"data\": [";
   for (size_t i = 0; i < frugal::simulate::kMaxJsonValues; ++i) many += "0,";
   many += "0]}";
-  CHECK_THAT(refusal(many), Catch::Contains("more than 4194304 values in one document"));
+  CHECK_THAT(trace_refusal(many), Catch::Contains("more than 4194304 values in one document"));
 }

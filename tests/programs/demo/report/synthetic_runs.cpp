@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -18,6 +20,11 @@ TempDir::TempDir() {
   std::string pattern = (std::filesystem::temp_directory_path() / "demo_report_XXXXXX").string();
   if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot make a temporary directory");
   path_ = pattern;
+}
+
+std::string file_text(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 TempDir::~TempDir() {

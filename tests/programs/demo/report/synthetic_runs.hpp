@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 namespace demo_report_test {
 
@@ -21,6 +22,9 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// The whole of `file` (empty when it cannot be read).
+std::string file_text(const std::filesystem::path& file);
 
 void write_baseline_run(const std::filesystem::path& run_dir);
 void write_frugal_run(const std::filesystem::path& run_dir);

@@ -11,14 +11,10 @@
 #include "synthetic_runs.hpp"
 
 using namespace frugal_demo;
+using demo_report_test::file_text;
 using demo_report_test::TempDir;
 
 namespace {
-
-std::string file_text(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 void append_text(const std::filesystem::path& file, const std::string& text) {
   std::ofstream out(file, std::ios::binary | std::ios::app);

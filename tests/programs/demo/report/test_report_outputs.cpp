@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -16,14 +15,10 @@
 #include "synthetic_runs.hpp"
 
 using namespace frugal_demo;
+using demo_report_test::file_text;
 using demo_report_test::TempDir;
 
 namespace {
-
-std::string file_text(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 struct Written {
   TempDir tmp;
