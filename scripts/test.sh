@@ -70,10 +70,11 @@ if [ "${FRUGAL_SKIP_SANITIZERS:-0}" != 1 ]; then
   # Its compile_commands.json feeds the lint: clang-tidy over the fewest
   # units that include every project header between them
   # (scripts/lint_units.py "cover"), every finding an error. Without the
-  # precompiled headers the other builds use (cmake/FrugalPch.cmake), so
-  # a file that does not include what it uses fails here.
+  # precompiled headers and unity batches the other builds use
+  # (cmake/FrugalPch.cmake, cmake/FrugalUnity.cmake): each file compiles
+  # alone, so one that does not include what it uses fails here.
   CC=clang-14 CXX=clang++-14 scripts/build.sh build-clang-asan -DCMAKE_BUILD_TYPE=Release \
-    -DFRUGAL_SANITIZE=address,undefined -DFRUGAL_WITH_CUDA=OFF -DFRUGAL_BUILD_BENCH=OFF -DFRUGAL_PCH=OFF \
+    -DFRUGAL_SANITIZE=address,undefined -DFRUGAL_WITH_CUDA=OFF -DFRUGAL_BUILD_BENCH=OFF -DFRUGAL_PCH=OFF -DFRUGAL_UNITY=OFF \
     -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-clang-asan -j"$jobs" --output-on-failure --timeout 600
