@@ -22,18 +22,19 @@ namespace {
 struct MpiOptions {
   std::optional<MPI_Fint> fortran_handle;  // absent: MPI_COMM_WORLD
   bool check_calls = false;
-  int64_t ring_min_bytes = kDefaultRingMinBytes;
+  RingSettings ring;
   int64_t join_timeout_ms = FRUGAL_COMM_DEFAULT_TIMEOUT_MS;
 };
 
 MpiOptions read_options(const sdk::Options& options) {
-  options.check_known({"fortran_handle", "check_calls", "ring_min_bytes", "join_timeout_ms"});
+  options.check_known({"fortran_handle", "check_calls", "ring_min_bytes", "ring_segment_bytes", "join_timeout_ms"});
   MpiOptions out;
   if (options.has("fortran_handle"))
     out.fortran_handle =
         static_cast<MPI_Fint>(options.get_int_in("fortran_handle", 0, 0, std::numeric_limits<MPI_Fint>::max()));
   out.check_calls = options.get_bool("check_calls", false);
-  out.ring_min_bytes = options.get_int_in("ring_min_bytes", kDefaultRingMinBytes, 0);
+  out.ring.min_bytes = options.get_int_in("ring_min_bytes", kDefaultRingMinBytes, 0);
+  out.ring.segment_bytes = options.get_int_in("ring_segment_bytes", kDefaultRingSegmentBytes, 1, kMaxRingSegmentBytes);
   out.join_timeout_ms = options.get_int_in("join_timeout_ms", FRUGAL_COMM_DEFAULT_TIMEOUT_MS, 1);
   return out;
 }
@@ -51,7 +52,7 @@ MPI_Comm base_comm(const MpiOptions& options) {
 MpiComm::MpiComm(const sdk::Options& given) {
   const MpiOptions options = read_options(given);
   check_calls_ = options.check_calls;
-  ring_min_bytes_ = options.ring_min_bytes;
+  ring_ = options.ring;
   const bool we_initialised = [] {
     int initialised = 0;
     MPI_Initialized(&initialised);
@@ -84,8 +85,8 @@ MpiComm::MpiComm(const sdk::Options& given) {
   learn_peers(timeout_ms);
 }
 
-MpiComm::MpiComm(MPI_Comm comm, bool check_calls, int64_t ring_min_bytes, int64_t timeout_ms)
-    : comm_(comm), check_calls_(check_calls), ring_min_bytes_(ring_min_bytes) {
+MpiComm::MpiComm(MPI_Comm comm, bool check_calls, RingSettings ring, int64_t timeout_ms)
+    : comm_(comm), check_calls_(check_calls), ring_(ring) {
   MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
@@ -134,7 +135,7 @@ std::unique_ptr<MpiComm> MpiComm::split(int32_t color, int32_t key, int64_t time
     MPI_Comm sub = MPI_COMM_NULL;
     check_mpi(MPI_Comm_split(comm_, color == FRUGAL_COMM_COLOR_NONE ? MPI_UNDEFINED : color, key, &sub), s,
               "MPI_Comm_split");
-    if (sub != MPI_COMM_NULL) out.reset(new MpiComm(sub, check_calls_, ring_min_bytes_, timeout_ms));
+    if (sub != MPI_COMM_NULL) out.reset(new MpiComm(sub, check_calls_, ring_, timeout_ms));
   });
   return out;
 }

@@ -14,6 +14,7 @@
 
 #include "algorithms/mpi_runtime.hpp"
 #include "algorithms/mpi_wait.hpp"
+#include "algorithms/ring_all_reduce.hpp"
 #include "frugal/comm_vtable.h"
 #include "frugal/sdk/plugin_support.hpp"
 
@@ -32,7 +33,7 @@ class MpiComm {
 
  private:
   // A communicator split made; learns its peers within timeout_ms.
-  MpiComm(MPI_Comm comm, bool check_calls, int64_t ring_min_bytes, int64_t timeout_ms);
+  MpiComm(MPI_Comm comm, bool check_calls, RingSettings ring, int64_t timeout_ms);
 
   void learn_peers(int64_t timeout_ms);
   // Starts `start` (an MPI_I* call returning its request) and waits for it.
@@ -59,9 +60,10 @@ class MpiComm {
   int rank_ = 0;
   int size_ = 1;
   bool check_calls_ = false;
-  // All-reduces of at least this many bytes run as a ring of point-to-point
-  // calls (ring_all_reduce.hpp) rather than as one MPI_Iallreduce.
-  int64_t ring_min_bytes_ = 0;
+  // Which all-reduces run as a ring of point-to-point calls
+  // (ring_all_reduce.hpp) rather than as one MPI_Iallreduce, and its
+  // segment size.
+  RingSettings ring_;
   // The ring's receive buffer, kept between calls (calls on one comm are
   // serialised by the core).
   std::vector<std::byte> scratch_;

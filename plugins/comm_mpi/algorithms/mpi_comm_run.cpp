@@ -120,8 +120,9 @@ void MpiComm::run(const frugal_comm_call& call) {
     switch (call.op) {
       case FRUGAL_COMM_ALL_REDUCE: {
         const MPI_Op op = op_of(call.dtype, call.reduce_op);
-        if (size_ > 1 && call.count * bytes >= static_cast<uint64_t>(ring_min_bytes_) && ring_fits(call.count, size_)) {
-          ring_all_reduce(call.send, call.recv, call.count, bytes, type, op, comm_, rank_, size_, s, scratch_);
+        if (size_ > 1 && call.count * bytes >= static_cast<uint64_t>(ring_.min_bytes) && ring_fits(call.count, size_)) {
+          ring_all_reduce(call.send, call.recv, call.count, bytes, type, op, comm_, rank_, size_,
+                          static_cast<size_t>(ring_.segment_bytes), s, scratch_);
           return;
         }
         // Past INT_MAX elements in pieces, all in flight under one deadline.

@@ -1,8 +1,10 @@
 #include "algorithms/ring_all_reduce.hpp"
 
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <cstring>
+#include <span>
 
 namespace frugal::comm_mpi {
 namespace {
@@ -43,27 +45,52 @@ bool ring_fits(size_t count, int size) {
 }
 
 void ring_all_reduce(const void* send, void* recv, size_t count, size_t element_bytes, MPI_Datatype type, MPI_Op op,
-                     MPI_Comm comm, int rank, int size, const CallScope& scope, std::vector<std::byte>& scratch) {
+                     MPI_Comm comm, int rank, int size, size_t segment_bytes, const CallScope& scope,
+                     std::vector<std::byte>& scratch) {
   const bool in_place = send == recv;
-  const size_t largest = ring_chunk(count, size, 0).count;
-  if (scratch.size() < largest * element_bytes) scratch.resize(largest * element_bytes);
+  const size_t segment = std::max<size_t>(1, segment_bytes / element_bytes);
+  if (scratch.size() < 2 * segment * element_bytes) scratch.resize(2 * segment * element_bytes);
+  std::vector<MPI_Request> sends;
   // Reduce-scatter. Step k sends the chunk this rank finished last step
   // (at k = 0 its own data) and receives the left neighbour's partial sum
   // of chunk rank - k - 1, which it adds its own data to. After size - 1
-  // steps chunk rank + 1 holds every rank's contribution.
+  // steps chunk rank + 1 holds every rank's contribution. Each chunk
+  // travels as segments; the receiver keeps two in flight, so one is
+  // reduced while the next arrives, and reads what it reduces from a
+  // scratch slot that is still in cache.
   for (int k = 0; k < size - 1; ++k) {
     const Chunk out = ring_chunk(count, size, wrap(rank - k, size));
     const Chunk in = ring_chunk(count, size, wrap(rank - k - 1, size));
     const char* out_data =
         k == 0 ? at(send, out, element_bytes) : at(static_cast<const void*>(recv), out, element_bytes);
-    exchange(out_data, static_cast<int>(out.count), scratch.data(), static_cast<int>(in.count), type, kReduceScatterTag,
-             comm, rank, size, scope);
+    const size_t in_segments = (in.count + segment - 1) / segment;
+    auto slot = [&](size_t s) { return scratch.data() + (s % 2) * segment * element_bytes; };
+    auto length = [&](size_t total, size_t s) { return static_cast<int>(std::min(segment, total - s * segment)); };
+    std::array<MPI_Request, 2> receives{MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    auto receive = [&](size_t s) {
+      check_mpi(MPI_Irecv(slot(s), length(in.count, s), type, wrap(rank - 1, size), kReduceScatterTag, comm,
+                          &receives[s % 2]),
+                scope, "MPI_Irecv");
+    };
+    for (size_t s = 0; s < std::min<size_t>(2, in_segments); ++s) receive(s);
+    sends.assign((out.count + segment - 1) / segment, MPI_REQUEST_NULL);
+    for (size_t s = 0; s < sends.size(); ++s)
+      check_mpi(MPI_Isend(out_data + s * segment * element_bytes, length(out.count, s), type, wrap(rank + 1, size),
+                          kReduceScatterTag, comm, &sends[s]),
+                scope, "MPI_Isend");
     char* mine = at(recv, in, element_bytes);
-    if (!in_place) std::memcpy(mine, at(send, in, element_bytes), in.count * element_bytes);
-    // Local and bounded: MPI_Reduce_local waits on no peer.
-    if (in.count > 0)
-      check_mpi(MPI_Reduce_local(scratch.data(), mine, static_cast<int>(in.count), type, op), scope,
-                "MPI_Reduce_local");
+    for (size_t s = 0; s < in_segments; ++s) {
+      wait_all(std::span(&receives[s % 2], 1), scope);
+      char* target = mine + s * segment * element_bytes;
+      const int n = length(in.count, s);
+      if (!in_place)
+        std::memcpy(target, at(send, in, element_bytes) + s * segment * element_bytes,
+                    static_cast<size_t>(n) * element_bytes);
+      // Local and bounded: MPI_Reduce_local waits on no peer.
+      check_mpi(MPI_Reduce_local(slot(s), target, n, type, op), scope, "MPI_Reduce_local");
+      if (s + 2 < in_segments) receive(s + 2);
+    }
+    wait_all(sends, scope);
   }
   // All-gather. Step k passes on the finished chunk rank + 1 - k and
   // receives chunk rank - k, finished by a rank to the left, into place.

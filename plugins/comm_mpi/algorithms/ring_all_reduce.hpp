@@ -27,6 +27,23 @@ namespace frugal::comm_mpi {
 // many bytes take the ring (measured: docs/benchmarks.md, comm_bench).
 inline constexpr int64_t kDefaultRingMinBytes = int64_t{256} * 1024;
 
+// The default of the `ring_segment_bytes` option. A chunk travels in
+// segments of this many bytes (the last one shorter): the receiver
+// reduces one while the next arrives, from a scratch slot that stays in
+// cache. Each segment costs a rendezvous, so smaller is not better: on
+// 2 ranks 256 KiB segments lost a fifth at 4 MiB while 1 MiB kept every
+// size from 1 MiB up at or above MPI_Allreduce (docs/benchmarks.md).
+inline constexpr int64_t kDefaultRingSegmentBytes = int64_t{1} << 20;
+// Its largest value: 1 GiB keeps a segment's element count inside MPI's
+// int for every dtype, and the scratch (two segments) a sane size.
+inline constexpr int64_t kMaxRingSegmentBytes = int64_t{1} << 30;
+
+// The ring's two options, as the comm was made with them.
+struct RingSettings {
+  int64_t min_bytes = kDefaultRingMinBytes;          // all-reduces this large take the ring
+  int64_t segment_bytes = kDefaultRingSegmentBytes;  // > 0
+};
+
 // Chunk c of `count` elements split over `parts` ranks: the first
 // count % parts chunks hold one element more.
 struct Chunk {
@@ -40,9 +57,12 @@ struct Chunk {
 [[nodiscard]] bool ring_fits(size_t count, int size);
 
 // recv = the reduction of every rank's send over `comm` (rank, size).
-// send may equal recv (in place). `scratch` is reused across calls (one
-// chunk's bytes). Throws sdk::PluginError (IO, DEADLINE_EXCEEDED).
+// send may equal recv (in place); chunks travel in segments of
+// `segment_bytes` (rounded down to whole elements, at least one).
+// `scratch` is reused across calls (two segments' bytes). Throws
+// sdk::PluginError (IO, DEADLINE_EXCEEDED).
 void ring_all_reduce(const void* send, void* recv, size_t count, size_t element_bytes, MPI_Datatype type, MPI_Op op,
-                     MPI_Comm comm, int rank, int size, const CallScope& scope, std::vector<std::byte>& scratch);
+                     MPI_Comm comm, int rank, int size, size_t segment_bytes, const CallScope& scope,
+                     std::vector<std::byte>& scratch);
 
 }  // namespace frugal::comm_mpi

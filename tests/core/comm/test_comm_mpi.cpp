@@ -62,12 +62,36 @@ TEST_CASE("all-reduce as a ring: every dtype and reduction, from fewer elements 
   // ring_min_bytes 0 sends every all-reduce through the ring
   // (ring_all_reduce.cpp), whose chunks are uneven or empty when the count
   // does not divide by the ranks; the reference is computed on each rank.
-  host::Options options;
-  options.set("ring_min_bytes", int64_t{0});
-  MpiRig rig(options.get());
-  for (const size_t count : {size_t{1}, size_t{2}, size_t{7}, size_t{40000}}) {
-    INFO("count " << count);
-    frugal::test::check_every_collective(rig.comm.get(), count);
+  // Small segments make each chunk many segments long, the last one
+  // short; a segment smaller than an element still carries one.
+  for (const int64_t segment_bytes : {int64_t{1}, int64_t{4096}, int64_t{1} << 20}) {
+    host::Options options;
+    options.set("ring_min_bytes", int64_t{0});
+    options.set("ring_segment_bytes", segment_bytes);
+    MpiRig rig(options.get());
+    for (const size_t count : {size_t{1}, size_t{2}, size_t{7}, segment_bytes == 1 ? size_t{300} : size_t{40000}}) {
+      INFO("segments of " << segment_bytes << " bytes, count " << count);
+      frugal::test::check_every_collective(rig.comm.get(), count);
+    }
+  }
+}
+
+TEST_CASE("the ring's options are checked before MPI is touched") {
+  MpiRig rig;  // loads the plugin
+  struct Case {
+    const char* name;
+    int64_t value;
+  };
+  for (const Case& bad : {Case{"ring_segment_bytes", 0}, Case{"ring_segment_bytes", (int64_t{1} << 30) + 1},
+                          Case{"ring_min_bytes", -1}}) {
+    INFO(bad.name << " = " << bad.value);
+    host::Options options;
+    options.set(bad.name, bad.value);
+    frugal_comm* comm = nullptr;
+    const auto refused = outcome(frugal_comm_create(rig.context.get(), "mpi", options.get(), &comm));
+    CHECK(refused.code == FRUGAL_ERR_OUT_OF_RANGE);
+    CHECK_THAT(refused.message, Catch::Contains(std::string("option '") + bad.name + "'"));
+    CHECK(comm == nullptr);
   }
 }
 
