@@ -598,6 +598,11 @@ std::optional<Found> Engine::newest_full_before(const CheckpointId& heartbeat, s
   for (const auto& candidate : list(false)) {  // newest first
     if (candidate.id.kind != FRUGAL_CKPT_FULL || candidate.id.sequence >= heartbeat.sequence) continue;
     Found found = candidate.status == FRUGAL_CKPT_VALID ? examine(candidate.id, true) : candidate;
+    if (found.status == FRUGAL_CKPT_VALID && found.manifest.world_size > 0) {
+      skipped += fmt::format("{}{} (sharded over {} ranks)", skipped.empty() ? "" : "; ", found.id.name,
+                             found.manifest.world_size);
+      continue;
+    }
     if (found.status == FRUGAL_CKPT_VALID) return found;
     skipped += fmt::format("{}{} ({})", skipped.empty() ? "" : "; ", found.id.name, found.reason);
   }
@@ -639,6 +644,11 @@ RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata,
   if (found.status != FRUGAL_CKPT_VALID)
     fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {} cannot be restored: {}", found.id.name, found.reason);
   const Manifest& m = found.manifest;
+  if (m.world_size > 0)
+    fail(FRUGAL_ERR_UNSUPPORTED,
+         "checkpoint {} was written by a job of {} ranks (sharded, manifest format 3); this engine restores "
+         "checkpoints of one process only",
+         m.name, m.world_size);
   if (m.metadata.size() > capacity) {
     *metadata_size = m.metadata.size();  // reported with OUT_OF_RANGE: the caller needs it to retry
     fail(FRUGAL_ERR_OUT_OF_RANGE, "checkpoint {} carries {} metadata bytes; the buffer holds {}", m.name,

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <set>
 #include <tuple>
 
 #include "checkpoint_manifest_generated.h"
+#include "ckpt/chunk_box.hpp"
 #include "error.hpp"
 #include "frugal/checkpoint.h"
 #include "frugal/managed_tensor.h"
@@ -56,7 +58,10 @@ std::string inconsistent_records(const Manifest& m) {
   std::vector<uint64_t> placed_bytes(m.shards.size(), 0);
   std::vector<const std::string*> first_tensor(m.shards.size(), nullptr), first_state(m.shards.size(), nullptr);
   for (const auto& t : m.tensors) {
-    if (!tensor_names.insert(t.name).second) return fmt::format("manifest lists tensor '{}' twice", t.name);
+    // A sharded checkpoint lists a tensor once per chunk (checked by
+    // inconsistent_chunks).
+    if (!tensor_names.insert(t.name).second && m.world_size == 0)
+      return fmt::format("manifest lists tensor '{}' twice", t.name);
     if (t.bytes > 0) placed[t.shard].emplace_back(t.offset, t.offset + t.bytes, &t.name);
     placed_bytes[t.shard] += t.bytes;  // <= shard size each (placed inside it), so no overflow
     if (first_tensor[t.shard] == nullptr) first_tensor[t.shard] = &t.name;
@@ -95,6 +100,48 @@ std::string inconsistent_records(const Manifest& m) {
   return {};
 }
 
+// Why the chunks of a sharded (format 3) manifest cannot be one tensor
+// each ("" when they can): every chunk lies inside its tensor, the chunks
+// of one name agree on dtype and global shape, none overlaps another, and
+// together they cover the tensor (disjoint, so their element counts add
+// up to the tensor's exactly when they do). Also the rank of each shard
+// and each chunk's block checksum count.
+std::string inconsistent_chunks(const Manifest& m) {
+  for (const auto& shard : m.shards)
+    if (shard.rank >= m.world_size)
+      return fmt::format("manifest gives shard '{}' rank {} in a job of {} ranks", shard.key, shard.rank, m.world_size);
+  std::map<std::string, std::vector<const TensorRecord*>> by_name;
+  for (const auto& t : m.tensors) {
+    if (auto why = box_outside({t.offsets, t.shape}, t.global_shape); !why.empty())
+      return fmt::format("manifest gives a chunk of tensor '{}' that {}", t.name, why);
+    if (t.block_xxh3.size() != block_count(t.bytes, m.block_bytes))
+      return fmt::format("manifest gives a chunk of tensor '{}' {} block checksums for {} bytes in blocks of {}",
+                         t.name, t.block_xxh3.size(), t.bytes, m.block_bytes);
+    by_name[t.name].push_back(&t);
+  }
+  for (const auto& [name, chunks] : by_name) {
+    const TensorRecord& first = *chunks.front();
+    const auto global = element_count(first.global_shape);
+    if (!global) return fmt::format("manifest gives tensor '{}' a global shape too large to address", name);
+    std::vector<Box> boxes;
+    uint64_t covered = 0;
+    for (const TensorRecord* c : chunks) {
+      if (c->dtype != first.dtype || c->global_shape != first.global_shape)
+        return fmt::format("manifest gives the chunks of tensor '{}' different dtypes or global shapes", name);
+      const uint64_t count = *element_count(c->shape);  // inside the global shape, so it fits
+      if (count == 0) continue;
+      // <= global while the chunks are disjoint; past it they are not.
+      if (__builtin_add_overflow(covered, count, &covered) || covered > *global)
+        return fmt::format("manifest gives tensor '{}' two chunks over the same elements", name);
+      boxes.push_back({c->offsets, c->shape});
+    }
+    if (covered != *global)
+      return fmt::format("manifest covers {} of the {} elements of tensor '{}'", covered, *global, name);
+    if (any_overlap(boxes)) return fmt::format("manifest gives tensor '{}' two chunks over the same elements", name);
+  }
+  return {};
+}
+
 // True when [offset, offset + size) lies inside shard `shard`, without overflow.
 bool inside_shard(const std::vector<ShardRecord>& shards, uint32_t shard, uint64_t offset, uint64_t size) {
   return shard < shards.size() && offset + size >= offset && offset + size <= shards[shard].size;
@@ -113,23 +160,28 @@ std::vector<uint8_t> encode_manifest(const Manifest& m) {
   builder.ForceDefaults(true);  // keeps `checksum` present so it can be patched in place
   std::vector<flatbuffers::Offset<fb::Shard>> shards;
   for (const auto& s : m.shards)
-    shards.push_back(fb::CreateShard(builder, builder.CreateString(s.key), s.size, s.xxh3));
+    shards.push_back(fb::CreateShard(builder, builder.CreateString(s.key), s.size, s.xxh3, s.rank));
+  const bool sharded = m.world_size > 0;
   std::vector<flatbuffers::Offset<fb::TensorRecord>> tensors;
   for (const auto& t : m.tensors)
-    tensors.push_back(fb::CreateTensorRecord(builder, builder.CreateString(t.name), t.dtype,
-                                             builder.CreateVector(t.shape), t.shard, t.offset, t.bytes));
+    tensors.push_back(fb::CreateTensorRecord(
+        builder, builder.CreateString(t.name), t.dtype, builder.CreateVector(t.shape), t.shard, t.offset, t.bytes,
+        sharded ? builder.CreateVector(t.global_shape) : 0, sharded ? builder.CreateVector(t.offsets) : 0,
+        sharded ? builder.CreateVector(t.block_xxh3) : 0));
   std::vector<flatbuffers::Offset<fb::StateRecord>> states;
   for (const auto& st : m.states)
     states.push_back(
         fb::CreateStateRecord(builder, builder.CreateString(st.name), st.kinds, st.shard, st.offset, st.size, st.xxh3));
   // Format 1 readers would misread the shards of a manifest with states,
-  // so only such a manifest says format 2; one without stays readable by all.
-  const uint32_t format = m.states.empty() ? kManifestFormatWithoutStates : kManifestFormatVersion;
-  const auto root = fb::CreateManifest(builder, format, builder.CreateString(m.name), m.kind, m.step, m.sequence,
-                                       m.created_unix_ns, m.emergency, builder.CreateString(m.writer),
-                                       builder.CreateVector(shards), builder.CreateVector(tensors),
-                                       builder.CreateVector(m.metadata), xxh3(m.metadata.data(), m.metadata.size()), 0,
-                                       m.generation, m.states.empty() ? 0 : builder.CreateVector(states));
+  // and format 2 readers a chunk for a tensor: each manifest says the
+  // oldest format that reads it right.
+  const uint32_t format =
+      sharded ? kManifestFormatVersion : (m.states.empty() ? kManifestFormatWithoutStates : kManifestFormatWithStates);
+  const auto root = fb::CreateManifest(
+      builder, format, builder.CreateString(m.name), m.kind, m.step, m.sequence, m.created_unix_ns, m.emergency,
+      builder.CreateString(m.writer), builder.CreateVector(shards), builder.CreateVector(tensors),
+      builder.CreateVector(m.metadata), xxh3(m.metadata.data(), m.metadata.size()), 0, m.generation,
+      m.states.empty() ? 0 : builder.CreateVector(states), m.world_size, sharded ? m.block_bytes : 0);
   fb::FinishManifestBuffer(builder, root);
   std::vector<uint8_t> bytes(builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize());
   auto* manifest = fb::GetMutableManifest(bytes.data());
@@ -188,7 +240,18 @@ DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes) {
   r.generation = m->generation();
   if (m->shards() != nullptr)
     for (const auto* s : *m->shards())
-      r.shards.push_back({s->key() != nullptr ? s->key()->str() : "", s->size(), s->xxh3()});
+      r.shards.push_back({s->key() != nullptr ? s->key()->str() : "", s->size(), s->xxh3(), s->rank()});
+  r.world_size = m->world_size();
+  r.block_bytes = m->block_bytes();
+  const bool sharded = r.format_version >= 3;
+  if (sharded != (r.world_size > 0))
+    return corrupt(fmt::format("manifest format {} with world size {} (format 3 is exactly the sharded one)",
+                               r.format_version, r.world_size));
+  if (!sharded && std::any_of(r.shards.begin(), r.shards.end(), [](const auto& s) { return s.rank != 0; }))
+    return corrupt("manifest of one process gives a shard a rank");
+  if (sharded && (r.block_bytes < kMinBlockBytes || r.block_bytes > kMaxBlockBytes))
+    return corrupt(fmt::format("manifest checksums its chunks in blocks of {} bytes, outside [{}, {}]", r.block_bytes,
+                               kMinBlockBytes, kMaxBlockBytes));
   if (m->tensors() != nullptr)
     for (const auto* t : *m->tensors()) {
       TensorRecord record;
@@ -205,6 +268,21 @@ DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes) {
       record.shard = t->shard();
       record.offset = t->offset();
       record.bytes = t->bytes();
+      if (sharded != (t->global_shape() != nullptr && t->offsets() != nullptr && t->block_xxh3() != nullptr))
+        return corrupt(fmt::format("manifest gives tensor '{}' {} in format {}", record.name,
+                                   sharded ? "no chunk fields" : "chunk fields", r.format_version));
+      if (sharded) {
+        // Same alignment rule as the shape's, for each 8-byte vector.
+        auto aligned = [](const auto* v) {
+          return v->size() == 0 || reinterpret_cast<uintptr_t>(v->Data()) % alignof(int64_t) == 0;
+        };
+        if (!aligned(t->global_shape()) || !aligned(t->offsets()) || !aligned(t->block_xxh3()))
+          return corrupt(
+              fmt::format("manifest stores a chunk field of tensor '{}' off its 8-byte alignment", record.name));
+        record.global_shape.assign(t->global_shape()->begin(), t->global_shape()->end());
+        record.offsets.assign(t->offsets()->begin(), t->offsets()->end());
+        record.block_xxh3.assign(t->block_xxh3()->begin(), t->block_xxh3()->end());
+      }
       if (!inside_shard(r.shards, record.shard, record.offset, record.bytes))
         return corrupt(fmt::format("manifest places tensor '{}' outside its shard", record.name));
       uint64_t declared = static_cast<uint64_t>(frugal_dtype_bits(record.dtype) / 8);
@@ -238,6 +316,8 @@ DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes) {
   if (r.kind != FRUGAL_CKPT_HEARTBEAT && r.kind != FRUGAL_CKPT_FULL)
     return corrupt(fmt::format("manifest has unknown kind {}", r.kind));
   if (auto problem = inconsistent_records(r); !problem.empty()) return corrupt(std::move(problem));
+  if (sharded)
+    if (auto problem = inconsistent_chunks(r); !problem.empty()) return corrupt(std::move(problem));
   out.status = FRUGAL_CKPT_VALID;
   return out;
 }
@@ -254,16 +334,23 @@ std::string manifest_to_json(const Manifest& m) {
     return out;
   };
   json::Json shards = json::Json::array();
-  for (const auto& s : m.shards)
-    shards.push_back({{"key", s.key}, {"size", s.size}, {"xxh3", fmt::format("{:016x}", s.xxh3)}});
+  for (const auto& s : m.shards) {
+    json::Json shard = {{"key", s.key}, {"size", s.size}, {"xxh3", fmt::format("{:016x}", s.xxh3)}};
+    if (m.world_size > 0) shard["rank"] = s.rank;
+    shards.push_back(std::move(shard));
+  }
   json::Json tensors = json::Json::array();
-  for (const auto& t : m.tensors)
-    tensors.push_back({{"name", t.name},
-                       {"dtype", frugal_dtype_name(t.dtype)},
-                       {"shape", t.shape},
-                       {"shard", t.shard},
-                       {"offset", t.offset},
-                       {"bytes", t.bytes}});
+  for (const auto& t : m.tensors) {
+    json::Json tensor = {{"name", t.name},     {"dtype", frugal_dtype_name(t.dtype)},
+                         {"shape", t.shape},   {"shard", t.shard},
+                         {"offset", t.offset}, {"bytes", t.bytes}};
+    if (m.world_size > 0) {
+      tensor["global_shape"] = t.global_shape;
+      tensor["offsets"] = t.offsets;
+      tensor["blocks"] = t.block_xxh3.size();
+    }
+    tensors.push_back(std::move(tensor));
+  }
   json::Json states = json::Json::array();
   for (const auto& st : m.states)
     states.push_back({{"name", st.name},
@@ -272,19 +359,23 @@ std::string manifest_to_json(const Manifest& m) {
                       {"shard", st.shard},
                       {"offset", st.offset},
                       {"xxh3", fmt::format("{:016x}", st.xxh3)}});
-  const json::Json manifest = {{"format_version", m.format_version},
-                               {"name", m.name},
-                               {"kind", m.kind == FRUGAL_CKPT_FULL ? "full" : "heartbeat"},
-                               {"step", m.step},
-                               {"sequence", m.sequence},
-                               {"generation", m.generation},
-                               {"created_unix_ns", m.created_unix_ns},
-                               {"emergency", m.emergency},
-                               {"writer", m.writer},
-                               {"metadata_bytes", m.metadata.size()},
-                               {"shards", std::move(shards)},
-                               {"tensors", std::move(tensors)},
-                               {"states", std::move(states)}};
+  json::Json manifest = {{"format_version", m.format_version},
+                         {"name", m.name},
+                         {"kind", m.kind == FRUGAL_CKPT_FULL ? "full" : "heartbeat"},
+                         {"step", m.step},
+                         {"sequence", m.sequence},
+                         {"generation", m.generation},
+                         {"created_unix_ns", m.created_unix_ns},
+                         {"emergency", m.emergency},
+                         {"writer", m.writer},
+                         {"metadata_bytes", m.metadata.size()},
+                         {"shards", std::move(shards)},
+                         {"tensors", std::move(tensors)},
+                         {"states", std::move(states)}};
+  if (m.world_size > 0) {
+    manifest["world_size"] = m.world_size;
+    manifest["block_bytes"] = m.block_bytes;
+  }
   return json::json_text(manifest) + "\n";
 }
 

@@ -11,10 +11,19 @@
 namespace frugal::ckpt {
 
 // The newest manifest format this build reads; it writes format 1 for a
-// manifest without states (every reader reads it), 2 for one with states
+// manifest without states (every reader reads it), 2 for one with states,
+// 3 for a checkpoint written by a job of several ranks
 // (abi/schema/checkpoint_manifest.fbs).
-inline constexpr uint32_t kManifestFormatVersion = 2;
+inline constexpr uint32_t kManifestFormatVersion = 3;
+inline constexpr uint32_t kManifestFormatWithStates = 2;
 inline constexpr uint32_t kManifestFormatWithoutStates = 1;
+
+// The block sizes a format-3 manifest may checksum its chunks in: small
+// enough that a reader of part of a chunk reads little more than it
+// needs, large enough that the checksums stay a small part of the
+// manifest.
+inline constexpr uint64_t kMinBlockBytes = 4096;
+inline constexpr uint64_t kMaxBlockBytes = uint64_t{1} << 30;
 
 // The most bytes one state may hold (FRUGAL_CKPT_STATE_MAX_SIZE).
 inline constexpr uint64_t kMaxStateBytes = uint64_t{256} << 20;
@@ -23,8 +32,12 @@ struct ShardRecord {
   std::string key;  // relative to the checkpoint, e.g. "shard-00000"
   uint64_t size = 0;
   uint64_t xxh3 = 0;
+  uint32_t rank = 0;  // the rank that wrote it (format 3; 0 before)
 };
 
+// One tensor, or (format 3) one chunk of one: the box `shape` at `offsets`
+// inside `global_shape`. A record without global_shape is the whole
+// tensor (global_shape == shape, offsets 0).
 struct TensorRecord {
   std::string name;
   int32_t dtype = 0;
@@ -32,6 +45,11 @@ struct TensorRecord {
   uint32_t shard = 0;
   uint64_t offset = 0;
   uint64_t bytes = 0;
+  std::vector<int64_t> global_shape;  // format 3 only
+  std::vector<int64_t> offsets;       // format 3 only
+  std::vector<uint64_t> block_xxh3;   // format 3 only: per Manifest::block_bytes of its bytes
+
+  [[nodiscard]] bool is_chunk() const { return !global_shape.empty() || !offsets.empty(); }
 };
 
 // Where one host state lives (frugal_ckpt_register_state).
@@ -59,9 +77,17 @@ struct Manifest {
   std::vector<TensorRecord> tensors;
   std::vector<StateRecord> states;  // in registration order
   std::vector<uint8_t> metadata;
+  uint32_t world_size = 0;   // ranks that wrote it; 0: one process (formats 1 and 2)
+  uint64_t block_bytes = 0;  // the tensor records' block_xxh3 block size (format 3)
 
   [[nodiscard]] uint64_t shard_bytes() const;
 };
+
+// How many checksum blocks of `block_bytes` cover `bytes` (the last one
+// may be shorter; none for an empty record).
+[[nodiscard]] inline uint64_t block_count(uint64_t bytes, uint64_t block_bytes) {
+  return bytes / block_bytes + (bytes % block_bytes != 0 ? 1 : 0);
+}
 
 // Serialises with the embedded checksum.
 std::vector<uint8_t> encode_manifest(const Manifest& manifest);

@@ -93,7 +93,7 @@ frugal_ckpt_info latest_of(frugal_ckpt_engine* engine) {
   return info;
 }
 
-// The manifest, rewritten as a newer writer would: format_version 3, with a
+// The manifest, rewritten as a newer writer would: format_version 4, with a
 // correct checksum (XXH3-64 of the buffer with the checksum field zeroed,
 // as core/src/ckpt/manifest.cpp computes it). The engine writes every field
 // (ForceDefaults), so both can be patched in place.
@@ -106,7 +106,7 @@ void reseal_manifest(std::vector<uint8_t>& bytes) {
 
 std::vector<uint8_t> as_newer_format(std::vector<uint8_t> bytes) {
   auto* manifest = frugal::checkpoint::GetMutableManifest(bytes.data());
-  REQUIRE(manifest->mutate_format_version(3));
+  REQUIRE(manifest->mutate_format_version(4));
   reseal_manifest(bytes);
   flatbuffers::Verifier verifier(bytes.data(), bytes.size());
   REQUIRE(frugal::checkpoint::VerifyManifestBuffer(verifier));  // a well-formed buffer, just newer
@@ -293,12 +293,12 @@ TEST_CASE("a damaged newest checkpoint is skipped with its reason and recovery r
   SECTION("a manifest in a newer format (written by a newer frugal)") {
     write_file(bad / "manifest", as_newer_format(read_file(bad / "manifest")));
     status = FRUGAL_CKPT_NEWER_FORMAT;
-    reason = "format version 3 is newer than this reader's 2";
+    reason = "format version 4 is newer than this reader's 3";
   }
 
   SECTION("a flipped bit in the manifest's format version (the checksum was not updated)") {
     auto bytes = read_file(bad / "manifest");
-    REQUIRE(frugal::checkpoint::GetMutableManifest(bytes.data())->mutate_format_version(3));
+    REQUIRE(frugal::checkpoint::GetMutableManifest(bytes.data())->mutate_format_version(4));
     write_file(bad / "manifest", bytes);
     status = FRUGAL_CKPT_CORRUPT;  // not NEWER_FORMAT: the checksum is part of every format
     reason = "manifest checksum mismatch";
