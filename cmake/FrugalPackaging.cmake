@@ -94,8 +94,9 @@ string(CONCAT CPACK_DEBIAN_PYTHON_DESCRIPTION
     "A pure ctypes package over libfrugal's C ABI; shares numpy arrays and\n"
     "PyTorch tensors with frugal through DLPack without copies.")
 
-# The plugin speaks ABI 2.1, so it needs this release's core or a newer one;
-# OpenMPI's library comes from dpkg-shlibdeps (or the fallback below).
+# The plugin declares the ABI minor of this release's headers, so it needs
+# this release's core or a newer one; OpenMPI's library comes from
+# dpkg-shlibdeps (or the fallback below).
 set(CPACK_DEBIAN_MPI_PACKAGE_NAME frugal-comm-mpi)
 set(CPACK_DEBIAN_MPI_PACKAGE_SECTION libs)
 set(CPACK_DEBIAN_MPI_PACKAGE_DEPENDS "${_frugal_runtime_pkg} (>= ${PROJECT_VERSION})")

@@ -30,6 +30,13 @@ std::string shape_text(const json::Json& shape) {
   return out.empty() ? "scalar" : out;
 }
 
+// "4,0": where a chunk starts in its global tensor.
+std::string offsets_text(const json::Json& offsets) {
+  std::string out;
+  for (const auto& offset : offsets) out += (out.empty() ? "" : ",") + std::to_string(offset.get<int64_t>());
+  return out.empty() ? "-" : out;
+}
+
 }  // namespace
 
 std::string manifest_text(const json::Json& m) {
@@ -42,23 +49,48 @@ std::string manifest_text(const json::Json& m) {
   out += fmt::format("  created    {}\n  emergency  {}\n  writer     {}\n  metadata   {} B\n  format     {}\n",
                      created.empty() ? "-" : created, m.at("emergency").get<bool>() ? "yes" : "no", text("writer"),
                      m.at("metadata_bytes").get<uint64_t>(), m.at("format_version").get<uint32_t>());
+  // A checkpoint of a job of several ranks (format 3): its world size, the
+  // rank that wrote each shard, and each tensor record as a chunk (where
+  // it starts in which global tensor) or a rank's own tensor.
+  const bool sharded = m.contains("world_size");
+  if (sharded)
+    out += fmt::format("  world size {}\n  blocks     {} B\n", m.at("world_size").get<uint32_t>(),
+                       m.at("block_bytes").get<uint64_t>());
 
   const auto& shards = m.at("shards");
   out += fmt::format("\nshards ({})\n", shards.size());
-  if (!shards.empty()) out += fmt::format("  {:<32} {:>14} {}\n", "KEY", "BYTES", "XXH3");
+  if (!shards.empty())
+    out += sharded ? fmt::format("  {:<32} {:>14} {:>5} {}\n", "KEY", "BYTES", "RANK", "XXH3")
+                   : fmt::format("  {:<32} {:>14} {}\n", "KEY", "BYTES", "XXH3");
   for (const auto& s : shards)
-    out += fmt::format("  {:<32} {:>14} {}\n", terminal_text(s.at("key").get<std::string>()),
-                       s.at("size").get<uint64_t>(), terminal_text(s.at("xxh3").get<std::string>()));
+    out += sharded ? fmt::format("  {:<32} {:>14} {:>5} {}\n", terminal_text(s.at("key").get<std::string>()),
+                                 s.at("size").get<uint64_t>(), s.at("rank").get<uint32_t>(),
+                                 terminal_text(s.at("xxh3").get<std::string>()))
+                   : fmt::format("  {:<32} {:>14} {}\n", terminal_text(s.at("key").get<std::string>()),
+                                 s.at("size").get<uint64_t>(), terminal_text(s.at("xxh3").get<std::string>()));
 
   const auto& tensors = m.at("tensors");
   out += fmt::format("\ntensors ({})\n", tensors.size());
   const size_t tensor_width = name_width(tensors, "name");
   if (!tensors.empty())
-    out += fmt::format("  {:<{}} {:<9} {:<16} {:>14} {}\n", "NAME", tensor_width, "DTYPE", "SHAPE", "BYTES", "SHARD");
-  for (const auto& t : tensors)
-    out += fmt::format("  {:<{}} {:<9} {:<16} {:>14} {}\n", terminal_text(t.at("name").get<std::string>()),
-                       tensor_width, terminal_text(t.at("dtype").get<std::string>()), shape_text(t.at("shape")),
-                       t.at("bytes").get<uint64_t>(), t.at("shard").get<uint32_t>());
+    out += sharded ? fmt::format("  {:<{}} {:<9} {:<16} {:<12} {:<16} {:>14} {}\n", "NAME", tensor_width, "DTYPE",
+                                 "SHAPE", "AT", "OF", "BYTES", "SHARD")
+                   : fmt::format("  {:<{}} {:<9} {:<16} {:>14} {}\n", "NAME", tensor_width, "DTYPE", "SHAPE", "BYTES",
+                                 "SHARD");
+  for (const auto& t : tensors) {
+    const std::string name = terminal_text(t.at("name").get<std::string>());
+    const std::string dtype = terminal_text(t.at("dtype").get<std::string>());
+    if (sharded) {
+      const bool own = t.contains("rank_local") && t.at("rank_local").get<bool>();
+      out += fmt::format("  {:<{}} {:<9} {:<16} {:<12} {:<16} {:>14} {}\n", name, tensor_width, dtype,
+                         shape_text(t.at("shape")), own ? "-" : offsets_text(t.at("offsets")),
+                         own ? "rank-local" : shape_text(t.at("global_shape")), t.at("bytes").get<uint64_t>(),
+                         t.at("shard").get<uint32_t>());
+    } else {
+      out += fmt::format("  {:<{}} {:<9} {:<16} {:>14} {}\n", name, tensor_width, dtype, shape_text(t.at("shape")),
+                         t.at("bytes").get<uint64_t>(), t.at("shard").get<uint32_t>());
+    }
+  }
 
   // The registered states (frugal_ckpt_register_state and the router,
   // quantizer, scheduler and loss scaler registrations).

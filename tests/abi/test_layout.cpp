@@ -106,7 +106,8 @@ TEST_CASE("the pinned LP64 layout") {
                                                {"frugal_cost_ledger.", 144},
                                                {"frugal_comm_info.", 24},
                                                {"frugal_comm_call.", 96},
-                                               {"frugal_comm_vtable.", 48}};
+                                               {"frugal_comm_vtable.", 48},
+                                               {"frugal_ckpt_slice.", 32}};
   for (const auto& [name, size] : sizes) {
     INFO(name);
     CHECK(layout.at(name) == size);
@@ -157,7 +158,8 @@ TEST_CASE("the pinned LP64 layout") {
                            "frugal_option_decl",
                            "frugal_comm_info",
                            "frugal_comm_call",
-                           "frugal_comm_vtable"}) {
+                           "frugal_comm_vtable",
+                           "frugal_ckpt_slice"}) {
     INFO(type);
     CHECK(layout.at(std::string(type) + ".struct_size") == 0);
   }
@@ -187,6 +189,11 @@ TEST_CASE("the pinned LP64 layout") {
   CHECK(FRUGAL_HOST_API_V2_1_SIZE == 136);
   CHECK(layout.at("frugal_comm_call.timeout_ms") == 88);
   CHECK(FRUGAL_COMM_CALL_MIN_SIZE == 96);
+  CHECK(layout.at("frugal_ckpt_slice.ndim") == 8);  // ABI 2.2
+  CHECK(layout.at("frugal_ckpt_slice.replicated") == 12);
+  CHECK(layout.at("frugal_ckpt_slice.global_shape") == 16);
+  CHECK(layout.at("frugal_ckpt_slice.offsets") == 24);
+  CHECK(FRUGAL_CKPT_SLICE_MIN_SIZE == 32);
   CHECK(layout.at("frugal_plugin_desc.strategies") == 56);
   CHECK(FRUGAL_PLUGIN_DESC_MIN_SIZE == 64);
   CHECK(FRUGAL_STRATEGY_DESC_MIN_SIZE == 40);

@@ -6,6 +6,7 @@ from CPack, the .deb extracted into an empty root and run from there."""
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -25,8 +26,22 @@ HAVE_COMM_MPI = os.path.exists(os.path.join(BUILD_DIR, "lib", "frugal", "v2", "p
 HAVE_COMM_NCCL = os.path.exists(os.path.join(BUILD_DIR, "lib", "frugal", "v2", "plugins", "comm_nccl.so"))
 BUILTIN = ["comm_local"] + (["comm_mpi"] if HAVE_COMM_MPI else []) + (["comm_nccl"] if HAVE_COMM_NCCL else []) + [
     "packer_seq", "policy_cost", "quant_fp8", "router_moe", "schedule_lr", "store_fs"]
+
+
+def header_abi_version():
+    """(major, minor) of FRUGAL_ABI_VERSION_MAJOR/MINOR in the source tree's frugal/version.h, the
+    version the build (CMakeLists.txt reads the same lines) gave the library, its .pc and CMake files."""
+    with open(os.path.join(SOURCE_DIR, "abi", "include", "frugal", "version.h")) as f:
+        text = f.read()
+    return tuple(int(re.search(rf"^#define FRUGAL_ABI_VERSION_{part} (\d+)$", text, re.M).group(1))
+                 for part in ("MAJOR", "MINOR"))
+
+
+ABI_MAJOR, ABI_MINOR = header_abi_version()
+#: The ABI version as the .pc files, the CMake package and `frugal plugins` write it: "2.2".
+ABI_VERSION = f"{ABI_MAJOR}.{ABI_MINOR}"
 #: The real file of the SONAME link: libfrugal.so.<ABI major>.<ABI minor>.0.
-LIBRARY_FILE = "libfrugal.so.2.1.0"
+LIBRARY_FILE = f"libfrugal.so.{ABI_MAJOR}.{ABI_MINOR}.0"
 # Two buckets of width 500: {100, 300, 120, 50, 60} and {900, 700, 880}.
 LENGTHS = [100, 900, 300, 700, 120, 880, 50, 60]
 
@@ -150,7 +165,7 @@ class InstallTree(unittest.TestCase):
         env = {"PKG_CONFIG_PATH": os.path.join(self.lib, "pkgconfig")}
         plugindir = ok(self, run(["pkg-config", "--variable=plugindir", "frugal"], env)).strip()
         self.assertEqual(os.path.realpath(plugindir), os.path.realpath(self.plugin_dir))
-        self.assertEqual(ok(self, run(["pkg-config", "--modversion", "frugal"], env)).strip(), "2.1")
+        self.assertEqual(ok(self, run(["pkg-config", "--modversion", "frugal"], env)).strip(), ABI_VERSION)
         self.assertEqual(ok(self, run(["pkg-config", "--variable=sdk_version", "frugal"], env)).strip(), SDK_VERSION)
         self.assertIn("-lfrugal", ok(self, run(["pkg-config", "--libs", "frugal"], env)).split())
         for pc in ("frugal", "frugal-plugin"):
@@ -162,20 +177,24 @@ class InstallTree(unittest.TestCase):
         self.assertIn("-Wl,--no-undefined", plugin_libs)
 
     def test_find_package_asks_for_the_abi_version(self):
-        # SameMajorVersion on the ABI: 2.0 and 2.1 are found, 2.2 (newer
-        # than this core) and 3.0 (another major) are refused. A request of a lower
-        # major is an SDK release (the packages' version, 0.3.0): 0.3, 0.3.0
-        # and 0.2 (an older release of the same major) are found, 0.4 (newer
-        # than this release) and 1.1 (ABI 1's number, read as a release that
-        # does not exist) are refused.
+        # SameMajorVersion on the ABI: every minor up to this core's (2.0 to
+        # 2.2 for ABI 2.2) is found, the next one (newer than this core) and
+        # the next major are refused. A request of a lower major is an SDK
+        # release (the packages' version, e.g. 0.3.0): 0.3, 0.3.0 and 0.2 (an
+        # older release of the same major) are found, 0.4 (newer than this
+        # release) and 1.1 (ABI 1's number, read as a release that does not
+        # exist) are refused.
         project = os.path.join(self.tmp.name, "version_probe")
         os.makedirs(project, exist_ok=True)
-        for wanted, found, version in (("2.0", True, "2.1"), ("2.1", True, "2.1"), ("2.2", False, "2.1"),
-                                       ("3.0", False, "2.1"),
-                                       ("1.1", False, SDK_VERSION),
-                                       ("0.3", True, SDK_VERSION), ("0.3.0", True, SDK_VERSION),
-                                       ("0.2", True, SDK_VERSION), ("0.4", False, SDK_VERSION),
-                                       ("0.1...1.0", True, SDK_VERSION)):
+        sdk_major, sdk_minor = (int(part) for part in SDK_VERSION.split(".")[:2])
+        requests = [(f"{ABI_MAJOR}.{minor}", True, ABI_VERSION) for minor in range(ABI_MINOR + 1)]
+        requests += [(f"{ABI_MAJOR}.{ABI_MINOR + 1}", False, ABI_VERSION), (f"{ABI_MAJOR + 1}.0", False, ABI_VERSION),
+                     ("1.1", False, SDK_VERSION),
+                     (f"{sdk_major}.{sdk_minor}", True, SDK_VERSION), (SDK_VERSION, True, SDK_VERSION),
+                     (f"{sdk_major}.{sdk_minor + 1}", False, SDK_VERSION), ("0.1...1.0", True, SDK_VERSION)]
+        if sdk_minor > 0:
+            requests.append((f"{sdk_major}.{sdk_minor - 1}", True, SDK_VERSION))
+        for wanted, found, version in requests:
             with open(os.path.join(project, "CMakeLists.txt"), "w") as f:
                 # A language, as every real consumer has: CMake searches
                 # lib/<multiarch>/cmake only once it knows the target's
@@ -188,7 +207,8 @@ class InstallTree(unittest.TestCase):
                          {"CMAKE_PREFIX_PATH": self.prefix})
             self.assertEqual(result.returncode == 0, found, f"find_package(frugal {wanted}):\n{result.stderr}")
             if found:
-                self.assertIn(f"version={version} sdk={SDK_VERSION} abi=2.1 dir={self.plugin_dir}", result.stdout)
+                self.assertIn(f"version={version} sdk={SDK_VERSION} abi={ABI_VERSION} dir={self.plugin_dir}",
+                              result.stdout)
             else:
                 self.assertIn(f"version: {version}", result.stderr)
 
@@ -206,7 +226,7 @@ class InstallTree(unittest.TestCase):
         by_name = {p["name"]: p for p in found["plugins"]}
         vendor = by_name["vendor_bucket"]
         self.assertEqual(os.path.realpath(vendor["path"]), os.path.realpath(plugin))
-        self.assertEqual(vendor["abi"], "2.1")
+        self.assertEqual(vendor["abi"], ABI_VERSION)
         self.assertEqual([(s["name"], s["kind"]) for s in vendor["strategies"]], [("vendor_bucket", "packer")])
 
         # Through the installed libfrugal's C API, as a host would use it.

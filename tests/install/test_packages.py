@@ -14,7 +14,7 @@ import tarfile
 import tempfile
 import unittest
 
-from test_install import (BUILD_DIR, BUILTIN, HAVE_COMM_MPI, HAVE_COMM_NCCL, LIBDIR, LIBRARY_FILE, SDK_VERSION, build_with_pkg_config, exported_symbols, listing, ok,
+from test_install import (ABI_VERSION, BUILD_DIR, BUILTIN, HAVE_COMM_MPI, HAVE_COMM_NCCL, LIBDIR, LIBRARY_FILE, SDK_VERSION, build_with_pkg_config, exported_symbols, listing, ok,
                           without_unreachable_nccl,
                           run)
 
@@ -32,8 +32,10 @@ PACKAGES = [RUNTIME, "libfrugal-dev", "frugal-tools", "python3-frugal"] + ([MPI_
     [NCCL_PACKAGE] if HAVE_COMM_NCCL else [])
 LIB = f"usr/lib/{MULTIARCH}"
 PYTHON_DIR = "usr/lib/python3/dist-packages/frugal"
-#: The release that first shipped the FRUGAL_2.0 symbol node.
+#: The releases that first shipped the FRUGAL_2.0 and FRUGAL_2.1 symbol nodes
+#: (packaging/debian/symver-releases.txt).
 FRUGAL_2_0_RELEASE = "0.2.0"
+FRUGAL_2_1_RELEASE = "0.3.0"
 
 # What lintian may still say, and why. Anything else, and every E:, fails.
 ALLOWED_TAGS = {
@@ -198,7 +200,7 @@ class DebianPackages(unittest.TestCase):
         self.assertEqual(depends(fields["python3-frugal"]), {"python3": "python3",
                                                              RUNTIME: f"{RUNTIME} (>= {SDK_VERSION})"})
         if HAVE_COMM_MPI:
-            # The plugin speaks ABI 2.1: it needs this release's core, and
+            # The plugin speaks this release's ABI minor: it needs this release's core, and
             # OpenMPI's library through dpkg-shlibdeps (or the fallback list).
             self.assertEqual(fields[MPI_PACKAGE]["Section"], "libs")
             mpi = depends(fields[MPI_PACKAGE])
@@ -225,10 +227,11 @@ class DebianPackages(unittest.TestCase):
         library = os.path.join(self.root, LIB, LIBRARY_FILE)
         exported = sorted(name.replace("@@", "@") for name in exported_symbols(library) if "@" in name)
         self.assertGreater(len(exported), 50)
-        # FRUGAL_2.0 shipped in 0.2.0, FRUGAL_2.1 is new in this release
-        # (packaging/debian/symver-releases.txt).
+        # FRUGAL_2.0 shipped in 0.2.0, FRUGAL_2.1 in 0.3.0, FRUGAL_2.2 is new
+        # in this release (packaging/debian/symver-releases.txt).
         self.assertIn(f" frugal_abi_version@FRUGAL_2.0 {FRUGAL_2_0_RELEASE}", symbols)
-        self.assertIn(f" frugal_comm_create@FRUGAL_2.1 {SDK_VERSION}", symbols)
+        self.assertIn(f" frugal_comm_create@FRUGAL_2.1 {FRUGAL_2_1_RELEASE}", symbols)
+        self.assertIn(f" frugal_ckpt_register_slice@FRUGAL_2.2 {SDK_VERSION}", symbols)
         self.assertEqual(sorted(line.split()[0] for line in symbols[2:]), exported)
         for name in ("libfrugal-dev", "frugal-tools", "python3-frugal"):
             self.assertIsNone(control_file(self.debs[name], "shlibs"), name)
@@ -266,7 +269,7 @@ class DebianPackages(unittest.TestCase):
         self.assertEqual(ok(self, run(["pkg-config", "--variable=gcc_cxxflags", "frugal-plugin"], env)).split(),
                          ["-fno-gnu-unique"])
         lib_env = {"LD_LIBRARY_PATH": os.path.join(self.root, LIB)}
-        expected = f"release={SDK_VERSION} abi=2.1\n"
+        expected = f"release={SDK_VERSION} abi={ABI_VERSION}\n"
 
         # A host with pkg-config.
         host = os.path.join(self.tmp.name, "host-pkg-config")
@@ -278,7 +281,7 @@ class DebianPackages(unittest.TestCase):
         build = os.path.join(self.tmp.name, "host-cmake")
         configure = ok(self, run(["cmake", "-S", CONSUMER, "-B", build, "-DCMAKE_BUILD_TYPE="],
                                  {"CMAKE_PREFIX_PATH": os.path.join(self.root, "usr")}))
-        self.assertIn(f"frugal_VERSION={SDK_VERSION} sdk={SDK_VERSION} abi=2.1", configure)
+        self.assertIn(f"frugal_VERSION={SDK_VERSION} sdk={SDK_VERSION} abi={ABI_VERSION}", configure)
         ok(self, run(["cmake", "--build", build]))
         self.assertEqual(ok(self, run([os.path.join(build, "consumer")], lib_env)), expected)
 

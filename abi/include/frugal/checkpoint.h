@@ -96,6 +96,17 @@ typedef struct frugal_ckpt_engine frugal_ckpt_engine;
  *     shard_bytes      int >= 4096, default 268435456: target shard size
  *     prefix           string, default "": key prefix of every checkpoint
  *                      (lets several jobs share one store).
+ *     comm             comm (frugal_options_set_comm, ABI 2.2): the job's
+ *                      ranks save and restore together. Creating the
+ *                      engine is then collective over the comm (it splits
+ *                      two private sub-groups, so its own collectives never
+ *                      meet the host's), as are frugal_ckpt_save,
+ *                      frugal_ckpt_emergency_save and frugal_ckpt_restore:
+ *                      every rank calls them in the same order with the
+ *                      same kind and step. The comm must take host memory
+ *                      (mpi, local); the engine keeps its sub-groups, not
+ *                      the host's handle. See "Sharded tensors" below for
+ *                      what a save and a restore then do.
  * One writing engine per prefix, enforced: the first save claims the prefix
  * with a new writer generation (the highest claimed + 1, recorded under
  * "<prefix>writer-claims/" and in every manifest it commits), and an engine
@@ -150,6 +161,55 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register(frugal_ckpt_engin
  * again (a checkpoint in flight persists its own copy).
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_unregister(frugal_ckpt_engine* engine, const char* name);
+
+/* ======================================================================== */
+/* Sharded tensors (ABI 2.2)                                                */
+/* ======================================================================== */
+
+/**
+ * The part of a global tensor this rank holds, for
+ * frugal_ckpt_register_slice: a box of `global_shape` at `offsets` whose
+ * extents are the registered view's shape (row-major, like the view).
+ * Caller-owned; copied during the call.
+ */
+typedef struct frugal_ckpt_slice {
+  size_t struct_size; /**< sizeof(frugal_ckpt_slice); below FRUGAL_CKPT_SLICE_MIN_SIZE is ABI_MISMATCH. */
+  int32_t ndim;       /**< Dimensions; must equal the view's ndim. */
+  /**
+   * Nonzero: every rank holds the whole tensor (the view's shape is
+   * global_shape, offsets NULL or zeros). Saved once, by rank 0, and
+   * restored on every rank.
+   */
+  int32_t replicated;
+  const int64_t* global_shape; /**< ndim extents of the whole tensor; not NULL when ndim > 0. */
+  const int64_t* offsets;      /**< ndim offsets of this rank's box; NULL = all zero. */
+} frugal_ckpt_slice;
+
+/** Smallest struct_size frugal_ckpt_register_slice accepts. */
+#define FRUGAL_CKPT_SLICE_MIN_SIZE (sizeof(size_t) + 2 * sizeof(int32_t) + 2 * sizeof(const int64_t*))
+
+/**
+ * Registers this rank's slice of the global tensor `name`, on an engine
+ * created with a `comm` option (frugal_ckpt_engine_create); an engine
+ * without one is FRUGAL_ERR_FAILED_PRECONDITION. Every rank registers the
+ * same names with the same dtype and global shape; the slices of all
+ * ranks must cover the tensor without overlap (a replicated tensor covers
+ * it alone), or the save that finds them otherwise is not committed on
+ * any rank. A checkpoint of such an engine (manifest format 3) stores
+ * each rank's slice as a chunk, and a job of any number of ranks restores
+ * it: each rank reads, and verifies, only the bytes of the stored chunks
+ * that overlap the slice it registered (frugal_ckpt_restore).
+ *   name, view, kinds: as for frugal_ckpt_register (one namespace with the
+ *          tensors and states; the view's memory is borrowed the same way).
+ *   slice: not NULL; offsets + view extents must lie inside global_shape.
+ * A tensor registered with frugal_ckpt_register on such an engine is
+ * rank-local: each rank saves its own, and a restore gives each rank the
+ * copy its own rank saved (left as it was, and reported by
+ * frugal_ckpt_restore_report, when the writing job had no such rank).
+ */
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_register_slice(frugal_ckpt_engine* engine, const char* name,
+                                                                     const frugal_tensor* view,
+                                                                     const frugal_ckpt_slice* slice, uint32_t kinds);
 
 /* ======================================================================== */
 /* Host state                                                               */
@@ -556,6 +616,11 @@ FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_save_args, kind) == 8, ckpt_args_kind)
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_save_args, step) == 16, ckpt_args_step);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_save_args, metadata_size) == 32, ckpt_args_metadata_size);
 FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ckpt_save_args) == 40, ckpt_args_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_slice, ndim) == 8, ckpt_slice_ndim);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_slice, replicated) == 12, ckpt_slice_replicated);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_slice, global_shape) == 16, ckpt_slice_global_shape);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_slice, offsets) == 24, ckpt_slice_offsets);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ckpt_slice) == 32, ckpt_slice_size);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_save_result, skipped) == 72, ckpt_save_skipped);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_save_result, snapshot_seconds) == 96, ckpt_save_snapshot);
 FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ckpt_save_result) == 104, ckpt_save_size);

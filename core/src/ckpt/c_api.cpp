@@ -75,6 +75,19 @@ FRUGAL_API frugal_error* frugal_ckpt_register(frugal_ckpt_engine* engine, const 
   });
 }
 
+FRUGAL_API frugal_error* frugal_ckpt_register_slice(frugal_ckpt_engine* engine, const char* name,
+                                                    const frugal_tensor* view, const frugal_ckpt_slice* slice,
+                                                    uint32_t kinds) {
+  return guard("frugal_ckpt_register_slice", [&] {
+    require_non_null(name, "frugal_ckpt_register_slice", "name");
+    require_non_null(view, "frugal_ckpt_register_slice", "view");
+    require_non_null(slice, "frugal_ckpt_register_slice", "slice");
+    frugal::require_size(slice, FRUGAL_CKPT_SLICE_MIN_SIZE, "frugal_ckpt_register_slice: slice");
+    engine_of(engine, "frugal_ckpt_register_slice")
+        .register_slice(name, frugal::read_sized(view), frugal::read_sized(slice), kinds);
+  });
+}
+
 FRUGAL_API frugal_error* frugal_ckpt_unregister(frugal_ckpt_engine* engine, const char* name) {
   return guard("frugal_ckpt_unregister", [&] {
     require_non_null(name, "frugal_ckpt_unregister", "name");

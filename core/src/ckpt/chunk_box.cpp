@@ -84,7 +84,8 @@ bool any_overlap(const std::vector<Box>& boxes) {
   std::vector<const Box*> order;
   order.reserve(boxes.size());
   for (const Box& b : boxes) order.push_back(&b);
-  std::sort(order.begin(), order.end(), [&](const Box* a, const Box* b) { return a->offsets[sweep] < b->offsets[sweep]; });
+  std::sort(order.begin(), order.end(),
+            [&](const Box* a, const Box* b) { return a->offsets[sweep] < b->offsets[sweep]; });
   // The boxes whose span along `sweep` has not ended where the next begins.
   std::vector<const Box*> open;
   for (const Box* box : order) {

@@ -14,6 +14,7 @@
 #include <set>
 #include <tuple>
 
+#include "ckpt/chunk_box.hpp"
 #include "ckpt/shard_verify.hpp"
 #include "compact_tensor.hpp"
 #include "dtype.hpp"
@@ -35,14 +36,15 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 void check(frugal_error* error) { rethrow_if_error(error, "checkpoint engine options: "); }
 
 EngineOptions read_options(const frugal_options* options) {
-  static const char* const kKnown[] = {"keep_heartbeats", "keep_full", "shard_bytes", "prefix"};
+  static const char* const kKnown[] = {"keep_heartbeats", "keep_full", "shard_bytes", "prefix", "comm"};
   for (size_t i = 0; i < frugal_options_count(options); ++i) {
     const char* name = nullptr;
     int32_t type = 0;
     check(frugal_options_entry(options, i, &name, &type));
     if (std::none_of(std::begin(kKnown), std::end(kKnown), [&](const char* k) { return std::strcmp(k, name) == 0; }))
       fail(FRUGAL_ERR_INVALID_ARGUMENT,
-           "checkpoint engine: unknown option '{}' (accepted: keep_heartbeats, keep_full, shard_bytes, prefix)", name);
+           "checkpoint engine: unknown option '{}' (accepted: keep_heartbeats, keep_full, shard_bytes, prefix, comm)",
+           name);
   }
   EngineOptions out;
   int64_t shard_bytes = 0;
@@ -87,6 +89,17 @@ std::vector<bool> state_shards(const Manifest& m) {
   return out;
 }
 
+// The comm option, or nullptr.
+frugal_comm* comm_option(const frugal_options* options) {
+  frugal_comm* comm = nullptr;
+  if (options != nullptr) check(frugal_options_get_comm(options, "comm", &comm));
+  return comm;
+}
+
+// Checksum blocks of the chunks of a sharded checkpoint: a restore that
+// needs part of a chunk reads at most one block more on each side.
+constexpr uint64_t kBlockBytes = uint64_t{1} << 20;
+
 int64_t unix_now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
@@ -96,6 +109,7 @@ int64_t unix_now_ns() {
 
 Engine::Engine(std::shared_ptr<Store> store, const frugal_options* options)
     : store_(std::move(store)), options_(read_options(options)), claim_(*store_, options_.prefix) {
+  if (frugal_comm* comm = comm_option(options)) group_ = std::make_unique<JobGroup>(comm);
   // Nothing is written (nor the prefix claimed) until the first save: an
   // engine that only lists, verifies or restores fences no running job.
   worker_ = std::thread([this] { worker_loop(); });
@@ -141,7 +155,7 @@ void Engine::check_name_free_locked(const std::string& name) const {
            name);
 }
 
-void Engine::register_tensor(const std::string& name, const frugal_tensor& view, uint32_t kinds) {
+Engine::Registered Engine::make_registered(const std::string& name, const frugal_tensor& view, uint32_t kinds) const {
   check_registration(name, kinds, "checkpoint tensor");
   rethrow_if_error(frugal_tensor_validate(&view), fmt::format("checkpoint tensor '{}': ", name));
   if (!is_row_major(view))
@@ -162,15 +176,50 @@ void Engine::register_tensor(const std::string& name, const frugal_tensor& view,
       fail(FRUGAL_ERR_INVALID_ARGUMENT, "checkpoint tensor '{}' is too large to snapshot", name);
   r.bytes = bytes;
   r.kinds = kinds == 0 ? FRUGAL_CKPT_ALL_KINDS : kinds;
+  return r;
+}
 
+void Engine::insert_registered(Registered r) {
   // No wait for an in-flight persist: it works from its own copy of the
   // layout, and only the worker thread ever replaces the snapshot buffer.
   std::lock_guard lock(mutex_);
-  check_name_free_locked(name);
+  check_name_free_locked(r.name);
   r.order = next_order_++;
   tensors_.push_back(std::move(r));
   prepare_requested_ = true;  // grow the snapshot buffer in the background
   job_cv_.notify_one();
+}
+
+void Engine::register_tensor(const std::string& name, const frugal_tensor& view, uint32_t kinds) {
+  insert_registered(make_registered(name, view, kinds));
+}
+
+void Engine::register_slice(const std::string& name, const frugal_tensor& view, const frugal_ckpt_slice& slice,
+                            uint32_t kinds) {
+  if (!group_)
+    fail(FRUGAL_ERR_FAILED_PRECONDITION,
+         "frugal_ckpt_register_slice('{}'): the engine was created without a 'comm' option; register the whole "
+         "tensor with frugal_ckpt_register",
+         name);
+  Registered r = make_registered(name, view, kinds);
+  if (slice.ndim != view.ndim)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "checkpoint slice '{}': slice->ndim is {} but the view has {} dimensions", name,
+         slice.ndim, view.ndim);
+  if (slice.ndim > 0 && slice.global_shape == nullptr)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "checkpoint slice '{}': slice->global_shape is NULL", name);
+  r.sliced = true;
+  r.replicated = slice.replicated != 0;
+  r.global_shape.assign(slice.global_shape, slice.global_shape + slice.ndim);
+  r.offsets.assign(static_cast<size_t>(slice.ndim), 0);
+  if (slice.offsets != nullptr) r.offsets.assign(slice.offsets, slice.offsets + slice.ndim);
+  if (auto why = box_outside({r.offsets, r.shape}, r.global_shape); !why.empty())
+    fail(FRUGAL_ERR_OUT_OF_RANGE, "checkpoint slice '{}' [{}] at [{}] of [{}] {}", name, fmt::join(r.shape, ", "),
+         fmt::join(r.offsets, ", "), fmt::join(r.global_shape, ", "), why);
+  if (r.replicated && r.shape != r.global_shape)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT,
+         "checkpoint slice '{}' is replicated, so the view must be the whole tensor [{}], not [{}] at [{}]", name,
+         fmt::join(r.global_shape, ", "), fmt::join(r.shape, ", "), fmt::join(r.offsets, ", "));
+  insert_registered(std::move(r));
 }
 
 void Engine::register_state(const std::string& name, const frugal_ckpt_state_fns& fns, uint32_t kinds) {
@@ -258,10 +307,21 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency, std:
   SaveOutcome out;
   std::unique_lock lock(mutex_);
   // Coalesce only with a checkpoint in flight, not with a retention pass or
-  // a buffer being grown.
-  if (!in_flight_.empty() && (args.flags & FRUGAL_CKPT_SAVE_SKIP_IF_BUSY) != 0) {
-    out.skipped = true;
-    return out;
+  // a buffer being grown. With a comm every rank skips when any is busy
+  // (a checkpoint some ranks skipped could never commit); the collective
+  // runs without the lock, which the background thread may need to finish
+  // its own collective on another rank's behalf.
+  if ((args.flags & FRUGAL_CKPT_SAVE_SKIP_IF_BUSY) != 0) {
+    bool busy = !in_flight_.empty();
+    if (group_) {
+      lock.unlock();
+      busy = group_->caller().any(busy);
+      lock.lock();
+    }
+    if (busy) {
+      out.skipped = true;
+      return out;
+    }
   }
   const auto wait_start = Clock::now();
   if (deadline) {
@@ -274,8 +334,29 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency, std:
   // The first save claims the prefix (continuing its write order past
   // every sequence an older writer may still use); a fenced engine saves
   // nothing more.
-  if (!claim_.claimed()) next_sequence_ = claim_.claim([&] { return highest_sequence(); });
-  claim_.refuse_if_fenced("frugal_ckpt_save");
+  // With a comm only rank 0 writes manifests, so only it claims; the others
+  // take its sequence (agree_on_save).
+  const bool writer = !group_ || group_->rank() == 0;
+  if (writer) {
+    if (!claim_.claimed()) next_sequence_ = claim_.claim([&] { return highest_sequence(); });
+    claim_.refuse_if_fenced("frugal_ckpt_save");
+  }
+  if (group_) {
+    busy_ = true;  // ours while the lock is released for the collective
+    lock.unlock();
+    std::optional<uint64_t> agreed;
+    std::optional<Error> failure;
+    try {
+      agreed = agree_on_save(kind, args.step, next_sequence_);
+    } catch (const Error& e) {
+      failure = e;
+    }
+    lock.lock();
+    busy_ = false;
+    idle_cv_.notify_all();
+    if (failure) throw *failure;
+    next_sequence_ = *agreed;
+  }
   ensure_snapshot_locked();
 
   // Snapshot: the only part the training thread waits for. States first:
@@ -294,10 +375,16 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency, std:
   m.writer = "frugal " FRUGAL_VERSION_STRING;
   m.generation = claim_.generation();
 
+  const uint32_t rank = group_ ? static_cast<uint32_t>(group_->rank()) : 0;
+  if (group_) {
+    m.world_size = static_cast<uint32_t>(group_->size());
+    m.block_bytes = kBlockBytes;
+  }
   uint64_t offset = 0;
   DiscardCopiesOnThrow discard_on_throw(copier_);
   for (const auto& t : tensors_) {
     if ((t.kinds & static_cast<uint32_t>(kind)) == 0) continue;
+    if (t.replicated && rank != 0) continue;  // written once, by rank 0
     if (job.shards.empty() || (job.shards.back().size > 0 && job.shards.back().size + t.bytes > options_.shard_bytes))
       job.shards.push_back({offset, 0});
     TensorRecord record;
@@ -307,6 +394,12 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency, std:
     record.shard = static_cast<uint32_t>(job.shards.size() - 1);
     record.offset = job.shards.back().size;
     record.bytes = t.bytes;
+    if (group_) {
+      // A chunk of a global tensor, or (registered whole) this rank's own.
+      record.rank_local = !t.sliced;
+      record.global_shape = t.sliced ? t.global_shape : t.shape;
+      record.offsets = t.sliced ? t.offsets : std::vector<int64_t>(t.shape.size(), 0);
+    }
     if (t.bytes > 0)
       copier_.to_host(snapshot_.data() + offset, static_cast<const uint8_t*>(t.view.data) + t.view.byte_offset,
                       static_cast<size_t>(t.bytes), t.view.device);
@@ -332,7 +425,9 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency, std:
     state_offset += st.size;
   }
   m.states = std::move(states);
-  for (size_t i = 0; i < job.shards.size(); ++i) m.shards.push_back({fmt::format("shard-{:05}", i), 0, 0});
+  for (size_t i = 0; i < job.shards.size(); ++i)
+    m.shards.push_back(
+        {group_ ? fmt::format("r{:05}-shard-{:05}", rank, i) : fmt::format("shard-{:05}", i), 0, 0, rank});
   out.name = m.name;
   out.bytes = offset + state_offset + args.metadata_size;
 
@@ -380,7 +475,8 @@ void Engine::worker_loop() {
         verified_.insert(job.manifest.name);  // we wrote and hashed it ourselves
       }
       try {
-        retention_pass(job.manifest.name);
+        // With a comm only rank 0, the job's writer, removes checkpoints.
+        if (!group_ || group_->rank() == 0) retention_pass(job.manifest.name);
       } catch (const std::exception& e) {
         // The checkpoint is committed; a failed clean-up must not say otherwise.
         store_->log(FRUGAL_LOG_WARN, fmt::format("retention after {} failed: {}", job.manifest.name, e.what()));
@@ -409,7 +505,55 @@ void Engine::worker_loop() {
   }
 }
 
+void Engine::write_shards(Job& job, const std::string& base) {
+  Manifest& m = job.manifest;
+  // Each state's own checksum, here rather than on the training thread.
+  for (auto& st : m.states)
+    st.xxh3 = xxh3(state_snapshot_.data() + job.shards[st.shard].begin + st.offset, static_cast<size_t>(st.size));
+  // Each chunk's block checksums (sharded checkpoints), so a restore that
+  // reads part of a chunk can verify just that part.
+  if (m.world_size > 0)
+    for (auto& t : m.tensors) {
+      const uint8_t* data = snapshot_.data() + job.shards[t.shard].begin + t.offset;
+      t.block_xxh3.clear();
+      for (uint64_t at = 0; at < t.bytes; at += m.block_bytes)
+        t.block_xxh3.push_back(xxh3(data + at, static_cast<size_t>(std::min(m.block_bytes, t.bytes - at))));
+    }
+  // Two shard writers: while one waits in fsync the other hashes and
+  // writes, so neither the disk nor the CPU idles between shards.
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  auto writer = [&] {
+    for (size_t i; !failed.load() && (i = next.fetch_add(1)) < job.shards.size();) {
+      const uint8_t* data = (job.shards[i].states ? state_snapshot_.data() : snapshot_.data()) + job.shards[i].begin;
+      const uint64_t size = job.shards[i].size;
+      const uint64_t hash = xxh3(data, static_cast<size_t>(size));
+      try {
+        store_->put(base + "/" + m.shards[i].key, data, size);
+      } catch (...) {
+        failed.store(true);
+        throw;
+      }
+      m.shards[i].size = size;
+      m.shards[i].xxh3 = hash;
+    }
+  };
+  std::vector<std::future<void>> writers;
+  for (size_t w = 0; w < std::min<size_t>(kShardWriters, job.shards.size()); ++w)
+    writers.push_back(std::async(std::launch::async, writer));
+  std::exception_ptr first_failure;
+  for (auto& w : writers) {  // join all before unwinding: they read the snapshot buffer
+    try {
+      w.get();
+    } catch (...) {
+      if (!first_failure) first_failure = std::current_exception();
+    }
+  }
+  if (first_failure) std::rethrow_exception(first_failure);
+}
+
 uint64_t Engine::persist(Job& job) {
+  if (group_) return persist_sharded(job);
   Manifest& m = job.manifest;
   const std::string base = key_of(m.name);
   try {
@@ -420,40 +564,7 @@ uint64_t Engine::persist(Job& job) {
     throw Error(e.code(), fmt::format("checkpoint {} was not saved: {}", m.name, e.what()));
   }
   try {
-    // Each state's own checksum, here rather than on the training thread.
-    for (auto& st : m.states)
-      st.xxh3 = xxh3(state_snapshot_.data() + job.shards[st.shard].begin + st.offset, static_cast<size_t>(st.size));
-    // Two shard writers: while one waits in fsync the other hashes and
-    // writes, so neither the disk nor the CPU idles between shards.
-    std::atomic<size_t> next{0};
-    std::atomic<bool> failed{false};
-    auto writer = [&] {
-      for (size_t i; !failed.load() && (i = next.fetch_add(1)) < job.shards.size();) {
-        const uint8_t* data = (job.shards[i].states ? state_snapshot_.data() : snapshot_.data()) + job.shards[i].begin;
-        const uint64_t size = job.shards[i].size;
-        const uint64_t hash = xxh3(data, static_cast<size_t>(size));
-        try {
-          store_->put(base + "/" + m.shards[i].key, data, size);
-        } catch (...) {
-          failed.store(true);
-          throw;
-        }
-        m.shards[i].size = size;
-        m.shards[i].xxh3 = hash;
-      }
-    };
-    std::vector<std::future<void>> writers;
-    for (size_t w = 0; w < std::min<size_t>(kShardWriters, job.shards.size()); ++w)
-      writers.push_back(std::async(std::launch::async, writer));
-    std::exception_ptr first_failure;
-    for (auto& w : writers) {  // join all before unwinding: they read the snapshot buffer
-      try {
-        w.get();
-      } catch (...) {
-        if (!first_failure) first_failure = std::current_exception();
-      }
-    }
-    if (first_failure) std::rethrow_exception(first_failure);
+    write_shards(job, base);
     const auto bytes = encode_manifest(m);
     claim_.check_current("committing it");  // a stale writer's commit is refused (its shards go below)
     store_->put(base + "/manifest", bytes.data(), bytes.size());  // the commit point
@@ -638,17 +749,17 @@ RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata,
   // Reserve the engine first (as gc does): no persist, and so no retention,
   // can remove the checkpoint between choosing it and reading it.
   Reservation reservation(*this);
+  // With a comm the ranks choose together (engine_sliced_restore.cpp).
+  if (group_) return restore_sliced(name, kinds, metadata, capacity, metadata_size);
   RestoreOutcome out;
   out.found = name != nullptr ? verify(name) : latest(kinds);
   const Found& found = out.found;
   if (found.status != FRUGAL_CKPT_VALID)
     fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {} cannot be restored: {}", found.id.name, found.reason);
   const Manifest& m = found.manifest;
-  if (m.world_size > 0)
-    fail(FRUGAL_ERR_UNSUPPORTED,
-         "checkpoint {} was written by a job of {} ranks (sharded, manifest format 3); this engine restores "
-         "checkpoints of one process only",
-         m.name, m.world_size);
+  // A job's checkpoint, restored by one process: each registered tensor is
+  // read as the whole of its global tensor.
+  if (m.world_size > 0) return restore_sliced(found.id.name.c_str(), kinds, metadata, capacity, metadata_size);
   if (m.metadata.size() > capacity) {
     *metadata_size = m.metadata.size();  // reported with OUT_OF_RANGE: the caller needs it to retry
     fail(FRUGAL_ERR_OUT_OF_RANGE, "checkpoint {} carries {} metadata bytes; the buffer holds {}", m.name,

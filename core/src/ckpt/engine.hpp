@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ckpt/device_copy.hpp"
+#include "ckpt/job_group.hpp"
 #include "ckpt/manifest.hpp"
 #include "ckpt/names.hpp"
 #include "ckpt/writer_claim.hpp"
@@ -72,6 +73,9 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   void register_tensor(const std::string& name, const frugal_tensor& view, uint32_t kinds);
+  // This rank's slice of a global tensor (an engine with a comm only).
+  void register_slice(const std::string& name, const frugal_tensor& view, const frugal_ckpt_slice& slice,
+                      uint32_t kinds);
   // Host state saved through `fns` (frugal_ckpt_register_state); the
   // functions are called only by save() and restore(), under the lock.
   void register_state(const std::string& name, const frugal_ckpt_state_fns& fns, uint32_t kinds);
@@ -118,6 +122,12 @@ class Engine {
     uint64_t bytes = 0;
     uint32_t kinds = 0;
     uint64_t order = 0;  // registration order, shared with the states
+    // A slice of a global tensor (register_slice); otherwise the whole
+    // tensor, rank-local in an engine with a comm.
+    bool sliced = false;
+    bool replicated = false;
+    std::vector<int64_t> global_shape;  // sliced only
+    std::vector<int64_t> offsets;       // sliced only
   };
   struct RegisteredState {
     std::string name;
@@ -134,6 +144,28 @@ class Engine {
     Manifest manifest;  // filled except shard checksums
     std::vector<ShardPlan> shards;
   };
+
+  // Validated copy of a registration (shared by register_tensor and
+  // register_slice), not yet inserted.
+  Registered make_registered(const std::string& name, const frugal_tensor& view, uint32_t kinds) const;
+  void insert_registered(Registered r);
+  // With a comm: every rank saves the same kind at the same step; returns
+  // the sequence rank 0 (the job's writer) assigns. Called with busy_ held
+  // and the lock released (collective).
+  uint64_t agree_on_save(int32_t kind, uint64_t step, uint64_t sequence);
+  // Writes the job's shards (two writers), filling their sizes and
+  // checksums; with a comm also each chunk's block checksums.
+  void write_shards(Job& job, const std::string& base);
+  // With a comm: the ranks exchange their records once their shards are
+  // durable and rank 0 commits the merged manifest (or no rank does).
+  uint64_t persist_sharded(Job& job);
+  // Removes what this rank wrote of `checkpoint` (with a comm: its own
+  // shards; without: the whole checkpoint).
+  void remove_own(const std::string& checkpoint) const;
+  // Restore of a sharded (format 3) checkpoint, or any restore of an
+  // engine with a comm (engine_sliced_restore.cpp).
+  RestoreOutcome restore_sliced(const char* name, uint32_t kinds, void* metadata, size_t capacity,
+                                size_t* metadata_size);
 
   std::string key_of(const std::string& checkpoint) const { return options_.prefix + checkpoint; }
   // Refuses `name` when a tensor or a state holds it (one namespace).
@@ -193,6 +225,8 @@ class Engine {
 
   std::shared_ptr<Store> store_;
   EngineOptions options_;
+  // The job's ranks, with a `comm` option; nullptr for one process.
+  std::unique_ptr<JobGroup> group_;
   // Claimed before the first save; used only while busy_ is ours (by save
   // before it sets busy_, by the worker, by gc), so it needs no lock.
   WriterClaim claim_;

@@ -57,18 +57,25 @@ std::string inconsistent_records(const Manifest& m) {
   std::vector<std::vector<std::tuple<uint64_t, uint64_t, const std::string*>>> placed(m.shards.size());
   std::vector<uint64_t> placed_bytes(m.shards.size(), 0);
   std::vector<const std::string*> first_tensor(m.shards.size(), nullptr), first_state(m.shards.size(), nullptr);
+  // A sharded checkpoint lists a tensor once per chunk (checked by
+  // inconsistent_chunks) and a rank's own tensors and states once per rank.
+  auto rank_of = [&](uint32_t shard) { return shard < m.shards.size() ? m.shards[shard].rank : 0; };
+  std::set<std::pair<std::string, uint32_t>> per_rank;
   for (const auto& t : m.tensors) {
-    // A sharded checkpoint lists a tensor once per chunk (checked by
-    // inconsistent_chunks).
     if (!tensor_names.insert(t.name).second && m.world_size == 0)
       return fmt::format("manifest lists tensor '{}' twice", t.name);
+    if (t.rank_local && !per_rank.emplace(t.name, rank_of(t.shard)).second)
+      return fmt::format("manifest lists tensor '{}' twice for rank {}", t.name, rank_of(t.shard));
     if (t.bytes > 0) placed[t.shard].emplace_back(t.offset, t.offset + t.bytes, &t.name);
     placed_bytes[t.shard] += t.bytes;  // <= shard size each (placed inside it), so no overflow
     if (first_tensor[t.shard] == nullptr) first_tensor[t.shard] = &t.name;
   }
   for (const auto& st : m.states) {
     if (tensor_names.count(st.name) != 0) return fmt::format("manifest lists '{}' as a tensor and as a state", st.name);
-    if (!state_names.insert(st.name).second) return fmt::format("manifest lists state '{}' twice", st.name);
+    if (!state_names.insert(st.name).second && m.world_size == 0)
+      return fmt::format("manifest lists state '{}' twice", st.name);
+    if (m.world_size > 0 && !per_rank.emplace(st.name, rank_of(st.shard)).second)
+      return fmt::format("manifest lists state '{}' twice for rank {}", st.name, rank_of(st.shard));
     if ((st.kinds & ~FRUGAL_CKPT_ALL_KINDS) != 0 || (st.kinds & static_cast<uint32_t>(m.kind)) == 0)
       return fmt::format("manifest gives state '{}' kinds {:#x}, which do not include this checkpoint's kind {}",
                          st.name, st.kinds, m.kind);
@@ -106,19 +113,29 @@ std::string inconsistent_records(const Manifest& m) {
 // together they cover the tensor (disjoint, so their element counts add
 // up to the tensor's exactly when they do). Also the rank of each shard
 // and each chunk's block checksum count.
-std::string inconsistent_chunks(const Manifest& m) {
+std::string inconsistent_chunks(const Manifest& m, ManifestScope scope) {
   for (const auto& shard : m.shards)
     if (shard.rank >= m.world_size)
       return fmt::format("manifest gives shard '{}' rank {} in a job of {} ranks", shard.key, shard.rank, m.world_size);
   std::map<std::string, std::vector<const TensorRecord*>> by_name;
+  std::set<std::string> local_names;
   for (const auto& t : m.tensors) {
+    if (t.rank_local && (t.global_shape != t.shape ||
+                         std::any_of(t.offsets.begin(), t.offsets.end(), [](int64_t o) { return o != 0; })))
+      return fmt::format("manifest gives rank-local tensor '{}' a box other than the whole tensor", t.name);
     if (auto why = box_outside({t.offsets, t.shape}, t.global_shape); !why.empty())
       return fmt::format("manifest gives a chunk of tensor '{}' that {}", t.name, why);
     if (t.block_xxh3.size() != block_count(t.bytes, m.block_bytes))
       return fmt::format("manifest gives a chunk of tensor '{}' {} block checksums for {} bytes in blocks of {}",
                          t.name, t.block_xxh3.size(), t.bytes, m.block_bytes);
-    by_name[t.name].push_back(&t);
+    if (t.rank_local)
+      local_names.insert(t.name);
+    else
+      by_name[t.name].push_back(&t);
   }
+  for (const auto& name : local_names)
+    if (by_name.count(name) != 0)
+      return fmt::format("manifest lists tensor '{}' both as rank-local and as chunks of a global tensor", name);
   for (const auto& [name, chunks] : by_name) {
     const TensorRecord& first = *chunks.front();
     const auto global = element_count(first.global_shape);
@@ -135,7 +152,7 @@ std::string inconsistent_chunks(const Manifest& m) {
         return fmt::format("manifest gives tensor '{}' two chunks over the same elements", name);
       boxes.push_back({c->offsets, c->shape});
     }
-    if (covered != *global)
+    if (scope == ManifestScope::whole && covered != *global)
       return fmt::format("manifest covers {} of the {} elements of tensor '{}'", covered, *global, name);
     if (any_overlap(boxes)) return fmt::format("manifest gives tensor '{}' two chunks over the same elements", name);
   }
@@ -167,7 +184,7 @@ std::vector<uint8_t> encode_manifest(const Manifest& m) {
     tensors.push_back(fb::CreateTensorRecord(
         builder, builder.CreateString(t.name), t.dtype, builder.CreateVector(t.shape), t.shard, t.offset, t.bytes,
         sharded ? builder.CreateVector(t.global_shape) : 0, sharded ? builder.CreateVector(t.offsets) : 0,
-        sharded ? builder.CreateVector(t.block_xxh3) : 0));
+        sharded ? builder.CreateVector(t.block_xxh3) : 0, t.rank_local));
   std::vector<flatbuffers::Offset<fb::StateRecord>> states;
   for (const auto& st : m.states)
     states.push_back(
@@ -190,7 +207,7 @@ std::vector<uint8_t> encode_manifest(const Manifest& m) {
   return bytes;
 }
 
-DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes) {
+DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes, ManifestScope scope) {
   DecodedManifest out;
   auto corrupt = [&](std::string reason) {
     out.status = FRUGAL_CKPT_CORRUPT;
@@ -283,6 +300,9 @@ DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes) {
         record.offsets.assign(t->offsets()->begin(), t->offsets()->end());
         record.block_xxh3.assign(t->block_xxh3()->begin(), t->block_xxh3()->end());
       }
+      record.rank_local = t->rank_local();
+      if (record.rank_local && !sharded)
+        return corrupt(fmt::format("manifest of one process marks tensor '{}' rank-local", record.name));
       if (!inside_shard(r.shards, record.shard, record.offset, record.bytes))
         return corrupt(fmt::format("manifest places tensor '{}' outside its shard", record.name));
       uint64_t declared = static_cast<uint64_t>(frugal_dtype_bits(record.dtype) / 8);
@@ -317,7 +337,7 @@ DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes) {
     return corrupt(fmt::format("manifest has unknown kind {}", r.kind));
   if (auto problem = inconsistent_records(r); !problem.empty()) return corrupt(std::move(problem));
   if (sharded)
-    if (auto problem = inconsistent_chunks(r); !problem.empty()) return corrupt(std::move(problem));
+    if (auto problem = inconsistent_chunks(r, scope); !problem.empty()) return corrupt(std::move(problem));
   out.status = FRUGAL_CKPT_VALID;
   return out;
 }
@@ -348,6 +368,7 @@ std::string manifest_to_json(const Manifest& m) {
       tensor["global_shape"] = t.global_shape;
       tensor["offsets"] = t.offsets;
       tensor["blocks"] = t.block_xxh3.size();
+      if (t.rank_local) tensor["rank_local"] = true;
     }
     tensors.push_back(std::move(tensor));
   }

@@ -48,8 +48,7 @@ struct TensorRecord {
   std::vector<int64_t> global_shape;  // format 3 only
   std::vector<int64_t> offsets;       // format 3 only
   std::vector<uint64_t> block_xxh3;   // format 3 only: per Manifest::block_bytes of its bytes
-
-  [[nodiscard]] bool is_chunk() const { return !global_shape.empty() || !offsets.empty(); }
+  bool rank_local = false;            // format 3: the whole tensor of the shard's rank, not a chunk
 };
 
 // Where one host state lives (frugal_ckpt_register_state).
@@ -92,6 +91,11 @@ struct Manifest {
 // Serialises with the embedded checksum.
 std::vector<uint8_t> encode_manifest(const Manifest& manifest);
 
+// What decode_manifest checks a sharded manifest for: a whole checkpoint
+// (every tensor's chunks cover it), or one rank's part of one, as the
+// ranks exchange them before the commit (anything but the coverage).
+enum class ManifestScope { whole, part };
+
 // Outcome of decoding: status is a frugal_ckpt_status_values value; reason
 // is empty exactly when status is FRUGAL_CKPT_VALID.
 struct DecodedManifest {
@@ -99,7 +103,7 @@ struct DecodedManifest {
   std::string reason;
   Manifest manifest;
 };
-DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes);
+DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes, ManifestScope scope = ManifestScope::whole);
 
 // Pretty JSON of a decoded manifest (for `frugal ckpt inspect`).
 std::string manifest_to_json(const Manifest& manifest);

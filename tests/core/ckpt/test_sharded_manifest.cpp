@@ -1,8 +1,8 @@
 // The sharded checkpoint manifest (format 3) as a reader meets it: a
 // checkpoint of a two-rank job is written here exactly as the schema
 // describes it (abi/schema/checkpoint_manifest.fbs, flatbuffers + XXH3),
-// then listed, verified, inspected and refused by an engine of one
-// process; each way a crafted manifest can describe chunks that are not
+// then listed, verified, inspected and restored by an engine of one
+// process (each tensor whole, from its chunks); each way a crafted manifest can describe chunks that are not
 // one tensor is refused as CORRUPT, naming what is wrong.
 #include <catch2/catch.hpp>
 // Header-only, as the engine's own hash (core/src/hash.hpp).
@@ -10,6 +10,7 @@
 #include <xxhash.h>
 
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -82,10 +83,9 @@ void write_checkpoint(const fs::path& root, const Sharded& s) {
     for (uint64_t at = 0; at < bytes; at += s.block_bytes)
       blocks.push_back(XXH3_64bits(shard.data() + offset + at, std::min(s.block_bytes, bytes - at)));
     s.edit_blocks(blocks);
-    tensors.push_back(fb::CreateTensorRecord(builder, builder.CreateString(c.name), dtype,
-                                             builder.CreateVector(c.shape), c.rank, offset, bytes,
-                                             builder.CreateVector(c.global), builder.CreateVector(c.offsets),
-                                             builder.CreateVector(blocks)));
+    tensors.push_back(fb::CreateTensorRecord(
+        builder, builder.CreateString(c.name), dtype, builder.CreateVector(c.shape), c.rank, offset, bytes,
+        builder.CreateVector(c.global), builder.CreateVector(c.offsets), builder.CreateVector(blocks)));
   }
   std::vector<flatbuffers::Offset<fb::Shard>> shards;
   for (uint32_t r = 0; r < s.world_size; ++r) {
@@ -97,11 +97,11 @@ void write_checkpoint(const fs::path& root, const Sharded& s) {
                                      XXH3_64bits(shard_bytes[r].data(), shard_bytes[r].size()), rank));
   }
   const std::vector<uint8_t> metadata{'m'};
-  const auto root_table = fb::CreateManifest(
-      builder, s.format_version, builder.CreateString(kName), FRUGAL_CKPT_FULL, 10, 1, 0, false,
-      builder.CreateString("test"), builder.CreateVector(shards), builder.CreateVector(tensors),
-      builder.CreateVector(metadata), XXH3_64bits(metadata.data(), metadata.size()), 0, 1, 0, s.world_size,
-      s.block_bytes);
+  const auto root_table =
+      fb::CreateManifest(builder, s.format_version, builder.CreateString(kName), FRUGAL_CKPT_FULL, 10, 1, 0, false,
+                         builder.CreateString("test"), builder.CreateVector(shards), builder.CreateVector(tensors),
+                         builder.CreateVector(metadata), XXH3_64bits(metadata.data(), metadata.size()), 0, 1, 0,
+                         s.world_size, s.block_bytes);
   fb::FinishManifestBuffer(builder, root_table);
   std::vector<uint8_t> out(builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize());
   REQUIRE(fb::GetMutableManifest(out.data())->mutate_checksum(XXH3_64bits(out.data(), out.size())));
@@ -142,18 +142,41 @@ TEST_CASE("a sharded checkpoint verifies, and inspect shows its world size, rank
   CHECK(json["tensors"][1]["blocks"] == 1);
 }
 
-TEST_CASE("an engine of one process refuses to restore a sharded checkpoint, naming its world size") {
+TEST_CASE("an engine of one process restores a sharded checkpoint, each tensor whole from its chunks") {
   Rig rig(two_rank_job());
   HostTensor w({6, 8});
   frugal::host::check(frugal_ckpt_register(rig.engine.get(), "w", &w.view, 0));
+  std::vector<int64_t> b(4, -1);
+  int64_t b_extent = 4;
+  frugal_tensor b_view{};
+  b_view.struct_size = sizeof(b_view);
+  b_view.data = b.data();
+  b_view.dtype = FRUGAL_DTYPE_INT64;
+  b_view.ndim = 1;
+  b_view.shape = &b_extent;
+  b_view.device = {FRUGAL_DEVICE_CPU, 0};
+  frugal::host::check(frugal_ckpt_register(rig.engine.get(), "b", &b_view, 0));
   frugal_ckpt_info info{};
   info.struct_size = sizeof(info);
+  char metadata[8];
   size_t metadata_size = 0;
-  const auto refused = outcome(frugal_ckpt_restore(rig.engine.get(), nullptr, FRUGAL_CKPT_ALL_KINDS, nullptr, 0,
-                                                   &metadata_size, &info));
-  CHECK(refused.code == FRUGAL_ERR_UNSUPPORTED);
-  CHECK_THAT(refused.message, Catch::Contains("written by a job of 2 ranks"));
-  CHECK(w.data == std::vector<float>(48));  // nothing written
+  frugal::host::check(frugal_ckpt_restore(rig.engine.get(), nullptr, FRUGAL_CKPT_ALL_KINDS, metadata, sizeof(metadata),
+                                          &metadata_size, &info));
+  CHECK(std::string(info.name) == kName);
+  CHECK(std::string(metadata, metadata_size) == "m");
+  // Rows 0..2 are the first 96 bytes of rank 0's shard, rows 3..5 of rank
+  // 1's (byte i of rank r's shard is i * 7 + r); then "b": 8 bytes of rank
+  // 0's shard and 24 of rank 1's, each after its "w" chunk.
+  std::vector<uint8_t> expected_w(192);
+  for (size_t i = 0; i < 192; ++i) expected_w[i] = static_cast<uint8_t>((i % 96) * 7 + (i < 96 ? 0 : 1));
+  std::vector<uint8_t> got_w(192);
+  std::memcpy(got_w.data(), w.data.data(), 192);
+  CHECK(got_w == expected_w);
+  std::vector<uint8_t> expected_b(32);
+  for (size_t i = 0; i < 32; ++i) expected_b[i] = static_cast<uint8_t>(i < 8 ? (96 + i) * 7 : (96 + i - 8) * 7 + 1);
+  std::vector<uint8_t> got_b(32);
+  std::memcpy(got_b.data(), b.data(), 32);
+  CHECK(got_b == expected_b);
 }
 
 TEST_CASE("chunks that are not one tensor each make the manifest CORRUPT, naming why") {

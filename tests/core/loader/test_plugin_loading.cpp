@@ -19,6 +19,12 @@ using frugal::test::plugin_path;
 
 namespace {
 
+#define FRUGAL_TEST_STR_(x) #x
+#define FRUGAL_TEST_STR(x) FRUGAL_TEST_STR_(x)
+// "this core speaks ABI <major>.<minor>", from the headers this core was built with.
+constexpr const char* kCoreSpeaks =
+    "this core speaks ABI " FRUGAL_TEST_STR(FRUGAL_ABI_VERSION_MAJOR) "." FRUGAL_TEST_STR(FRUGAL_ABI_VERSION_MINOR);
+
 struct Malformed {
   const char* variant;
   int code;
@@ -30,12 +36,10 @@ const std::vector<Malformed> kMalformed = {
     {"entry_error", FRUGAL_ERR_UNSUPPORTED, {"failed to initialise", "needs a GPU that is not there"}},
     {"entry_throws", FRUGAL_ERR_PLUGIN_INVALID, {"threw an exception", "boom from init"}},
     // A plugin of the previous major: the message names its version and the core's.
-    {"major1_desc",
-     FRUGAL_ERR_ABI_MISMATCH,
-     {"built for frugal ABI 1.1", "this core speaks ABI 2.1", "major version must match"}},
+    {"major1_desc", FRUGAL_ERR_ABI_MISMATCH, {"built for frugal ABI 1.1", kCoreSpeaks, "major version must match"}},
     {"major1_symbol",
      FRUGAL_ERR_ABI_MISMATCH,
-     {"built for frugal ABI 1.x", "frugal_plugin_init_v1", "this core speaks ABI 2.1", "frugal_plugin_init_v2"}},
+     {"built for frugal ABI 1.x", "frugal_plugin_init_v1", kCoreSpeaks, "frugal_plugin_init_v2"}},
     {"null_slot", FRUGAL_ERR_PLUGIN_INVALID, {"schedule strategy 'broken'", "slot 'lr'"}},
     {"null_vtable", FRUGAL_ERR_PLUGIN_INVALID, {"'broken'", "NULL vtable"}},
     {"null_name", FRUGAL_ERR_PLUGIN_INVALID, {"field 'name' is NULL"}},

@@ -12,6 +12,20 @@ import unittest
 CLI = os.environ["FRUGAL_CLI"]
 TEST_PLUGINS = os.environ["FRUGAL_TEST_PLUGIN_DIR"]
 BUILD_DIR = os.environ["FRUGAL_BUILD_DIR"]
+VERSION_H = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "abi", "include", "frugal",
+                         "version.h")
+
+
+def header_abi_version():
+    """The "major.minor" of FRUGAL_ABI_VERSION_MAJOR/MINOR in the tree's frugal/version.h: what the
+    tool, libfrugal and the built-in plugins were built against."""
+    with open(VERSION_H) as f:
+        text = f.read()
+    return ".".join(re.search(rf"^#define FRUGAL_ABI_VERSION_{part} (\d+)$", text, re.M).group(1)
+                    for part in ("MAJOR", "MINOR"))
+
+
+ABI_VERSION = header_abi_version()
 
 
 def run(args, env_extra=None, cli=CLI):
@@ -25,7 +39,7 @@ class CliTest(unittest.TestCase):
         result = run(["version"])
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertRegex(result.stdout, r"^frugal \d+\.\d+\.\d+\n")
-        self.assertIn("ABI 2.1 (headers of this tool: 2.1)", result.stdout)
+        self.assertIn(f"ABI {ABI_VERSION} (headers of this tool: {ABI_VERSION})", result.stdout)
         self.assertRegex(result.stdout, r"CUDA: built (with|without) CUDA")
 
     def test_plugins_json_lists_the_builtin_schedules(self):
@@ -36,7 +50,7 @@ class CliTest(unittest.TestCase):
         by_name = {p["name"]: p for p in listing["plugins"]}
         lr = by_name["schedule_lr"]
         self.assertTrue(os.path.isfile(lr["path"]))
-        self.assertEqual(lr["abi"], "2.1")
+        self.assertEqual(lr["abi"], ABI_VERSION)
         self.assertEqual([s["name"] for s in lr["strategies"]], ["constant", "linear_warmup", "cosine", "sgdr", "wsd"])
         self.assertTrue(all(s["kind"] == "schedule" and s["thread_safe"] for s in lr["strategies"]))
 

@@ -1,0 +1,167 @@
+// Saving with a comm: the agreement before the snapshot and the two-phase
+// commit after the shards. Every rank persists its own shards; only when
+// all of them are durable do the ranks exchange their records, and rank 0
+// writes the one manifest that commits the whole job's checkpoint. A rank
+// that fails, dies or stalls means no manifest: the previous checkpoint
+// stays the newest on every rank.
+#include <fmt/format.h>
+
+#include <array>
+
+#include "ckpt/engine.hpp"
+
+namespace frugal::ckpt {
+namespace {
+
+const char* kind_name(int64_t kind) { return kind == FRUGAL_CKPT_FULL ? "full" : "heartbeat"; }
+
+// Rank 0's merge of every rank's part: its header and metadata, every
+// rank's shards, and the records placed in them, renumbered.
+Manifest merge_parts(const std::vector<Manifest>& parts) {
+  Manifest out = parts.front();
+  out.shards.clear();
+  out.tensors.clear();
+  out.states.clear();
+  for (const Manifest& part : parts) {
+    const auto base = static_cast<uint32_t>(out.shards.size());
+    out.shards.insert(out.shards.end(), part.shards.begin(), part.shards.end());
+    for (TensorRecord t : part.tensors) {
+      t.shard += base;
+      out.tensors.push_back(std::move(t));
+    }
+    for (StateRecord st : part.states) {
+      st.shard += base;
+      out.states.push_back(std::move(st));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+uint64_t Engine::agree_on_save(int32_t kind, uint64_t step, uint64_t sequence) {
+  const std::array<int64_t, 3> mine{kind, static_cast<int64_t>(step), static_cast<int64_t>(sequence)};
+  const auto all = group_->caller().all_gather(mine);
+  for (size_t r = 1; r < all.size() / 3; ++r)
+    if (all[3 * r] != all[0] || all[3 * r + 1] != all[1])
+      fail(FRUGAL_ERR_INVALID_ARGUMENT,
+           "frugal_ckpt_save: every rank must save the same kind at the same step, but rank 0 saves {} at step {} "
+           "and rank {} {} at step {}; nothing was saved",
+           kind_name(all[0]), all[1], r, kind_name(all[3 * r]), all[3 * r + 1]);
+  return static_cast<uint64_t>(all[2]);  // the writer's sequence
+}
+
+void Engine::remove_own(const std::string& checkpoint) const {
+  if (!group_) {
+    remove_checkpoint(checkpoint);
+    return;
+  }
+  const std::string own = key_of(checkpoint) + "/" + fmt::format("r{:05}-", group_->rank());
+  std::vector<std::string> keys;
+  store_->list(own, [&](const std::string& key, uint64_t) {
+    keys.push_back(key);
+    return true;
+  });
+  for (const auto& key : keys) store_->remove(key);
+}
+
+uint64_t Engine::persist_sharded(Job& job) {
+  Manifest& m = job.manifest;
+  const std::string base = key_of(m.name);
+  const int32_t rank = group_->rank();
+  // Phase 1, each rank alone: its shards, durable. A failure here is not
+  // thrown yet: every rank must still reach the exchange, or the others
+  // would wait for it until their timeout.
+  std::string failure;
+  try {
+    if (rank == 0) claim_.reserve(m.sequence, "writing it");
+    write_shards(job, base);
+  } catch (const std::exception& e) {
+    failure = e.what();
+    try {
+      remove_own(m.name);
+    } catch (...) {
+    }
+  }
+  // Phase 2: the records (or why there are none), to every rank.
+  std::vector<uint8_t> part;
+  if (failure.empty()) {
+    Manifest mine = m;
+    if (rank != 0) mine.metadata.clear();  // the checkpoint carries rank 0's
+    part = encode_manifest(mine);
+    part.insert(part.begin(), 1);
+  } else {
+    part.assign(failure.begin(), failure.end());
+    part.insert(part.begin(), 0);
+  }
+  std::vector<std::vector<uint8_t>> parts;
+  try {
+    parts = group_->worker().all_gather_bytes(part);
+  } catch (const Error& e) {
+    // Nobody commits without every part; a manifest can only exist if
+    // rank 0 got them all, which this rank cannot know: it keeps its
+    // shards (retention removes them if no manifest names them).
+    throw Error(e.code(), fmt::format("checkpoint {} was not committed: the ranks could not exchange their records "
+                                      "({}); the previous checkpoint stays the newest",
+                                      m.name, e.what()));
+  }
+  // Phase 3, rank 0: merge, check and commit; then every rank learns the
+  // verdict ("" = committed).
+  std::string verdict;
+  uint64_t manifest_bytes = 0;
+  if (rank == 0) {
+    std::vector<Manifest> decoded;
+    for (size_t r = 0; r < parts.size() && verdict.empty(); ++r) {
+      const auto& p = parts[r];
+      if (p.empty() || p.front() == 0) {
+        verdict = fmt::format("rank {} could not write its shards: {}", r,
+                              p.empty() ? std::string("(no reason)") : std::string(p.begin() + 1, p.end()));
+        break;
+      }
+      auto d = decode_manifest(std::vector<uint8_t>(p.begin() + 1, p.end()), ManifestScope::part);
+      if (d.status != FRUGAL_CKPT_VALID)
+        verdict = fmt::format("the records of rank {} do not decode: {}", r, d.reason);
+      else if (d.manifest.name != m.name)
+        verdict = fmt::format("rank {} saved checkpoint {}, rank 0 {}", r, d.manifest.name, m.name);
+      decoded.push_back(std::move(d.manifest));
+    }
+    if (verdict.empty()) {
+      try {
+        const Manifest merged = merge_parts(decoded);
+        const auto bytes = encode_manifest(merged);
+        // The whole checkpoint's rules (every tensor covered exactly once)
+        // before it can become the newest.
+        if (auto check = decode_manifest(bytes); check.status != FRUGAL_CKPT_VALID)
+          fail(FRUGAL_ERR_INVALID_ARGUMENT, "the ranks' slices are not one checkpoint: {}", check.reason);
+        claim_.check_current("committing it");
+        store_->put(base + "/manifest", bytes.data(), bytes.size());  // the commit point of the whole job
+        manifest_bytes = bytes.size();
+      } catch (const std::exception& e) {
+        verdict = e.what();
+      }
+    }
+  }
+  std::string told;
+  try {
+    told = group_->worker().broadcast_text(verdict);
+  } catch (const Error& e) {
+    throw Error(e.code(), fmt::format("checkpoint {}: rank 0's verdict did not arrive ({}); whether it was "
+                                      "committed is for a restore to find",
+                                      m.name, e.what()));
+  }
+  if (!told.empty()) {
+    try {
+      if (rank == 0)
+        remove_checkpoint(m.name);  // every rank's shards: no manifest names them
+      else if (failure.empty())
+        remove_own(m.name);
+    } catch (...) {
+    }
+    throw Error(
+        FRUGAL_ERR_FAILED_PRECONDITION,
+        fmt::format("checkpoint {} was not committed: {}; the previous checkpoint stays the newest", m.name, told));
+  }
+  return m.shard_bytes() + manifest_bytes;
+}
+
+}  // namespace frugal::ckpt
