@@ -3,7 +3,7 @@ CPack makes (libfrugal2, libfrugal-dev, frugal-tools, python3-frugal and, with M
 the .tar.gz, checked with lintian, split as documented (files, control
 fields, dependencies, shlibs/symbols/triggers), extracted into an empty root
 and used from there: the CLI, the Python binding, a vendor plugin built with
-pkg-config and a host built with pkg-config and with find_package(frugal 0.3).
+pkg-config and a host built with pkg-config and with find_package(frugal 0.4).
 A downstream package linking libfrugal gets its dependency from dpkg-shlibdeps."""
 import glob
 import gzip
@@ -277,7 +277,7 @@ class DebianPackages(unittest.TestCase):
         ok(self, run(["cc", "-o", host, os.path.join(CONSUMER, "main.c")] + flags))
         self.assertEqual(ok(self, run([host], lib_env)), expected)
 
-        # A host with find_package(frugal 0.3 REQUIRED): the packages' version.
+        # A host with find_package(frugal 0.4 REQUIRED): the packages' version.
         build = os.path.join(self.tmp.name, "host-cmake")
         configure = ok(self, run(["cmake", "-S", CONSUMER, "-B", build, "-DCMAKE_BUILD_TYPE="],
                                  {"CMAKE_PREFIX_PATH": os.path.join(self.root, "usr")}))
