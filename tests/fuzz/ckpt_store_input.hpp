@@ -14,11 +14,17 @@ namespace frugal::fuzz::ckpt_input {
 // across sequences (as after a resume from an older step).
 inline const char* const kCheckpoints[] = {"full-000000000010-00000001", "hb-000000000012-00000002",
                                            "full-000000000020-00000003", "hb-000000000015-00000004"};
-inline const char* const kFiles[] = {"manifest", "shard-00000", "shard-00001"};
-inline constexpr uint8_t kFileCount = 4 * 3;
+// The files of each: the manifest, the shards of an engine of one process,
+// and those of rank 0 of an engine with a comm (manifest format 3).
+inline const char* const kFiles[] = {"manifest", "shard-00000", "shard-00001", "r00000-shard-00000",
+                                     "r00000-shard-00001"};
+inline constexpr uint8_t kFilesPerCheckpoint = 5;
+inline constexpr uint8_t kFileCount = 4 * kFilesPerCheckpoint;
 
 // The store key of file `index` (< kFileCount).
-inline std::string file_key(uint8_t index) { return std::string(kCheckpoints[index / 3]) + "/" + kFiles[index % 3]; }
+inline std::string file_key(uint8_t index) {
+  return std::string(kCheckpoints[index / kFilesPerCheckpoint]) + "/" + kFiles[index % kFilesPerCheckpoint];
+}
 
 struct File {
   uint8_t index = 0;

@@ -2,7 +2,8 @@
 // the engine itself wrote (a full checkpoint, then a heartbeat, then both
 // again), with the host states of ckpt_store_state.hpp (so every manifest
 // has a state section and every checkpoint a state shard), encoded in the
-// fuzzer's input format. Generated at each run rather than committed, so
+// fuzzer's input format; and the same saved by an engine with a comm (a
+// `local` group of one), whose checkpoints are manifest format 3. Generated at each run rather than committed, so
 // they follow the manifest format as it changes.
 #include <fstream>
 #include <iostream>
@@ -18,8 +19,9 @@ using frugal::fuzz::ok;
 
 namespace {
 
-// Saves checkpoints 1..count (alternating kinds, steps as in kCheckpoints).
-std::vector<uint8_t> seed(int count) {
+// Saves checkpoints 1..count (alternating kinds, steps as in kCheckpoints),
+// with a comm when `sharded`.
+std::vector<uint8_t> seed(int count, bool sharded) {
   frugal::fuzz::ScratchDir scratch;
   frugal_options* options = nullptr;
   if (!ok(frugal_options_create(&options)) || !ok(frugal_options_set_string(options, "root", scratch.path().c_str())))
@@ -31,6 +33,10 @@ std::vector<uint8_t> seed(int count) {
   if (!ok(frugal_options_create(&keep)) || !ok(frugal_options_set_int(keep, "keep_heartbeats", 4)) ||
       !ok(frugal_options_set_int(keep, "keep_full", 4)) || !ok(frugal_options_set_int(keep, "shard_bytes", 4096)))
     finding("engine options");
+  frugal_comm* comm = nullptr;
+  if (sharded && (!ok(frugal_comm_create(frugal::fuzz::plugin_context(), "local", nullptr, &comm)) ||
+                  !ok(frugal_options_set_comm(keep, "comm", comm))))
+    finding("local comm");
   frugal_ckpt_engine* engine = nullptr;
   if (!ok(frugal_ckpt_engine_create(store, keep, &engine))) finding("engine");
   frugal_options_destroy(keep);
@@ -53,6 +59,7 @@ std::vector<uint8_t> seed(int count) {
     if (!ok(frugal_ckpt_save(engine, &args, nullptr))) finding("save");
   }
   frugal_ckpt_engine_destroy(engine);
+  frugal_comm_destroy(comm);
   std::vector<uint8_t> encoded;
   for (uint8_t index = 0; index < input::kFileCount; ++index) {
     uint64_t size = 0;
@@ -77,11 +84,13 @@ int main(int argc, char** argv) {
     std::cerr << "usage: fuzz_ckpt_store_seeds DIR\n";
     return 2;
   }
-  for (int count = 1; count <= 4; ++count) {
-    const auto bytes = seed(count);
-    std::ofstream out(std::string(argv[1]) + "/generated-" + std::to_string(count), std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!out) finding("cannot write a seed into " + std::string(argv[1]));
-  }
+  for (const bool sharded : {false, true})
+    for (int count = 1; count <= 4; ++count) {
+      const auto bytes = seed(count, sharded);
+      std::ofstream out(std::string(argv[1]) + "/generated-" + (sharded ? "sharded-" : "") + std::to_string(count),
+                        std::ios::binary);
+      out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      if (!out) finding("cannot write a seed into " + std::string(argv[1]));
+    }
   return 0;
 }
