@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <tuple>
 
 #include "ckpt/chunk_box.hpp"
 #include "ckpt/engine.hpp"
@@ -74,6 +75,9 @@ RestoreOutcome Engine::restore_sliced(const char* name, uint32_t kinds, void* me
     std::vector<std::pair<const RegisteredState*, std::vector<uint8_t>>> imports;
     std::vector<std::pair<uint64_t, std::string>> missing;  // registration order, why
     std::unique_lock lock(mutex_);
+    // The lock is released for the agreement below; `staged` and `imports`
+    // point into the registrations, which must not change meanwhile.
+    const auto registrations = std::tuple(tensors_.size(), states_.size(), next_order_);
     try {
       const auto id = parse_checkpoint_name(chosen);
       if (!id) fail(FRUGAL_ERR_DATA_CORRUPTED, "rank 0 proposed '{}', not a checkpoint name", chosen);
@@ -235,6 +239,11 @@ RestoreOutcome Engine::restore_sliced(const char* name, uint32_t kinds, void* me
 
     // Every rank staged the same checkpoint: now write.
     lock.lock();
+    if (std::tuple(tensors_.size(), states_.size(), next_order_) != registrations)
+      fail(FRUGAL_ERR_FAILED_PRECONDITION,
+           "tensors or states were registered or unregistered during frugal_ckpt_restore on rank {}; nothing was "
+           "written on this rank",
+           rank);
     const Manifest& m = found.manifest;
     if (m.metadata.size() > capacity) {
       *metadata_size = m.metadata.size();
