@@ -131,7 +131,7 @@ TEST_CASE("any_overlap agrees with comparing every pair of boxes") {
   CHECK(frugal::ckpt::any_overlap(rows));
 }
 
-TEST_CASE("box_outside names what puts a box outside its tensor; element_count refuses overflow") {
+TEST_CASE("box_outside names what puts a box outside its tensor, and element_count refuses overflow") {
   const std::vector<int64_t> global{4, 6};
   CHECK(frugal::ckpt::box_outside({{0, 0}, {4, 6}}, global).empty());
   CHECK(frugal::ckpt::box_outside({{4, 6}, {0, 0}}, global).empty());  // empty, at the far corner
