@@ -98,6 +98,13 @@ bool any_overlap(const std::vector<Box>& boxes) {
   return false;
 }
 
+std::pair<uint64_t, uint64_t> element_span(const Box& source, const Box& overlap) {
+  const auto strides = strides_of(source.extents);
+  std::vector<int64_t> last = overlap.offsets;
+  for (size_t d = 0; d < last.size(); ++d) last[d] += overlap.extents[d] - 1;
+  return {index_in(source, strides, overlap.offsets), index_in(source, strides, last) + 1};
+}
+
 void for_each_run(const Box& source, const Box& target, const Box& overlap, const std::function<void(const Run&)>& fn) {
   const size_t ndim = overlap.ndim();
   if (ndim == 0) {  // a scalar: one element

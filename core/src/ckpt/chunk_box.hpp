@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace frugal::ckpt {
@@ -41,6 +42,11 @@ struct Box {
 // the usual splits (along one dimension, or a grid) cost O(n log n)
 // rather than a comparison of every pair.
 [[nodiscard]] bool any_overlap(const std::vector<Box>& boxes);
+
+// The elements of `source`'s row-major layout from the first element of
+// `overlap` (a non-empty box inside `source`) to its last, as [begin, end):
+// what a reader of the overlap must fetch of the source.
+[[nodiscard]] std::pair<uint64_t, uint64_t> element_span(const Box& source, const Box& overlap);
 
 // One run of `count` elements, contiguous in the source box's row-major
 // layout from element `source` and in the target box's from `target`.

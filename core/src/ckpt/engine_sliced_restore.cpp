@@ -102,11 +102,10 @@ RestoreOutcome Engine::restore_sliced(const char* name, uint32_t kinds, void* me
       auto whole_shard = [&](uint32_t shard) -> const std::vector<uint8_t>& {
         auto [it, fresh] = whole_shards.try_emplace(shard);
         if (fresh) {
-          const auto& s = m.shards[shard];
-          it->second.resize(static_cast<size_t>(s.size));
-          store_->read(key_of(m.name) + "/" + s.key, 0, it->second.data(), s.size);
-          if (checksums_enforced() && xxh3(it->second.data(), it->second.size()) != s.xxh3)
-            fail(FRUGAL_ERR_DATA_CORRUPTED, "shard '{}' fails its checksum", s.key);
+          std::vector<bool> wanted(m.shards.size(), false);
+          wanted[shard] = true;
+          it->second.resize(static_cast<size_t>(m.shards[shard].size));
+          read_verified_shards(m, wanted, it->second.data());
         }
         return it->second;
       };
@@ -177,15 +176,8 @@ RestoreOutcome Engine::restore_sliced(const char* name, uint32_t kinds, void* me
           const Box stored{m.world_size == 0 ? std::vector<int64_t>(c->shape.size(), 0) : c->offsets, c->shape};
           const auto overlap = intersect(stored, want);
           if (!overlap) continue;
-          // The chunk's bytes that hold the overlap: from its first run to
-          // the end of its last.
-          uint64_t lo = UINT64_MAX;
-          uint64_t hi = 0;
-          for_each_run(stored, want, *overlap, [&](const Run& run) {
-            lo = std::min(lo, run.source);
-            hi = std::max(hi, run.source + run.count);
-          });
-          if (hi == 0) continue;
+          // The chunk's bytes that hold the overlap.
+          const auto [lo, hi] = element_span(stored, *overlap);
           uint64_t first = 0;
           const uint8_t* bytes = read_range(*c, lo * element, hi * element, &first);
           for_each_run(stored, want, *overlap, [&](const Run& run) {

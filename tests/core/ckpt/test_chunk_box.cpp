@@ -89,6 +89,10 @@ TEST_CASE("for_each_run copies every shared element once, to its place, in as fe
       for (uint64_t i = 0; i < run.count; ++i) CHECK(copied.emplace(run.source + i, run.target + i).second);
     });
     CHECK(copied == expected);
+    // The span a reader fetches: the first shared element to the last.
+    if (!expected.empty())
+      CHECK(frugal::ckpt::element_span(source, *overlap) ==
+            std::pair(expected.begin()->first, expected.rbegin()->first + 1));
     // Fewest runs: a run ends exactly where the next element is not
     // contiguous on both sides.
     uint64_t breaks = 0;

@@ -144,3 +144,35 @@ TEST_CASE("a group of one saves format 3 and restores it: slices, replicated and
   CHECK(replicated.data == saved[1]);
   CHECK(own.data == saved[2]);
 }
+
+TEST_CASE("an engine with a comm restores a checkpoint of one process (format 1), slice by slice") {
+  ScratchDir dir;
+  host::ContextPtr context = host::make_context();
+  StorePtr store = open_fs_store(context.get(), dir.path.string());
+  HostTensor whole({4, 3});
+  whole.fill(11);
+  {
+    EnginePtr plain = make_engine(store.get());
+    host::check(frugal_ckpt_register(plain.get(), "w", &whole.view, 0));
+    save_and_wait(plain.get(), FRUGAL_CKPT_FULL, 3, "");
+  }
+  host::check(frugal_context_load_plugin(context.get(), builtin_path("comm_local").c_str()));
+  auto comm = host::make_comm(context.get(), "local", nullptr);
+  auto options = host::make_options();
+  host::check(frugal_options_set_comm(options.get(), "comm", comm.get()));
+  frugal_ckpt_engine* e = nullptr;
+  host::check(frugal_ckpt_engine_create(store.get(), options.get(), &e));
+  EnginePtr engine(e);
+  // Rows 1..2 of the saved [4, 3] tensor.
+  HostTensor rows({2, 3});
+  std::vector<int64_t> global{4, 3};
+  std::vector<int64_t> offsets{1, 0};
+  auto slice = slice_of(global, offsets);
+  host::check(frugal_ckpt_register_slice(engine.get(), "w", &rows.view, &slice, 0));
+  frugal_ckpt_info info{};
+  info.struct_size = sizeof(info);
+  size_t metadata_size = 0;
+  host::check(frugal_ckpt_restore(engine.get(), nullptr, FRUGAL_CKPT_ALL_KINDS, nullptr, 0, &metadata_size, &info));
+  CHECK(info.step == 3);
+  CHECK(rows.data == std::vector<float>(whole.data.begin() + 3, whole.data.begin() + 9));
+}
