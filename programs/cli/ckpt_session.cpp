@@ -89,6 +89,7 @@ json::Json info_json(const frugal_ckpt_info& info, const std::string& status) {
           {"tensors", info.tensor_count},
           {"states", info.state_count},
           {"emergency", info.emergency != 0},
+          {"world_size", info.world_size},
           {"created_unix_ns", info.created_unix_ns},
           {"created", created.empty() ? json::Json(nullptr) : json::Json(created)},
           {"reason", info.reason}};

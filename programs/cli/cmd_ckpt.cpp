@@ -164,15 +164,16 @@ json::Json info_array(const std::vector<frugal_ckpt_info>& infos) {
 void print_json(const json::Json& value) { fmt::print("{}\n", json::json_text(value)); }
 
 void print_table(const std::vector<frugal_ckpt_info>& infos) {
-  fmt::print("{:<26} {:<9} {:>12} {:>8} {:<12} {:>11} {:>7} {:<9} {:<20} {}\n", "NAME", "KIND", "STEP", "SEQ", "STATUS",
-             "BYTES", "TENSORS", "EMERGENCY", "CREATED (UTC)", "REASON");
+  fmt::print("{:<26} {:<9} {:>12} {:>8} {:<12} {:>11} {:>7} {:>5} {:<9} {:<20} {}\n", "NAME", "KIND", "STEP", "SEQ",
+             "STATUS", "BYTES", "TENSORS", "RANKS", "EMERGENCY", "CREATED (UTC)", "REASON");
   for (const auto& info : infos) {
     const bool valid = info.status == FRUGAL_CKPT_VALID;
     const std::string created = utc_time(info.created_unix_ns);
-    fmt::print("{:<26} {:<9} {:>12} {:>8} {:<12} {:>11} {:>7} {:<9} {:<20} {}\n", terminal_text(info.name),
+    fmt::print("{:<26} {:<9} {:>12} {:>8} {:<12} {:>11} {:>7} {:>5} {:<9} {:<20} {}\n", terminal_text(info.name),
                kind_name(info.kind), info.step, info.sequence, status_name(info.status),
                valid ? human_bytes(static_cast<double>(info.bytes)) : "-",
-               valid ? fmt::format("{}", info.tensor_count) : "-", info.emergency != 0 ? "yes" : "no",
+               valid ? fmt::format("{}", info.tensor_count) : "-",
+               info.world_size > 0 ? fmt::format("{}", info.world_size) : "-", info.emergency != 0 ? "yes" : "no",
                created.empty() ? "-" : created, terminal_text(info.reason));
   }
 }
@@ -182,8 +183,9 @@ void print_details(const frugal_ckpt_info& info) {
   fmt::print("{}\n", terminal_text(info.name));
   fmt::print("  kind       {}\n  step       {}\n  sequence   {}\n  status     {}\n", kind_name(info.kind), info.step,
              info.sequence, status_name(info.status));
-  fmt::print("  bytes      {} ({})\n  tensors    {}\n  emergency  {}\n  created    {}\n", info.bytes,
-             human_bytes(static_cast<double>(info.bytes)), info.tensor_count, info.emergency != 0 ? "yes" : "no",
+  fmt::print("  bytes      {} ({})\n  tensors    {}\n  ranks      {}\n  emergency  {}\n  created    {}\n", info.bytes,
+             human_bytes(static_cast<double>(info.bytes)), info.tensor_count,
+             info.world_size > 0 ? fmt::format("{}", info.world_size) : "-", info.emergency != 0 ? "yes" : "no",
              created.empty() ? "-" : created);
   if (info.reason[0] != '\0') fmt::print("  reason     {}\n", terminal_text(info.reason));
 }
@@ -369,7 +371,11 @@ int ckpt_verify(const std::vector<std::string>& args) {
   } else {
     if (rows.empty()) fmt::print("no checkpoints in {}\n", terminal_text(dir));
     for (const auto& row : rows)
-      fmt::print("{:<26} {:<12} {}\n", terminal_text(row.info.name), row.status, terminal_text(row.info.reason));
+      fmt::print("{:<26} {:<12} {:<9} {}\n", terminal_text(row.info.name), row.status,
+                 row.info.world_size == 0   ? "-"
+                 : row.info.world_size == 1 ? "1 rank"
+                                            : fmt::format("{} ranks", row.info.world_size),
+                 terminal_text(row.info.reason));
     if (!rows.empty()) {
       std::string others;
       for (const char* status : {kInProgress, kRetired, kIncomplete})

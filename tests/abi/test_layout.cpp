@@ -76,7 +76,7 @@ TEST_CASE("the pinned LP64 layout") {
                                                {"frugal_ckpt_save_args.", 40},
                                                {"frugal_ckpt_save_result.", 104},
                                                {"frugal_ckpt_persist_result.", 88},
-                                               {"frugal_ckpt_info.", 448},
+                                               {"frugal_ckpt_info.", 456},
                                                {"frugal_ckpt_emergency_result.", 88},
                                                {"frugal_ckpt_state_fns.", 32},
                                                {"frugal_quant_layout.", 32},
@@ -194,6 +194,8 @@ TEST_CASE("the pinned LP64 layout") {
   CHECK(layout.at("frugal_ckpt_slice.global_shape") == 16);
   CHECK(layout.at("frugal_ckpt_slice.offsets") == 24);
   CHECK(FRUGAL_CKPT_SLICE_MIN_SIZE == 32);
+  CHECK(layout.at("frugal_ckpt_info.not_restored_count") == 444);  // an info of ABI <= 2.1 ends after it
+  CHECK(layout.at("frugal_ckpt_info.world_size") == 448);          // ABI 2.2
   CHECK(layout.at("frugal_plugin_desc.strategies") == 56);
   CHECK(FRUGAL_PLUGIN_DESC_MIN_SIZE == 64);
   CHECK(FRUGAL_STRATEGY_DESC_MIN_SIZE == 40);

@@ -397,7 +397,8 @@ typedef struct frugal_ckpt_info {
   uint64_t sequence;                    /**< Engine-wide save counter; orders checkpoints of equal step. */
   int64_t created_unix_ns;              /**< When the save started (manifest), 0 if unknown. */
   uint64_t bytes;                       /**< Shard + metadata bytes the manifest declares (stored bytes: uint64_t). */
-  uint32_t tensor_count;                /**< Tensors in it (0 when no manifest was read). */
+  uint32_t tensor_count;                /**< Tensors in it (0 when no manifest was read): a sharded tensor
+                                             counts once, a rank-local tensor of a job of ranks once per rank. */
   uint32_t state_count; /**< Registered states in it (frugal_ckpt_register_state; 0 when none or no manifest). */
   int32_t emergency;    /**< 1 for an emergency (preemption) heartbeat. */
   char reason[FRUGAL_CKPT_REASON_CAPACITY]; /**< Why it is not VALID ("" when it is). */
@@ -409,6 +410,11 @@ typedef struct frugal_ckpt_info {
   uint32_t not_restored_count;                 /**< Registered tensors and states the restore did not
                                                     write (names: frugal_ckpt_restore_report); 0 = everything
                                                     registered was restored. */
+  /* ABI 2.2; written by every call that fills an info, when the caller's
+     struct_size reaches them. */
+  uint32_t world_size; /**< Ranks of the job that wrote it (the engine's comm): 1 for one
+                            process, 0 when no manifest was read. */
+  uint32_t reserved;   /**< Always 0. */
 } frugal_ckpt_info;
 
 /** Verification depth for listing. */
@@ -634,7 +640,8 @@ FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, emergency) == 120, ckpt_info_eme
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, reason) == 124, ckpt_info_reason);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, full_source) == 380, ckpt_info_full_source);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, not_restored_count) == 444, ckpt_info_not_restored_count);
-FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ckpt_info) == 448, ckpt_info_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_info, world_size) == 448, ckpt_info_world_size);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ckpt_info) == 456, ckpt_info_size);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_emergency_result, committed) == 72, ckpt_emergency_committed);
 FRUGAL_LAYOUT_ASSERT(sizeof(frugal_ckpt_emergency_result) == 88, ckpt_emergency_size);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_state_fns, user_data) == 8, ckpt_state_fns_user_data);

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <set>
+#include <utility>
 
 #include "ckpt/c_handle.hpp"
 #include "sized_structs.hpp"
@@ -37,9 +39,16 @@ frugal_ckpt_info to_info(const frugal::ckpt::Found& found) {
   if (found.manifest_read) {
     info.created_unix_ns = found.manifest.created_unix_ns;
     info.bytes = found.manifest.shard_bytes() + found.manifest.metadata.size();
-    info.tensor_count = static_cast<uint32_t>(found.manifest.tensors.size());
+    // A sharded tensor once, whatever its chunks; a rank-local one once per rank.
+    std::set<std::pair<std::string, int64_t>> tensors;
+    for (const auto& t : found.manifest.tensors)
+      tensors.emplace(t.name, t.rank_local && t.shard < found.manifest.shards.size()
+                                  ? static_cast<int64_t>(found.manifest.shards[t.shard].rank)
+                                  : int64_t{-1});
+    info.tensor_count = static_cast<uint32_t>(tensors.size());
     info.state_count = static_cast<uint32_t>(found.manifest.states.size());
     info.emergency = found.manifest.emergency ? 1 : 0;
+    info.world_size = std::max<uint32_t>(found.manifest.world_size, 1);  // 0 in formats 1 and 2: one process
   }
   std::snprintf(info.reason, sizeof(info.reason), "%s", found.reason.c_str());
   return info;

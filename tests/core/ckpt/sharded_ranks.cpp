@@ -60,6 +60,10 @@ void save(const std::string& dir, int rank, int size) {
   info.struct_size = sizeof(info);
   host::check(frugal_ckpt_latest(job.engine.get(), FRUGAL_CKPT_ALL_KINDS, &info));
   expect(info.step == 200 && info.status == FRUGAL_CKPT_VALID, "the newest checkpoint is step 200 and verifies");
+  expect(info.world_size == static_cast<uint32_t>(size), "its info names the job's world size");
+  // A sharded tensor counts once; the rank-local one once per rank.
+  expect(info.tensor_count == 4 + static_cast<uint32_t>(size),
+         "its info counts " + std::to_string(4 + size) + " tensors, not " + std::to_string(info.tensor_count));
 }
 
 void restore(const std::string& dir, int rank, int size, bool with_comm, int written_by, uint64_t expected = 200) {
@@ -74,6 +78,7 @@ void restore(const std::string& dir, int rank, int size, bool with_comm, int wri
   host::check(frugal_ckpt_restore(job.engine.get(), nullptr, FRUGAL_CKPT_ALL_KINDS, metadata.data(), metadata.size(),
                                   &metadata_size, &info));
   expect(info.step == expected, "restored step " + std::to_string(expected) + ", got " + std::to_string(info.step));
+  expect(info.world_size == static_cast<uint32_t>(written_by), "the restored info names the writing job's size");
   expect(std::string(metadata.data(), metadata_size) == metadata_of(expected, 0),
          "the checkpoint's metadata is rank 0's");
   const auto report = not_restored(job.engine.get(), info);

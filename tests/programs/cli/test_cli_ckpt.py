@@ -173,6 +173,7 @@ class CkptCliTest(unittest.TestCase):
             self.assertEqual(c["tensors"], 4)
             self.assertEqual(c["states"], 0, "the CLI's checkpoints hold no registered state")
             self.assertFalse(c["emergency"])
+            self.assertEqual(c["world_size"], 1, "one process, no comm")
             self.assertGreater(c["created_unix_ns"], 0)
             self.assertRegex(c["created"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
         self.assertRegex(found[0]["name"], r"^full-000000000004-00000004$")
