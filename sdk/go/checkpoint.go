@@ -54,7 +54,13 @@ type ckptEngineHandle struct {
 
 // NewCkptEngine creates an engine writing through store (which it keeps
 // open: the Store may be closed right after). opts (nil for defaults):
-// keep_heartbeats, keep_full, shard_bytes, prefix.
+// keep_heartbeats, keep_full, shard_bytes, prefix, and comm
+// (Options.SetComm("comm", c), ABI 2.2; a comm on host memory, "local" or
+// "mpi"): the job's ranks then save and restore together (RegisterSlice).
+// Creating the engine is then collective over the comm, as are Save,
+// EmergencySave and Restore: every rank calls them in the same order with
+// the same kind and step. The engine keeps sub-groups of its own, so the
+// Comm and the Options may be closed once it is created.
 func NewCkptEngine(store *Store, opts *Options) (*CkptEngine, error) {
 	if store == nil || store.ptr == nil {
 		return nil, closedError("store")

@@ -57,6 +57,10 @@ type CkptInfo struct {
 	// restore left as they were (e.g. a heartbeat's full-only state with no
 	// valid full checkpoint before it); empty when every tensor was restored.
 	NotRestored []string
+	// WorldSize is the number of ranks of the job that wrote it (ABI 2.2): 1
+	// for an engine without a comm, the comm's size otherwise; 0 when no
+	// manifest was read (an incomplete or unreadable checkpoint in List).
+	WorldSize uint32
 }
 
 func ckptInfoFromC(c *C.frugal_ckpt_info) CkptInfo {
@@ -72,6 +76,7 @@ func ckptInfoFromC(c *C.frugal_ckpt_info) CkptInfo {
 		Emergency:   c.emergency != 0,
 		Reason:      C.GoString(&c.reason[0]),
 		FullSource:  C.GoString(&c.full_source[0]),
+		WorldSize:   uint32(c.world_size),
 	}
 	if c.created_unix_ns != 0 {
 		info.Created = time.Unix(0, int64(c.created_unix_ns))

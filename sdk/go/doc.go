@@ -22,8 +22,8 @@
 // pointer, and no Go memory handed to C holds a Go pointer. Go slices
 // cross only as direct arguments for the duration of one call; the frugal
 // structs that point at them (tensor views, quant metas, route plans,
-// checkpoint save arguments) are built in C memory by shim.c, which clears
-// the pointers before returning. State C keeps after a call (the
+// checkpoint save arguments and slices) are built in C memory by shim.c,
+// which clears the pointers before returning. State C keeps after a call (the
 // checkpoint engine's registered tensors) must be C memory: CTensor.
 // Everything C owns (strings, plan arrays, decision reasons) is copied
 // into Go values before a method returns; strings go to C through

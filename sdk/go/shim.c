@@ -246,6 +246,19 @@ frugal_error* frugal_go_ckpt_save(frugal_ckpt_engine* engine, int32_t kind, uint
   return frugal_ckpt_save(engine, &args, result);
 }
 
+frugal_error* frugal_go_ckpt_register_slice(frugal_ckpt_engine* engine, const char* name, const frugal_tensor* view,
+                                            int32_t ndim, const int64_t* global_shape, const int64_t* offsets,
+                                            int32_t replicated, uint32_t kinds) {
+  frugal_ckpt_slice slice;
+  memset(&slice, 0, sizeof slice);
+  slice.struct_size = sizeof slice;
+  slice.ndim = ndim;
+  slice.replicated = replicated;
+  slice.global_shape = global_shape;
+  slice.offsets = offsets;
+  return frugal_ckpt_register_slice(engine, name, view, &slice, kinds);
+}
+
 static int32_t ckpt_list_trampoline(void* user_data, const frugal_ckpt_info* info) {
   return frugalGoCkptListVisit((uintptr_t)user_data, (frugal_ckpt_info*)info);
 }

@@ -73,6 +73,16 @@ frugal_error* frugal_go_call(int32_t op, void* handle, frugal_go_frame* frame, v
 frugal_error* frugal_go_ckpt_save(frugal_ckpt_engine* engine, int32_t kind, uint32_t flags, uint64_t step,
                                   const void* metadata, size_t metadata_size, frugal_ckpt_save_result* result);
 
+/*
+ * frugal_ckpt_register_slice with the slice's arrays as direct arguments
+ * (ndim int64 values each; offsets NULL for zeros): the frugal_ckpt_slice
+ * is built on this function's stack, and the core copies it and both
+ * arrays during the call.
+ */
+frugal_error* frugal_go_ckpt_register_slice(frugal_ckpt_engine* engine, const char* name, const frugal_tensor* view,
+                                            int32_t ndim, const int64_t* global_shape, const int64_t* offsets,
+                                            int32_t replicated, uint32_t kinds);
+
 /* frugal_ckpt_list reporting each checkpoint to the Go callback of cgo handle `handle`. */
 frugal_error* frugal_go_ckpt_list(frugal_ckpt_engine* engine, uint32_t flags, uintptr_t handle);
 

@@ -37,8 +37,9 @@ from ._prototypes import GIL_HELD, SIGNATURES
 #: The ABI major this package is written against (FRUGAL_ABI_VERSION_MAJOR).
 ABI_MAJOR = 2
 #: The ABI minor this package calls into (FRUGAL_ABI_VERSION_MINOR): 2.1 added
-#: the communicators (frugal.comm), so an older 2.0 library is refused.
-ABI_MINOR = 1
+#: the communicators (frugal.comm), 2.2 sharded checkpoints
+#: (CheckpointEngine.register_slice), so an older library is refused.
+ABI_MINOR = 2
 
 _SONAME = "libfrugal.so.2"
 

@@ -172,6 +172,7 @@ SIGNATURES = {
     "frugal_ckpt_engine_destroy": (None, [_H]),
     "frugal_ckpt_register": (_ERR, [_H, c_char_p, _TENSOR, c_uint32]),
     "frugal_ckpt_unregister": (_ERR, [_H, c_char_p]),
+    "frugal_ckpt_register_slice": (_ERR, [_H, c_char_p, _TENSOR, POINTER(t.CkptSlice), c_uint32]),
     "frugal_ckpt_register_state": (_ERR, [_H, c_char_p, POINTER(t.CkptStateFns), c_uint32]),
     "frugal_ckpt_register_router": (_ERR, [_H, c_char_p, _H, c_uint32]),
     "frugal_ckpt_register_quantizer": (_ERR, [_H, c_char_p, _H, c_uint32]),

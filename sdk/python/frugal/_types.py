@@ -590,6 +590,18 @@ class CkptPersistResult(Structure):
     ]
 
 
+class CkptSlice(Structure):
+    """frugal_ckpt_slice (ABI 2.2): the box of a global tensor one rank holds; copied during the call."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("ndim", c_int32),
+        ("replicated", c_int32),
+        ("global_shape", POINTER(c_int64)),
+        ("offsets", POINTER(c_int64)),
+    ]
+
+
 class CkptInfo(Structure):
     """frugal_ckpt_info."""
 
@@ -609,6 +621,9 @@ class CkptInfo(Structure):
         # Written by frugal_ckpt_restore only.
         ("full_source", c_char * CKPT_NAME_CAPACITY),
         ("not_restored_count", c_uint32),
+        # ABI 2.2: written by every call that fills an info (a 2.1 library leaves them 0).
+        ("world_size", c_uint32),
+        ("reserved", c_uint32),
     ]
 
 
@@ -689,6 +704,7 @@ C_STRUCTS = {
     "frugal_ckpt_save_args": CkptSaveArgs,
     "frugal_ckpt_save_result": CkptSaveResult,
     "frugal_ckpt_persist_result": CkptPersistResult,
+    "frugal_ckpt_slice": CkptSlice,
     "frugal_ckpt_info": CkptInfo,
     "frugal_ckpt_emergency_result": CkptEmergencyResult,
     "frugal_ckpt_state_fns": CkptStateFns,

@@ -17,6 +17,15 @@ the tensors; restore() imports them, in registration order, after every
 shard verified. A registered state the checkpoint lacks is named in
 ``info.not_restored`` like a tensor.
 
+Sharded checkpoints (ABI 2.2): an engine created with a ``comm`` option
+(``CheckpointEngine(store, comm=world)``) saves and restores with every rank
+of that frugal.Comm. Creating it, save(), emergency_save() and restore() are
+then collective: every rank calls them in the same order with the same kind
+and step. ``register_slice`` registers this rank's box of a global tensor (or
+a replicated one); the checkpoint is one, whatever the number of ranks, and
+a job of any size restores it, each rank reading only what overlaps its own
+slices. A tensor registered with ``register`` on such an engine is rank-local.
+
 Thread-safety: an engine's methods may be called from any thread (the core
 serialises them); the host must not write registered memory while save()
 or restore() runs. close() waits for the in-flight persist and must not race
@@ -29,6 +38,7 @@ import enum
 
 from . import _lib
 from . import _types as t
+from ._ckpt_slice import SliceArg
 from ._ckpt_state import StateCallbacks
 from ._handle import Handle
 from .errors import check, encode
@@ -104,6 +114,10 @@ class CheckpointInfo:
     #: before it, one saved with another shape, or a state the checkpoint
     #: does not hold). Empty: everything restored.
     not_restored: tuple = ()
+    #: Ranks of the job that wrote it (ABI 2.2): 1 for an engine without a
+    #: comm, the comm's size otherwise; 0 when no manifest was read (an
+    #: incomplete or unreadable checkpoint in list()).
+    world_size: int = 0
 
     @classmethod
     def _from_c(cls, raw):
@@ -120,6 +134,7 @@ class CheckpointInfo:
             emergency=bool(raw.emergency),
             reason=_text(raw.reason),
             full_source=_text(raw.full_source),
+            world_size=raw.world_size,
         )
 
 
@@ -135,7 +150,14 @@ class EmergencyResult:
 class CheckpointEngine(Handle):
     """An owned checkpoint engine writing through ``store``.
 
-    Options: keep_heartbeats, keep_full, shard_bytes, prefix.
+    Options: keep_heartbeats, keep_full, shard_bytes, prefix, and comm (a
+    frugal.Comm taking host memory, "local" or "mpi"; ABI 2.2): the job's
+    ranks then save and restore together, and creating the engine is
+    collective over the comm (see the module documentation). The engine
+    keeps sub-groups of its own, so the Comm may be closed after this
+    returns. A Comm given in a mapping or as a keyword works; an Options
+    holding one works when passed alone (it cannot be merged with keywords,
+    since a comm value cannot be read back).
     """
 
     _what = "checkpoint engine"
@@ -167,6 +189,36 @@ class CheckpointEngine(Handle):
         source, temporary = as_tensor(tensor, f"tensor {name!r}", writable=True)
         try:
             check(_lib.lib().frugal_ckpt_register(self.address, encode(name, "name"), source.view, int(kinds)))
+        except BaseException:
+            if temporary:
+                source.close()
+            raise
+        self._registered[name] = (source, temporary)
+
+    def register_slice(self, name, tensor, global_shape, offsets=None, replicated=False, kinds=0):
+        """Registers this rank's slice of the global tensor ``name`` (engine created with a ``comm``).
+
+        ``tensor`` (borrowed as by register()) holds the box of
+        ``global_shape`` that starts at ``offsets`` (None: at zeros) and has
+        the tensor's own shape; ``replicated=True`` says every rank holds
+        the whole tensor (shape == global_shape), saved once by rank 0 and
+        restored on every rank. Every rank registers the same names, dtypes
+        and global shapes, and the slices together must cover each tensor
+        without overlap (else the save that finds them otherwise commits on
+        no rank). ``kinds`` as for register().
+
+        ValueError when global_shape or offsets does not have one value per
+        dimension of ``tensor``; FrugalError from the core otherwise:
+        FAILED_PRECONDITION on an engine without a comm, OUT_OF_RANGE for a
+        box outside global_shape, INVALID_ARGUMENT for a replicated tensor
+        that is not whole, ALREADY_EXISTS for a name taken.
+        """
+        source, temporary = as_tensor(tensor, f"tensor {name!r}", writable=True)
+        try:
+            # Read during the call only: the core copies the slice and its arrays.
+            arg = SliceArg(name, source.ndim, global_shape, offsets, replicated)
+            check(_lib.lib().frugal_ckpt_register_slice(self.address, encode(name, "name"), source.view,
+                                                        ctypes.byref(arg.slice), int(kinds)))
         except BaseException:
             if temporary:
                 source.close()

@@ -72,6 +72,17 @@ class LayoutTest(unittest.TestCase):
         self.assertIn("frugal_quant_gemm_args", probe_source())
         self.assertIn("offsetof(frugal_loss_scaler_status, skipped_steps)", probe_source())
 
+    def test_the_probe_covers_the_abi_2_2_checkpoint_fields(self):
+        # frugal_ckpt_slice is passed by pointer to frugal_ckpt_register_slice;
+        # world_size and reserved were appended to frugal_ckpt_info (sizeof 456).
+        self.assertIs(_types.C_STRUCTS.get("frugal_ckpt_slice"), _types.CkptSlice)
+        self.assertEqual([field for field, _ in _types.CkptSlice._fields_],
+                         ["struct_size", "ndim", "replicated", "global_shape", "offsets"])
+        self.assertEqual([field for field, _ in _types.CkptInfo._fields_][-3:],
+                         ["not_restored_count", "world_size", "reserved"])
+        self.assertIn("offsetof(frugal_ckpt_info, world_size)", probe_source())
+        self.assertIn("sizeof(frugal_ckpt_slice)", probe_source())
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -387,6 +387,15 @@ int main(void) {
   OFF(frugal_ckpt_info, reason);
   OFF(frugal_ckpt_info, full_source);
   OFF(frugal_ckpt_info, not_restored_count);
+  OFF(frugal_ckpt_info, world_size);
+  OFF(frugal_ckpt_info, reserved);
+
+  SIZE(frugal_ckpt_slice);
+  OFF(frugal_ckpt_slice, struct_size);
+  OFF(frugal_ckpt_slice, ndim);
+  OFF(frugal_ckpt_slice, replicated);
+  OFF(frugal_ckpt_slice, global_shape);
+  OFF(frugal_ckpt_slice, offsets);
 
   SIZE(frugal_ckpt_emergency_result);
   OFF(frugal_ckpt_emergency_result, struct_size);
@@ -523,6 +532,7 @@ int main(void) {
   CONST(FRUGAL_CKPT_TENSOR_NAME_CAPACITY);
   CONST(FRUGAL_CKPT_STATE_MAX_SIZE);
   CONST(FRUGAL_CKPT_NONE);
+  CONST(FRUGAL_CKPT_SLICE_MIN_SIZE);
   CONST(FRUGAL_RESOURCE_UNSPECIFIED);
   CONST(FRUGAL_RESOURCE_SPOT);
   CONST(FRUGAL_RESOURCE_RESERVED);

@@ -19,6 +19,13 @@
 //! by value, the host reaches it through [`CkptEngine::state_mut`], and
 //! [`CkptEngine::unregister_state`] hands it back. So the object outlives
 //! its registration, and nothing uses it while a save or restore runs.
+//!
+//! Sharded checkpoints (ABI 2.2): an engine created with a `comm` option
+//! ([`Options::set_comm`]) saves and restores with every rank of that comm,
+//! one checkpoint for the job. [`CkptEngine::register_slice`] registers
+//! this rank's box of a global tensor ([`CkptSlice`]), borrowed like any
+//! registered tensor; a job of any number of ranks restores the
+//! checkpoint, each rank reading only what overlaps its own slices.
 
 use std::collections::BTreeMap;
 use std::ffi::CStr;
@@ -28,6 +35,7 @@ use std::ptr::{self, NonNull};
 
 use std::any::Any;
 
+use crate::ckpt_slice::CkptSlice;
 use crate::ckpt_state::{state_fns, CkptObject, HostState, SlotHandle};
 use crate::error::{check, Error, ErrorCode, Result};
 use crate::loss_scaler::LossScaler;
@@ -121,6 +129,10 @@ pub struct CkptInfo {
     pub emergency: bool,
     /// Why it is not valid ("" when it is).
     pub reason: String,
+    /// Ranks of the job that wrote it (ABI 2.2): 1 for an engine without a
+    /// comm, the comm's size otherwise; 0 when no manifest was read (an
+    /// incomplete or unreadable checkpoint in a listing).
+    pub world_size: u32,
 }
 
 /// What a restore brought back.
@@ -172,6 +184,7 @@ fn info_of(c: &sys::frugal_ckpt_info) -> CkptInfo {
         state_count: c.state_count,
         emergency: c.emergency != 0,
         reason: fixed_str(&c.reason),
+        world_size: c.world_size,
     }
 }
 
@@ -211,7 +224,14 @@ unsafe impl Sync for CkptEngine<'_> {}
 impl<'buf> CkptEngine<'buf> {
     /// Creates an engine on `store` (which it keeps open: the `Store` may
     /// be dropped first). Options: keep_heartbeats, keep_full, shard_bytes,
-    /// prefix.
+    /// prefix, and comm ([`Options::set_comm`], ABI 2.2; a comm taking host
+    /// memory, "local" or "mpi"): the job's ranks then save and restore
+    /// together. Creating the engine is then collective over the comm, as
+    /// are [`save`](CkptEngine::save), [`emergency_save`](CkptEngine::emergency_save)
+    /// and [`restore`](CkptEngine::restore): every rank calls them in the
+    /// same order with the same kind and step. The engine keeps sub-groups
+    /// of its own, so the `Comm` and the `Options` may be dropped once it
+    /// is created.
     pub fn new(store: &Store, options: Option<&Options>) -> Result<CkptEngine<'buf>> {
         let options = options.map_or(ptr::null(), |o| o.as_ptr());
         let mut raw = ptr::null_mut();
@@ -233,6 +253,40 @@ impl<'buf> CkptEngine<'buf> {
         // SAFETY: live engine; the view's memory stays borrowed by the
         // engine (stored below) for as long as the core may use it.
         check(unsafe { sys::frugal_ckpt_register(self.raw.as_ptr(), c_name.as_ptr(), &view, kinds) })?;
+        self.registered.insert(name.to_string(), tensor);
+        Ok(())
+    }
+
+    /// Registers this rank's part of the global tensor `name` (see
+    /// [`CkptSlice`]) for the checkpoint kinds in `kinds`, on an engine
+    /// created with a comm option; the engine keeps the view (and so the
+    /// slice's borrow) as [`CkptEngine::register`] does. `slice` is read
+    /// during the call only.
+    ///
+    /// Errors: `ErrorCode::InvalidArgument` from the binding when
+    /// `slice.global_shape` (or non-empty `slice.offsets`) does not have
+    /// one value per dimension of `tensor`; from the core,
+    /// `ErrorCode::FailedPrecondition` on an engine without a comm,
+    /// `ErrorCode::OutOfRange` for a box outside the global shape,
+    /// `ErrorCode::InvalidArgument` for a replicated tensor that is not
+    /// whole, `ErrorCode::AlreadyExists` for a name taken. On an error the
+    /// view is dropped.
+    pub fn register_slice(
+        &mut self,
+        name: &str,
+        mut tensor: TensorMut<'buf>,
+        slice: &CkptSlice<'_>,
+        kinds: u32,
+    ) -> Result<()> {
+        let c_name = to_c_string("tensor name", name)?;
+        let raw_slice = slice.raw(name, tensor.shape().len())?;
+        let view = tensor.raw();
+        // SAFETY: live engine; `raw_slice` points into `slice`, alive for
+        // the call, and is copied by the core; the view's memory stays
+        // borrowed by the engine (stored below), as in register.
+        check(unsafe {
+            sys::frugal_ckpt_register_slice(self.raw.as_ptr(), c_name.as_ptr(), &view, &raw_slice, kinds)
+        })?;
         self.registered.insert(name.to_string(), tensor);
         Ok(())
     }

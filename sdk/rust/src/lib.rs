@@ -16,6 +16,7 @@
 pub mod sys;
 
 mod checkpoint;
+mod ckpt_slice;
 mod ckpt_state;
 mod comm;
 mod context;
@@ -36,6 +37,7 @@ mod tensor;
 mod version;
 
 pub use crate::checkpoint::{CkptEngine, CkptInfo, CkptKind, EmergencyResult, PersistResult, Restored, SaveResult};
+pub use crate::ckpt_slice::CkptSlice;
 pub use crate::ckpt_state::{CkptObject, HostState};
 pub use crate::comm::{Comm, ReduceOp};
 pub use crate::context::{Context, LoadFailure, LogLevel, OptionDecl, PluginInfo, StrategyInfo};

@@ -169,8 +169,9 @@ fn rust_facts() -> BTreeMap<String, i64> {
     rust_layout!(f, frugal_ckpt_persist_result { struct_size, name, bytes, persist_seconds });
     rust_layout!(f, frugal_ckpt_info {
         struct_size, name, kind, status, step, sequence, created_unix_ns, bytes, tensor_count, state_count, emergency,
-        reason, full_source, not_restored_count
+        reason, full_source, not_restored_count, world_size, reserved
     });
+    rust_layout!(f, frugal_ckpt_slice { struct_size, ndim, replicated, global_shape, offsets });
     rust_layout!(f, frugal_ckpt_emergency_result { struct_size, name, committed, reserved, seconds });
     rust_layout!(f, frugal_ckpt_state_fns { struct_size, user_data, export_state, import_state });
     rust_layout!(f, frugal_loss_scaler_status { struct_size, scale, clean_steps, skipped_steps });
@@ -209,6 +210,7 @@ fn rust_facts() -> BTreeMap<String, i64> {
         FRUGAL_CKPT_INCOMPLETE, FRUGAL_CKPT_CORRUPT, FRUGAL_CKPT_NEWER_FORMAT, FRUGAL_CKPT_UNREADABLE,
         FRUGAL_CKPT_SAVE_WAIT, FRUGAL_CKPT_SAVE_SKIP_IF_BUSY, FRUGAL_CKPT_LIST_VERIFY_SHARDS,
         FRUGAL_CKPT_NAME_CAPACITY, FRUGAL_CKPT_REASON_CAPACITY, FRUGAL_CKPT_TENSOR_NAME_CAPACITY, FRUGAL_CKPT_STATE_MAX_SIZE, FRUGAL_CKPT_NONE,
+        FRUGAL_CKPT_SLICE_MIN_SIZE,
         FRUGAL_RESOURCE_UNSPECIFIED, FRUGAL_RESOURCE_SPOT, FRUGAL_RESOURCE_RESERVED,
         FRUGAL_STOP_NONE, FRUGAL_STOP_PLATEAU, FRUGAL_STOP_TARGET, FRUGAL_STOP_BUDGET, FRUGAL_STOP_POLICY,
         FRUGAL_REDUCE_SUM, FRUGAL_REDUCE_MAX, FRUGAL_REDUCE_MIN, FRUGAL_COMM_COLOR_NONE,

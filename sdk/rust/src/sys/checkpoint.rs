@@ -100,7 +100,35 @@ pub struct frugal_ckpt_info {
     pub full_source: [c_char; FRUGAL_CKPT_NAME_CAPACITY],
     /// Registered tensors and states the restore did not write.
     pub not_restored_count: u32,
+    /// ABI 2.2, written by every call that fills an info: ranks of the job
+    /// that wrote the checkpoint (1 for one process), 0 when no manifest
+    /// was read.
+    pub world_size: u32,
+    /// Always 0.
+    pub reserved: u32,
 }
+
+/// The box of a global tensor one rank holds (ABI 2.2), for
+/// `frugal_ckpt_register_slice`; caller-owned, copied during the call
+/// (both arrays included).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct frugal_ckpt_slice {
+    pub struct_size: usize,
+    /// Must equal the view's ndim.
+    pub ndim: i32,
+    /// Nonzero: every rank holds the whole tensor (saved by rank 0 only).
+    pub replicated: i32,
+    /// `ndim` extents of the whole tensor; not NULL when ndim > 0.
+    pub global_shape: *const i64,
+    /// `ndim` offsets of this rank's box; NULL = all zero.
+    pub offsets: *const i64,
+}
+
+/// Smallest `struct_size` `frugal_ckpt_register_slice` accepts (the
+/// header's formula: every field through `offsets`).
+pub const FRUGAL_CKPT_SLICE_MIN_SIZE: usize =
+    std::mem::size_of::<usize>() + 2 * std::mem::size_of::<i32>() + 2 * std::mem::size_of::<*const i64>();
 
 /// Outcome of an emergency save; caller-allocated with struct_size set.
 #[repr(C)]
@@ -158,6 +186,16 @@ extern "C" {
         engine: *mut frugal_ckpt_engine,
         name: *const c_char,
         view: *const frugal_tensor,
+        kinds: u32,
+    ) -> *mut frugal_error;
+    /// ABI 2.2: registers this rank's slice of global tensor `name` on an
+    /// engine created with a `comm` option (else FAILED_PRECONDITION). Copies
+    /// `slice` and its arrays; BORROWS the view's memory as `frugal_ckpt_register` does.
+    pub fn frugal_ckpt_register_slice(
+        engine: *mut frugal_ckpt_engine,
+        name: *const c_char,
+        view: *const frugal_tensor,
+        slice: *const frugal_ckpt_slice,
         kinds: u32,
     ) -> *mut frugal_error;
     /// Unregisters the tensor or the state `name`.
