@@ -27,6 +27,9 @@ struct EngineSettings {
   std::optional<int64_t> keep_heartbeats;  // engine defaults when unset
   std::optional<int64_t> keep_full;
   std::optional<int64_t> shard_bytes;
+  // A comm strategy ("mpi", ...): the engine then saves and restores with
+  // the job's ranks (engine option "comm"); "" = one process.
+  std::string comm_backend;
 };
 
 // Plugins discovered, the "fs" store open on a directory, an engine on it.
@@ -34,10 +37,12 @@ struct EngineSettings {
 struct CkptSession {
   host::ContextPtr context;
   StorePtr store;
+  host::CommPtr comm;  // with EngineSettings::comm_backend only
   EnginePtr engine;
 };
 
-// Opens `dir` (the "fs" store's root; created if absent, as the store does).
+// Opens `dir` (the "fs" store's root; created if absent, as the store
+// does). With a comm backend, collective over the job's ranks.
 CkptSession open_session(const std::string& dir, const EngineSettings& settings);
 
 // True when `dir` exists and is a directory (read-only commands refuse to

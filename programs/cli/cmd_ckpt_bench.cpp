@@ -28,31 +28,25 @@
 #include <vector>
 
 #include "ckpt_args.hpp"
+#include "ckpt_bench.hpp"
 #include "ckpt_session.hpp"
 #include "commands.hpp"
 #include "json_text.hpp"
 
 namespace frugal::cli {
+namespace bench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 constexpr double kStallTarget = 1.10;                    // snapshot stall / memcpy, at most
-constexpr double kPersistTarget = 0.90;                  // persist throughput / raw write, at least
 constexpr uint64_t kTensorTarget = uint64_t{128} << 20;  // bytes per synthetic tensor, roughly
 constexpr uint64_t kWriteChunk = uint64_t{1} << 30;      // raw baseline: write() size (as store_fs)
-constexpr int64_t kEngineDefaultKeep = 2;                // frugal_ckpt_engine_create's defaults
-constexpr int64_t kEngineDefaultShardBytes = int64_t{256} << 20;
 constexpr int64_t kKeepEverything = 1000000;
+
+}  // namespace
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-[[noreturn]] void fail(int32_t code, const std::string& message) { throw host::Exception(code, message); }
-
-struct FreeDeleter {
-  void operator()(uint8_t* p) const noexcept { std::free(p); }
-};
-using HugeBuffer = std::unique_ptr<uint8_t, FreeDeleter>;
+void fail(int32_t code, const std::string& message) { throw host::Exception(code, message); }
 
 // Allocated as the engine allocates its snapshot buffer (2 MiB aligned,
 // huge pages requested), so the memcpy baseline gets the same memory
@@ -67,6 +61,8 @@ HugeBuffer allocate(uint64_t bytes, const char* what) {
 #endif
   return HugeBuffer(static_cast<uint8_t*>(memory));
 }
+
+namespace {
 
 // Non-constant float32 data in [-0.5, 0.5) (xorshift64*), bytes past the
 // last whole float included; fast enough for GiBs.
@@ -93,8 +89,8 @@ double time_memcpy(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
   return seconds;
 }
 
-// open + write() in large calls + fsync + close; the file is left for the
-// caller to unlink (outside the timing).
+}  // namespace
+
 double time_raw_write(const std::string& path, const uint8_t* src, uint64_t bytes) {
   const auto start = Clock::now();
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -136,16 +132,6 @@ double maximum(const std::vector<double>& values) {
 
 std::string mib_per_s(double bytes_per_second) { return fmt::format("{:.1f} MiB/s", bytes_per_second / (1 << 20)); }
 
-struct Config {
-  std::string dir;
-  EngineSettings engine;
-  uint64_t size = 0;
-  int32_t kind = FRUGAL_CKPT_HEARTBEAT;
-  int64_t count = 3;
-  bool json = false;
-  bool keep = false;
-};
-
 Config read_config(const std::vector<std::string>& args) {
   const auto parsed = parse_args(args, ckpt_bench_spec());
   if (parsed.positional.empty()) throw UsageError("bench needs DIR (a scratch directory)");
@@ -182,6 +168,7 @@ Config read_config(const std::vector<std::string>& args) {
       throw UsageError(fmt::format("--shard-bytes '{}' must be a byte count from 4096 to 1T", *shard));
     config.engine.shard_bytes = static_cast<int64_t>(*shard_bytes);
   }
+  config.engine.comm_backend = parsed.value("--comm").value_or("");
   config.json = parsed.has("--json");
   config.keep = parsed.has("--keep");
   if (config.keep) {
@@ -191,6 +178,8 @@ Config read_config(const std::vector<std::string>& args) {
   }
   return config;
 }
+
+namespace {
 
 // Refuses sizes this machine cannot hold: the state, the engine's snapshot
 // buffer and the memcpy baseline's destination are each `size` bytes, and
@@ -275,9 +264,8 @@ void register_state(frugal_ckpt_engine* engine, const State& state) {
   }
 }
 
-// Every key under `key_prefix` (a checkpoint, the writer claims) removed,
-// a manifest first (the checkpoint stops existing before
-// its shards go), through the public store API.
+}  // namespace
+
 void remove_keys_under(frugal_store* store, const std::string& key_prefix) {
   std::vector<std::string> keys;
   auto collect = [](void* user_data, const char* key, uint64_t) -> int32_t {
@@ -288,11 +276,6 @@ void remove_keys_under(frugal_store* store, const std::string& key_prefix) {
   std::stable_partition(keys.begin(), keys.end(), [](const std::string& k) { return k.ends_with("/manifest"); });
   for (const auto& key : keys) host::check(frugal_store_remove(store, key.c_str()));
 }
-
-struct Existing {
-  std::vector<std::string> names;  // newest first
-  uint64_t max_step = 0;
-};
 
 Existing existing_checkpoints(frugal_ckpt_engine* engine) {
   Existing existing;
@@ -305,6 +288,18 @@ Existing existing_checkpoints(frugal_ckpt_engine* engine) {
   host::check(frugal_ckpt_list(engine, 0, collect, &existing));
   return existing;
 }
+
+void require_scratch(const Config& config, const Existing& existing) {
+  if (!existing.names.empty() && !config.keep)
+    fail(FRUGAL_ERR_FAILED_PRECONDITION,
+         fmt::format("{} already holds {} checkpoint(s){} (e.g. {}); the bench needs an empty scratch location "
+                     "(another DIR or --prefix), or --keep to add to them",
+                     config.dir, existing.names.size(),
+                     config.engine.prefix.empty() ? "" : fmt::format(" under prefix '{}'", config.engine.prefix),
+                     existing.names.front()));
+}
+
+namespace {
 
 struct Report {
   const Config* config = nullptr;
@@ -410,6 +405,7 @@ void print_report(const Report& report) {
 }
 
 }  // namespace
+}  // namespace bench
 
 const args::Spec& ckpt_bench_spec() {
   using args::value_flag;
@@ -431,12 +427,17 @@ const args::Spec& ckpt_bench_spec() {
        value_flag("--keep-full", "M", "full checkpoints the engine keeps (engine default: 2)"),
        value_flag("--shard-bytes", "B", "the engine's shard size, 4096 to 1T"),
        value_flag("--prefix", "P",
-                  "the engine's key prefix inside DIR: its checkpoints are the directories DIR/P/<name>")}};
+                  "the engine's key prefix inside DIR: its checkpoints are the directories DIR/P/<name>"),
+       value_flag("--comm", "NAME",
+                  "run under `mpirun -np N`: the N ranks save one sharded state of BYTES together (comm strategy "
+                  "NAME, e.g. mpi), against N concurrent raw writes, then restore it at N and at N-1 ranks")}};
   return spec;
 }
 
 int cmd_ckpt_bench(const std::vector<std::string>& args) {
+  using namespace bench;
   const Config config = read_config(args);
+  if (!config.engine.comm_backend.empty()) return run_ranks(config);
   const bool dir_existed = is_directory(config.dir);
   if (!dir_existed && ::access(config.dir.c_str(), F_OK) == 0) {
     fmt::print(stderr, "frugal ckpt bench: '{}' exists and is not a directory\n", config.dir);
@@ -469,13 +470,7 @@ int cmd_ckpt_bench(const std::vector<std::string>& args) {
     // The engine's retention would delete checkpoints already here: only
     // an empty location is scratch space, unless --keep asks to add to it.
     const Existing existing = existing_checkpoints(session.engine.get());
-    if (!existing.names.empty() && !config.keep)
-      fail(FRUGAL_ERR_FAILED_PRECONDITION,
-           fmt::format("{} already holds {} checkpoint(s){} (e.g. {}); the bench needs an empty scratch location "
-                       "(another DIR or --prefix), or --keep to add to them",
-                       config.dir, existing.names.size(),
-                       config.engine.prefix.empty() ? "" : fmt::format(" under prefix '{}'", config.engine.prefix),
-                       existing.names.front()));
+    require_scratch(config, existing);
     // Steps continue after what is there, as a resumed run's would.
     const uint64_t first_step = existing.max_step + 1;
 

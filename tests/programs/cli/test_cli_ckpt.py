@@ -14,6 +14,8 @@ import time
 import unittest
 
 CLI = os.environ["FRUGAL_CLI"]
+# mpirun and its flags (";"-separated), where the build has comm_mpi.
+MPIEXEC = os.environ["FRUGAL_MPIEXEC"].split(";") if os.environ.get("FRUGAL_MPIEXEC") else []
 # The Python binding of this source tree, for checkpoints with registered
 # states (FRUGAL_LIB, set by the test, names the libfrugal it loads).
 PYTHON_BINDING = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "sdk", "python")
@@ -188,6 +190,52 @@ class CkptCliTest(unittest.TestCase):
         self.assertTrue(lines[0].startswith("NAME"))
         self.assertEqual([line.split()[0] for line in lines[1:]], [c["name"] for c in found])
         self.assertTrue(all(" valid " in line for line in lines[1:]))
+
+    @unittest.skipUnless(MPIEXEC, "FRUGAL_MPIEXEC not set (no comm_mpi in this build)")
+    def test_a_sharded_store_shows_its_world_size_and_each_ranks_shards(self):
+        """Three ranks save one sharded state through `frugal ckpt bench --comm
+        mpi --keep`; ls, verify and inspect show the world size and each rank's
+        shards, and damage to one rank's shard fails verify naming it."""
+        env = {k: v for k, v in os.environ.items() if k != "FRUGAL_PLUGIN_PATH"}
+        bench = subprocess.run(MPIEXEC + ["-np", "3", CLI, "ckpt", "bench", self.root, "--comm", "mpi", "--size",
+                                          "1M", "--count", "2", "--shard-bytes", "65536", "--keep", "--json"],
+                               capture_output=True, text=True, env=env, timeout=300)
+        self.assertEqual(bench.returncode, 0, bench.stderr)
+        report = json.loads(bench.stdout)  # rank 0 reports for the job
+        self.assertEqual((report["ranks"], report["restore_ranks"], report["size_bytes"]), (3, 2, 1 << 20))
+        self.assertEqual(len(report["persist_bytes_per_second"]), 2)
+        self.assertEqual(len(report["restore_seconds_written_by_more_ranks"]), 2)
+        self.assertGreater(report["persist_ratio"], 0)
+        self.assertGreater(report["restore_ratio"], 0)
+
+        found = listing(self, self.root)
+        self.assertEqual([c["step"] for c in found], [2, 1])
+        for c in found:
+            self.assertEqual((c["status"], c["world_size"], c["tensors"]), ("valid", 3, 1), c)
+        table = ckpt("ls", self.root).stdout.splitlines()
+        at = table[0].index("RANKS")  # a right-aligned column under its header (BYTES holds spaces)
+        self.assertEqual([line[at:at + len("RANKS")].strip() for line in table[1:]], ["3", "3"])
+
+        every = ckpt("verify", self.root)
+        self.assertEqual(every.returncode, 0, every.stderr)
+        self.assertEqual(sum(" valid " in line and " 3 ranks" in line for line in every.stdout.splitlines()), 2)
+
+        newest = found[0]["name"]
+        manifest = ok_json(self, ckpt("inspect", self.root, newest, "--json"))
+        self.assertEqual(manifest["world_size"], 3)
+        self.assertEqual(sorted({s["rank"] for s in manifest["shards"]}), [0, 1, 2])
+        # Every rank's slice of the 1 MiB tensor, in 64 KiB shards.
+        self.assertEqual(sum(s["size"] for s in manifest["shards"]), 1 << 20)
+        self.assertTrue(all(s["key"].startswith("r%05d-shard-" % s["rank"]) for s in manifest["shards"]))
+        text = ckpt("inspect", self.root, newest).stdout
+        self.assertIn("world size 3", text)
+
+        damaged = [s["key"] for s in manifest["shards"] if s["rank"] == 2][0]
+        flip_byte(os.path.join(self.root, newest, damaged))
+        result = ckpt("verify", self.root)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn(damaged, result.stderr)
+        self.assertEqual(ok_json(self, ckpt("latest", self.root, "--json"))["checkpoint"]["step"], 1)
 
     def test_ls_of_an_empty_or_missing_directory(self):
         os.makedirs(self.root)

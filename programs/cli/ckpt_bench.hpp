@@ -1,0 +1,74 @@
+// What the two forms of `frugal ckpt bench` share: the one-process bench
+// (cmd_ckpt_bench.cpp) and the job-of-ranks bench under mpirun
+// (cmd_ckpt_bench_ranks.cpp, with --comm): the flags, the buffers, the raw
+// write baseline, the statistics and the cleanup.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ckpt_session.hpp"
+
+namespace frugal::cli::bench {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr double kPersistTarget = 0.90;    // persist throughput / raw write, at least
+constexpr int64_t kEngineDefaultKeep = 2;  // frugal_ckpt_engine_create's defaults
+constexpr int64_t kEngineDefaultShardBytes = int64_t{256} << 20;
+
+struct Config {
+  std::string dir;
+  EngineSettings engine;  // engine.comm_backend: the ranks form
+  uint64_t size = 0;
+  int32_t kind = FRUGAL_CKPT_HEARTBEAT;
+  int64_t count = 3;
+  bool json = false;
+  bool keep = false;
+};
+
+// The flags of `frugal ckpt bench` (ckpt_bench_spec); throws UsageError.
+Config read_config(const std::vector<std::string>& args);
+
+double seconds_since(Clock::time_point start);
+
+[[noreturn]] void fail(int32_t code, const std::string& message);
+
+struct FreeDeleter {
+  void operator()(uint8_t* p) const noexcept { std::free(p); }
+};
+using HugeBuffer = std::unique_ptr<uint8_t, FreeDeleter>;
+
+// 2 MiB aligned, huge pages requested, as the engine's snapshot buffer.
+HugeBuffer allocate(uint64_t bytes, const char* what);
+
+// open + write() in large calls + fsync + close of `bytes` at `src`; the
+// file is left for the caller to unlink (outside the timing).
+double time_raw_write(const std::string& path, const uint8_t* src, uint64_t bytes);
+
+double median(std::vector<double> values);
+double maximum(const std::vector<double>& values);
+std::string mib_per_s(double bytes_per_second);
+
+// Every key under `key_prefix` removed, a manifest first, through the
+// public store API.
+void remove_keys_under(frugal_store* store, const std::string& key_prefix);
+
+struct Existing {
+  std::vector<std::string> names;  // newest first
+  uint64_t max_step = 0;
+};
+Existing existing_checkpoints(frugal_ckpt_engine* engine);
+
+// Refuses a DIR that already holds checkpoints unless --keep (the engine's
+// retention would delete them).
+void require_scratch(const Config& config, const Existing& existing);
+
+// The job-of-ranks bench (--comm), under mpirun: every rank runs it.
+int run_ranks(const Config& config);
+
+}  // namespace frugal::cli::bench

@@ -1,0 +1,363 @@
+// `mpirun -np N frugal ckpt bench DIR --size BYTES --comm mpi`: the job-of-
+// ranks form of the checkpoint bench. The N ranks hold one state of BYTES
+// together (float32 tensors split along dim 0, a slice per rank) and save
+// it collectively with an engine on the comm; each iteration also times
+// the baseline, N concurrent raw writes of the same bytes (each rank its
+// slice, one file per rank, write + fsync), in alternating order. Both
+// sides start from a barrier and end when the slowest rank is done (an
+// all-reduce of the maxima), so the ratio is of aggregate throughputs.
+//
+// Then the restore at another world size against the same one: N-1 ranks
+// (a sub-group) restore the job's checkpoint, written by N ranks, so
+// their slices straddle its chunks; the baseline is the same N-1 ranks
+// restoring the same state saved by N-1 ranks (chunks that match their
+// slices): same ranks, cores and bytes, alternating, timed the same way.
+// Every restored element is checked against the values saved.
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ckpt_bench.hpp"
+#include "commands.hpp"
+#include "json_text.hpp"
+
+namespace frugal::cli::bench {
+namespace {
+
+constexpr double kRestoreTarget = 1.20;                        // restore at N-1 ranks / at N ranks, at most
+constexpr uint64_t kGlobalTensorTarget = uint64_t{128} << 20;  // bytes per global tensor, roughly
+
+// The value of float `index` of the global state: any rank computes any
+// element, so a restore is checked without a copy of the whole state.
+float value_at(uint64_t index) {
+  uint64_t z = index * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return static_cast<float>(static_cast<int64_t>(z >> 40) - (int64_t{1} << 23)) * 0x1p-24f;
+}
+
+// [begin, end) of part p of n over `extent`, the first extent % n parts one longer.
+std::pair<uint64_t, uint64_t> part_of(uint64_t extent, uint64_t p, uint64_t n) {
+  const uint64_t base = extent / n, extra = extent % n;
+  const uint64_t begin = p * base + std::min(p, extra);
+  return {begin, begin + base + (p < extra ? 1 : 0)};
+}
+
+// The global state's tensors (lengths in floats) and one rank's slices of
+// them, packed in one buffer.
+struct Slices {
+  std::vector<uint64_t> global_lengths;  // per tensor
+  std::vector<uint64_t> starts;          // per tensor: the global float index of element 0
+  std::vector<uint64_t> begins, ends;    // this rank's range of each tensor
+  std::vector<uint64_t> at;              // where each slice starts in `data`, in floats
+  HugeBuffer data;
+  uint64_t floats = 0;
+
+  Slices(uint64_t global_floats, uint64_t rank, uint64_t ranks) {
+    const uint64_t tensors =
+        std::clamp<uint64_t>((global_floats * 4 + kGlobalTensorTarget - 1) / kGlobalTensorTarget, 1, uint64_t{4096});
+    const uint64_t per = (global_floats + tensors - 1) / tensors;
+    for (uint64_t start = 0; start < global_floats; start += per) {
+      const uint64_t length = std::min(per, global_floats - start);
+      const auto [begin, end] = part_of(length, rank, ranks);
+      global_lengths.push_back(length);
+      starts.push_back(start);
+      begins.push_back(begin);
+      ends.push_back(end);
+      at.push_back(floats);
+      floats += end - begin;
+    }
+    data = allocate(std::max<uint64_t>(floats, 1) * 4, "this rank's slices");
+  }
+  float* slice(size_t t) const { return reinterpret_cast<float*>(data.get()) + at[t]; }
+  void fill() const {
+    for (size_t t = 0; t < at.size(); ++t)
+      for (uint64_t i = begins[t]; i < ends[t]; ++i) slice(t)[i - begins[t]] = value_at(starts[t] + i);
+  }
+  // Elements that differ from the saved values.
+  uint64_t wrong() const {
+    uint64_t bad = 0;
+    for (size_t t = 0; t < at.size(); ++t)
+      for (uint64_t i = begins[t]; i < ends[t]; ++i) {
+        const float expected = value_at(starts[t] + i);
+        bad += std::memcmp(&slice(t)[i - begins[t]], &expected, 4) != 0 ? 1 : 0;
+      }
+    return bad;
+  }
+  void register_in(frugal_ckpt_engine* engine) const {
+    for (size_t t = 0; t < at.size(); ++t) {
+      const int64_t shape[1] = {static_cast<int64_t>(ends[t] - begins[t])};
+      const int64_t global[1] = {static_cast<int64_t>(global_lengths[t])};
+      const int64_t offsets[1] = {static_cast<int64_t>(begins[t])};
+      frugal_tensor view{};
+      view.struct_size = sizeof(view);
+      view.data = data.get();
+      view.byte_offset = at[t] * 4;
+      view.dtype = FRUGAL_DTYPE_FLOAT32;
+      view.ndim = 1;
+      view.device = frugal_device{FRUGAL_DEVICE_CPU, 0};
+      view.shape = shape;
+      frugal_ckpt_slice slice{};
+      slice.struct_size = sizeof(slice);
+      slice.ndim = 1;
+      slice.global_shape = global;
+      slice.offsets = offsets;
+      host::check(frugal_ckpt_register_slice(engine, fmt::format("bench/tensor{:04}", t).c_str(), &view, &slice, 0));
+    }
+  }
+};
+
+// The slowest rank's value (every rank gets it).
+double slowest(frugal_comm* comm, double seconds) {
+  frugal_tensor view{};
+  const int64_t shape[1] = {1};
+  view.struct_size = sizeof(view);
+  view.data = &seconds;
+  view.dtype = FRUGAL_DTYPE_FLOAT64;
+  view.ndim = 1;
+  view.shape = shape;
+  view.device = frugal_device{FRUGAL_DEVICE_CPU, 0};
+  host::check(frugal_comm_all_reduce(comm, &view, &view, FRUGAL_REDUCE_MAX));
+  return seconds;
+}
+
+// Restores the newest checkpoint into the registered slices; its step.
+uint64_t restore_newest(frugal_ckpt_engine* engine) {
+  frugal_ckpt_info info{};
+  info.struct_size = sizeof(info);
+  host::check(frugal_ckpt_restore(engine, nullptr, FRUGAL_CKPT_ALL_KINDS, nullptr, 0, nullptr, &info));
+  return info.step;
+}
+
+struct Sample {
+  double persist_seconds = 0, raw_seconds = 0;  // slowest rank's
+  std::string name;
+};
+
+void print_ranks_report(const Config& config, int32_t ranks, uint64_t bytes, const std::vector<Sample>& saves,
+                        const std::vector<double>& restore_same, const std::vector<double>& restore_resharded) {
+  std::vector<double> persist_bps, raw_bps, persist_pairs, restore_pairs;
+  for (const auto& s : saves) {
+    persist_bps.push_back(static_cast<double>(bytes) / s.persist_seconds);
+    raw_bps.push_back(static_cast<double>(bytes) / s.raw_seconds);
+    persist_pairs.push_back(persist_bps.back() / raw_bps.back());
+  }
+  for (size_t i = 0; i < restore_resharded.size(); ++i) restore_pairs.push_back(restore_resharded[i] / restore_same[i]);
+  const double persist_ratio = median(persist_bps) / median(raw_bps);
+  const bool persist_met = persist_ratio >= kPersistTarget;
+  const bool restored = !restore_resharded.empty();
+  const double restore_ratio = restored ? median(restore_resharded) / median(restore_same) : 0;
+  const bool restore_met = restored && restore_ratio <= kRestoreTarget;
+  if (config.json) {
+    json::Json names = json::Json::array();
+    for (const auto& s : saves) names.push_back(s.name);
+    json::Json out = {{"dir", config.dir},
+                      {"comm", config.engine.comm_backend},
+                      {"ranks", ranks},
+                      {"size_bytes", bytes},
+                      {"count", config.count},
+                      {"kind", kind_name(config.kind)},
+                      {"persist_bytes_per_second", persist_bps},
+                      {"raw_write_bytes_per_second", raw_bps},
+                      {"persist_bytes_per_second_median", median(persist_bps)},
+                      {"raw_write_bytes_per_second_median", median(raw_bps)},
+                      {"persist_ratio", persist_ratio},
+                      {"persist_target", kPersistTarget},
+                      {"persist_target_met", persist_met},
+                      {"persist_ratio_paired_median", median(persist_pairs)},
+                      {"checkpoints", std::move(names)}};
+    if (restored) {
+      out.update({{"restore_ranks", ranks - 1},
+                  {"restore_seconds_written_by_same_ranks", restore_same},
+                  {"restore_seconds_written_by_more_ranks", restore_resharded},
+                  {"restore_ratio", restore_ratio},
+                  {"restore_target", kRestoreTarget},
+                  {"restore_target_met", restore_met},
+                  {"restore_ratio_paired_median", median(restore_pairs)}});
+    }
+    fmt::print("{}\n", json::json_text(out));
+    return;
+  }
+  fmt::print("frugal ckpt bench: {} of {} state over {} ranks ({}), {} save{}, interleaved A/B with the baselines\n",
+             human_bytes(static_cast<double>(bytes)), kind_name(config.kind), ranks, config.engine.comm_backend,
+             config.count, config.count == 1 ? "" : "s");
+  fmt::print("store: fs at {}\n\n", config.dir);
+  fmt::print("{:>5}  {:>10}  {:>14}  {:>10}  {:>14}  {:>12}  {:>12}\n", "save", "persist", "aggregate", "raw write",
+             "aggregate", fmt::format("{}<-{} rest.", ranks - 1, ranks - 1),
+             fmt::format("{}<-{} rest.", ranks - 1, ranks));
+  for (size_t i = 0; i < saves.size(); ++i)
+    fmt::print("{:>5}  {:>10}  {:>14}  {:>10}  {:>14}  {:>10}  {:>10}\n", i + 1,
+               human_seconds(saves[i].persist_seconds), mib_per_s(persist_bps[i]), human_seconds(saves[i].raw_seconds),
+               mib_per_s(raw_bps[i]), restored ? human_seconds(restore_same[i]) : "-",
+               restored ? human_seconds(restore_resharded[i]) : "-");
+  fmt::print("\n{:<18} {:>14}   {:<22} {:>14}   {:>6}   {:<8}\n", "", "median", "baseline", "median", "ratio",
+             "target");
+  fmt::print("{:<18} {:>14}   {:<22} {:>14}   {:>6.3f}   {:<8} {}\n", "persist, N ranks",
+             mib_per_s(median(persist_bps)), "N concurrent raw writes", mib_per_s(median(raw_bps)), persist_ratio,
+             fmt::format(">= {:.2f}", kPersistTarget), persist_met ? "met" : "MISSED");
+  if (restored) {
+    fmt::print("{:<18} {:>14}   {:<22} {:>14}   {:>6.3f}   {:<8} {}\n",
+               fmt::format("restore {} <- {}", ranks - 1, ranks), human_seconds(median(restore_resharded)),
+               fmt::format("restore {} <- {}", ranks - 1, ranks - 1), human_seconds(median(restore_same)),
+               restore_ratio, fmt::format("<= {:.2f}", kRestoreTarget), restore_met ? "met" : "MISSED");
+    fmt::print("(restore M <- N: M ranks restore a checkpoint N ranks wrote)\n");
+  } else {
+    fmt::print("(the restore at another world size needs at least 2 ranks)\n");
+  }
+  fmt::print("(median of the per-iteration ratios: persist {:.3f}{})\n", median(persist_pairs),
+             restored ? fmt::format(", restore {:.3f}", median(restore_pairs)) : "");
+}
+
+}  // namespace
+
+int run_ranks(const Config& config) {
+  const bool dir_existed = is_directory(config.dir);
+  // Declared before the sessions: registered memory outlives the engines.
+  std::optional<Slices> mine, fewer;
+  CkptSession session = open_session(config.dir, config.engine);  // collective over the job's ranks
+  frugal_comm* comm = session.comm.get();
+  const int32_t rank = frugal_comm_rank(comm), ranks = frugal_comm_size(comm);
+  const std::string raw_path = fmt::format("{}/.frugal-bench-raw.{}.{}", config.dir, ::getpid(), rank);
+  std::string key_prefix = config.engine.prefix;
+  if (!key_prefix.empty() && key_prefix.back() != '/') key_prefix += '/';
+  // The restore baseline's checkpoint (saved by N-1 ranks): the bench's
+  // own, removed even with --keep.
+  const std::string baseline_prefix = key_prefix + "frugal-bench-restore-baseline/";
+  std::vector<Sample> saves;
+  std::vector<double> restore_same, restore_resharded;
+  std::vector<std::string> created;
+  auto cleanup = [&] {
+    ::unlink(raw_path.c_str());
+    if (rank != 0) return;  // the job's writer, rank 0, removes what the job wrote
+    remove_keys_under(session.store.get(), baseline_prefix);
+    ::rmdir((config.dir + "/" + baseline_prefix).c_str());
+    if (config.keep) return;
+    for (const auto& name : created) remove_keys_under(session.store.get(), key_prefix + name + "/");
+    remove_keys_under(session.store.get(), key_prefix + "writer-claims/");
+    if (!dir_existed) ::rmdir(config.dir.c_str());
+  };
+  try {
+    const Existing existing = existing_checkpoints(session.engine.get());
+    require_scratch(config, existing);
+    const uint64_t global_floats = config.size / 4;
+    if (global_floats == 0) throw UsageError("--size must hold at least one float32 (4 bytes) with --comm");
+    const uint64_t bytes = global_floats * 4;
+    mine.emplace(global_floats, static_cast<uint64_t>(rank), static_cast<uint64_t>(ranks));
+    mine->fill();
+    mine->register_in(session.engine.get());
+    const uint64_t my_bytes = mine->floats * 4;
+    for (int64_t i = 0; i < config.count; ++i) {
+      Sample sample;
+      auto raw = [&] {
+        host::check(frugal_comm_barrier(comm));
+        sample.raw_seconds = slowest(comm, time_raw_write(raw_path, mine->data.get(), my_bytes));
+        ::unlink(raw_path.c_str());
+      };
+      auto engine = [&] {
+        const uint64_t step = existing.max_step + 1 + static_cast<uint64_t>(i);
+        frugal_ckpt_save_args save{};
+        save.struct_size = sizeof(save);
+        save.kind = config.kind;
+        save.step = step;
+        frugal_ckpt_save_result saved{};
+        saved.struct_size = sizeof(saved);
+        host::check(frugal_comm_barrier(comm));
+        host::check(frugal_ckpt_save(session.engine.get(), &save, &saved));
+        created.emplace_back(saved.name);
+        sample.name = saved.name;
+        frugal_ckpt_persist_result persisted{};
+        persisted.struct_size = sizeof(persisted);
+        host::check(frugal_ckpt_wait(session.engine.get(), &persisted));
+        sample.persist_seconds = slowest(comm, persisted.persist_seconds);
+      };
+      if (i % 2 == 0) {
+        raw();
+        engine();
+      } else {
+        engine();
+        raw();
+      }
+      saves.push_back(sample);
+    }
+
+    if (ranks >= 2) {
+      // M = N-1 ranks (a sub-group; the last rank sits out, joining only
+      // the barriers and the maxima) restore the job's checkpoint, whose
+      // chunks their slices straddle, against the same state saved by M
+      // ranks (under a prefix of the bench's own): the same restoring
+      // ranks, cores and bytes, so the ratio is the cost of resharding.
+      frugal_comm* sub = nullptr;
+      host::check(frugal_comm_split(comm, rank < ranks - 1 ? 0 : FRUGAL_COMM_COLOR_NONE, rank, &sub));
+      host::CommPtr sub_comm(sub);
+      EnginePtr resharding, same;
+      auto make_engine = [&](const std::string& prefix) {
+        auto options = host::make_options();
+        if (!prefix.empty()) host::check(frugal_options_set_string(options.get(), "prefix", prefix.c_str()));
+        host::check(frugal_options_set_comm(options.get(), "comm", sub));
+        frugal_ckpt_engine* raw_engine = nullptr;
+        host::check(frugal_ckpt_engine_create(session.store.get(), options.get(), &raw_engine));
+        EnginePtr engine(raw_engine);
+        fewer->register_in(engine.get());
+        return engine;
+      };
+      const uint64_t newest = existing.max_step + static_cast<uint64_t>(config.count);
+      if (sub != nullptr) {
+        fewer.emplace(global_floats, static_cast<uint64_t>(rank), static_cast<uint64_t>(ranks - 1));
+        fewer->fill();
+        resharding = make_engine(config.engine.prefix);
+        same = make_engine(baseline_prefix);
+        frugal_ckpt_save_args save{};
+        save.struct_size = sizeof(save);
+        save.kind = config.kind;
+        save.flags = FRUGAL_CKPT_SAVE_WAIT;
+        save.step = newest;
+        host::check(frugal_ckpt_save(same.get(), &save, nullptr));
+      }
+      auto timed_restore = [&](frugal_ckpt_engine* engine) {
+        if (engine != nullptr) std::memset(fewer->data.get(), 0, fewer->floats * 4);
+        host::check(frugal_comm_barrier(comm));
+        double seconds = 0;
+        if (engine != nullptr) {
+          const auto start = Clock::now();
+          const uint64_t step = restore_newest(engine);
+          seconds = seconds_since(start);
+          if (step != newest)
+            fail(FRUGAL_ERR_INTERNAL, fmt::format("rank {} restored step {}, not {}", rank, step, newest));
+          if (const uint64_t bad = fewer->wrong(); bad != 0)
+            fail(FRUGAL_ERR_DATA_CORRUPTED,
+                 fmt::format("rank {}: {} restored elements differ from those saved", rank, bad));
+        }
+        return slowest(comm, seconds);
+      };
+      for (int64_t i = 0; i < config.count; ++i) {
+        auto baseline = [&] { restore_same.push_back(timed_restore(same.get())); };
+        auto resharded = [&] { restore_resharded.push_back(timed_restore(resharding.get())); };
+        if (i % 2 == 0) {
+          baseline();
+          resharded();
+        } else {
+          resharded();
+          baseline();
+        }
+      }
+    }
+    host::check(frugal_comm_barrier(comm));  // every rank is done before rank 0 cleans up
+    cleanup();
+    if (rank == 0) print_ranks_report(config, ranks, bytes, saves, restore_same, restore_resharded);
+  } catch (...) {
+    try {
+      cleanup();
+    } catch (...) {
+      // The original failure is the one worth reporting.
+    }
+    throw;
+  }
+  return kExitOk;
+}
+
+}  // namespace frugal::cli::bench
