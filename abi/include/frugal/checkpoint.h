@@ -410,10 +410,11 @@ typedef struct frugal_ckpt_info {
   uint32_t not_restored_count;                 /**< Registered tensors and states the restore did not
                                                     write (names: frugal_ckpt_restore_report); 0 = everything
                                                     registered was restored. */
-  /* ABI 2.2; written by every call that fills an info, when the caller's
-     struct_size reaches them. */
+  /* Appended after frugal 0.4.0 (ABI 2.2; 0.4.0's struct ends above):
+     written by every call that fills an info, when the caller's struct_size
+     reaches them, so a library of 0.4.0 leaves them as the caller set them. */
   uint32_t world_size; /**< Ranks of the job that wrote it (the engine's comm): 1 for one
-                            process, 0 when no manifest was read. */
+                            process; 0 when unknown (no manifest was read). */
   uint32_t reserved;   /**< Always 0. */
 } frugal_ckpt_info;
 
