@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "ckpt_bench.hpp"
+#include "cli_errors.hpp"
 #include "commands.hpp"
 #include "json_text.hpp"
 
