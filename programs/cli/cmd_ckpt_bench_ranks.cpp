@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -75,18 +76,19 @@ struct Slices {
     }
     data = allocate(std::max<uint64_t>(floats, 1) * 4, "this rank's slices");
   }
-  float* slice(size_t t) const { return reinterpret_cast<float*>(data.get()) + at[t]; }
+  [[nodiscard]] float* slice(size_t t) const { return reinterpret_cast<float*>(data.get()) + at[t]; }
   void fill() const {
     for (size_t t = 0; t < at.size(); ++t)
       for (uint64_t i = begins[t]; i < ends[t]; ++i) slice(t)[i - begins[t]] = value_at(starts[t] + i);
   }
   // Elements that differ from the saved values.
-  uint64_t wrong() const {
+  [[nodiscard]] uint64_t wrong() const {
     uint64_t bad = 0;
     for (size_t t = 0; t < at.size(); ++t)
       for (uint64_t i = begins[t]; i < ends[t]; ++i) {
-        const float expected = value_at(starts[t] + i);
-        bad += std::memcmp(&slice(t)[i - begins[t]], &expected, 4) != 0 ? 1 : 0;
+        // Bit for bit: the bytes restored are the bytes saved.
+        const auto expected = std::bit_cast<uint32_t>(value_at(starts[t] + i));
+        bad += std::bit_cast<uint32_t>(slice(t)[i - begins[t]]) != expected ? 1 : 0;
       }
     return bad;
   }
