@@ -106,7 +106,12 @@ typedef struct frugal_ckpt_engine frugal_ckpt_engine;
  *                      same kind and step. The comm must take host memory
  *                      (mpi, local); the engine keeps its sub-groups, not
  *                      the host's handle. See "Sharded tensors" below for
- *                      what a save and a restore then do.
+ *                      what a save and a restore then do. Each collective
+ *                      save also carries the ranks' preemption notices: a
+ *                      notice any rank had (frugal_preemption_pending) is
+ *                      recorded on every rank when the save returns, so a
+ *                      host that polls frugal_preemption_pending after its
+ *                      saves takes the emergency save with all ranks.
  * One writing engine per prefix, enforced: the first save claims the prefix
  * with a new writer generation (the highest claimed + 1, recorded under
  * "<prefix>writer-claims/" and in every manifest it commits), and an engine
@@ -587,6 +592,16 @@ typedef struct frugal_ckpt_emergency_result {
  * deadline returns its error (e.g. FRUGAL_ERR_IO for a full disk,
  * FRUGAL_ERR_FAILED_PRECONDITION when a newer job claimed the prefix).
  * An in-flight persist is waited for first, within the same deadline.
+ * With a comm (collective, like frugal_ckpt_save; the deadline is each
+ * rank's own, from its call): the window bounds the agreement and the
+ * exchange of the two-phase commit, and the checkpoint commits only if
+ * every rank's shards were durable by its deadline. A rank that cannot
+ * finish in the window (a previous persist still running, a slow snapshot
+ * or disk) makes the save fail or report committed = 0 on every rank,
+ * and no rank commits it: the previous checkpoint stays the newest. A
+ * rank whose wait timed out leaves the engine's comm broken (as any
+ * collective that timed out does): end the process, as a preempted job
+ * does anyway.
  *   result: // out, not NULL.
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_emergency_save(frugal_ckpt_engine* engine,
@@ -617,6 +632,7 @@ FRUGAL_API void frugal_preemption_notify(void);
 
 /** Clears a recorded notice. */
 FRUGAL_API void frugal_preemption_clear(void);
+
 
 #if FRUGAL_LP64
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_save_args, kind) == 8, ckpt_args_kind);

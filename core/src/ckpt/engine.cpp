@@ -324,8 +324,12 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency, std:
     }
   }
   const auto wait_start = Clock::now();
+  // With a comm a rank that is not ready by the deadline still joins the
+  // agreement, which then refuses the save on every rank.
+  bool ready = true;
   if (deadline) {
-    if (!idle_cv_.wait_until(lock, *deadline, [&] { return !busy_; }))
+    ready = idle_cv_.wait_until(lock, *deadline, [&] { return !busy_; });
+    if (!ready && !group_)
       fail(FRUGAL_ERR_DEADLINE_EXCEEDED, "the previous checkpoint was still persisting at the deadline");
   } else {
     wait_idle_locked(lock);
@@ -337,23 +341,25 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency, std:
   // With a comm only rank 0 writes manifests, so only it claims; the others
   // take its sequence (agree_on_save).
   const bool writer = !group_ || group_->rank() == 0;
-  if (writer) {
+  if (writer && ready) {
     if (!claim_.claimed()) next_sequence_ = claim_.claim([&] { return highest_sequence(); });
     claim_.refuse_if_fenced("frugal_ckpt_save");
   }
   if (group_) {
-    busy_ = true;  // ours while the lock is released for the collective
+    if (ready) busy_ = true;  // ours while the lock is released for the collective
     lock.unlock();
     std::optional<uint64_t> agreed;
     std::optional<Error> failure;
     try {
-      agreed = agree_on_save(kind, args.step, next_sequence_);
+      agreed = agree_on_save(kind, args.step, next_sequence_, ready, deadline);
     } catch (const Error& e) {
       failure = e;
     }
     lock.lock();
-    busy_ = false;
-    idle_cv_.notify_all();
+    if (ready) {
+      busy_ = false;
+      idle_cv_.notify_all();
+    }
     if (failure) throw *failure;
     next_sequence_ = *agreed;
   }
@@ -432,6 +438,7 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency, std:
   out.bytes = offset + state_offset + args.metadata_size;
 
   in_flight_ = m.name;
+  if (emergency) job.deadline = deadline;
   job_ = std::move(job);
   busy_ = true;
   lock.unlock();

@@ -143,16 +143,22 @@ class Engine {
   struct Job {
     Manifest manifest;  // filled except shard checksums
     std::vector<ShardPlan> shards;
+    // An emergency save's deadline: with a comm, a rank whose shards are
+    // not durable by then makes the checkpoint fail on every rank.
+    std::optional<std::chrono::steady_clock::time_point> deadline;
   };
 
   // Validated copy of a registration (shared by register_tensor and
   // register_slice), not yet inserted.
   Registered make_registered(const std::string& name, const frugal_tensor& view, uint32_t kinds) const;
   void insert_registered(Registered r);
-  // With a comm: every rank saves the same kind at the same step; returns
-  // the sequence rank 0 (the job's writer) assigns. Called with busy_ held
-  // and the lock released (collective).
-  uint64_t agree_on_save(int32_t kind, uint64_t step, uint64_t sequence);
+  // With a comm: every rank saves the same kind at the same step, and is
+  // `ready` (an emergency save: its previous persist ended before the
+  // deadline, which bounds the agreement too); a preemption notice on any
+  // rank is recorded on all; returns the sequence rank 0 (the job's
+  // writer) assigns. Called with the lock released (collective).
+  uint64_t agree_on_save(int32_t kind, uint64_t step, uint64_t sequence, bool ready,
+                         std::optional<std::chrono::steady_clock::time_point> deadline);
   // Writes the job's shards (two writers), filling their sizes and
   // checksums; with a comm also each chunk's block checksums.
   void write_shards(Job& job, const std::string& base);

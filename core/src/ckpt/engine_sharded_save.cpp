@@ -7,11 +7,14 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <chrono>
 
 #include "ckpt/engine.hpp"
 
 namespace frugal::ckpt {
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 const char* kind_name(int64_t kind) { return kind == FRUGAL_CKPT_FULL ? "full" : "heartbeat"; }
 
@@ -39,15 +42,32 @@ Manifest merge_parts(const std::vector<Manifest>& parts) {
 
 }  // namespace
 
-uint64_t Engine::agree_on_save(int32_t kind, uint64_t step, uint64_t sequence) {
-  const std::array<int64_t, 3> mine{kind, static_cast<int64_t>(step), static_cast<int64_t>(sequence)};
-  const auto all = group_->caller().all_gather(mine);
-  for (size_t r = 1; r < all.size() / 3; ++r)
-    if (all[3 * r] != all[0] || all[3 * r + 1] != all[1])
+uint64_t Engine::agree_on_save(int32_t kind, uint64_t step, uint64_t sequence, bool ready,
+                               std::optional<std::chrono::steady_clock::time_point> deadline) {
+  const std::array<int64_t, 5> mine{kind, static_cast<int64_t>(step), static_cast<int64_t>(sequence), ready ? 1 : 0,
+                                    frugal_preemption_pending() != 0 ? 1 : 0};
+  std::vector<int64_t> all;
+  {
+    const GroupComm::Deadline bounded(group_->caller(), deadline);
+    all = group_->caller().all_gather(mine);
+  }
+  constexpr size_t kWidth = mine.size();
+  // A notice that reached one node reaches every rank with the job's next
+  // save, whatever else the agreement decides.
+  for (size_t r = 0; r < all.size() / kWidth; ++r)
+    if (all[kWidth * r + 4] != 0) frugal_preemption_notify();
+  for (size_t r = 0; r < all.size() / kWidth; ++r)
+    if (all[kWidth * r + 3] == 0)
+      fail(FRUGAL_ERR_DEADLINE_EXCEEDED,
+           "frugal_ckpt_emergency_save: the previous checkpoint of rank {} was still persisting at the deadline; "
+           "nothing was saved on any rank",
+           r);
+  for (size_t r = 1; r < all.size() / kWidth; ++r)
+    if (all[kWidth * r] != all[0] || all[kWidth * r + 1] != all[1])
       fail(FRUGAL_ERR_INVALID_ARGUMENT,
            "frugal_ckpt_save: every rank must save the same kind at the same step, but rank 0 saves {} at step {} "
            "and rank {} {} at step {}; nothing was saved",
-           kind_name(all[0]), all[1], r, kind_name(all[3 * r]), all[3 * r + 1]);
+           kind_name(all[0]), all[1], r, kind_name(all[kWidth * r]), all[kWidth * r + 1]);
   return static_cast<uint64_t>(all[2]);  // the writer's sequence
 }
 
@@ -76,6 +96,10 @@ uint64_t Engine::persist_sharded(Job& job) {
   try {
     if (rank == 0) claim_.reserve(m.sequence, "writing it");
     write_shards(job, base);
+    // An emergency checkpoint commits only if every rank made it in time.
+    if (job.deadline && Clock::now() > *job.deadline)
+      fail(FRUGAL_ERR_DEADLINE_EXCEEDED, "rank {} made its shards durable {:.3f} s after the emergency deadline", rank,
+           std::chrono::duration<double>(Clock::now() - *job.deadline).count());
   } catch (const std::exception& e) {
     failure = e.what();
     try {
@@ -96,6 +120,8 @@ uint64_t Engine::persist_sharded(Job& job) {
   }
   std::vector<std::vector<uint8_t>> parts;
   try {
+    // An emergency save's ranks wait for each other only until the deadline.
+    const GroupComm::Deadline bounded(group_->worker(), job.deadline);
     parts = group_->worker().all_gather_bytes(part);
   } catch (const Error& e) {
     // Nobody commits without every part; a manifest can only exist if
@@ -134,6 +160,8 @@ uint64_t Engine::persist_sharded(Job& job) {
         if (auto check = decode_manifest(bytes); check.status != FRUGAL_CKPT_VALID)
           fail(FRUGAL_ERR_INVALID_ARGUMENT, "the ranks' slices are not one checkpoint: {}", check.reason);
         claim_.check_current("committing it");
+        if (job.deadline && Clock::now() > *job.deadline)
+          fail(FRUGAL_ERR_DEADLINE_EXCEEDED, "the emergency deadline passed before rank 0 could commit");
         store_->put(base + "/manifest", bytes.data(), bytes.size());  // the commit point of the whole job
         manifest_bytes = bytes.size();
       } catch (const std::exception& e) {

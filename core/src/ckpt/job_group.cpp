@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "comm/communicator.hpp"
 #include "error.hpp"
 
 namespace frugal::ckpt {
@@ -34,6 +35,25 @@ frugal_comm* split_of(frugal_comm* host) {
 }  // namespace
 
 GroupComm::~GroupComm() { frugal_comm_destroy(comm_); }
+
+GroupComm::Deadline::Deadline(GroupComm& group, std::optional<std::chrono::steady_clock::time_point> deadline)
+    : group_(group) {
+  if (!deadline) return;
+  auto& comm = *group.comm_->impl;
+  const int64_t previous = comm.timeout_ms();
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - std::chrono::steady_clock::now());
+  comm.set_timeout(std::clamp<int64_t>(left.count(), 1, previous));
+  previous_ms_ = previous;
+}
+
+GroupComm::Deadline::~Deadline() {
+  if (!previous_ms_) return;
+  try {
+    group_.comm_->impl->set_timeout(*previous_ms_);
+  } catch (...) {
+    // A broken comm's timeout no longer matters: no call will run on it.
+  }
+}
 
 int32_t GroupComm::rank() const { return frugal_comm_rank(comm_); }
 

@@ -8,8 +8,10 @@
 // turns into an error on the others within the comm's timeout.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -36,6 +38,21 @@ class GroupComm {
   [[nodiscard]] std::vector<std::vector<uint8_t>> all_gather_bytes(const std::vector<uint8_t>& mine);
   // Rank 0's `text` on every rank.
   [[nodiscard]] std::string broadcast_text(const std::string& text);
+
+  // While it lives, the group's calls end by `deadline` at the latest (an
+  // emergency save's window; at least 1 ms each), then the comm's own
+  // timeout again. nullopt changes nothing.
+  class Deadline {
+   public:
+    Deadline(GroupComm& group, std::optional<std::chrono::steady_clock::time_point> deadline);
+    ~Deadline();
+    Deadline(const Deadline&) = delete;
+    Deadline& operator=(const Deadline&) = delete;
+
+   private:
+    GroupComm& group_;
+    std::optional<int64_t> previous_ms_;
+  };
 
  private:
   frugal_comm* comm_;

@@ -123,6 +123,11 @@ void Communicator::set_timeout(int64_t timeout_ms) {
   timeout_ms_ = timeout_ms;
 }
 
+int64_t Communicator::timeout_ms() {
+  CallLock lock(*this, "timeout_ms");
+  return timeout_ms_;
+}
+
 void Communicator::set_stream(void* stream) {
   CallLock lock(*this, "set_stream");
   stream_ = stream;

@@ -36,6 +36,8 @@ class Communicator {
 
   [[nodiscard]] const frugal_comm_info& info() const noexcept { return info_; }
   void set_timeout(int64_t timeout_ms);
+  // The deadline of each call, in milliseconds (set_timeout).
+  [[nodiscard]] int64_t timeout_ms();
   void set_stream(void* stream);
   [[nodiscard]] const std::string& label() const noexcept { return instance_.label(); }
 

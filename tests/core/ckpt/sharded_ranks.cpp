@@ -4,15 +4,23 @@
 //   sharded_ranks plain DIR     one process, no comm, restores it whole
 //   sharded_ranks disagree DIR  ranks save different steps: refused on all
 //   sharded_ranks corrupt DIR   one rank's shard damaged: all restore the older
+//   sharded_ranks preempt DIR   a notice on rank 1 reaches every rank with the
+//                               next save; the emergency save commits on all
+//   sharded_ranks preempt_late DIR  (after preempt) one rank cannot finish in
+//                               the emergency window: no rank commits
 // The job and the checks of every element: sharded_job.hpp.
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "sharded_job.hpp"
@@ -135,6 +143,110 @@ void corrupt_then_restore(const std::string& dir, int rank, int size) {
   restore(dir, rank, size, true, 4, 100);
 }
 
+frugal_ckpt_info latest_of(frugal_ckpt_engine* engine) {
+  frugal_ckpt_info info{};
+  info.struct_size = sizeof(info);
+  host::check(frugal_ckpt_latest(engine, FRUGAL_CKPT_ALL_KINDS, &info));
+  return info;
+}
+
+// A notice that only rank 1 received reaches every rank with the job's
+// next save; the emergency save that follows is collective and commits.
+void preempt(const std::string& dir, int rank, int size) {
+  Job job(dir, true);
+  auto tensors = job_tensors(rank, size);
+  register_all(job.engine.get(), tensors, true);
+  for (auto& s : tensors) s.fill(100);
+  const std::string metadata = metadata_of(100, rank);
+  const auto args = save_args(100, metadata);
+  host::check(frugal_ckpt_save(job.engine.get(), &args, nullptr));
+  // The save's agreement carries the ranks' notices: one that only rank 1
+  // received is recorded on every rank when the job's next save returns.
+  frugal_preemption_clear();
+  if (rank == 1) frugal_preemption_notify();  // only rank 1's node was told
+  expect(frugal_preemption_pending() == (rank == 1 ? 1 : 0), "before the save only rank 1 knows");
+  for (auto& s : tensors) s.fill(100);
+  const std::string next_metadata = metadata_of(100, rank);
+  const auto again = save_args(100, next_metadata);
+  host::check(frugal_ckpt_save(job.engine.get(), &again, nullptr));
+  expect(frugal_preemption_pending() != 0, "after the save rank " + std::to_string(rank) + " knows too");
+  for (auto& s : tensors) s.fill(101);
+  const std::string emergency_metadata = metadata_of(101, rank);
+  auto emergency = save_args(101, emergency_metadata);
+  frugal_ckpt_emergency_result result{};
+  result.struct_size = sizeof(result);
+  host::check(frugal_ckpt_emergency_save(job.engine.get(), &emergency, 60.0, &result));
+  expect(result.committed == 1, "the collective emergency save committed on every rank");
+  frugal_preemption_clear();
+  const auto info = latest_of(job.engine.get());
+  expect(info.step == 101 && info.emergency == 1 && info.world_size == static_cast<uint32_t>(size),
+         "the newest checkpoint is the job's emergency heartbeat of step 101");
+}
+
+// Rank 2's snapshot takes longer than the emergency window (a state whose
+// export is slow): the save must fail or report not committed on every
+// rank and no rank may commit it; the step-101 emergency checkpoint stays
+// the newest. The ranks that waited for rank 2 time out at the deadline,
+// which leaves the engine's comm broken (as after any collective that
+// timed out): the program ends without MPI_Finalize, and the test counts
+// the ranks that passed.
+void preempt_late(const std::string& dir, int rank, int size) {
+  auto* job = new Job(dir, true);  // never destroyed: its comm ends broken
+  auto tensors = job_tensors(rank, size);
+  register_all(job->engine.get(), tensors, true);
+  frugal_ckpt_state_fns slow{};
+  slow.struct_size = sizeof(slow);
+  slow.user_data = &rank;
+  slow.export_state = [](void* user_data, void* buffer, size_t capacity, size_t* written) -> frugal_error* {
+    if (*static_cast<int*>(user_data) == 2) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    *written = 1;
+    if (capacity >= 1) *static_cast<uint8_t*>(buffer) = 7;
+    return nullptr;
+  };
+  slow.import_state = [](void*, const void*, size_t) -> frugal_error* { return nullptr; };
+  host::check(frugal_ckpt_register_state(job->engine.get(), "slow", &slow, 0));
+  for (auto& s : tensors) s.fill(102);
+  const std::string metadata = metadata_of(102, rank);
+  auto emergency = save_args(102, metadata);
+  frugal_ckpt_emergency_result result{};
+  result.struct_size = sizeof(result);
+  const auto started = std::chrono::steady_clock::now();
+  const auto saved = outcome(frugal_ckpt_emergency_save(job->engine.get(), &emergency, 0.5, &result));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  expect(saved.code != 0 || result.committed == 0,
+         "the emergency save does not commit on rank " + std::to_string(rank) + " (" + saved.message + ")");
+  if (rank != 2)
+    expect(seconds < 1.4, "rank " + std::to_string(rank) + " returned within the window, not after rank 2");
+  // Rank 2's shards land after the others gave up; give them time, then
+  // look with an engine of this process alone (the job's comm is broken).
+  std::this_thread::sleep_for(std::chrono::milliseconds(rank == 2 ? 300 : 2000));
+  Job alone(dir, false);
+  const auto info = latest_of(alone.engine.get());
+  expect(info.step == 101, "the newest checkpoint is still the step-101 one, not " + std::to_string(info.step));
+  auto visit = [](void* user_data, const frugal_ckpt_info* found) -> int32_t {
+    if (found->step == 102 && found->status == FRUGAL_CKPT_VALID) *static_cast<bool*>(user_data) = true;
+    return 0;
+  };
+  bool committed = false;
+  host::check(frugal_ckpt_list(alone.engine.get(), 0, visit, &committed));
+  expect(!committed, "no rank committed the late emergency checkpoint");
+  // Said before any rank may end: one that ends without MPI_Finalize makes
+  // mpirun end the others, so each waits (through files; MPI is broken)
+  // until every rank has said its result.
+  std::printf("rank %d: preempt_late %s\n", rank, g_failures == 0 ? "passed" : "FAILED");
+  std::fflush(stdout);
+  namespace fs = std::filesystem;
+  const fs::path marks = fs::path(dir).parent_path() / (fs::path(dir).filename().string() + "-checked");
+  fs::create_directories(marks);
+  std::ofstream(marks / std::to_string(rank)).put('\n');
+  for (int waited = 0; waited < 400; ++waited) {
+    int ready = 0;
+    for (int r = 0; r < size; ++r) ready += fs::exists(marks / std::to_string(r)) ? 1 : 0;
+    if (ready == size) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -162,7 +274,14 @@ int main(int argc, char** argv) {
         disagree(dir, g_rank, size);
       else if (mode == "corrupt")
         corrupt_then_restore(dir, g_rank, size);
-      else
+      else if (mode == "preempt")
+        preempt(dir, g_rank, size);
+      else if (mode == "preempt_late") {
+        preempt_late(dir, g_rank, size);
+        // The engine's comm is broken: no MPI_Finalize (it could wait for
+        // the timed-out calls); the test counts the ranks that passed.
+        std::_Exit(g_failures == 0 ? 0 : 1);
+      } else
         expect(false, "unknown mode " + mode);
       MPI_Finalize();
     }
