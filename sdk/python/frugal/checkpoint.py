@@ -155,9 +155,8 @@ class CheckpointEngine(Handle):
     ranks then save and restore together, and creating the engine is
     collective over the comm (see the module documentation). The engine
     keeps sub-groups of its own, so the Comm may be closed after this
-    returns. A Comm given in a mapping or as a keyword works; an Options
-    holding one works when passed alone (it cannot be merged with keywords,
-    since a comm value cannot be read back).
+    returns. A Comm may be given as a keyword, in a mapping or in an
+    Options (merged with keyword options like any other value).
     """
 
     _what = "checkpoint engine"

@@ -2,7 +2,8 @@
 
 The Python type of a value decides the option type: ``bool`` -> BOOL (checked
 before int, since bool is an int subclass), ``int`` -> INT, ``float`` ->
-DOUBLE, ``str`` -> STRING. Anything else is a TypeError naming the option.
+DOUBLE, ``str`` -> STRING, a :class:`frugal.Comm` -> COMM (read back as that
+same object). Anything else is a TypeError naming the option.
 
 Strategy constructors accept a mapping or an :class:`Options`; they build a
 temporary Options for the create call, which reads it during the call only.
@@ -45,6 +46,10 @@ class Options(Handle):
     _copy_hint = "build another with Options(options.to_dict())"
 
     def __init__(self, values=None, **kwargs):
+        # The frugal.Comm of each COMM option set here, by encoded name: the
+        # C object holds only its address, so reading the option back (items,
+        # to_dict, a merge with keyword options) returns this object.
+        self._comms = {}
         out = ctypes.c_void_p()
         check(_lib.lib().frugal_options_create(ctypes.byref(out)))
         super().__init__(out.value)
@@ -77,9 +82,12 @@ class Options(Handle):
         elif _is_comm(value):
             # The options, and every object created from them, keep the comm alive.
             check(lib.frugal_options_set_comm(self.address, key, value.address))
+            self._comms[key] = value
+            return
         else:
             raise TypeError(f"option {name!r}: value must be bool, int, float, str or frugal.Comm, "
                             f"not {type(value).__name__}")
+        self._comms.pop(key, None)  # replaced by a value of another type
 
     def set_parsed(self, name, text):
         """Sets ``name`` from text the way a command line spells it ("true", "42", "1e-3", "ffd")."""
@@ -116,6 +124,8 @@ class Options(Handle):
             out = ctypes.c_int32()
             check(lib.frugal_options_get_bool(self.address, key, 0, ctypes.byref(out)))
             return bool(out.value)
+        if kind == OptionType.COMM:
+            return self._comms[key]
         out = ctypes.c_char_p()
         check(lib.frugal_options_get_string(self.address, key, None, ctypes.byref(out)))
         return out.value.decode("utf-8")

@@ -32,6 +32,22 @@ class ShardedCheckpointTest(unittest.TestCase):
         self.addCleanup(engine.close)
         return engine
 
+    def test_options_holding_a_comm_merge_with_keyword_options(self):
+        """An Options with a comm reads the comm back (items, to_dict), so it
+        merges with keyword options into the engine's create call."""
+        with frugal.Comm(context(), "local") as world, frugal.Options(comm=world, keep_full=3) as options:
+            self.assertIs(options["comm"], world)
+            self.assertEqual(options.to_dict(), {"comm": world, "keep_full": 3})
+            engine = frugal.CheckpointEngine(self.store, options, prefix="merged/")
+        self.addCleanup(engine.close)
+        tensor = np.arange(6, dtype=np.float32)
+        engine.register_slice("t", tensor, global_shape=[6])
+        saved = engine.save(step=1, wait=True)
+        self.assertEqual(saved.name, engine.latest().name)
+        self.assertEqual(engine.latest().world_size, 1, "the merged options carried the comm")
+        with frugal.Options(comm="not a comm") as replaced:
+            self.assertEqual(replaced.to_dict(), {"comm": "not a comm"})
+
     def test_a_slice_a_replicated_and_a_rank_local_tensor_round_trip(self):
         weights = (np.arange(24, dtype=np.float32) / 7).reshape(6, 4)
         bias = np.arange(4, dtype=np.float64) - 1.5
