@@ -633,7 +633,6 @@ FRUGAL_API void frugal_preemption_notify(void);
 /** Clears a recorded notice. */
 FRUGAL_API void frugal_preemption_clear(void);
 
-
 #if FRUGAL_LP64
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_save_args, kind) == 8, ckpt_args_kind);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_ckpt_save_args, step) == 16, ckpt_args_step);
