@@ -50,6 +50,19 @@ HugeBuffer allocate(uint64_t bytes, const char* what);
 // file is left for the caller to unlink (outside the timing).
 double time_raw_write(const std::string& path, const uint8_t* src, uint64_t bytes);
 
+// Iteration i of an A/B comparison: the baseline first on even
+// iterations, second on odd ones, so drift during the run hits both alike.
+template <typename Baseline, typename Measured>
+void alternate(int64_t i, const Baseline& baseline, const Measured& measured) {
+  if (i % 2 == 0) {
+    baseline();
+    measured();
+  } else {
+    measured();
+    baseline();
+  }
+}
+
 double median(std::vector<double> values);
 double maximum(const std::vector<double>& values);
 std::string mib_per_s(double bytes_per_second);

@@ -508,13 +508,7 @@ int cmd_ckpt_bench(const std::vector<std::string>& args) {
         it.persist_seconds = persisted.persist_seconds;
         it.persist_bytes = persisted.bytes;
       };
-      if (i % 2 == 0) {
-        baselines();
-        engine();
-      } else {
-        engine();
-        baselines();
-      }
+      alternate(i, baselines, engine);
       report.iterations.push_back(it);
       // Training moves on: the next checkpoint holds different bytes.
       for (const uint64_t offset : state.offsets) state.data.get()[offset] ^= 0x5a;

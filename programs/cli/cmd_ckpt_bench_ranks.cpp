@@ -278,13 +278,7 @@ int run_ranks(const Config& config) {
         host::check(frugal_ckpt_wait(session.engine.get(), &persisted));
         sample.persist_seconds = slowest(comm, persisted.persist_seconds);
       };
-      if (i % 2 == 0) {
-        raw();
-        engine();
-      } else {
-        engine();
-        raw();
-      }
+      alternate(i, raw, engine);
       saves.push_back(sample);
     }
 
@@ -340,13 +334,7 @@ int run_ranks(const Config& config) {
       for (int64_t i = 0; i < config.count; ++i) {
         auto baseline = [&] { restore_same.push_back(timed_restore(same.get())); };
         auto resharded = [&] { restore_resharded.push_back(timed_restore(resharding.get())); };
-        if (i % 2 == 0) {
-          baseline();
-          resharded();
-        } else {
-          resharded();
-          baseline();
-        }
+        alternate(i, baseline, resharded);
       }
     }
     host::check(frugal_comm_barrier(comm));  // every rank is done before rank 0 cleans up

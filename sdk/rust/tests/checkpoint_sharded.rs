@@ -30,18 +30,6 @@ fn sharded_engine<'buf>(store: &Store, prefix: &str) -> CkptEngine<'buf> {
     CkptEngine::new(store, Some(&engine_options(prefix, Some(&comm)))).unwrap()
 }
 
-/// Asserts `result` is an error with `code` whose message holds every word.
-fn expect_error<T>(result: frugal::Result<T>, code: ErrorCode, words: &[&str]) {
-    let err = match result {
-        Ok(_) => panic!("the call should have been refused with {:?} ({:?})", code, words),
-        Err(err) => err,
-    };
-    assert_eq!(err.code(), code, "{}", err);
-    for word in words {
-        assert!(err.message().contains(word), "{:?} not in the message: {}", word, err.message());
-    }
-}
-
 fn bits(values: &[f32]) -> Vec<u32> {
     values.iter().map(|v| v.to_bits()).collect()
 }
@@ -122,8 +110,8 @@ fn an_engine_without_a_comm_is_one_rank_and_refuses_slices() {
 
     let view = TensorMut::new(&mut weights, &[6, 4]).unwrap();
     let refused = engine.register_slice("w", view, &CkptSlice::new(&[6, 4], &[]), 0);
-    expect_error(refused, ErrorCode::FailedPrecondition, &["'w'", "without a 'comm' option"]);
-    expect_error(engine.tensor::<f32>("w"), ErrorCode::NotFound, &["'w'"]);
+    common::expect_error(refused, ErrorCode::FailedPrecondition, &["'w'", "without a 'comm' option"]);
+    common::expect_error(engine.tensor::<f32>("w"), ErrorCode::NotFound, &["'w'"]);
 }
 
 #[test]
@@ -139,22 +127,22 @@ fn the_binding_checks_lengths_and_the_core_the_rest() {
 
     let mut engine = sharded_engine(&store, "job/");
     let refused = engine.register_slice("w", next_view(), &CkptSlice::new(&[24], &[]), 0);
-    expect_error(
+    common::expect_error(
         refused,
         ErrorCode::InvalidArgument,
         &["'w'", "global_shape has 1 values but the tensor has 2 dimensions"],
     );
     let refused = engine.register_slice("w", next_view(), &CkptSlice::new(&[6, 4], &[0, 0, 0]), 0);
-    expect_error(refused, ErrorCode::InvalidArgument, &["'w'", "offsets has 3 values but the tensor has 2 dimensions"]);
+    common::expect_error(refused, ErrorCode::InvalidArgument, &["'w'", "offsets has 3 values but the tensor has 2 dimensions"]);
     let refused = engine.register_slice("w", next_view(), &CkptSlice::new(&[6, 4], &[1, 0]), 0);
-    expect_error(refused, ErrorCode::OutOfRange, &["'w'", "past the tensor's extent 6"]);
+    common::expect_error(refused, ErrorCode::OutOfRange, &["'w'", "past the tensor's extent 6"]);
     let refused = engine.register_slice("w", next_view(), &CkptSlice::replicated(&[12, 4]), 0);
-    expect_error(refused, ErrorCode::InvalidArgument, &["'w'", "replicated"]);
+    common::expect_error(refused, ErrorCode::InvalidArgument, &["'w'", "replicated"]);
 
     // The refusals registered nothing; rows 0..3 of 6 leave half the
     // tensor uncovered, which the save finds and commits on no rank.
     engine.register_slice("w", TensorMut::new(&mut half, &[3, 4]).unwrap(), &CkptSlice::new(&[6, 4], &[]), 0).unwrap();
     let refused = engine.save(CkptKind::Full, 1, b"", sys::FRUGAL_CKPT_SAVE_WAIT);
-    expect_error(refused, ErrorCode::FailedPrecondition, &["covers 12 of the 24 elements of tensor 'w'"]);
+    common::expect_error(refused, ErrorCode::FailedPrecondition, &["covers 12 of the 24 elements of tensor 'w'"]);
     assert!(engine.list(0).unwrap().is_empty());
 }

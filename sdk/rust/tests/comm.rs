@@ -18,18 +18,6 @@ fn local() -> Comm {
     Comm::new(&common::context(), "local", None).expect("the local comm")
 }
 
-/// Asserts `result` is an error with `code` whose message holds every word.
-fn expect_error<T>(result: frugal::Result<T>, code: ErrorCode, words: &[&str]) {
-    let err = match result {
-        Ok(_) => panic!("the call should have been refused with {:?} ({:?})", code, words),
-        Err(err) => err,
-    };
-    assert_eq!(err.code(), code, "{}", err);
-    for word in words {
-        assert!(err.message().contains(word), "{:?} not in the message: {}", word, err.message());
-    }
-}
-
 fn view<T: Element>(data: &[T], dtype: DType) -> TensorRef<'_> {
     TensorRef::with_dtype(data, dtype, &[data.len() as i64]).unwrap()
 }
@@ -103,9 +91,9 @@ fn reduces_as_the_header_says<T: Element + PartialEq + Debug>(comm: &Comm, dtype
             assert_eq!(in_place, values, "in-place all_reduce {:?} of {:?}", op, dtype);
         } else {
             let refusal = format!("{} of {} is not supported", op_name, dtype.name());
-            expect_error(all_reduce, ErrorCode::Unsupported, &["all_reduce", &refusal]);
-            expect_error(reduce_scatter, ErrorCode::Unsupported, &["reduce_scatter", &refusal]);
-            expect_error(in_place_result, ErrorCode::Unsupported, &["all_reduce", &refusal]);
+            common::expect_error(all_reduce, ErrorCode::Unsupported, &["all_reduce", &refusal]);
+            common::expect_error(reduce_scatter, ErrorCode::Unsupported, &["reduce_scatter", &refusal]);
+            common::expect_error(in_place_result, ErrorCode::Unsupported, &["all_reduce", &refusal]);
             assert!(recv.iter().chain(&scattered).all(|v| *v == fill), "{:?}: a refused reduction wrote", dtype);
             assert_eq!(in_place, values);
         }
@@ -134,7 +122,7 @@ fn uint8_has_max_and_min_but_sum_is_unsupported() {
         &mut TensorMut::new(&mut out, &[16]).unwrap(),
         ReduceOp::Sum,
     );
-    expect_error(refused, ErrorCode::Unsupported, &["all_reduce", "sum of uint8", "max and min also uint8"]);
+    common::expect_error(refused, ErrorCode::Unsupported, &["all_reduce", "sum of uint8", "max and min also uint8"]);
     assert_eq!(out, vec![0u8; 16]);
 }
 
@@ -242,35 +230,35 @@ fn the_core_refuses_bad_calls_naming_them() {
     let send = TensorRef::new(&x, &[8]).unwrap();
 
     let mut wide = vec![0.0f64; 8];
-    expect_error(
+    common::expect_error(
         comm.all_reduce(&send, &mut TensorMut::new(&mut wide, &[8]).unwrap(), ReduceOp::Sum),
         ErrorCode::InvalidArgument,
         &["comm 'local'", "all_reduce", "send has dtype float32 and recv dtype float64"],
     );
     let mut short = vec![0.0f32; 4];
-    expect_error(
+    common::expect_error(
         comm.all_reduce(&send, &mut TensorMut::new(&mut short, &[4]).unwrap(), ReduceOp::Max),
         ErrorCode::InvalidArgument,
         &["all_reduce", "recv has 4 elements; expected 8"],
     );
     let mut long = vec![0.0f32; 9];
-    expect_error(
+    common::expect_error(
         comm.all_gather(&send, &mut TensorMut::new(&mut long, &[9]).unwrap()),
         ErrorCode::InvalidArgument,
         &["all_gather", "recv has 9 elements; expected 8"],
     );
-    expect_error(
+    common::expect_error(
         comm.reduce_scatter(&send, &mut TensorMut::new(&mut short, &[4]).unwrap(), ReduceOp::Sum),
         ErrorCode::InvalidArgument,
         &["reduce_scatter", "send has 8 elements; expected 4"],
     );
-    expect_error(
+    common::expect_error(
         comm.all_to_all(&send, &mut TensorMut::new(&mut short, &[4]).unwrap()),
         ErrorCode::InvalidArgument,
         &["all_to_all", "recv has 4 elements; expected 8"],
     );
     // Parts outside their tensors.
-    expect_error(
+    common::expect_error(
         comm.all_to_all_v(
             &TensorRef::new(&x[..4], &[4]).unwrap(),
             &[5],
@@ -282,29 +270,29 @@ fn the_core_refuses_bad_calls_naming_them() {
         ErrorCode::OutOfRange,
         &["all_to_all_v", "send part 0 (elements 0..5) lies outside its 4 elements"],
     );
-    expect_error(
+    common::expect_error(
         comm.all_to_all_v(&send, &[3], None, &mut TensorMut::new(&mut long, &[9]).unwrap(), &[3], Some(&[7])),
         ErrorCode::OutOfRange,
         &["all_to_all_v", "recv part 0 (elements 7..10) lies outside its 9 elements"],
     );
-    expect_error(
+    common::expect_error(
         comm.all_gather_v(&send, &mut TensorMut::new(&mut long, &[9]).unwrap(), &[8], Some(&[2])),
         ErrorCode::OutOfRange,
         &["all_gather_v", "recv part 0"],
     );
     // This rank's count must be what it sends.
-    expect_error(
+    common::expect_error(
         comm.all_gather_v(&send, &mut TensorMut::new(&mut long, &[9]).unwrap(), &[7], None),
         ErrorCode::InvalidArgument,
         &["all_gather_v", "recv_counts[0] (this rank) is 7, but send has 8 elements"],
     );
     let mut ints = vec![0i32; 8];
-    expect_error(
+    common::expect_error(
         comm.all_to_all_v(&send, &[8], None, &mut TensorMut::new(&mut ints, &[8]).unwrap(), &[8], None),
         ErrorCode::InvalidArgument,
         &["all_to_all_v", "send has dtype float32 and recv dtype int32"],
     );
-    expect_error(
+    common::expect_error(
         comm.all_gather_v(&send, &mut TensorMut::new(&mut ints, &[8]).unwrap(), &[8], None),
         ErrorCode::InvalidArgument,
         &["all_gather_v", "dtype"],
@@ -312,7 +300,7 @@ fn the_core_refuses_bad_calls_naming_them() {
     // Roots outside the group.
     let mut buffer = x.to_vec();
     for root in [1, -1] {
-        expect_error(
+        common::expect_error(
             comm.broadcast(&mut TensorMut::new(&mut buffer, &[8]).unwrap(), root),
             ErrorCode::OutOfRange,
             &["broadcast", &format!("root {} is outside the group's ranks 0..0", root)],
@@ -333,32 +321,32 @@ fn counts_of_the_wrong_length_are_refused_before_the_call() {
     let x = [1.0f32, 2.0, 3.0, 4.0];
     let send = TensorRef::new(&x, &[4]).unwrap();
     let mut recv = vec![0.0f32; 4];
-    expect_error(
+    common::expect_error(
         comm.all_to_all_v(&send, &[1, 2], None, &mut TensorMut::new(&mut recv, &[4]).unwrap(), &[3], None),
         ErrorCode::InvalidArgument,
         &["all_to_all_v", "send_counts has 2 entries; the group has 1 ranks"],
     );
-    expect_error(
+    common::expect_error(
         comm.all_to_all_v(&send, &[3], Some(&[]), &mut TensorMut::new(&mut recv, &[4]).unwrap(), &[3], None),
         ErrorCode::InvalidArgument,
         &["send_displs has 0 entries"],
     );
-    expect_error(
+    common::expect_error(
         comm.all_to_all_v(&send, &[3], None, &mut TensorMut::new(&mut recv, &[4]).unwrap(), &[], None),
         ErrorCode::InvalidArgument,
         &["recv_counts has 0 entries"],
     );
-    expect_error(
+    common::expect_error(
         comm.all_to_all_v(&send, &[3], None, &mut TensorMut::new(&mut recv, &[4]).unwrap(), &[3], Some(&[0, 0, 0])),
         ErrorCode::InvalidArgument,
         &["recv_displs has 3 entries"],
     );
-    expect_error(
+    common::expect_error(
         comm.all_gather_v(&send, &mut TensorMut::new(&mut recv, &[4]).unwrap(), &[4, 0], None),
         ErrorCode::InvalidArgument,
         &["all_gather_v", "recv_counts has 2 entries"],
     );
-    expect_error(
+    common::expect_error(
         comm.all_gather_v(&send, &mut TensorMut::new(&mut recv, &[4]).unwrap(), &[4], Some(&[])),
         ErrorCode::InvalidArgument,
         &["all_gather_v", "recv_displs has 0 entries"],
@@ -372,7 +360,7 @@ fn split_makes_sub_groups_and_color_none_makes_none() {
     assert!(comm.split(Comm::COLOR_NONE, 0).unwrap().is_none());
     let sub = comm.split(3, 9).unwrap().expect("color 3 makes a sub-group");
     assert_eq!((sub.rank(), sub.size(), sub.device_type()), (0, 1, frugal::sys::FRUGAL_DEVICE_CPU));
-    expect_error(comm.split(-2, 0), ErrorCode::InvalidArgument, &["split", "color -2 is negative"]);
+    common::expect_error(comm.split(-2, 0), ErrorCode::InvalidArgument, &["split", "color -2 is negative"]);
     // The sub-group is a comm of its own: it outlives its parent.
     drop(comm);
     let x = [3i32, -1, 4];
@@ -387,8 +375,8 @@ fn split_makes_sub_groups_and_color_none_makes_none() {
 #[test]
 fn timeouts_must_be_positive() {
     let comm = local();
-    expect_error(comm.set_timeout(0), ErrorCode::InvalidArgument, &["comm 'local'", "timeout_ms is 0; expected > 0"]);
-    expect_error(comm.set_timeout(-5), ErrorCode::InvalidArgument, &["timeout_ms is -5"]);
+    common::expect_error(comm.set_timeout(0), ErrorCode::InvalidArgument, &["comm 'local'", "timeout_ms is 0; expected > 0"]);
+    common::expect_error(comm.set_timeout(-5), ErrorCode::InvalidArgument, &["timeout_ms is -5"]);
     comm.set_timeout(1000).unwrap();
     let mut buffer = [1.0f64, 2.0];
     comm.all_reduce_in_place(&mut TensorMut::new(&mut buffer, &[2]).unwrap(), ReduceOp::Sum).unwrap();
@@ -416,7 +404,7 @@ fn a_comm_is_an_option_that_outlives_its_handle() {
         frugal::sys::frugal_comm_size(held)
     };
     assert_eq!(size, 1);
-    expect_error(options.get_int("group", 0), ErrorCode::InvalidArgument, &["group"]);
+    common::expect_error(options.get_int("group", 0), ErrorCode::InvalidArgument, &["group"]);
 }
 
 #[test]
@@ -441,13 +429,13 @@ fn a_comm_moves_to_another_thread() {
 #[test]
 fn unknown_backends_are_named() {
     let context = common::context();
-    expect_error(Comm::new(&context, "no_such_backend", None), ErrorCode::NotFound, &["no_such_backend"]);
-    expect_error(Comm::new(&context, "lo\0cal", None), ErrorCode::InvalidArgument, &["comm name", "NUL"]);
+    common::expect_error(Comm::new(&context, "no_such_backend", None), ErrorCode::NotFound, &["no_such_backend"]);
+    common::expect_error(Comm::new(&context, "lo\0cal", None), ErrorCode::InvalidArgument, &["comm name", "NUL"]);
     // comm_local declares no options, so the core refuses any (comm_mpi's
     // check_calls included), naming it.
     let mut options = Options::new().unwrap();
     options.set_bool("check_calls", true).unwrap();
-    expect_error(
+    common::expect_error(
         Comm::new(&context, "local", Some(&options)),
         ErrorCode::InvalidArgument,
         &["unknown option 'check_calls' (accepted: none)"],

@@ -1,6 +1,6 @@
 //! Shared by the integration tests: a context with the built-in plugins.
 
-use frugal::{Context, Options, Store};
+use frugal::{Context, ErrorCode, Options, Store};
 
 /// A context that discovered the built-in plugins (libfrugal finds them
 /// next to itself). FRUGAL_PLUGIN_PATH is ignored, so the tests see the
@@ -62,4 +62,17 @@ pub fn fs_store(context: &Context, dir: &TempDir) -> Store {
     let mut options = Options::new().unwrap();
     options.set_string("root", &dir.path.to_string_lossy()).unwrap().set_bool("fsync", false).unwrap();
     Store::new(context, "fs", Some(&options)).unwrap()
+}
+
+/// Asserts `result` is an error with `code` whose message holds every word.
+#[allow(dead_code)] // not every test file uses it
+pub fn expect_error<T>(result: frugal::Result<T>, code: ErrorCode, words: &[&str]) {
+    let err = match result {
+        Ok(_) => panic!("the call should have been refused with {:?} ({:?})", code, words),
+        Err(err) => err,
+    };
+    assert_eq!(err.code(), code, "{}", err);
+    for word in words {
+        assert!(err.message().contains(word), "{:?} not in the message: {}", word, err.message());
+    }
 }
