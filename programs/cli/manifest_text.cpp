@@ -56,6 +56,15 @@ std::string manifest_text(const json::Json& m) {
   if (sharded)
     out += fmt::format("  world size {}\n  blocks     {} B\n", m.at("world_size").get<uint32_t>(),
                        m.at("block_bytes").get<uint64_t>());
+  // The ranks that saved metadata of their own; every other rank saved
+  // rank 0's (the `metadata` line).
+  if (sharded && m.contains("rank_metadata")) {
+    std::string own;
+    for (const auto& entry : m.at("rank_metadata"))
+      own += fmt::format("{}rank {}: {} B", own.empty() ? "" : ", ", entry.at("rank").get<uint32_t>(),
+                         entry.at("bytes").get<uint64_t>());
+    out += fmt::format("  own meta   {}\n", own.empty() ? "- (every rank saved rank 0's)" : own);
+  }
 
   const auto& shards = m.at("shards");
   out += fmt::format("\nshards ({})\n", shards.size());

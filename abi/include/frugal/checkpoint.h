@@ -339,8 +339,10 @@ typedef struct frugal_ckpt_save_args {
   int32_t kind;         /**< FRUGAL_CKPT_HEARTBEAT or FRUGAL_CKPT_FULL. */
   uint32_t flags;       /**< FRUGAL_CKPT_SAVE_* bits. */
   uint64_t step;        /**< Training step the state belongs to. */
-  const void* metadata; /**< Host bytes stored with the checkpoint (copied); NULL when metadata_size is 0. */
-  size_t metadata_size; /**< Bytes at metadata (host memory), at most 64 MiB. */
+  const void* metadata; /**< Host bytes stored with the checkpoint (copied); NULL when metadata_size is 0.
+                             With a comm each rank's own (a rank whose bytes equal rank 0's is stored once). */
+  size_t metadata_size; /**< Bytes at metadata (host memory), at most 64 MiB; with a comm, the
+                             job's (rank 0's plus each that differs) at most 64 MiB too. */
 } frugal_ckpt_save_args;
 
 /** Outcome of frugal_ckpt_save. Caller-allocated; struct_size set by the caller. */
@@ -415,9 +417,9 @@ typedef struct frugal_ckpt_info {
   uint32_t not_restored_count;                 /**< Registered tensors and states the restore did not
                                                     write (names: frugal_ckpt_restore_report); 0 = everything
                                                     registered was restored. */
-  /* Appended after frugal 0.4.0 (ABI 2.2; 0.4.0's struct ends above):
-     written by every call that fills an info, when the caller's struct_size
-     reaches them, so a library of 0.4.0 leaves them as the caller set them. */
+  /* Appended in ABI 2.3 (the 2.2 struct ends above): written by every call
+     that fills an info, when the caller's struct_size reaches them, so a
+     library of ABI 2.2 leaves them as the caller set them. */
   uint32_t world_size; /**< Ranks of the job that wrote it (the engine's comm): 1 for one
                             process; 0 when unknown (no manifest was read). */
   uint32_t reserved;   /**< Always 0. */
@@ -524,7 +526,11 @@ FRUGAL_API void frugal_string_free(char* text);
  * again once the cause is fixed (e.g. a scheduler configured as the one
  * saved) rewrites all of it.
  *   metadata:      caller buffer for the host metadata (the heartbeat's when
- *                  a heartbeat is restored), NULL when capacity is 0.
+ *                  a heartbeat is restored), NULL when capacity is 0. Of a
+ *                  job's checkpoint: the metadata this rank saved when the
+ *                  job that wrote it had as many ranks as the restoring
+ *                  one, otherwise rank 0's (every rank's is then available
+ *                  from frugal_ckpt_restored_metadata).
  *   capacity:      bytes at metadata; too small -> FRUGAL_ERR_OUT_OF_RANGE
  *                  with *metadata_size set and nothing restored.
  *   metadata_size: // out, NULL allowed: the metadata's size. Written on
@@ -554,6 +560,29 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_restore(frugal_ckpt_engine
  */
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_restore_report(frugal_ckpt_engine* engine, uint32_t index,
                                                                      char* name, size_t capacity);
+
+/**
+ * The host metadata that one rank of the writing job saved in the
+ * checkpoint the last successful frugal_ckpt_restore on this engine
+ * restored (ABI 2.3). frugal_ckpt_restore gives each rank its own rank's
+ * metadata only when the job that saved had as many ranks (otherwise rank
+ * 0's); a job resumed on another number of ranks reads here what any
+ * saving rank kept (e.g. to share out its data-loader cursors). Reads
+ * nothing from the store; not collective.
+ *   rank:          0 .. world_size - 1 of the restored checkpoint (its
+ *                  frugal_ckpt_info.world_size; 0 for one process), else
+ *                  FRUGAL_ERR_OUT_OF_RANGE.
+ *   metadata:      caller buffer, NULL when capacity is 0.
+ *   capacity:      bytes at metadata; too small -> FRUGAL_ERR_OUT_OF_RANGE
+ *                  with *metadata_size set and nothing copied.
+ *   metadata_size: // out, not NULL: that rank's metadata size.
+ * FRUGAL_ERR_FAILED_PRECONDITION before any successful restore. The
+ * metadata stays until the next successful restore. Thread-safe like
+ * every engine function.
+ */
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_restored_metadata(frugal_ckpt_engine* engine, uint32_t rank,
+                                                                        void* metadata, size_t capacity,
+                                                                        size_t* metadata_size);
 
 /**
  * Applies retention now (it also runs after every persist): keeps the
@@ -626,6 +655,22 @@ FRUGAL_API void frugal_preemption_uninstall_sigterm(void);
 
 /** Nonzero once a preemption notice arrived (SIGTERM or frugal_preemption_notify). */
 FRUGAL_API int32_t frugal_preemption_pending(void);
+
+/**
+ * Agrees on a preemption notice across the engine's ranks (ABI 2.3), cheap
+ * enough to call every step: one all-reduce of one integer. With a comm it
+ * is collective, like frugal_ckpt_save (every rank calls it in the same
+ * order relative to the engine's other collectives); when any rank had a
+ * notice (frugal_preemption_pending), the notice is recorded on every rank
+ * and *pending is 1 on every rank, so all ranks take
+ * frugal_ckpt_emergency_save at the same step. The comm's timeout bounds
+ * it: a rank that never calls makes it fail on the others with the comm's
+ * error (the engine's comm is then broken; end the process). Without a
+ * comm it reports this process's notice. Without a call, a notice still
+ * reaches every rank with the job's next save (see frugal_ckpt_engine_create).
+ *   pending: // out, not NULL: 1 when any rank had a notice, else 0.
+ */
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_ckpt_preemption_agree(frugal_ckpt_engine* engine, int32_t* pending);
 
 /** Records a notice learnt another way (e.g. a cloud metadata poll). Async-signal-safe. */
 FRUGAL_API void frugal_preemption_notify(void);

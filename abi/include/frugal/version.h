@@ -25,7 +25,7 @@
 /** Major version of the ABI described by these headers. Another major = break. */
 #define FRUGAL_ABI_VERSION_MAJOR 2
 /** Minor version of the ABI described by these headers. Append-only changes. */
-#define FRUGAL_ABI_VERSION_MINOR 2
+#define FRUGAL_ABI_VERSION_MINOR 3
 /** Packed ABI version: (major << 16) | minor, as returned by frugal_abi_version(). */
 #define FRUGAL_ABI_VERSION ((FRUGAL_ABI_VERSION_MAJOR << 16) | FRUGAL_ABI_VERSION_MINOR)
 

@@ -38,7 +38,7 @@ frugal_ckpt_info to_info(const frugal::ckpt::Found& found) {
   info.sequence = found.id.sequence;
   if (found.manifest_read) {
     info.created_unix_ns = found.manifest.created_unix_ns;
-    info.bytes = found.manifest.shard_bytes() + found.manifest.metadata.size();
+    info.bytes = found.manifest.shard_bytes() + found.manifest.metadata_bytes();
     // A sharded tensor once, whatever its chunks; a rank-local one once per rank.
     std::set<std::pair<std::string, int64_t>> tensors;
     for (const auto& t : found.manifest.tensors)
@@ -215,10 +215,34 @@ FRUGAL_API frugal_error* frugal_ckpt_restore_report(frugal_ckpt_engine* engine, 
   });
 }
 
+FRUGAL_API frugal_error* frugal_ckpt_restored_metadata(frugal_ckpt_engine* engine, uint32_t rank, void* metadata,
+                                                       size_t capacity, size_t* metadata_size) {
+  return guard("frugal_ckpt_restored_metadata", [&] {
+    require_non_null(metadata_size, "frugal_ckpt_restored_metadata", "metadata_size");
+    if (capacity > 0 && metadata == nullptr)
+      frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "frugal_ckpt_restored_metadata: metadata is NULL but capacity is {}",
+                   capacity);
+    const auto bytes = engine_of(engine, "frugal_ckpt_restored_metadata").restored_metadata(rank);
+    *metadata_size = bytes.size();  // also with OUT_OF_RANGE: the caller needs it to retry
+    if (bytes.size() > capacity)
+      frugal::fail(FRUGAL_ERR_OUT_OF_RANGE,
+                   "frugal_ckpt_restored_metadata: rank {} saved {} metadata bytes; the buffer holds {}", rank,
+                   bytes.size(), capacity);
+    if (!bytes.empty()) std::memcpy(metadata, bytes.data(), bytes.size());
+  });
+}
+
 FRUGAL_API frugal_error* frugal_ckpt_gc(frugal_ckpt_engine* engine, uint32_t* removed) {
   return guard("frugal_ckpt_gc", [&] {
     const uint32_t count = engine_of(engine, "frugal_ckpt_gc").gc();
     if (removed != nullptr) *removed = count;
+  });
+}
+
+FRUGAL_API frugal_error* frugal_ckpt_preemption_agree(frugal_ckpt_engine* engine, int32_t* pending) {
+  return guard("frugal_ckpt_preemption_agree", [&] {
+    require_non_null(pending, "frugal_ckpt_preemption_agree", "pending");
+    *pending = engine_of(engine, "frugal_ckpt_preemption_agree").agree_on_preemption() ? 1 : 0;
   });
 }
 

@@ -27,7 +27,6 @@ namespace frugal::ckpt {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr uint64_t kMaxMetadata = uint64_t{64} << 20;
 constexpr size_t kCommittedMemory = 64;
 constexpr size_t kShardWriters = 2;
 
@@ -298,9 +297,9 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency, std:
   const int32_t kind = emergency ? FRUGAL_CKPT_HEARTBEAT : args.kind;
   if (kind != FRUGAL_CKPT_HEARTBEAT && kind != FRUGAL_CKPT_FULL)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "frugal_ckpt_save: kind {} is neither HEARTBEAT (1) nor FULL (2)", kind);
-  if (args.metadata_size > kMaxMetadata)
-    fail(FRUGAL_ERR_INVALID_ARGUMENT, "frugal_ckpt_save: metadata_size {} exceeds the 64 MiB limit",
-         args.metadata_size);
+  if (args.metadata_size > kMaxMetadataBytes)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "frugal_ckpt_save: metadata_size {} exceeds the {} MiB limit", args.metadata_size,
+         kMaxMetadataBytes >> 20);
   if (args.metadata_size > 0 && args.metadata == nullptr)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "frugal_ckpt_save: metadata is NULL but metadata_size is {}", args.metadata_size);
 
@@ -351,7 +350,7 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency, std:
     std::optional<uint64_t> agreed;
     std::optional<Error> failure;
     try {
-      agreed = agree_on_save(kind, args.step, next_sequence_, ready, deadline);
+      agreed = agree_on_save(kind, args, next_sequence_, ready, deadline);
     } catch (const Error& e) {
       failure = e;
     }
@@ -962,7 +961,30 @@ RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata,
                                 : " with full-only state from " + out.full_source,
                             fmt::join(why, "; ")));
   restore_report_ = out.not_restored;
+  remember_metadata_locked(m);
   return out;
+}
+
+void Engine::remember_metadata_locked(const Manifest& m) {
+  Manifest kept;
+  kept.name = m.name;
+  kept.world_size = m.world_size;
+  kept.metadata = m.metadata;
+  kept.rank_metadata = m.rank_metadata;
+  restored_metadata_ = std::move(kept);
+}
+
+std::vector<uint8_t> Engine::restored_metadata(uint32_t rank) const {
+  std::lock_guard lock(mutex_);
+  if (!restored_metadata_)
+    fail(FRUGAL_ERR_FAILED_PRECONDITION,
+         "frugal_ckpt_restored_metadata: no frugal_ckpt_restore on this engine has succeeded yet");
+  const Manifest& m = *restored_metadata_;
+  const uint32_t ranks = std::max<uint32_t>(m.world_size, 1);
+  if (rank >= ranks)
+    fail(FRUGAL_ERR_OUT_OF_RANGE, "frugal_ckpt_restored_metadata: rank {} is not a rank of the job of {} that wrote {}",
+         rank, ranks, m.name);
+  return m.metadata_of(rank);
 }
 
 void Engine::remove_checkpoint(const std::string& checkpoint) const {

@@ -87,6 +87,11 @@ class Engine {
   SaveOutcome save(const frugal_ckpt_save_args& args, bool emergency,
                    std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
 
+  // With a comm, collective: true on every rank when any rank had a
+  // preemption notice, which is then recorded on all; without, this
+  // process's notice (frugal_ckpt_preemption_agree).
+  bool agree_on_preemption();
+
   // Blocks until idle; throws the last persist's error once.
   PersistOutcome wait();
   // The outcome of the persist of checkpoint `name` (error empty = committed),
@@ -111,6 +116,9 @@ class Engine {
     std::lock_guard lock(mutex_);
     return restore_report_;
   }
+  // The metadata rank `rank` of the writing job saved in the checkpoint the
+  // last successful restore restored (frugal_ckpt_restored_metadata).
+  std::vector<uint8_t> restored_metadata(uint32_t rank) const;
   uint32_t gc();
   std::string inspect_json(const std::string& name) const;
 
@@ -152,12 +160,14 @@ class Engine {
   // register_slice), not yet inserted.
   Registered make_registered(const std::string& name, const frugal_tensor& view, uint32_t kinds) const;
   void insert_registered(Registered r);
-  // With a comm: every rank saves the same kind at the same step, and is
+  // With a comm: every rank saves the same kind at args.step, and is
   // `ready` (an emergency save: its previous persist ended before the
-  // deadline, which bounds the agreement too); a preemption notice on any
-  // rank is recorded on all; returns the sequence rank 0 (the job's
-  // writer) assigns. Called with the lock released (collective).
-  uint64_t agree_on_save(int32_t kind, uint64_t step, uint64_t sequence, bool ready,
+  // deadline, which bounds the agreement too), and the job's metadata
+  // (rank 0's plus every rank's that differs) fits a checkpoint; a
+  // preemption notice on any rank is recorded on all; returns the
+  // sequence rank 0 (the job's writer) assigns. Called with the lock
+  // released (collective).
+  uint64_t agree_on_save(int32_t kind, const frugal_ckpt_save_args& args, uint64_t sequence, bool ready,
                          std::optional<std::chrono::steady_clock::time_point> deadline);
   // Writes the job's shards (two writers), filling their sizes and
   // checksums; with a comm also each chunk's block checksums.
@@ -168,6 +178,8 @@ class Engine {
   // Removes what this rank wrote of `checkpoint` (with a comm: its own
   // shards; without: the whole checkpoint).
   void remove_own(const std::string& checkpoint) const;
+  // Keeps the metadata of every rank of `m`, the checkpoint just restored.
+  void remember_metadata_locked(const Manifest& m);
   // Restore of a sharded (format 3) checkpoint, or any restore of an
   // engine with a comm (engine_sliced_restore.cpp).
   RestoreOutcome restore_sliced(const char* name, uint32_t kinds, void* metadata, size_t capacity,
@@ -259,6 +271,9 @@ class Engine {
   std::deque<JobOutcome> outcomes_;          // recent persist outcomes (bounded), for SAVE_WAIT and emergencies
   std::set<std::string> verified_;           // checkpoints whose shards verified (or that we wrote)
   std::vector<std::string> restore_report_;  // tensors the last successful restore did not write
+  // The last successful restore's checkpoint: only its name, world_size,
+  // metadata and rank_metadata.
+  std::optional<Manifest> restored_metadata_;
   std::thread worker_;
 };
 

@@ -10,6 +10,7 @@
 #include <chrono>
 
 #include "ckpt/engine.hpp"
+#include "hash.hpp"
 
 namespace frugal::ckpt {
 namespace {
@@ -18,13 +19,17 @@ using Clock = std::chrono::steady_clock;
 
 const char* kind_name(int64_t kind) { return kind == FRUGAL_CKPT_FULL ? "full" : "heartbeat"; }
 
-// Rank 0's merge of every rank's part: its header and metadata, every
-// rank's shards, and the records placed in them, renumbered.
+// Rank 0's merge of every rank's part: its header and metadata, the
+// metadata of every other rank that saved different bytes, every rank's
+// shards, and the records placed in them, renumbered.
 Manifest merge_parts(const std::vector<Manifest>& parts) {
   Manifest out = parts.front();
   out.shards.clear();
   out.tensors.clear();
   out.states.clear();
+  out.rank_metadata.clear();
+  for (size_t r = 1; r < parts.size(); ++r)
+    if (parts[r].metadata != out.metadata) out.rank_metadata.push_back({static_cast<uint32_t>(r), parts[r].metadata});
   for (const Manifest& part : parts) {
     const auto base = static_cast<uint32_t>(out.shards.size());
     out.shards.insert(out.shards.end(), part.shards.begin(), part.shards.end());
@@ -42,10 +47,16 @@ Manifest merge_parts(const std::vector<Manifest>& parts) {
 
 }  // namespace
 
-uint64_t Engine::agree_on_save(int32_t kind, uint64_t step, uint64_t sequence, bool ready,
+uint64_t Engine::agree_on_save(int32_t kind, const frugal_ckpt_save_args& args, uint64_t sequence, bool ready,
                                std::optional<std::chrono::steady_clock::time_point> deadline) {
-  const std::array<int64_t, 5> mine{kind, static_cast<int64_t>(step), static_cast<int64_t>(sequence), ready ? 1 : 0,
-                                    frugal_preemption_pending() != 0 ? 1 : 0};
+  // The metadata's size and checksum tell each rank which ranks' bytes the
+  // manifest will hold (those that differ from rank 0's), so a job whose
+  // metadata cannot fit is refused before any snapshot.
+  const auto metadata_sum = static_cast<int64_t>(xxh3(args.metadata, args.metadata_size));
+  const std::array<int64_t, 7> mine{
+      kind,          static_cast<int64_t>(args.step),          static_cast<int64_t>(sequence),
+      ready ? 1 : 0, frugal_preemption_pending() != 0 ? 1 : 0, static_cast<int64_t>(args.metadata_size),
+      metadata_sum};
   std::vector<int64_t> all;
   {
     const GroupComm::Deadline bounded(group_->caller(), deadline);
@@ -68,7 +79,25 @@ uint64_t Engine::agree_on_save(int32_t kind, uint64_t step, uint64_t sequence, b
            "frugal_ckpt_save: every rank must save the same kind at the same step, but rank 0 saves {} at step {} "
            "and rank {} {} at step {}; nothing was saved",
            kind_name(all[0]), all[1], r, kind_name(all[kWidth * r]), all[kWidth * r + 1]);
+  uint64_t job_metadata = static_cast<uint64_t>(all[5]);
+  for (size_t r = 1; r < all.size() / kWidth; ++r)
+    if (all[kWidth * r + 5] != all[5] || all[kWidth * r + 6] != all[6])
+      job_metadata += static_cast<uint64_t>(all[kWidth * r + 5]);
+  if (job_metadata > kMaxMetadataBytes)
+    fail(FRUGAL_ERR_OUT_OF_RANGE,
+         "frugal_ckpt_save: the ranks' metadata comes to {} bytes (rank 0's and each rank's that differs), more than "
+         "the {} MiB a checkpoint holds; nothing was saved",
+         job_metadata, kMaxMetadataBytes >> 20);
   return static_cast<uint64_t>(all[2]);  // the writer's sequence
+}
+
+bool Engine::agree_on_preemption() {
+  const bool mine = frugal_preemption_pending() != 0;
+  if (!group_) return mine;
+  // The caller's sub-group, never under the lock: like a save's agreement.
+  const bool any = group_->caller().any(mine);
+  if (any) frugal_preemption_notify();
+  return any;
 }
 
 void Engine::remove_own(const std::string& checkpoint) const {
@@ -110,9 +139,7 @@ uint64_t Engine::persist_sharded(Job& job) {
   // Phase 2: the records (or why there are none), to every rank.
   std::vector<uint8_t> part;
   if (failure.empty()) {
-    Manifest mine = m;
-    if (rank != 0) mine.metadata.clear();  // the checkpoint carries rank 0's
-    part = encode_manifest(mine);
+    part = encode_manifest(m);
     part.insert(part.begin(), 1);
   } else {
     part.assign(failure.begin(), failure.end());

@@ -237,10 +237,14 @@ RestoreOutcome Engine::restore_sliced(const char* name, uint32_t kinds, void* me
            "written on this rank",
            rank);
     const Manifest& m = found.manifest;
-    if (m.metadata.size() > capacity) {
-      *metadata_size = m.metadata.size();
-      fail(FRUGAL_ERR_OUT_OF_RANGE, "checkpoint {} carries {} metadata bytes; the buffer holds {}", m.name,
-           m.metadata.size(), capacity);
+    // This rank's own metadata when the job that wrote it had as many
+    // ranks; otherwise rank 0's, the job's (frugal_ckpt_restore).
+    const uint32_t world = group_ ? static_cast<uint32_t>(group_->size()) : 1;
+    const std::vector<uint8_t>& own = m.world_size == world ? m.metadata_of(static_cast<uint32_t>(rank)) : m.metadata;
+    if (own.size() > capacity) {
+      *metadata_size = own.size();
+      fail(FRUGAL_ERR_OUT_OF_RANGE, "checkpoint {} carries {} metadata bytes for rank {}; the buffer holds {}", m.name,
+           own.size(), rank, capacity);
     }
     if (!skipped.empty())
       store_->log(FRUGAL_LOG_WARN, fmt::format("recovering from {}; skipped newer: {}", m.name, skipped));
@@ -253,8 +257,9 @@ RestoreOutcome Engine::restore_sliced(const char* name, uint32_t kinds, void* me
       copier_.finish();
     }
     for (const auto& [st, bytes] : imports) import_state(*st, bytes.data(), bytes.size(), m.name);
-    if (!m.metadata.empty()) std::memcpy(metadata, m.metadata.data(), m.metadata.size());
-    *metadata_size = m.metadata.size();
+    if (!own.empty()) std::memcpy(metadata, own.data(), own.size());
+    *metadata_size = own.size();
+    remember_metadata_locked(m);
     RestoreOutcome out;
     out.found = found;
     if (m.kind == FRUGAL_CKPT_FULL) out.full_source = m.name;

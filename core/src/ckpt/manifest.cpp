@@ -172,8 +172,20 @@ uint64_t Manifest::shard_bytes() const {
   return total;
 }
 
+const std::vector<uint8_t>& Manifest::metadata_of(uint32_t rank) const {
+  const auto it = std::lower_bound(rank_metadata.begin(), rank_metadata.end(), rank,
+                                   [](const RankMetadata& entry, uint32_t r) { return entry.rank < r; });
+  return it != rank_metadata.end() && it->rank == rank ? it->bytes : metadata;
+}
+
+uint64_t Manifest::metadata_bytes() const {
+  uint64_t total = metadata.size();
+  for (const auto& entry : rank_metadata) total += entry.bytes.size();
+  return total;
+}
+
 std::vector<uint8_t> encode_manifest(const Manifest& m) {
-  flatbuffers::FlatBufferBuilder builder(4096 + m.metadata.size());
+  flatbuffers::FlatBufferBuilder builder(4096 + m.metadata_bytes());
   builder.ForceDefaults(true);  // keeps `checksum` present so it can be patched in place
   std::vector<flatbuffers::Offset<fb::Shard>> shards;
   for (const auto& s : m.shards)
@@ -189,6 +201,9 @@ std::vector<uint8_t> encode_manifest(const Manifest& m) {
   for (const auto& st : m.states)
     states.push_back(
         fb::CreateStateRecord(builder, builder.CreateString(st.name), st.kinds, st.shard, st.offset, st.size, st.xxh3));
+  std::vector<flatbuffers::Offset<fb::RankMetadata>> rank_metadata;
+  for (const auto& entry : m.rank_metadata)
+    rank_metadata.push_back(fb::CreateRankMetadata(builder, entry.rank, builder.CreateVector(entry.bytes)));
   // Format 1 readers would misread the shards of a manifest with states,
   // and format 2 readers a chunk for a tensor: each manifest says the
   // oldest format that reads it right.
@@ -198,7 +213,8 @@ std::vector<uint8_t> encode_manifest(const Manifest& m) {
       builder, format, builder.CreateString(m.name), m.kind, m.step, m.sequence, m.created_unix_ns, m.emergency,
       builder.CreateString(m.writer), builder.CreateVector(shards), builder.CreateVector(tensors),
       builder.CreateVector(m.metadata), xxh3(m.metadata.data(), m.metadata.size()), 0, m.generation,
-      m.states.empty() ? 0 : builder.CreateVector(states), m.world_size, sharded ? m.block_bytes : 0);
+      m.states.empty() ? 0 : builder.CreateVector(states), m.world_size, sharded ? m.block_bytes : 0,
+      rank_metadata.empty() ? 0 : builder.CreateVector(rank_metadata));
   fb::FinishManifestBuffer(builder, root);
   std::vector<uint8_t> bytes(builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize());
   auto* manifest = fb::GetMutableManifest(bytes.data());
@@ -333,6 +349,22 @@ DecodedManifest decode_manifest(const std::vector<uint8_t>& bytes, ManifestScope
   if (m->metadata() != nullptr) r.metadata.assign(m->metadata()->begin(), m->metadata()->end());
   if (checksums_enforced() && xxh3(r.metadata.data(), r.metadata.size()) != m->metadata_xxh3())
     return corrupt("manifest metadata checksum mismatch");
+  if (m->rank_metadata() != nullptr) {
+    if (!sharded) return corrupt("manifest of one process holds metadata of other ranks");
+    for (const auto* entry : *m->rank_metadata()) {
+      RankMetadata own;
+      own.rank = entry->rank();
+      if (entry->bytes() != nullptr) own.bytes.assign(entry->bytes()->begin(), entry->bytes()->end());
+      if (own.rank == 0 || own.rank >= r.world_size)
+        return corrupt(fmt::format("manifest holds metadata of rank {} in a job of {} ranks", own.rank, r.world_size));
+      if (!r.rank_metadata.empty() && own.rank <= r.rank_metadata.back().rank)
+        return corrupt(fmt::format("manifest lists the metadata of rank {} out of order or twice", own.rank));
+      r.rank_metadata.push_back(std::move(own));
+    }
+  }
+  if (r.metadata_bytes() > kMaxMetadataBytes)
+    return corrupt(fmt::format("manifest holds {} metadata bytes, more than the {} a checkpoint may hold",
+                               r.metadata_bytes(), kMaxMetadataBytes));
   if (r.kind != FRUGAL_CKPT_HEARTBEAT && r.kind != FRUGAL_CKPT_FULL)
     return corrupt(fmt::format("manifest has unknown kind {}", r.kind));
   if (auto problem = inconsistent_records(r); !problem.empty()) return corrupt(std::move(problem));
@@ -396,6 +428,10 @@ std::string manifest_to_json(const Manifest& m) {
   if (m.world_size > 0) {
     manifest["world_size"] = m.world_size;
     manifest["block_bytes"] = m.block_bytes;
+    // The ranks whose metadata is their own (the others saved rank 0's).
+    json::Json own = json::Json::array();
+    for (const auto& entry : m.rank_metadata) own.push_back({{"rank", entry.rank}, {"bytes", entry.bytes.size()}});
+    manifest["rank_metadata"] = std::move(own);
   }
   return json::json_text(manifest) + "\n";
 }

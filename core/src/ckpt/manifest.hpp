@@ -25,6 +25,11 @@ inline constexpr uint32_t kManifestFormatWithoutStates = 1;
 inline constexpr uint64_t kMinBlockBytes = 4096;
 inline constexpr uint64_t kMaxBlockBytes = uint64_t{1} << 30;
 
+// The most host metadata bytes a checkpoint holds: one rank's
+// frugal_ckpt_save_args metadata, and a job's (rank 0's plus each rank's
+// that differs) in all.
+inline constexpr uint64_t kMaxMetadataBytes = uint64_t{64} << 20;
+
 // The most bytes one state may hold (FRUGAL_CKPT_STATE_MAX_SIZE).
 inline constexpr uint64_t kMaxStateBytes = uint64_t{256} << 20;
 
@@ -61,6 +66,12 @@ struct StateRecord {
   uint64_t xxh3 = 0;  // of its bytes
 };
 
+// One rank's metadata, where it differs from rank 0's (format 3).
+struct RankMetadata {
+  uint32_t rank = 0;  // 1 .. world_size - 1
+  std::vector<uint8_t> bytes;
+};
+
 struct Manifest {
   // As decoded; encode_manifest writes the format the contents need.
   uint32_t format_version = kManifestFormatVersion;
@@ -74,12 +85,18 @@ struct Manifest {
   uint64_t generation = 0;  // writer generation that committed it (0: written before generations)
   std::vector<ShardRecord> shards;
   std::vector<TensorRecord> tensors;
-  std::vector<StateRecord> states;  // in registration order
-  std::vector<uint8_t> metadata;
-  uint32_t world_size = 0;   // ranks that wrote it; 0: one process (formats 1 and 2)
-  uint64_t block_bytes = 0;  // the tensor records' block_xxh3 block size (format 3)
+  std::vector<StateRecord> states;          // in registration order
+  std::vector<uint8_t> metadata;            // rank 0's (the only one of one process)
+  std::vector<RankMetadata> rank_metadata;  // format 3: ranks whose metadata differs from rank 0's, ascending
+  uint32_t world_size = 0;                  // ranks that wrote it; 0: one process (formats 1 and 2)
+  uint64_t block_bytes = 0;                 // the tensor records' block_xxh3 block size (format 3)
 
   [[nodiscard]] uint64_t shard_bytes() const;
+  // The metadata `rank` of the writing job saved (rank 0's for a rank
+  // rank_metadata does not list).
+  [[nodiscard]] const std::vector<uint8_t>& metadata_of(uint32_t rank) const;
+  // Every metadata byte stored: rank 0's and the other ranks' own.
+  [[nodiscard]] uint64_t metadata_bytes() const;
 };
 
 // How many checksum blocks of `block_bytes` cover `bytes` (the last one

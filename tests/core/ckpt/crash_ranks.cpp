@@ -89,7 +89,9 @@ uint64_t resume(frugal_ckpt_engine* engine, std::vector<Slice>& tensors) {
   } else {
     call(error);
     step = info.step;
-    if (std::string(metadata.data(), metadata_size) != metadata_of(step, 0))
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (std::string(metadata.data(), metadata_size) != restored_metadata_of(step, g_rank, size, info.world_size))
       failed("restored " + std::string(info.name) + " carries the metadata '" +
              std::string(metadata.data(), metadata_size) + "'");
     const auto report = not_restored(engine, info);

@@ -179,8 +179,17 @@ inline void register_all(frugal_ckpt_engine* engine, std::vector<Slice>& tensors
   }
 }
 
+// The host metadata rank `rank` saves at `step`: the odd ranks their own,
+// the even ranks rank 0's bytes (which the manifest stores once).
 inline std::string metadata_of(uint64_t step, int rank) {
-  return "step " + std::to_string(step) + " rank " + std::to_string(rank);
+  return "step " + std::to_string(step) + (rank % 2 == 1 ? " rank " + std::to_string(rank) : std::string());
+}
+
+// What a restore on `rank` of `size` ranks gets of a checkpoint a job of
+// `written_by` ranks saved at `step`: its own rank's metadata when the
+// sizes match, otherwise rank 0's (frugal_ckpt_restore).
+inline std::string restored_metadata_of(uint64_t step, int rank, int size, uint32_t written_by) {
+  return metadata_of(step, written_by == static_cast<uint32_t>(size) ? rank : 0);
 }
 
 // A store_fs store on `dir` and an engine on it, with the job's comm_mpi

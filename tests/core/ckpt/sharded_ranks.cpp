@@ -87,8 +87,26 @@ void restore(const std::string& dir, int rank, int size, bool with_comm, int wri
                                   &metadata_size, &info));
   expect(info.step == expected, "restored step " + std::to_string(expected) + ", got " + std::to_string(info.step));
   expect(info.world_size == static_cast<uint32_t>(written_by), "the restored info names the writing job's size");
-  expect(std::string(metadata.data(), metadata_size) == metadata_of(expected, 0),
-         "the checkpoint's metadata is rank 0's");
+  expect(std::string(metadata.data(), metadata_size) == restored_metadata_of(expected, rank, size, info.world_size),
+         "the restore gives '" + restored_metadata_of(expected, rank, size, info.world_size) + "', not '" +
+             std::string(metadata.data(), metadata_size) + "'");
+  // Every saving rank's metadata, whatever this job's size.
+  for (int r = 0; r < written_by; ++r) {
+    size_t size_of = 0;
+    const auto read = outcome(frugal_ckpt_restored_metadata(job.engine.get(), static_cast<uint32_t>(r), metadata.data(),
+                                                            metadata.size(), &size_of));
+    expect(read.code == FRUGAL_OK && std::string(metadata.data(), size_of) == metadata_of(expected, r),
+           "frugal_ckpt_restored_metadata gives rank " + std::to_string(r) + "'s metadata");
+  }
+  size_t needed = 0;
+  const auto small = outcome(frugal_ckpt_restored_metadata(job.engine.get(), 1, metadata.data(), 3, &needed));
+  expect(small.code == FRUGAL_ERR_OUT_OF_RANGE && needed == metadata_of(expected, 1).size(),
+         "a buffer too small is refused with the size needed: " + small.message);
+  const auto past = outcome(frugal_ckpt_restored_metadata(job.engine.get(), static_cast<uint32_t>(written_by),
+                                                          metadata.data(), metadata.size(), &needed));
+  expect(past.code == FRUGAL_ERR_OUT_OF_RANGE &&
+             past.message.find("job of " + std::to_string(written_by)) != std::string::npos,
+         "a rank past the writing job is refused by name: " + past.message);
   const auto report = not_restored(job.engine.get(), info);
   for (auto& s : tensors) {
     if (!s.sliced && rank >= written_by) {
@@ -121,6 +139,15 @@ void disagree(const std::string& dir, int rank, int size) {
   info.struct_size = sizeof(info);
   host::check(frugal_ckpt_latest(job.engine.get(), FRUGAL_CKPT_ALL_KINDS, &info));
   expect(info.step == 200, "the newest checkpoint is still step 200");
+  // Metadata that fits each rank but not the job's checkpoint: every rank
+  // but rank 0 saves 40 MiB of its own, refused on all before a snapshot.
+  const std::string big(rank == 0 ? 0 : size_t{40} << 20, static_cast<char>('a' + rank));
+  const auto big_args = save_args(300, big);
+  const auto too_big = outcome(frugal_ckpt_save(job.engine.get(), &big_args, nullptr));
+  expect(too_big.code == FRUGAL_ERR_OUT_OF_RANGE && too_big.message.find("more than the 64 MiB") != std::string::npos,
+         "the job's metadata past 64 MiB is refused on every rank: " + too_big.message);
+  host::check(frugal_ckpt_latest(job.engine.get(), FRUGAL_CKPT_ALL_KINDS, &info));
+  expect(info.step == 200, "the newest checkpoint is still step 200 after the refusal");
 }
 
 // Rank 0 flips one byte of rank 1's first shard of the newest checkpoint;
@@ -160,8 +187,19 @@ void preempt(const std::string& dir, int rank, int size) {
   const std::string metadata = metadata_of(100, rank);
   const auto args = save_args(100, metadata);
   host::check(frugal_ckpt_save(job.engine.get(), &args, nullptr));
-  // The save's agreement carries the ranks' notices: one that only rank 1
-  // received is recorded on every rank when the job's next save returns.
+  // The per-step agreement: a notice only rank 1 received reaches every
+  // rank; with none, every rank reads 0.
+  frugal_preemption_clear();
+  int32_t pending = -1;
+  host::check(frugal_ckpt_preemption_agree(job.engine.get(), &pending));
+  expect(pending == 0 && frugal_preemption_pending() == 0, "no notice, no rank preempted");
+  if (rank == 1) frugal_preemption_notify();
+  host::check(frugal_ckpt_preemption_agree(job.engine.get(), &pending));
+  expect(pending == 1 && frugal_preemption_pending() != 0,
+         "the agreement tells rank " + std::to_string(rank) + " of rank 1's notice");
+  // The save's agreement carries the ranks' notices too: one that only
+  // rank 1 received is recorded on every rank when the job's next save
+  // returns.
   frugal_preemption_clear();
   if (rank == 1) frugal_preemption_notify();  // only rank 1's node was told
   expect(frugal_preemption_pending() == (rank == 1 ? 1 : 0), "before the save only rank 1 knows");

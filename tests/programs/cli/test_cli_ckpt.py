@@ -230,8 +230,10 @@ class CkptCliTest(unittest.TestCase):
         # Every rank's slice of the 1 MiB tensor, in 64 KiB shards.
         self.assertEqual(sum(s["size"] for s in manifest["shards"]), 1 << 20)
         self.assertTrue(all(s["key"].startswith("r%05d-shard-" % s["rank"]) for s in manifest["shards"]))
+        self.assertEqual(manifest["rank_metadata"], [])  # the bench's ranks save no metadata of their own
         text = ckpt("inspect", self.root, newest).stdout
         self.assertIn("world size 3", text)
+        self.assertIn("own meta   - (every rank saved rank 0's)", text)
 
         damaged = [s["key"] for s in manifest["shards"] if s["rank"] == 2][0]
         flip_byte(os.path.join(self.root, newest, damaged))
