@@ -203,7 +203,10 @@ typedef struct frugal_ckpt_slice {
  * any rank. A checkpoint of such an engine (manifest format 3) stores
  * each rank's slice as a chunk, and a job of any number of ranks restores
  * it: each rank reads, and verifies, only the bytes of the stored chunks
- * that overlap the slice it registered (frugal_ckpt_restore).
+ * that overlap the slice it registered (frugal_ckpt_restore). Restoring a
+ * heartbeat, every rank takes its full-only slices and states from the
+ * same full checkpoint: the newest written before the heartbeat whose
+ * blocks every rank could read and verify.
  *   name, view, kinds: as for frugal_ckpt_register (one namespace with the
  *          tensors and states; the view's memory is borrowed the same way).
  *   slice: not NULL; offsets + view extents must lie inside global_shape.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -184,6 +185,21 @@ class Engine {
   // engine with a comm (engine_sliced_restore.cpp).
   RestoreOutcome restore_sliced(const char* name, uint32_t kinds, void* metadata, size_t capacity,
                                 size_t* metadata_size);
+  // What one rank read and verified for a sliced restore (defined in
+  // engine_sliced_restore.cpp).
+  struct SlicedStage;
+  // Reads and verifies into the snapshot buffer all this rank needs of
+  // checkpoint `chosen`, and of the full checkpoint `source` ("" for none)
+  // a heartbeat's full-only state; writes nothing registered.
+  SlicedStage stage_sliced(const std::string& chosen, const std::string& source);
+  // Stages the registrations the checkpoint `found` holds for this rank
+  // (with `source`: a full checkpoint supplying only the full-only ones
+  // the stage still misses).
+  void stage_from(const Found& found, bool source, SlicedStage& stage,
+                  const std::map<const Registered*, uint64_t>& positions);
+  // Writes a stage every rank agreed on into the registrations.
+  RestoreOutcome write_staged(SlicedStage stage, const std::string& skipped, const std::string& full_skipped,
+                              void* metadata, size_t capacity, size_t* metadata_size);
 
   std::string key_of(const std::string& checkpoint) const { return options_.prefix + checkpoint; }
   // Refuses `name` when a tensor or a state holds it (one namespace).

@@ -79,6 +79,7 @@ struct Slice {
   std::vector<int64_t> global, offsets, shape;
   bool replicated = false;
   bool sliced = true;  // false: rank-local (frugal_ckpt_register)
+  uint32_t kinds = 0;  // registered for (0: every kind)
   std::vector<uint8_t> bytes;
   frugal_tensor view{};
 
@@ -116,49 +117,60 @@ struct Slice {
   }
 };
 
+// A tensor of `global` shape that rank `rank` holds whole (its bytes and
+// view are set by with_view).
+inline Slice whole_slice(std::string name, int rank, int32_t dtype, size_t element, std::vector<int64_t> global) {
+  Slice s;
+  s.name = std::move(name);
+  s.rank = rank;
+  s.dtype = dtype;
+  s.element = element;
+  s.offsets.assign(global.size(), 0);
+  s.shape = global;
+  s.global = std::move(global);
+  return s;
+}
+
+// Rank `rank`'s part of `global` split along `dim` over `size` ranks.
+inline Slice split_slice(std::string name, int rank, int size, int32_t dtype, size_t element,
+                         std::vector<int64_t> global, size_t dim) {
+  Slice s = whole_slice(std::move(name), rank, dtype, element, std::move(global));
+  const auto [begin, end] = part_of(s.global[dim], rank, size);
+  s.offsets[dim] = begin;
+  s.shape[dim] = end - begin;
+  return s;
+}
+
+// Zeroed bytes and the view on them.
+inline Slice with_view(Slice s) {
+  s.bytes.assign(s.count() * s.element, 0);
+  s.view.struct_size = sizeof(frugal_tensor);
+  s.view.data = s.bytes.data();
+  s.view.dtype = s.dtype;
+  s.view.ndim = static_cast<int32_t>(s.shape.size());
+  s.view.shape = s.shape.data();
+  s.view.device = {FRUGAL_DEVICE_CPU, 0};
+  return s;
+}
+
 // The job's tensors as rank `rank` of `size` holds them: splits along dim
 // 0 and dim 1 (uneven), one with fewer rows than some jobs have ranks, a
 // replicated tensor and a rank-local one; `big_rows` rows of 256 floats
 // more, split along dim 0, when not 0 (a save that takes a while).
 inline std::vector<Slice> job_tensors(int rank, int size, int64_t big_rows = 0) {
   std::vector<Slice> out;
-  auto make = [rank](std::string name, int32_t dtype, size_t element, std::vector<int64_t> global) {
-    Slice s;
-    s.name = std::move(name);
-    s.rank = rank;
-    s.dtype = dtype;
-    s.element = element;
-    s.offsets.assign(global.size(), 0);
-    s.shape = global;
-    s.global = std::move(global);
-    return s;
-  };
-  auto split = [&](std::string name, int32_t dtype, size_t element, std::vector<int64_t> global, size_t dim) {
-    Slice s = make(std::move(name), dtype, element, std::move(global));
-    const auto [begin, end] = part_of(s.global[dim], rank, size);
-    s.offsets[dim] = begin;
-    s.shape[dim] = end - begin;
-    out.push_back(std::move(s));
-  };
-  split("layer0/w", FRUGAL_DTYPE_FLOAT32, 4, {13, 7}, 0);   // rows, uneven
-  split("layer0/v", FRUGAL_DTYPE_BFLOAT16, 2, {5, 11}, 1);  // columns, uneven
-  split("emb", FRUGAL_DTYPE_INT64, 8, {9, 3, 4}, 0);        // more ranks than some splits hold rows for
-  if (big_rows > 0) split("big", FRUGAL_DTYPE_FLOAT32, 4, {big_rows, 256}, 0);
-  Slice bias = make("bias", FRUGAL_DTYPE_FLOAT32, 4, {17});
+  out.push_back(split_slice("layer0/w", rank, size, FRUGAL_DTYPE_FLOAT32, 4, {13, 7}, 0));   // rows, uneven
+  out.push_back(split_slice("layer0/v", rank, size, FRUGAL_DTYPE_BFLOAT16, 2, {5, 11}, 1));  // columns, uneven
+  out.push_back(
+      split_slice("emb", rank, size, FRUGAL_DTYPE_INT64, 8, {9, 3, 4}, 0));  // fewer rows than some jobs' ranks
+  if (big_rows > 0) out.push_back(split_slice("big", rank, size, FRUGAL_DTYPE_FLOAT32, 4, {big_rows, 256}, 0));
+  Slice bias = whole_slice("bias", rank, FRUGAL_DTYPE_FLOAT32, 4, {17});
   bias.replicated = true;
   out.push_back(std::move(bias));
-  Slice own = make("rng", FRUGAL_DTYPE_INT64, 8, {4});
+  Slice own = whole_slice("rng", rank, FRUGAL_DTYPE_INT64, 8, {4});
   own.sliced = false;
   out.push_back(std::move(own));
-  for (auto& s : out) {
-    s.bytes.assign(s.count() * s.element, 0);
-    s.view.struct_size = sizeof(frugal_tensor);
-    s.view.data = s.bytes.data();
-    s.view.dtype = s.dtype;
-    s.view.ndim = static_cast<int32_t>(s.shape.size());
-    s.view.shape = s.shape.data();
-    s.view.device = {FRUGAL_DEVICE_CPU, 0};
-  }
+  for (auto& s : out) s = with_view(std::move(s));
   return out;
 }
 
@@ -166,7 +178,7 @@ inline std::vector<Slice> job_tensors(int rank, int size, int64_t big_rows = 0) 
 inline void register_all(frugal_ckpt_engine* engine, std::vector<Slice>& tensors, bool with_slices) {
   for (auto& s : tensors) {
     if (!with_slices || !s.sliced) {
-      host::check(frugal_ckpt_register(engine, s.name.c_str(), &s.view, 0));
+      host::check(frugal_ckpt_register(engine, s.name.c_str(), &s.view, s.kinds));
       continue;
     }
     frugal_ckpt_slice slice{};
@@ -175,7 +187,7 @@ inline void register_all(frugal_ckpt_engine* engine, std::vector<Slice>& tensors
     slice.replicated = s.replicated ? 1 : 0;
     slice.global_shape = s.global.data();
     slice.offsets = s.offsets.data();
-    host::check(frugal_ckpt_register_slice(engine, s.name.c_str(), &s.view, &slice, 0));
+    host::check(frugal_ckpt_register_slice(engine, s.name.c_str(), &s.view, &slice, s.kinds));
   }
 }
 

@@ -4,6 +4,10 @@
 //   sharded_ranks plain DIR     one process, no comm, restores it whole
 //   sharded_ranks disagree DIR  ranks save different steps: refused on all
 //   sharded_ranks corrupt DIR   one rank's shard damaged: all restore the older
+//   sharded_ranks heartbeat_save DIR     full checkpoints, then a heartbeat
+//   sharded_ranks heartbeat_restore DIR  M ranks restore the heartbeat, its
+//                               full-only state from a full checkpoint
+//   sharded_ranks heartbeat_plain DIR    the same, one process without a comm
 //   sharded_ranks preempt DIR   a notice on rank 1 reaches every rank with the
 //                               next save; the emergency save commits on all
 //   sharded_ranks preempt_late DIR  (after preempt) one rank cannot finish in
@@ -170,6 +174,106 @@ void corrupt_then_restore(const std::string& dir, int rank, int size) {
   restore(dir, rank, size, true, 4, 100);
 }
 
+// A heartbeat leaves out the full-only state (optimizer moments, a
+// full-only host state): its restore takes them from the newest full
+// checkpoint before it that every rank can read.
+struct FullOnly {
+  Slice moments;      // 2048 x 4 floats split on dim 0: 8 KiB per rank of 4, a shard of its own
+  std::string state;  // "opt <step> rank <r>", exported by a full-only state
+  std::string imported;
+};
+
+void register_full_only(frugal_ckpt_engine* engine, FullOnly& full, int rank, int size, bool with_slices) {
+  full.moments = with_view(split_slice("moments", rank, size, FRUGAL_DTYPE_FLOAT32, 4, {2048, 4}, 0));
+  full.moments.kinds = FRUGAL_CKPT_FULL;
+  std::vector<Slice> one;
+  one.push_back(std::move(full.moments));
+  register_all(engine, one, with_slices);
+  full.moments = std::move(one.front());
+  frugal_ckpt_state_fns fns{};
+  fns.struct_size = sizeof(fns);
+  fns.user_data = &full;
+  fns.export_state = [](void* user_data, void* buffer, size_t capacity, size_t* written) -> frugal_error* {
+    const std::string& state = static_cast<FullOnly*>(user_data)->state;
+    *written = state.size();
+    if (capacity >= state.size()) std::memcpy(buffer, state.data(), state.size());
+    return nullptr;
+  };
+  fns.import_state = [](void* user_data, const void* bytes, size_t count) -> frugal_error* {
+    static_cast<FullOnly*>(user_data)->imported.assign(static_cast<const char*>(bytes), count);
+    return nullptr;
+  };
+  host::check(frugal_ckpt_register_state(engine, "optimizer", &fns, FRUGAL_CKPT_FULL));
+}
+
+std::string full_state_of(uint64_t step, int rank) {
+  return "opt " + std::to_string(step) + " rank " + std::to_string(rank);
+}
+
+// N ranks save full checkpoints at steps 50 and 100 and a heartbeat at
+// 150; then one byte of rank 1's moments in the step-100 one is flipped.
+void heartbeat_save(const std::string& dir, int rank, int size) {
+  Job job(dir, true);
+  FullOnly full;
+  register_full_only(job.engine.get(), full, rank, size, true);  // first: each rank's shard 0 holds its moments alone
+  auto tensors = job_tensors(rank, size);
+  register_all(job.engine.get(), tensors, true);
+  for (const uint64_t step : {50, 100, 150}) {
+    for (auto& s : tensors) s.fill(step);
+    full.moments.fill(step);
+    full.state = full_state_of(step, rank);
+    const std::string metadata = metadata_of(step, rank);
+    auto args = save_args(step, metadata);
+    args.kind = step == 150 ? FRUGAL_CKPT_HEARTBEAT : FRUGAL_CKPT_FULL;
+    host::check(frugal_ckpt_save(job.engine.get(), &args, nullptr));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    // Rank 1's first shard holds only its moments (registered first, more
+    // than a shard's worth).
+    const std::string shard = dir + "/full-000000000100-00000002/r00001-shard-00000";
+    std::FILE* f = std::fopen(shard.c_str(), "r+b");
+    expect(f != nullptr, "open " + shard);
+    if (f != nullptr) {
+      std::fseek(f, 5, SEEK_SET);
+      const int c = std::fgetc(f);
+      std::fseek(f, 5, SEEK_SET);
+      std::fputc(c ^ 0x10, f);
+      std::fclose(f);
+    }
+  }
+}
+
+// M ranks restore the heartbeat of step 150: its own tensors at 150, the
+// full-only moments and state from the step-50 full checkpoint (the
+// step-100 one fails a block on the ranks that read rank 1's chunk, so
+// every rank skips it).
+void heartbeat_restore(const std::string& dir, int rank, int size, bool with_comm, int written_by) {
+  Job job(dir, with_comm);
+  FullOnly full;
+  register_full_only(job.engine.get(), full, rank, size, with_comm);
+  auto tensors = job_tensors(rank, size);
+  register_all(job.engine.get(), tensors, with_comm);
+  std::memset(full.moments.bytes.data(), 0xA5, full.moments.bytes.size());
+  std::vector<char> metadata(256);
+  size_t metadata_size = 0;
+  frugal_ckpt_info info{};
+  info.struct_size = sizeof(info);
+  host::check(frugal_ckpt_restore(job.engine.get(), nullptr, FRUGAL_CKPT_ALL_KINDS, metadata.data(), metadata.size(),
+                                  &metadata_size, &info));
+  expect(info.step == 150 && info.kind == FRUGAL_CKPT_HEARTBEAT, "restored the step-150 heartbeat");
+  expect(std::string(info.full_source) == "full-000000000050-00000001",
+         "the full-only state came from the step-50 full checkpoint, not " + std::string(info.full_source));
+  expect(full.moments.wrong(50) == 0, "the moments hold step 50's values");
+  for (auto& s : tensors)
+    if (s.sliced || rank < written_by) expect(s.wrong(150) == 0, "'" + s.name + "' holds step 150's values");
+  expect(full.imported == (rank < written_by ? full_state_of(50, rank) : std::string()),
+         "the optimizer state imported is '" + full.imported + "'");
+  const auto report = not_restored(job.engine.get(), info);
+  expect(rank < written_by ? report.empty() : report.size() == 2,
+         "rank " + std::to_string(rank) + " reports " + std::to_string(report.size()) + " not restored");
+}
+
 frugal_ckpt_info latest_of(frugal_ckpt_engine* engine) {
   frugal_ckpt_info info{};
   info.struct_size = sizeof(info);
@@ -297,6 +401,8 @@ int main(int argc, char** argv) {
   try {
     if (mode == "plain") {
       restore(dir, 0, 1, false, written_by);
+    } else if (mode == "heartbeat_plain") {
+      heartbeat_restore(dir, 0, 1, false, written_by);
     } else {
       int provided = 0;
       MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -311,6 +417,10 @@ int main(int argc, char** argv) {
         disagree(dir, g_rank, size);
       else if (mode == "corrupt")
         corrupt_then_restore(dir, g_rank, size);
+      else if (mode == "heartbeat_save")
+        heartbeat_save(dir, g_rank, size);
+      else if (mode == "heartbeat_restore")
+        heartbeat_restore(dir, g_rank, size, true, written_by);
       else if (mode == "preempt")
         preempt(dir, g_rank, size);
       else if (mode == "preempt_late") {
