@@ -299,6 +299,60 @@ func (e *CkptEngine) restoreReport(count uint32) ([]string, error) {
 	return names, nil
 }
 
+// RestoredMetadata returns the host metadata that rank `rank` of the
+// writing job saved in the checkpoint the last successful Restore on this
+// engine restored (ABI 2.3). Restore returns this rank's own metadata only
+// when the job that saved had as many ranks (otherwise rank 0's); a job
+// resumed on another number of ranks reads here what any saving rank kept
+// (e.g. to share out its data-loader cursors). It reads nothing from the
+// store and is not collective. CodeOutOfRange for a rank >= the restored
+// checkpoint's WorldSize (0 is the only rank of an engine without a comm),
+// CodeFailedPrecondition before any successful Restore.
+func (e *CkptEngine) RestoredMetadata(rank uint32) ([]byte, error) {
+	if e.ptr == nil {
+		return nil, closedError("checkpoint engine")
+	}
+	capacity := restoreMetadataGuess
+	for {
+		// The buffer is Go memory written during the call only.
+		buf := make([]byte, capacity)
+		var size C.size_t
+		err := takeError(C.frugal_ckpt_restored_metadata(e.ptr, C.uint32_t(rank), unsafe.Pointer(&buf[0]),
+			C.size_t(len(buf)), &size))
+		// Too small: nothing was copied; retry with the size reported.
+		if fe, ok := err.(*Error); ok && fe.Code == CodeOutOfRange && int(size) > capacity {
+			capacity = int(size)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return buf[:int(size):int(size)], nil
+	}
+}
+
+// PreemptionAgree reports whether any rank of the engine had a preemption
+// notice (ABI 2.3): one all-reduce of one integer, cheap enough to call
+// every step. With a comm it is collective, like Save (every rank calls it
+// in the same order relative to the engine's other collectives); when any
+// rank had a notice (PreemptionPending), the notice is recorded on every
+// rank and every rank gets true, so all take EmergencySave at the same
+// step. A rank that never calls makes it fail on the others with the
+// comm's error once the comm's timeout passes (the engine's comm is then
+// broken; end the process). Without a comm it reports this process's
+// notice. Without a call, a notice still reaches every rank with the job's
+// next Save.
+func (e *CkptEngine) PreemptionAgree() (bool, error) {
+	if e.ptr == nil {
+		return false, closedError("checkpoint engine")
+	}
+	var pending C.int32_t
+	if err := takeError(C.frugal_ckpt_preemption_agree(e.ptr, &pending)); err != nil {
+		return false, err
+	}
+	return pending != 0, nil
+}
+
 // GC applies retention now and returns how many checkpoints it removed.
 func (e *CkptEngine) GC() (uint32, error) {
 	if e.ptr == nil {

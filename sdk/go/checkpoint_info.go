@@ -57,7 +57,7 @@ type CkptInfo struct {
 	// restore left as they were (e.g. a heartbeat's full-only state with no
 	// valid full checkpoint before it); empty when every tensor was restored.
 	NotRestored []string
-	// WorldSize is the number of ranks of the job that wrote it (ABI 2.2): 1
+	// WorldSize is the number of ranks of the job that wrote it (ABI 2.3): 1
 	// for an engine without a comm, the comm's size otherwise; 0 when no
 	// manifest was read (an incomplete or unreadable checkpoint in List).
 	WorldSize uint32

@@ -7,7 +7,8 @@ import (
 )
 
 // Sharded checkpoints (ABI 2.2) in one process: an engine over a "local"
-// comm, a group of one.
+// comm, a group of one; and the ABI 2.3 calls over it, the preemption
+// agreement (collective) and each saving rank's restored metadata.
 
 // newShardedEngine opens an engine with prefix over a local comm; the comm
 // and the options are closed at once (the engine keeps sub-groups of its
@@ -105,6 +106,39 @@ func TestShardedCheckpointRoundTripsASliceAReplicatedAndARankLocalTensor(t *test
 	if info.Name != saved.Name || info.WorldSize != 1 || !bytes.Equal(wholeWeights.Tensor().Bytes(), wantWeights) {
 		t.Fatalf("whole restore %+v, weights %v", info, wholeWeights.Tensor().Float32s())
 	}
+}
+
+func TestTheAgreementAndTheRestoredMetadataOverAGroupOfOne(t *testing.T) {
+	e := newShardedEngine(t, newTestStore(t), "job/")
+	PreemptionClear()
+	defer PreemptionClear()
+	pending, err := e.PreemptionAgree()
+	must(t, err)
+	if pending {
+		t.Fatalf("agreed on a notice before any")
+	}
+	PreemptionNotify()
+	pending, err = e.PreemptionAgree()
+	must(t, err)
+	if !pending || !PreemptionPending() {
+		t.Fatalf("agreed %v, pending %v after PreemptionNotify; want both true", pending, PreemptionPending())
+	}
+	PreemptionClear()
+
+	must(t, e.RegisterSlice("w", newTestCTensor(t, DTypeFloat32, 8), CkptSlice{GlobalShape: []int64{8}}, 0))
+	_, err = e.RestoredMetadata(0)
+	wantError(t, err, CodeFailedPrecondition)
+	_, err = e.Save(CkptFull, 3, []byte("rank 0 of 1"), SaveWait)
+	must(t, err)
+	info, meta, err := e.Restore("", CkptAllKinds)
+	must(t, err)
+	got, err := e.RestoredMetadata(0)
+	must(t, err)
+	if info.WorldSize != 1 || string(meta) != "rank 0 of 1" || string(got) != "rank 0 of 1" {
+		t.Fatalf("world size %d, metadata %q, rank 0's %q; want 1 and \"rank 0 of 1\" twice", info.WorldSize, meta, got)
+	}
+	_, err = e.RestoredMetadata(1)
+	wantError(t, err, CodeOutOfRange)
 }
 
 func TestAnEngineWithoutACommIsOneRankAndRefusesSlices(t *testing.T) {

@@ -154,6 +154,103 @@ func TestRestoreLargeMetadataGrowsItsBuffer(t *testing.T) {
 	}
 }
 
+// The preemption agreement (ABI 2.3) of an engine without a comm reports
+// this process's notice and leaves it pending.
+func TestPreemptionAgreeReportsThisProcessNotice(t *testing.T) {
+	e, err := NewCkptEngine(newTestStore(t), nil)
+	must(t, err)
+	defer e.Close()
+	PreemptionClear()
+	defer PreemptionClear()
+	agree := func() bool {
+		t.Helper()
+		pending, err := e.PreemptionAgree()
+		must(t, err)
+		return pending
+	}
+	if agree() {
+		t.Fatalf("agreed on a notice before any")
+	}
+	PreemptionNotify()
+	if !agree() {
+		t.Fatalf("no notice agreed on after PreemptionNotify")
+	}
+	if !PreemptionPending() {
+		t.Fatalf("agreeing consumed the notice")
+	}
+	if !agree() {
+		t.Fatalf("no notice agreed on the second time")
+	}
+	PreemptionClear()
+	if agree() {
+		t.Fatalf("agreed on a cleared notice")
+	}
+	must(t, e.Close())
+	_, err = e.PreemptionAgree()
+	wantError(t, err, CodeFailedPrecondition, "checkpoint engine is closed")
+}
+
+// RestoredMetadata (ABI 2.3) of an engine without a comm: rank 0's, after
+// a restore only, until the next restore.
+func TestRestoredMetadataIsRank0sAfterARestoreOnly(t *testing.T) {
+	e, err := NewCkptEngine(newTestStore(t), nil)
+	must(t, err)
+	defer e.Close()
+	must(t, e.Register("x", newTestCTensor(t, DTypeInt32, 4), 0))
+	_, err = e.RestoredMetadata(0)
+	wantError(t, err, CodeFailedPrecondition)
+	_, err = e.Save(CkptFull, 1, []byte("cursor=17"), SaveWait)
+	must(t, err)
+	_, err = e.RestoredMetadata(0)
+	wantError(t, err, CodeFailedPrecondition) // a save is not a restore
+
+	info, meta, err := e.Restore("", CkptAllKinds)
+	must(t, err)
+	if info.WorldSize != 1 || string(meta) != "cursor=17" {
+		t.Fatalf("restored world size %d, metadata %q; want 1, \"cursor=17\"", info.WorldSize, meta)
+	}
+	for i := 0; i < 2; i++ { // it stays until the next restore
+		got, err := e.RestoredMetadata(0)
+		must(t, err)
+		if string(got) != "cursor=17" {
+			t.Fatalf("RestoredMetadata(0) = %q, want \"cursor=17\"", got)
+		}
+	}
+	_, err = e.RestoredMetadata(1) // one rank wrote it
+	wantError(t, err, CodeOutOfRange)
+
+	// The next restore replaces it; empty metadata comes back empty.
+	_, err = e.Save(CkptFull, 2, nil, SaveWait)
+	must(t, err)
+	_, _, err = e.Restore("", CkptAllKinds)
+	must(t, err)
+	got, err := e.RestoredMetadata(0)
+	must(t, err)
+	if len(got) != 0 {
+		t.Fatalf("RestoredMetadata(0) = %q after restoring empty metadata", got)
+	}
+	must(t, e.Close())
+	_, err = e.RestoredMetadata(0)
+	wantError(t, err, CodeFailedPrecondition, "checkpoint engine is closed")
+}
+
+func TestRestoredMetadataLargeGrowsItsBuffer(t *testing.T) {
+	e, err := NewCkptEngine(newTestStore(t), nil)
+	must(t, err)
+	defer e.Close()
+	must(t, e.Register("x", newTestCTensor(t, DTypeUint8, 16), 0))
+	meta := bytes.Repeat([]byte("0123456789"), 10*1024) // 100 KiB: past the first buffer
+	_, err = e.Save(CkptFull, 1, meta, SaveWait)
+	must(t, err)
+	_, _, err = e.Restore("", CkptAllKinds)
+	must(t, err)
+	got, err := e.RestoredMetadata(0)
+	must(t, err)
+	if !bytes.Equal(got, meta) {
+		t.Fatalf("metadata of %d bytes came back as %d bytes", len(meta), len(got))
+	}
+}
+
 func TestCheckpointErrorsCarryCodeAndMessage(t *testing.T) {
 	_, err := NewStore(newTestContext(t), "fs", nil)
 	wantError(t, err, CodeInvalidArgument, "store 'fs'", "root")

@@ -15,7 +15,9 @@ import (
 // Preemption notices. libfrugal keeps one process-wide flag: set by a
 // notice (PreemptionNotify, or WatchPreemptionSignals on a signal), polled
 // by the training loop at a step boundary (PreemptionPending), which then
-// calls CkptEngine.EmergencySave and exits. The flag is an atomic:
+// calls CkptEngine.EmergencySave and exits; a job of several ranks polls
+// CkptEngine.PreemptionAgree instead (ABI 2.3), so that a notice on any
+// rank makes every rank take it at the same step. The flag is an atomic:
 // these functions are safe from any goroutine.
 //
 // libfrugal's own SIGTERM helper (frugal_preemption_install_sigterm) is

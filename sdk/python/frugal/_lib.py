@@ -17,7 +17,7 @@ libfrugal finds its built-in plugins relative to its own file
 (<libdir>/frugal/v2/plugins), so loading it by absolute path is enough for
 plugin discovery as well.
 
-The loaded library must speak ABI 2.1 or a newer 2.x (frugal_abi_version);
+The loaded library must speak ABI 2.3 or a newer 2.x (frugal_abi_version);
 another major or an older minor raises :class:`LibraryError`, as does a missing library (naming every
 place that was tried). Loading is lazy: importing the package never fails
 for want of the library; the first call that needs it does.
@@ -38,8 +38,9 @@ from ._prototypes import GIL_HELD, SIGNATURES
 ABI_MAJOR = 2
 #: The ABI minor this package calls into (FRUGAL_ABI_VERSION_MINOR): 2.1 added
 #: the communicators (frugal.comm), 2.2 sharded checkpoints
-#: (CheckpointEngine.register_slice), so an older library is refused.
-ABI_MINOR = 2
+#: (CheckpointEngine.register_slice), 2.3 CheckpointEngine.preemption_agree
+#: and restored_metadata, so an older library is refused.
+ABI_MINOR = 3
 
 _SONAME = "libfrugal.so.2"
 

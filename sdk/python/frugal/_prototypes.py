@@ -190,6 +190,7 @@ SIGNATURES = {
         [_H, c_char_p, c_uint32, c_void_p, c_size_t, POINTER(c_size_t), POINTER(t.CkptInfo)],
     ),
     "frugal_ckpt_restore_report": (_ERR, [_H, c_uint32, c_char_p, c_size_t]),
+    "frugal_ckpt_restored_metadata": (_ERR, [_H, c_uint32, c_void_p, c_size_t, POINTER(c_size_t)]),
     "frugal_ckpt_gc": (_ERR, [_H, POINTER(c_uint32)]),
     "frugal_ckpt_emergency_save": (
         _ERR,
@@ -198,6 +199,7 @@ SIGNATURES = {
     "frugal_preemption_install_sigterm": (_ERR, []),
     "frugal_preemption_uninstall_sigterm": (None, []),
     "frugal_preemption_pending": (c_int32, []),
+    "frugal_ckpt_preemption_agree": (_ERR, [_H, POINTER(c_int32)]),
     "frugal_preemption_notify": (None, []),
     "frugal_preemption_clear": (None, []),
 }

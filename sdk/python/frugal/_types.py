@@ -621,7 +621,7 @@ class CkptInfo(Structure):
         # Written by frugal_ckpt_restore only.
         ("full_source", c_char * CKPT_NAME_CAPACITY),
         ("not_restored_count", c_uint32),
-        # ABI 2.2: written by every call that fills an info (a 2.1 library leaves them 0).
+        # ABI 2.3: written by every call that fills an info (a 2.2 library leaves them 0).
         ("world_size", c_uint32),
         ("reserved", c_uint32),
     ]

@@ -25,6 +25,10 @@ and step. ``register_slice`` registers this rank's box of a global tensor (or
 a replicated one); the checkpoint is one, whatever the number of ranks, and
 a job of any size restores it, each rank reading only what overlaps its own
 slices. A tensor registered with ``register`` on such an engine is rank-local.
+ABI 2.3 adds ``preemption_agree()``, which every rank calls at a step
+boundary so that a preemption notice on any rank reaches all of them at the
+same step, and ``restored_metadata(rank)``, the metadata any saving rank
+kept, for a job resumed on another number of ranks.
 
 Thread-safety: an engine's methods may be called from any thread (the core
 serialises them); the host must not write registered memory while save()
@@ -114,7 +118,7 @@ class CheckpointInfo:
     #: before it, one saved with another shape, or a state the checkpoint
     #: does not hold). Empty: everything restored.
     not_restored: tuple = ()
-    #: Ranks of the job that wrote it (ABI 2.2): 1 for an engine without a
+    #: Ranks of the job that wrote it (ABI 2.3): 1 for an engine without a
     #: comm, the comm's size otherwise; 0 when no manifest was read (an
     #: incomplete or unreadable checkpoint in list()).
     world_size: int = 0
@@ -374,6 +378,33 @@ class CheckpointEngine(Handle):
             restored = dataclasses.replace(CheckpointInfo._from_c(info), not_restored=tuple(names))
             return restored, buffer.raw[: size.value]
 
+    def restored_metadata(self, rank):
+        """The metadata rank ``rank`` of the writing job saved in the checkpoint the last restore() restored (ABI 2.3).
+
+        restore() returns this rank's own metadata only when the job that
+        saved had as many ranks (otherwise rank 0's); a job resumed on
+        another number of ranks reads here what any saving rank kept (e.g.
+        to share out its data-loader cursors). Reads nothing from the store;
+        not collective. FrugalError OUT_OF_RANGE for a rank >= the restored
+        checkpoint's world_size (0 is the only rank of an engine without a
+        comm), FAILED_PRECONDITION before any successful restore().
+        """
+        lib = _lib.lib()
+        capacity = 4096
+        while True:
+            buffer = ctypes.create_string_buffer(capacity)
+            size = ctypes.c_size_t()
+            try:
+                check(lib.frugal_ckpt_restored_metadata(self.address, int(rank), buffer, capacity,
+                                                        ctypes.byref(size)))
+            except Exception as error:
+                # Too small a buffer copies nothing and reports the size: retry with it.
+                if getattr(error, "code_name", None) == "OUT_OF_RANGE" and size.value > capacity:
+                    capacity = size.value
+                    continue
+                raise
+            return buffer.raw[: size.value]
+
     def gc(self):
         """Applies retention now; returns how many checkpoints were removed."""
         removed = ctypes.c_uint32()
@@ -388,3 +419,20 @@ class CheckpointEngine(Handle):
                                                     ctypes.byref(result)))
         del holder
         return EmergencyResult(_text(result.name), bool(result.committed), result.seconds)
+
+    def preemption_agree(self):
+        """True when any rank of the engine had a preemption notice (ABI 2.3; one all-reduce, cheap per step).
+
+        With a comm it is collective, like save(): every rank calls it in the
+        same order relative to the engine's other collectives, and when any
+        rank had a notice (frugal.preemption.pending()) the notice is
+        recorded on every rank and every rank gets True, so all take
+        emergency_save() at the same step. A rank that never calls makes it
+        fail on the others with the comm's error once the comm's timeout
+        passes (the engine's comm is then broken; end the process). Without
+        a comm it reports this process's notice. Without a call, a notice
+        still reaches every rank with the job's next save.
+        """
+        pending = ctypes.c_int32()
+        check(_lib.lib().frugal_ckpt_preemption_agree(self.address, ctypes.byref(pending)))
+        return bool(pending.value)

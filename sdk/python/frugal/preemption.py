@@ -2,7 +2,10 @@
 
 ``install_sigterm()`` makes SIGTERM only record a notice; poll
 ``pending()`` at a step boundary, take an emergency checkpoint
-(CheckpointEngine.emergency_save), then exit. All functions are thread-safe.
+(CheckpointEngine.emergency_save), then exit. A job of several ranks polls
+CheckpointEngine.preemption_agree() instead (ABI 2.3), so that a notice on
+any rank makes every rank take it at the same step. All functions are
+thread-safe.
 """
 
 from . import _lib

@@ -5,7 +5,8 @@ manifest of format 3 with world_size 1; an engine without a comm restores
 that checkpoint whole and reports world_size 1 for its own; the binding
 refuses a global_shape or offsets of the wrong length, and the core an
 engine without a comm, a box outside the tensor and slices that leave
-elements uncovered.
+elements uncovered. The ABI 2.3 calls over the group of one: the preemption
+agreement (collective) and each saving rank's restored metadata.
 """
 
 import json
@@ -87,6 +88,29 @@ class ShardedCheckpointTest(unittest.TestCase):
             info, _ = whole.restore()
         self.assertEqual((info.name, info.world_size), (saved.name, 1))
         np.testing.assert_array_equal(restored, want[0])
+
+    def test_the_agreement_and_the_restored_metadata_over_a_group_of_one(self):
+        engine = self.sharded_engine()
+        frugal.preemption.clear()
+        self.addCleanup(frugal.preemption.clear)
+        self.assertFalse(engine.preemption_agree())
+        frugal.preemption.notify()
+        self.assertTrue(engine.preemption_agree())
+        self.assertTrue(frugal.preemption.pending())
+        frugal.preemption.clear()
+
+        weights = np.arange(8, dtype=np.float32)
+        engine.register_slice("w", weights, global_shape=[8])
+        with self.assertRaises(frugal.FrugalError) as caught:
+            engine.restored_metadata(0)
+        self.assertEqual(caught.exception.code, frugal.ErrorCode.FAILED_PRECONDITION)
+        engine.save(step=3, metadata=b"rank 0 of 1", wait=True)
+        info, metadata = engine.restore()
+        self.assertEqual((info.world_size, metadata), (1, b"rank 0 of 1"))
+        self.assertEqual(engine.restored_metadata(0), b"rank 0 of 1")
+        with self.assertRaises(frugal.FrugalError) as caught:
+            engine.restored_metadata(1)
+        self.assertEqual(caught.exception.code, frugal.ErrorCode.OUT_OF_RANGE)
 
     def test_an_engine_without_a_comm_is_one_rank_and_refuses_slices(self):
         state = np.arange(5, dtype=np.int32)

@@ -1,4 +1,5 @@
-"""Scheduler decisions and ledger conservation; store objects; checkpoint save, list and restore."""
+"""Scheduler decisions and ledger conservation; store objects; checkpoint save, list and restore;
+the preemption agreement and every rank's restored metadata (ABI 2.3) of an engine without a comm."""
 
 import math
 import shutil
@@ -148,6 +149,51 @@ class CheckpointTest(unittest.TestCase):
             engine.save(step=1, metadata=blob, wait=True)
             _, metadata = engine.restore()
         self.assertEqual(metadata, blob)
+
+    def test_preemption_agree_reports_this_process_notice_without_a_comm(self):
+        frugal.preemption.clear()
+        self.addCleanup(frugal.preemption.clear)
+        with frugal.Store(context(), "fs", root=self.root) as store, frugal.CheckpointEngine(store) as engine:
+            self.assertFalse(engine.preemption_agree())
+            frugal.preemption.notify()
+            self.assertTrue(engine.preemption_agree())
+            self.assertTrue(frugal.preemption.pending(), "agreeing does not consume the notice")
+            self.assertTrue(engine.preemption_agree())
+            frugal.preemption.clear()
+            self.assertFalse(engine.preemption_agree())
+
+    def test_restored_metadata_is_rank_0s_after_a_restore_only(self):
+        state = np.arange(4, dtype=np.int32)
+        with frugal.Store(context(), "fs", root=self.root) as store, frugal.CheckpointEngine(store) as engine:
+            engine.register("state", state)
+            with self.assertRaises(frugal.FrugalError) as caught:
+                engine.restored_metadata(0)
+            self.assertEqual(caught.exception.code, frugal.ErrorCode.FAILED_PRECONDITION)
+            engine.save(step=1, metadata=b"cursor=17", wait=True)
+            with self.assertRaises(frugal.FrugalError) as caught:
+                engine.restored_metadata(0)  # a save is not a restore
+            self.assertEqual(caught.exception.code, frugal.ErrorCode.FAILED_PRECONDITION)
+            info, metadata = engine.restore()
+            self.assertEqual((info.world_size, metadata), (1, b"cursor=17"))
+            self.assertEqual(engine.restored_metadata(0), b"cursor=17")
+            self.assertEqual(engine.restored_metadata(0), b"cursor=17", "it stays until the next restore")
+            with self.assertRaises(frugal.FrugalError) as caught:
+                engine.restored_metadata(1)  # one rank wrote it
+            self.assertEqual(caught.exception.code, frugal.ErrorCode.OUT_OF_RANGE)
+
+            # The next restore replaces it; empty metadata comes back empty.
+            engine.save(step=2, wait=True)
+            engine.restore()
+            self.assertEqual(engine.restored_metadata(0), b"")
+
+    def test_large_restored_metadata_is_returned_whole(self):
+        blob = bytes(range(256)) * 400  # 100 KiB: larger than the first buffer
+        with frugal.Store(context(), "fs", root=self.root) as store, frugal.CheckpointEngine(store) as engine:
+            engine.register("state", np.ones(16, dtype=np.float64))
+            engine.save(step=1, metadata=blob, wait=True)
+            _, metadata = engine.restore()
+            self.assertEqual(metadata, blob)
+            self.assertEqual(engine.restored_metadata(0), blob)
 
     def test_restore_into_a_different_shape_is_refused(self):
         with frugal.Store(context(), "fs", root=self.root) as store:

@@ -26,6 +26,10 @@
 //! this rank's box of a global tensor ([`CkptSlice`]), borrowed like any
 //! registered tensor; a job of any number of ranks restores the
 //! checkpoint, each rank reading only what overlaps its own slices.
+//! ABI 2.3 adds [`CkptEngine::preemption_agree`], so that a preemption
+//! notice on any rank reaches every rank at the same step, and
+//! [`CkptEngine::restored_metadata`], the metadata any saving rank kept,
+//! for a job resumed on another number of ranks.
 
 use std::collections::BTreeMap;
 use std::ffi::CStr;
@@ -129,7 +133,7 @@ pub struct CkptInfo {
     pub emergency: bool,
     /// Why it is not valid ("" when it is).
     pub reason: String,
-    /// Ranks of the job that wrote it (ABI 2.2): 1 for an engine without a
+    /// Ranks of the job that wrote it (ABI 2.3): 1 for an engine without a
     /// comm, the comm's size otherwise; 0 when no manifest was read (an
     /// incomplete or unreadable checkpoint in a listing).
     pub world_size: u32,
@@ -554,6 +558,64 @@ impl<'buf> CkptEngine<'buf> {
             names.push(fixed_str(&name));
         }
         Ok(names)
+    }
+
+    /// The host metadata that rank `rank` of the writing job saved in the
+    /// checkpoint the last successful [`CkptEngine::restore`] restored (ABI
+    /// 2.3). `restore` returns this rank's own metadata only when the job
+    /// that saved had as many ranks (otherwise rank 0's); a job resumed on
+    /// another number of ranks reads here what any saving rank kept (e.g.
+    /// to share out its data-loader cursors). Reads nothing from the store;
+    /// not collective.
+    ///
+    /// Errors: `ErrorCode::OutOfRange` for a rank >= the restored
+    /// checkpoint's `world_size` (0 is the only rank of an engine without a
+    /// comm), `ErrorCode::FailedPrecondition` before any successful restore.
+    pub fn restored_metadata(&self, rank: u32) -> Result<Vec<u8>> {
+        let mut metadata = vec![0u8; FIRST_METADATA_CAPACITY];
+        loop {
+            let mut size = 0usize;
+            // SAFETY: live engine; `metadata` holds `capacity` bytes; no
+            // registered memory is touched.
+            let raw = unsafe {
+                sys::frugal_ckpt_restored_metadata(
+                    self.raw.as_ptr(),
+                    rank,
+                    metadata.as_mut_ptr() as *mut c_void,
+                    metadata.len(),
+                    &mut size,
+                )
+            };
+            match check(raw) {
+                Ok(()) => {
+                    metadata.truncate(size);
+                    return Ok(metadata);
+                }
+                // Nothing was copied: retry with the size the core reported.
+                Err(e) if e.code() == ErrorCode::OutOfRange && size > metadata.len() => {
+                    metadata = vec![0u8; size];
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Whether any rank of the engine had a preemption notice ([`crate::preemption`];
+    /// ABI 2.3): one all-reduce of one integer, cheap enough to call every
+    /// step. With a comm it is collective, like [`CkptEngine::save`] (every
+    /// rank calls it in the same order relative to the engine's other
+    /// collectives); when any rank had a notice, the notice is recorded on
+    /// every rank and every rank gets `true`, so all take
+    /// [`CkptEngine::emergency_save`] at the same step. A rank that never
+    /// calls makes it fail on the others with the comm's error once the
+    /// comm's timeout passes (the engine's comm is then broken; end the
+    /// process). Without a comm it reports this process's notice. Without a
+    /// call, a notice still reaches every rank with the job's next save.
+    pub fn preemption_agree(&mut self) -> Result<bool> {
+        let mut pending = 0i32;
+        // SAFETY: live engine; valid out pointer.
+        check(unsafe { sys::frugal_ckpt_preemption_agree(self.raw.as_ptr(), &mut pending) })?;
+        Ok(pending != 0)
     }
 
     /// Applies retention now; returns how many checkpoints were removed.

@@ -4,8 +4,11 @@
 //! by [`notify`] (e.g. after a cloud metadata poll says the node goes
 //! away). The host polls [`pending`] at a step boundary, takes
 //! [`crate::CkptEngine::emergency_save`] within the notice period, then
-//! exits. Every function here may be called from any thread; they act on
-//! state shared by the whole process (every thread, every engine).
+//! exits; a job of several ranks polls
+//! [`crate::CkptEngine::preemption_agree`] instead (ABI 2.3), so that a
+//! notice on any rank makes every rank take it at the same step. Every
+//! function here may be called from any thread; they act on state shared
+//! by the whole process (every thread, every engine).
 
 use crate::error::{check, Result};
 use crate::sys;

@@ -1,8 +1,10 @@
 //! Checkpoints through the fs store: every byte and the metadata come
 //! back, restore by name, a corrupt shard is refused without touching the
-//! tensors, an emergency heartbeat restores the same bytes, store keys are
-//! checked by the core's rules, and missing checkpoints or tensors are
-//! native errors.
+//! tensors, an emergency heartbeat restores the same bytes, the restored
+//! metadata of every saving rank (ABI 2.3; rank 0 alone here) comes back
+//! whole after a restore only, store keys are checked by the core's rules,
+//! and missing checkpoints or tensors are native errors. (The preemption
+//! agreement is in tests/checkpoint_preemption.rs: notices are process-wide.)
 
 mod common;
 
@@ -208,6 +210,51 @@ fn an_emergency_save_commits_and_restores_the_same_bytes() {
     let err = engine.emergency_save(8, b"", 0.0).unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidArgument, "{}", err);
     assert!(err.message().contains("deadline_seconds"), "{}", err.message());
+}
+
+#[test]
+fn restored_metadata_is_rank_0s_after_a_restore_only() {
+    let context = common::context();
+    let dir = TempDir::new("ckpt-restored-metadata");
+    let store = fs_store(&context, &dir);
+    let mut state = vec![1i32, 2, 3, 4];
+    let mut engine = CkptEngine::new(&store, None).unwrap();
+    engine.register("state", TensorMut::new(&mut state, &[4]).unwrap(), 0).unwrap();
+    let err = engine.restored_metadata(0).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::FailedPrecondition, "{}", err);
+    engine.save(CkptKind::Full, 1, b"cursor=17", sys::FRUGAL_CKPT_SAVE_WAIT).unwrap();
+    let err = engine.restored_metadata(0).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::FailedPrecondition, "a save is not a restore: {}", err);
+
+    let restored = engine.restore(None, sys::FRUGAL_CKPT_ALL_KINDS).unwrap();
+    assert_eq!((restored.info.world_size, restored.metadata.as_slice()), (1, &b"cursor=17"[..]));
+    assert_eq!(engine.restored_metadata(0).unwrap(), b"cursor=17");
+    assert_eq!(engine.restored_metadata(0).unwrap(), b"cursor=17", "it stays until the next restore");
+    // One rank wrote it.
+    let err = engine.restored_metadata(1).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::OutOfRange, "{}", err);
+    assert_eq!(engine.restored_metadata(u32::MAX).unwrap_err().code(), ErrorCode::OutOfRange);
+
+    // The next restore replaces it; empty metadata comes back empty.
+    engine.save(CkptKind::Full, 2, b"", sys::FRUGAL_CKPT_SAVE_WAIT).unwrap();
+    engine.restore(None, sys::FRUGAL_CKPT_ALL_KINDS).unwrap();
+    assert_eq!(engine.restored_metadata(0).unwrap(), b"");
+}
+
+#[test]
+fn large_restored_metadata_comes_back_whole() {
+    let context = common::context();
+    let dir = TempDir::new("ckpt-restored-metadata-large");
+    let store = fs_store(&context, &dir);
+    // 100 KiB: larger than the first buffer restore and restored_metadata offer.
+    let blob: Vec<u8> = (0..100 * 1024).map(|i| (i % 251) as u8).collect();
+    let mut state = vec![0f64; 16];
+    let mut engine = CkptEngine::new(&store, None).unwrap();
+    engine.register("state", TensorMut::new(&mut state, &[16]).unwrap(), 0).unwrap();
+    engine.save(CkptKind::Full, 1, &blob, sys::FRUGAL_CKPT_SAVE_WAIT).unwrap();
+    let restored = engine.restore(None, sys::FRUGAL_CKPT_ALL_KINDS).unwrap();
+    assert_eq!(restored.metadata, blob);
+    assert_eq!(engine.restored_metadata(0).unwrap(), blob);
 }
 
 #[test]

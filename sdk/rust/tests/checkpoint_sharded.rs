@@ -5,7 +5,8 @@
 //! for its own; the binding refuses a global shape or offsets of the wrong
 //! length, and the core an engine without a comm, a box outside the tensor,
 //! a replicated tensor that is not whole and slices that leave elements
-//! uncovered.
+//! uncovered. After a restore, the metadata of every saving rank (ABI 2.3:
+//! rank 0 of 1) is read back.
 
 mod common;
 
@@ -63,6 +64,8 @@ fn a_slice_a_replicated_and_a_rank_local_tensor_round_trip() {
     assert_eq!((restored.info.step, restored.info.tensor_count, restored.info.world_size), (7, 3, 1));
     assert!(restored.not_restored.is_empty(), "{:?}", restored.not_restored);
     assert_eq!(restored.metadata, b"sharded");
+    assert_eq!(engine.restored_metadata(0).unwrap(), b"sharded");
+    assert_eq!(engine.restored_metadata(1).unwrap_err().code(), ErrorCode::OutOfRange);
     assert_eq!(bits(engine.tensor::<f32>("model/weights").unwrap()), bits(&expected.0));
     assert_eq!(engine.tensor::<f64>("model/bias").unwrap(), expected.1.as_slice());
     assert_eq!(engine.tensor::<i64>("data/cursor").unwrap(), expected.2.as_slice());

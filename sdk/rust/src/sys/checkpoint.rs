@@ -100,7 +100,7 @@ pub struct frugal_ckpt_info {
     pub full_source: [c_char; FRUGAL_CKPT_NAME_CAPACITY],
     /// Registered tensors and states the restore did not write.
     pub not_restored_count: u32,
-    /// ABI 2.2, written by every call that fills an info: ranks of the job
+    /// ABI 2.3, written by every call that fills an info: ranks of the job
     /// that wrote the checkpoint (1 for one process), 0 when no manifest
     /// was read.
     pub world_size: u32,
@@ -286,6 +286,18 @@ extern "C" {
         name: *mut c_char,
         capacity: usize,
     ) -> *mut frugal_error;
+    /// ABI 2.3: the host metadata rank `rank` (< the restored checkpoint's
+    /// world_size, else OUT_OF_RANGE) of the writing job saved in the
+    /// checkpoint the last successful restore restored; FAILED_PRECONDITION
+    /// before any. Too small a buffer is OUT_OF_RANGE with `*metadata_size`
+    /// set, nothing copied. `metadata_size` not NULL; not collective.
+    pub fn frugal_ckpt_restored_metadata(
+        engine: *mut frugal_ckpt_engine,
+        rank: u32,
+        metadata: *mut c_void,
+        capacity: usize,
+        metadata_size: *mut usize,
+    ) -> *mut frugal_error;
     /// `removed` may be NULL.
     pub fn frugal_ckpt_gc(engine: *mut frugal_ckpt_engine, removed: *mut u32) -> *mut frugal_error;
 
@@ -299,6 +311,10 @@ extern "C" {
     pub fn frugal_preemption_install_sigterm() -> *mut frugal_error;
     pub fn frugal_preemption_uninstall_sigterm();
     pub fn frugal_preemption_pending() -> i32;
+    /// ABI 2.3: `*pending` (not NULL) is 1 when any rank of the engine's
+    /// comm had a notice (then recorded on every rank), else 0; collective
+    /// with a comm, this process's notice without one.
+    pub fn frugal_ckpt_preemption_agree(engine: *mut frugal_ckpt_engine, pending: *mut i32) -> *mut frugal_error;
     pub fn frugal_preemption_notify();
     pub fn frugal_preemption_clear();
 }
