@@ -41,10 +41,10 @@
 /** Major version of the SDK release these headers belong to. */
 #define FRUGAL_VERSION_MAJOR 0
 /** Minor version of the SDK release these headers belong to. */
-#define FRUGAL_VERSION_MINOR 4
+#define FRUGAL_VERSION_MINOR 5
 /** Patch version of the SDK release these headers belong to. */
 #define FRUGAL_VERSION_PATCH 0
 /** The SDK release as a string literal, "major.minor.patch". */
-#define FRUGAL_VERSION_STRING "0.4.0"
+#define FRUGAL_VERSION_STRING "0.5.0"
 
 #endif /* FRUGAL_VERSION_H_ */
