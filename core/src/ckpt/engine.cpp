@@ -520,9 +520,12 @@ void Engine::write_shards(Job& job, const std::string& base) {
   // reads part of a chunk can verify just that part: hashed by the writer
   // of its shard, just before the put, so the hashing of one shard
   // overlaps the other writer's write and fsync instead of delaying them.
-  std::vector<std::vector<size_t>> chunks_of(job.shards.size());
+  std::vector<std::vector<size_t>> chunks_of(job.shards.size());  // in offset order within each shard
   if (m.world_size > 0)
     for (size_t k = 0; k < m.tensors.size(); ++k) chunks_of[m.tensors[k].shard].push_back(k);
+  for (auto& chunks : chunks_of)
+    std::sort(chunks.begin(), chunks.end(),
+              [&](size_t a, size_t b) { return m.tensors[a].offset < m.tensors[b].offset; });
   // Two shard writers: while one waits in fsync the other hashes and
   // writes, so neither the disk nor the CPU idles between shards.
   std::atomic<size_t> next{0};
@@ -531,14 +534,25 @@ void Engine::write_shards(Job& job, const std::string& base) {
     for (size_t i; !failed.load() && (i = next.fetch_add(1)) < job.shards.size();) {
       const uint8_t* data = (job.shards[i].states ? state_snapshot_.data() : snapshot_.data()) + job.shards[i].begin;
       const uint64_t size = job.shards[i].size;
+      // One pass over memory for both checksums: each block is hashed for
+      // its chunk and then, still in cache, fed to the shard's hash (the
+      // records lie back to back in offset order; any gap is fed too).
+      Xxh3Stream shard_hash;
+      uint64_t hashed = 0;
       for (const size_t k : chunks_of[i]) {  // each record belongs to one shard: one writer touches it
         TensorRecord& t = m.tensors[k];
+        if (t.offset > hashed) shard_hash.update(data + hashed, static_cast<size_t>(t.offset - hashed));
         t.block_xxh3.clear();
-        for (uint64_t at = 0; at < t.bytes; at += m.block_bytes)
-          t.block_xxh3.push_back(
-              xxh3(data + t.offset + at, static_cast<size_t>(std::min(m.block_bytes, t.bytes - at))));
+        for (uint64_t at = 0; at < t.bytes; at += m.block_bytes) {
+          const uint8_t* block = data + t.offset + at;
+          const auto length = static_cast<size_t>(std::min(m.block_bytes, t.bytes - at));
+          t.block_xxh3.push_back(xxh3(block, length));
+          shard_hash.update(block, length);
+        }
+        hashed = t.offset + t.bytes;
       }
-      const uint64_t hash = xxh3(data, static_cast<size_t>(size));
+      if (size > hashed) shard_hash.update(data + hashed, static_cast<size_t>(size - hashed));
+      const uint64_t hash = shard_hash.digest();
       try {
         store_->put(base + "/" + m.shards[i].key, data, size);
       } catch (...) {
