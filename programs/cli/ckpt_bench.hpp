@@ -81,6 +81,11 @@ Existing existing_checkpoints(frugal_ckpt_engine* engine);
 // retention would delete them).
 void require_scratch(const Config& config, const Existing& existing);
 
+// Refuses sizes this machine cannot hold: `memory_copies` times --size in
+// memory (`memory_what` names them, for the message) and, in DIR, the
+// retained checkpoints plus one being written.
+void check_resources(const Config& config, double memory_copies, const std::string& memory_what);
+
 // The job-of-ranks bench (--comm), under mpirun: every rank runs it.
 int run_ranks(const Config& config);
 

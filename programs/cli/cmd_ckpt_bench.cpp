@@ -179,21 +179,19 @@ Config read_config(const std::vector<std::string>& args) {
   return config;
 }
 
-namespace {
-
-// Refuses sizes this machine cannot hold: the state, the engine's snapshot
-// buffer and the memcpy baseline's destination are each `size` bytes, and
-// the disk holds the retained checkpoints plus one more.
-void check_resources(const Config& config) {
+// Refuses sizes this machine cannot hold: `memory_copies` times the state
+// in memory (`memory_what` says which), and on the disk the retained
+// checkpoints plus one more.
+void check_resources(const Config& config, double memory_copies, const std::string& memory_what) {
   const long pages = ::sysconf(_SC_PHYS_PAGES);
   const long page_size = ::sysconf(_SC_PAGESIZE);
   if (pages > 0 && page_size > 0) {
     const double memory = static_cast<double>(pages) * static_cast<double>(page_size);
-    if (3.0 * static_cast<double>(config.size) > memory)
-      fail(FRUGAL_ERR_OUT_OF_MEMORY,
-           fmt::format("--size {} needs about {} of memory (state, snapshot and memcpy baseline); this machine has {}",
-                       human_bytes(static_cast<double>(config.size)),
-                       human_bytes(3.0 * static_cast<double>(config.size)), human_bytes(memory)));
+    if (memory_copies * static_cast<double>(config.size) > memory)
+      fail(FRUGAL_ERR_OUT_OF_MEMORY, fmt::format("--size {} needs about {} of memory ({}); this machine has {}",
+                                                 human_bytes(static_cast<double>(config.size)),
+                                                 human_bytes(memory_copies * static_cast<double>(config.size)),
+                                                 memory_what, human_bytes(memory)));
   }
   const int64_t keep = config.kind == FRUGAL_CKPT_FULL ? config.engine.keep_full.value_or(kEngineDefaultKeep)
                                                        : config.engine.keep_heartbeats.value_or(kEngineDefaultKeep);
@@ -207,6 +205,8 @@ void check_resources(const Config& config) {
                        config.dir, human_bytes(available), human_bytes(needed), std::min(config.count, keep)));
   }
 }
+
+namespace {
 
 struct Iteration {
   std::string name;
@@ -466,7 +466,7 @@ int cmd_ckpt_bench(const std::vector<std::string>& args) {
 
   try {
     session = open_session(config.dir, config.engine);  // creates DIR when absent
-    check_resources(config);
+    check_resources(config, 3.0, "state, snapshot and memcpy baseline");
     // The engine's retention would delete checkpoints already here: only
     // an empty location is scratch space, unless --keep asks to add to it.
     const Existing existing = existing_checkpoints(session.engine.get());

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -245,6 +246,21 @@ int run_ranks(const Config& config) {
     if (!dir_existed) ::rmdir(config.dir.c_str());
   };
   try {
+    // Every rank checks (with a machine each, or all on one); all stop if
+    // any refuses, or the others would wait for it in the next collective.
+    // Memory as if every rank shares this machine: the job's state and
+    // snapshot, then the restoring ranks' state and their two engines'
+    // snapshots.
+    std::exception_ptr refused;
+    try {
+      check_resources(config, 5.0, "the job's state and snapshot, and the restores' state and two snapshots");
+    } catch (...) {
+      refused = std::current_exception();
+    }
+    if (slowest(comm, refused ? 1.0 : 0.0) > 0) {
+      if (refused) std::rethrow_exception(refused);
+      fail(FRUGAL_ERR_FAILED_PRECONDITION, "another rank refused --size for this machine (see its message)");
+    }
     const Existing existing = existing_checkpoints(session.engine.get());
     require_scratch(config, existing);
     const uint64_t global_floats = config.size / 4;

@@ -242,6 +242,19 @@ class CkptCliTest(unittest.TestCase):
         self.assertIn(damaged, result.stderr)
         self.assertEqual(ok_json(self, ckpt("latest", self.root, "--json"))["checkpoint"]["step"], 1)
 
+    @unittest.skipUnless(MPIEXEC, "FRUGAL_MPIEXEC not set (no comm_mpi in this build)")
+    def test_the_bench_of_ranks_refuses_a_size_the_machine_cannot_hold(self):
+        """Every rank of `frugal ckpt bench --comm mpi` checks the memory and disk
+        the size needs, and all stop (none waits for the others) when any refuses."""
+        env = {k: v for k, v in os.environ.items() if k != "FRUGAL_PLUGIN_PATH"}
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
+        bench = subprocess.run(MPIEXEC + ["-np", "2", CLI, "ckpt", "bench", self.root, "--comm", "mpi", "--size",
+                                          "64T", "--count", "1"],
+                               capture_output=True, text=True, env=env, timeout=120)
+        self.assertNotEqual(bench.returncode, 0)
+        self.assertIn("needs about 320.00 TiB of memory", bench.stderr)
+        self.assertFalse(os.path.exists(self.root), "nothing saved, and the directory it made removed")
+
     def test_ls_of_an_empty_or_missing_directory(self):
         os.makedirs(self.root)
         self.assertEqual(listing(self, self.root), [])
