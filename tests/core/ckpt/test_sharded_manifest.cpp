@@ -45,6 +45,8 @@ struct Sharded {
   // Called on each record's block checksums before they are written.
   std::function<void(std::vector<uint64_t>&)> edit_blocks = [](std::vector<uint64_t>&) {};
   std::function<void(uint32_t&)> edit_shard_rank = [](uint32_t&) {};
+  // The metadata of ranks other than 0 (rank_metadata), in this order.
+  std::vector<std::pair<uint32_t, std::string>> rank_metadata;
 };
 
 // A [6, 8] float32 tensor "w" split on dim 0 (rows 0..2 and 3..5) and a
@@ -97,11 +99,15 @@ void write_checkpoint(const fs::path& root, const Sharded& s) {
                                      XXH3_64bits(shard_bytes[r].data(), shard_bytes[r].size()), rank));
   }
   const std::vector<uint8_t> metadata{'m'};
+  std::vector<flatbuffers::Offset<fb::RankMetadata>> own;
+  for (const auto& [rank, bytes] : s.rank_metadata)
+    own.push_back(
+        fb::CreateRankMetadata(builder, rank, builder.CreateVector(std::vector<uint8_t>(bytes.begin(), bytes.end()))));
   const auto root_table =
       fb::CreateManifest(builder, s.format_version, builder.CreateString(kName), FRUGAL_CKPT_FULL, 10, 1, 0, false,
                          builder.CreateString("test"), builder.CreateVector(shards), builder.CreateVector(tensors),
                          builder.CreateVector(metadata), XXH3_64bits(metadata.data(), metadata.size()), 0, 1, 0,
-                         s.world_size, s.block_bytes);
+                         s.world_size, s.block_bytes, own.empty() ? 0 : builder.CreateVector(own));
   fb::FinishManifestBuffer(builder, root_table);
   std::vector<uint8_t> out(builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize());
   REQUIRE(fb::GetMutableManifest(out.data())->mutate_checksum(XXH3_64bits(out.data(), out.size())));
@@ -180,6 +186,38 @@ TEST_CASE("an engine of one process restores a sharded checkpoint, each tensor w
   CHECK(got_b == expected_b);
 }
 
+TEST_CASE("a restore on another world size gives rank 0's metadata, and any saving rank's on request") {
+  Sharded s = two_rank_job();
+  s.rank_metadata = {{1, "rank one's cursor"}};
+  Rig rig(s);
+  char* text = nullptr;
+  frugal::host::check(frugal_ckpt_inspect_json(rig.engine.get(), kName.c_str(), &text));
+  const auto json = nlohmann::json::parse(text);
+  frugal_string_free(text);
+  CHECK(json["rank_metadata"] == nlohmann::json::array({{{"rank", 1}, {"bytes", 17}}}));
+
+  std::vector<char> metadata(64);
+  size_t size = 0;
+  const auto before = outcome(frugal_ckpt_restored_metadata(rig.engine.get(), 0, metadata.data(), 64, &size));
+  CHECK(before.code == FRUGAL_ERR_FAILED_PRECONDITION);
+  HostTensor w({6, 8});
+  frugal::host::check(frugal_ckpt_register(rig.engine.get(), "w", &w.view, 0));
+  frugal_ckpt_info info{};
+  info.struct_size = sizeof(info);
+  frugal::host::check(frugal_ckpt_restore(rig.engine.get(), nullptr, FRUGAL_CKPT_ALL_KINDS, metadata.data(),
+                                          metadata.size(), &size, &info));
+  CHECK(std::string(metadata.data(), size) == "m");  // one process restoring a job of two: rank 0's
+  frugal::host::check(frugal_ckpt_restored_metadata(rig.engine.get(), 0, metadata.data(), 64, &size));
+  CHECK(std::string(metadata.data(), size) == "m");
+  frugal::host::check(frugal_ckpt_restored_metadata(rig.engine.get(), 1, metadata.data(), 64, &size));
+  CHECK(std::string(metadata.data(), size) == "rank one's cursor");
+  const auto past = outcome(frugal_ckpt_restored_metadata(rig.engine.get(), 2, metadata.data(), 64, &size));
+  CHECK(past.code == FRUGAL_ERR_OUT_OF_RANGE);
+  CHECK_THAT(past.message, Catch::Contains("rank 2 is not a rank of the job of 2"));
+  const auto null_size = outcome(frugal_ckpt_restored_metadata(rig.engine.get(), 1, metadata.data(), 64, nullptr));
+  CHECK(null_size.code == FRUGAL_ERR_INVALID_ARGUMENT);
+}
+
 TEST_CASE("chunks that are not one tensor each make the manifest CORRUPT, naming why") {
   Sharded s = two_rank_job();
   std::string reason;
@@ -222,6 +260,23 @@ TEST_CASE("chunks that are not one tensor each make the manifest CORRUPT, naming
     s.world_size = 0;
     s.chunks.clear();
     reason = "manifest format 3 with world size 0";
+  }
+  SECTION("metadata of rank 0 among the other ranks'") {
+    s.rank_metadata = {{0, "x"}};
+    reason = "metadata of rank 0 in a job of 2 ranks";
+  }
+  SECTION("metadata of a rank outside the job") {
+    s.rank_metadata = {{2, "x"}};
+    reason = "metadata of rank 2 in a job of 2 ranks";
+  }
+  SECTION("the metadata of one rank twice") {
+    s.world_size = 2;
+    s.rank_metadata = {{1, "x"}, {1, "y"}};
+    reason = "metadata of rank 1 out of order or twice";
+  }
+  SECTION("more metadata than a checkpoint holds") {
+    s.rank_metadata = {{1, std::string(size_t{64} << 20, 'x')}};
+    reason = "67108865 metadata bytes, more than the 67108864";
   }
   SECTION("chunk fields in a format-2 manifest") {
     s.format_version = 2;
