@@ -55,6 +55,18 @@ void expect(bool ok, const std::string& what) {
   }
 }
 
+// Flips one bit of byte 5 of `file` (a shard: its checksums no longer match).
+void flip_byte(const std::string& file) {
+  std::FILE* f = std::fopen(file.c_str(), "r+b");
+  expect(f != nullptr, "open " + file);
+  if (f == nullptr) return;
+  std::fseek(f, 5, SEEK_SET);
+  const int c = std::fgetc(f);
+  std::fseek(f, 5, SEEK_SET);
+  std::fputc(c ^ 0x10, f);
+  std::fclose(f);
+}
+
 void save(const std::string& dir, int rank, int size) {
   Job job(dir, true);
   auto tensors = job_tensors(rank, size);
@@ -159,16 +171,7 @@ void disagree(const std::string& dir, int rank, int size) {
 // damaged block.
 void corrupt_then_restore(const std::string& dir, int rank, int size) {
   if (rank == 0) {
-    const std::string shard = dir + "/full-000000000200-00000002/r00001-shard-00000";
-    std::FILE* f = std::fopen(shard.c_str(), "r+b");
-    expect(f != nullptr, "open " + shard);
-    if (f != nullptr) {
-      std::fseek(f, 5, SEEK_SET);
-      const int c = std::fgetc(f);
-      std::fseek(f, 5, SEEK_SET);
-      std::fputc(c ^ 0x10, f);
-      std::fclose(f);
-    }
+    flip_byte(dir + "/full-000000000200-00000002/r00001-shard-00000");
   }
   MPI_Barrier(MPI_COMM_WORLD);
   restore(dir, rank, size, true, 4, 100);
@@ -231,16 +234,7 @@ void heartbeat_save(const std::string& dir, int rank, int size) {
   if (rank == 0) {
     // Rank 1's first shard holds only its moments (registered first, more
     // than a shard's worth).
-    const std::string shard = dir + "/full-000000000100-00000002/r00001-shard-00000";
-    std::FILE* f = std::fopen(shard.c_str(), "r+b");
-    expect(f != nullptr, "open " + shard);
-    if (f != nullptr) {
-      std::fseek(f, 5, SEEK_SET);
-      const int c = std::fgetc(f);
-      std::fseek(f, 5, SEEK_SET);
-      std::fputc(c ^ 0x10, f);
-      std::fclose(f);
-    }
+    flip_byte(dir + "/full-000000000100-00000002/r00001-shard-00000");
   }
 }
 
