@@ -220,11 +220,14 @@ void print_ranks_report(const Config& config, int32_t ranks, uint64_t bytes, con
 }  // namespace
 
 int run_ranks(const Config& config) {
-  const bool dir_existed = is_directory(config.dir);
+  const bool seen_before = is_directory(config.dir);
   // Declared before the sessions: registered memory outlives the engines.
   std::optional<Slices> mine, fewer;
   CkptSession session = open_session(config.dir, config.engine);  // collective over the job's ranks
   frugal_comm* comm = session.comm.get();
+  // Each rank looked before its own open_session made DIR: if any found it
+  // absent, this job made it (another rank may have made it first).
+  const bool dir_existed = slowest(comm, seen_before ? 0.0 : 1.0) == 0.0;
   const int32_t rank = frugal_comm_rank(comm), ranks = frugal_comm_size(comm);
   const std::string raw_path = fmt::format("{}/.frugal-bench-raw.{}.{}", config.dir, ::getpid(), rank);
   std::string key_prefix = config.engine.prefix;
