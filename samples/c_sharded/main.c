@@ -17,8 +17,6 @@
  * step-2 full checkpoint, and every saving rank's cursor. Every element and
  * cursor is checked; the program exits 0 only when all match.
  */
-#define _POSIX_C_SOURCE 200809L
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,8 +101,7 @@ static int open_job(struct job* job, const char* dir) {
   slice.global_shape = global;
   slice.offsets = offsets;
   view = host_tensor(job->weights, FRUGAL_DTYPE_FLOAT32, 2, job->shape);
-  if (failed(frugal_ckpt_register_slice(job->engine, "layer/w", &view, &slice, 0), "register_slice(layer/w)"))
-    return 1;
+  if (failed(frugal_ckpt_register_slice(job->engine, "layer/w", &view, &slice, 0), "register_slice(layer/w)")) return 1;
   /* Optimizer moments are saved in full checkpoints only. */
   view = host_tensor(job->moments, FRUGAL_DTYPE_FLOAT32, 2, job->shape);
   return failed(frugal_ckpt_register_slice(job->engine, "layer/adam_m", &view, &slice, FRUGAL_CKPT_FULL),
@@ -160,8 +157,9 @@ static int train(const char* dir) {
                 result.committed ? "came at the wrong step" : "did not commit");
         bad = 1;
       }
-      if (!bad) printf("rank %d: preempted at step %llu, emergency checkpoint %s\n", job.rank,
-                       (unsigned long long)step, result.name);
+      if (!bad)
+        printf("rank %d: preempted at step %llu, emergency checkpoint %s\n", job.rank, (unsigned long long)step,
+               result.name);
       break;
     } else {
       const frugal_ckpt_save_args args = save_args(step == 2 ? FRUGAL_CKPT_FULL : FRUGAL_CKPT_HEARTBEAT, step, &cursor);
@@ -217,8 +215,8 @@ static int resume(const char* dir) {
     }
   }
   if (!bad)
-    printf("rank %d of %d: resumed %s (step %llu, written by %u ranks), moments from %s, %lld rows checked\n",
-           job.rank, job.size, info.name, (unsigned long long)info.step, info.world_size, info.full_source,
+    printf("rank %d of %d: resumed %s (step %llu, written by %u ranks), moments from %s, %lld rows checked\n", job.rank,
+           job.size, info.name, (unsigned long long)info.step, info.world_size, info.full_source,
            (long long)job.shape[0]);
   close_job(&job);
   return bad;
