@@ -28,6 +28,10 @@ struct TensorSource {
   std::vector<const TensorRecord*> chunks;   // chunks of the global tensor
 };
 
+// Registered for full checkpoints only (e.g. optimizer moments): what a
+// heartbeat leaves out and an older full checkpoint supplies.
+bool full_only(uint32_t kinds) { return (kinds & FRUGAL_CKPT_HEARTBEAT) == 0; }
+
 }  // namespace
 
 // What one rank read and verified for a restore, before any rank writes.
@@ -73,7 +77,7 @@ void Engine::stage_from(const Found& found, bool source, SlicedStage& stage,
   // From the full source only what the heartbeat left out: full-only
   // registrations, and only those not staged already.
   auto wanted = [&](uint64_t order, uint32_t registered_kinds) {
-    return !source || (stage.missing.count(order) != 0 && (registered_kinds & FRUGAL_CKPT_HEARTBEAT) == 0);
+    return !source || (stage.missing.count(order) != 0 && full_only(registered_kinds));
   };
   // Shards of a manifest of one process carry no block checksums: each
   // is read whole, once, and checked against its own checksum.
@@ -232,7 +236,13 @@ Engine::SlicedStage Engine::stage_sliced(const std::string& chosen, const std::s
     stage.checkpoint_problem = e.what();
     return stage;
   }
-  if (source_name.empty() || stage.found.manifest.kind != FRUGAL_CKPT_HEARTBEAT) return stage;
+  // Only a rank that misses full-only state reads the full checkpoint.
+  const bool needs_source =
+      std::any_of(tensors_.begin(), tensors_.end(),
+                  [&](const Registered& t) { return full_only(t.kinds) && stage.missing.count(t.order) != 0; }) ||
+      std::any_of(states_.begin(), states_.end(),
+                  [&](const RegisteredState& st) { return full_only(st.kinds) && stage.missing.count(st.order) != 0; });
+  if (source_name.empty() || stage.found.manifest.kind != FRUGAL_CKPT_HEARTBEAT || !needs_source) return stage;
   try {
     const auto id = parse_checkpoint_name(source_name);
     if (!id || id->kind != FRUGAL_CKPT_FULL)
