@@ -260,28 +260,42 @@ func (e *CkptEngine) Restore(name string, kinds CkptKind) (CkptInfo, []byte, err
 		cname = C.CString(name)
 		defer C.free(unsafe.Pointer(cname))
 	}
+	info := newCkptInfo()
+	// Too small a buffer restores nothing (a newer checkpoint may have
+	// arrived before the retry, hence grownMetadata's loop).
+	metadata, err := grownMetadata(func(buf []byte, size *C.size_t) error {
+		info = newCkptInfo()
+		return takeError(C.frugal_ckpt_restore(e.ptr, cname, C.uint32_t(kinds), unsafe.Pointer(&buf[0]),
+			C.size_t(len(buf)), size, &info))
+	})
+	if err != nil {
+		return CkptInfo{}, nil, err
+	}
+	restored := ckptInfoFromC(&info)
+	if restored.NotRestored, err = e.restoreReport(uint32(info.not_restored_count)); err != nil {
+		return CkptInfo{}, nil, err
+	}
+	return restored, metadata, nil
+}
+
+// grownMetadata returns the bytes fill writes into a buffer of
+// restoreMetadataGuess bytes, or, when fill reports CodeOutOfRange with a
+// larger size (having written nothing else), into a buffer of that size.
+// The buffer is Go memory written during fill's call only.
+func grownMetadata(fill func(buf []byte, size *C.size_t) error) ([]byte, error) {
 	capacity := restoreMetadataGuess
 	for {
-		// The metadata buffer is Go memory written during the call only.
 		buf := make([]byte, capacity)
 		var size C.size_t
-		info := newCkptInfo()
-		err := takeError(C.frugal_ckpt_restore(e.ptr, cname, C.uint32_t(kinds), unsafe.Pointer(&buf[0]),
-			C.size_t(len(buf)), &size, &info))
-		// Too small: nothing was restored; retry with the size reported (a
-		// newer checkpoint may have arrived meanwhile, hence the loop).
+		err := fill(buf, &size)
 		if fe, ok := err.(*Error); ok && fe.Code == CodeOutOfRange && int(size) > capacity {
 			capacity = int(size)
 			continue
 		}
 		if err != nil {
-			return CkptInfo{}, nil, err
+			return nil, err
 		}
-		restored := ckptInfoFromC(&info)
-		if restored.NotRestored, err = e.restoreReport(uint32(info.not_restored_count)); err != nil {
-			return CkptInfo{}, nil, err
-		}
-		return restored, buf[:int(size):int(size)], nil
+		return buf[:int(size):int(size)], nil
 	}
 }
 
@@ -312,23 +326,10 @@ func (e *CkptEngine) RestoredMetadata(rank uint32) ([]byte, error) {
 	if e.ptr == nil {
 		return nil, closedError("checkpoint engine")
 	}
-	capacity := restoreMetadataGuess
-	for {
-		// The buffer is Go memory written during the call only.
-		buf := make([]byte, capacity)
-		var size C.size_t
-		err := takeError(C.frugal_ckpt_restored_metadata(e.ptr, C.uint32_t(rank), unsafe.Pointer(&buf[0]),
-			C.size_t(len(buf)), &size))
-		// Too small: nothing was copied; retry with the size reported.
-		if fe, ok := err.(*Error); ok && fe.Code == CodeOutOfRange && int(size) > capacity {
-			capacity = int(size)
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return buf[:int(size):int(size)], nil
-	}
+	return grownMetadata(func(buf []byte, size *C.size_t) error {
+		return takeError(C.frugal_ckpt_restored_metadata(e.ptr, C.uint32_t(rank), unsafe.Pointer(&buf[0]),
+			C.size_t(len(buf)), size))
+	})
 }
 
 // PreemptionAgree reports whether any rank of the engine had a preemption

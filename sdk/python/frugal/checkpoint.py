@@ -151,6 +151,26 @@ class EmergencyResult:
     seconds: float
 
 
+def _grown_bytes(fill, capacity=4096):
+    """The bytes ``fill(buffer, capacity, size_ref)`` writes, in a buffer grown as needed.
+
+    ``fill`` raises OUT_OF_RANGE, having written nothing but the size it
+    needs, when the buffer is too small; it is then called again with a
+    buffer of that size (again if the size grew meanwhile).
+    """
+    while True:
+        buffer = ctypes.create_string_buffer(capacity)
+        size = ctypes.c_size_t()
+        try:
+            fill(buffer, capacity, ctypes.byref(size))
+        except Exception as error:
+            if getattr(error, "code_name", None) == "OUT_OF_RANGE" and size.value > capacity:
+                capacity = size.value
+                continue
+            raise
+        return buffer.raw[: size.value]
+
+
 class CheckpointEngine(Handle):
     """An owned checkpoint engine writing through ``store``.
 
@@ -356,27 +376,20 @@ class CheckpointEngine(Handle):
         """
         lib = _lib.lib()
         key = encode(name, "name") if name is not None else None
-        capacity = 4096
-        while True:
-            buffer = ctypes.create_string_buffer(capacity)
-            size = ctypes.c_size_t()
-            info = t.sized(t.CkptInfo)
-            try:
-                check(lib.frugal_ckpt_restore(self.address, key, int(kinds), buffer, capacity, ctypes.byref(size),
-                                              ctypes.byref(info)))
-            except Exception as error:
-                # Too small a metadata buffer restores nothing and reports the size: retry once with it.
-                if getattr(error, "code_name", None) == "OUT_OF_RANGE" and size.value > capacity:
-                    capacity = size.value
-                    continue
-                raise
-            names = []
-            name = ctypes.create_string_buffer(t.CKPT_TENSOR_NAME_CAPACITY)
-            for index in range(info.not_restored_count):
-                check(lib.frugal_ckpt_restore_report(self.address, index, name, len(name)))
-                names.append(_text(name.value))
-            restored = dataclasses.replace(CheckpointInfo._from_c(info), not_restored=tuple(names))
-            return restored, buffer.raw[: size.value]
+        info = t.sized(t.CkptInfo)
+
+        def fill(buffer, capacity, size):
+            # Too small a buffer restores nothing (the size is reported).
+            check(lib.frugal_ckpt_restore(self.address, key, int(kinds), buffer, capacity, size, ctypes.byref(info)))
+
+        metadata = _grown_bytes(fill)
+        names = []
+        name = ctypes.create_string_buffer(t.CKPT_TENSOR_NAME_CAPACITY)
+        for index in range(info.not_restored_count):
+            check(lib.frugal_ckpt_restore_report(self.address, index, name, len(name)))
+            names.append(_text(name.value))
+        restored = dataclasses.replace(CheckpointInfo._from_c(info), not_restored=tuple(names))
+        return restored, metadata
 
     def restored_metadata(self, rank):
         """The metadata rank ``rank`` of the writing job saved in the checkpoint the last restore() restored (ABI 2.3).
@@ -390,20 +403,8 @@ class CheckpointEngine(Handle):
         comm), FAILED_PRECONDITION before any successful restore().
         """
         lib = _lib.lib()
-        capacity = 4096
-        while True:
-            buffer = ctypes.create_string_buffer(capacity)
-            size = ctypes.c_size_t()
-            try:
-                check(lib.frugal_ckpt_restored_metadata(self.address, int(rank), buffer, capacity,
-                                                        ctypes.byref(size)))
-            except Exception as error:
-                # Too small a buffer copies nothing and reports the size: retry with it.
-                if getattr(error, "code_name", None) == "OUT_OF_RANGE" and size.value > capacity:
-                    capacity = size.value
-                    continue
-                raise
-            return buffer.raw[: size.value]
+        return _grown_bytes(lambda buffer, capacity, size: check(
+            lib.frugal_ckpt_restored_metadata(self.address, int(rank), buffer, capacity, size)))
 
     def gc(self):
         """Applies retention now; returns how many checkpoints were removed."""

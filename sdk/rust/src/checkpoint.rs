@@ -168,6 +168,25 @@ fn fixed_str(chars: &[c_char]) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
+/// The bytes `fill(buffer, size)` writes, in a buffer of
+/// `FIRST_METADATA_CAPACITY` bytes or, when `fill` reports
+/// `ErrorCode::OutOfRange` with a larger `size` (having written nothing
+/// else), in one of that size (again if the size grew meanwhile).
+fn grown_metadata(mut fill: impl FnMut(&mut [u8], &mut usize) -> Result<()>) -> Result<Vec<u8>> {
+    let mut metadata = vec![0u8; FIRST_METADATA_CAPACITY];
+    loop {
+        let mut size = 0usize;
+        match fill(&mut metadata, &mut size) {
+            Ok(()) => {
+                metadata.truncate(size);
+                return Ok(metadata);
+            }
+            Err(e) if e.code() == ErrorCode::OutOfRange && size > metadata.len() => metadata = vec![0u8; size],
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 fn zeroed_info() -> sys::frugal_ckpt_info {
     // SAFETY: all-zero is a valid value of this plain C struct.
     let mut info: sys::frugal_ckpt_info = unsafe { std::mem::zeroed() };
@@ -514,38 +533,27 @@ impl<'buf> CkptEngine<'buf> {
             None => None,
         };
         let name_ptr = c_name.as_ref().map_or(ptr::null(), |n| n.as_ptr());
-        let mut metadata = vec![0u8; FIRST_METADATA_CAPACITY];
-        loop {
-            let mut size = 0usize;
-            let mut info = zeroed_info();
+        let mut info = zeroed_info();
+        let metadata = grown_metadata(|buffer, size| {
+            info = zeroed_info();
             // SAFETY: live engine, exclusively borrowed, so nothing reads or
-            // writes the registered memory meanwhile; `metadata` holds
-            // `capacity` bytes.
-            let raw = unsafe {
+            // writes the registered memory meanwhile; `buffer` holds its
+            // length in bytes. Too small a buffer restores nothing.
+            check(unsafe {
                 sys::frugal_ckpt_restore(
                     self.raw.as_ptr(),
                     name_ptr,
                     kinds,
-                    metadata.as_mut_ptr() as *mut c_void,
-                    metadata.len(),
-                    &mut size,
+                    buffer.as_mut_ptr() as *mut c_void,
+                    buffer.len(),
+                    size,
                     &mut info,
                 )
-            };
-            match check(raw) {
-                Ok(()) => {
-                    metadata.truncate(size as usize);
-                    let not_restored = self.restore_report(info.not_restored_count)?;
-                    let full_source = fixed_str(&info.full_source);
-                    return Ok(Restored { info: info_of(&info), metadata, full_source, not_restored });
-                }
-                // Nothing was restored: retry once with the size the core reported.
-                Err(e) if e.code() == ErrorCode::OutOfRange && size > metadata.len() => {
-                    metadata = vec![0u8; size];
-                }
-                Err(e) => return Err(e),
-            }
-        }
+            })
+        })?;
+        let not_restored = self.restore_report(info.not_restored_count)?;
+        let full_source = fixed_str(&info.full_source);
+        Ok(Restored { info: info_of(&info), metadata, full_source, not_restored })
     }
 
     /// The names of the `count` tensors the last restore did not write.
@@ -572,32 +580,19 @@ impl<'buf> CkptEngine<'buf> {
     /// checkpoint's `world_size` (0 is the only rank of an engine without a
     /// comm), `ErrorCode::FailedPrecondition` before any successful restore.
     pub fn restored_metadata(&self, rank: u32) -> Result<Vec<u8>> {
-        let mut metadata = vec![0u8; FIRST_METADATA_CAPACITY];
-        loop {
-            let mut size = 0usize;
-            // SAFETY: live engine; `metadata` holds `capacity` bytes; no
+        grown_metadata(|buffer, size| {
+            // SAFETY: live engine; `buffer` holds its length in bytes; no
             // registered memory is touched.
-            let raw = unsafe {
+            check(unsafe {
                 sys::frugal_ckpt_restored_metadata(
                     self.raw.as_ptr(),
                     rank,
-                    metadata.as_mut_ptr() as *mut c_void,
-                    metadata.len(),
-                    &mut size,
+                    buffer.as_mut_ptr() as *mut c_void,
+                    buffer.len(),
+                    size,
                 )
-            };
-            match check(raw) {
-                Ok(()) => {
-                    metadata.truncate(size);
-                    return Ok(metadata);
-                }
-                // Nothing was copied: retry with the size the core reported.
-                Err(e) if e.code() == ErrorCode::OutOfRange && size > metadata.len() => {
-                    metadata = vec![0u8; size];
-                }
-                Err(e) => return Err(e),
-            }
-        }
+            })
+        })
     }
 
     /// Whether any rank of the engine had a preemption notice ([`crate::preemption`];
