@@ -194,8 +194,8 @@ TEST_CASE("the pinned LP64 layout") {
   CHECK(layout.at("frugal_ckpt_slice.global_shape") == 16);
   CHECK(layout.at("frugal_ckpt_slice.offsets") == 24);
   CHECK(FRUGAL_CKPT_SLICE_MIN_SIZE == 32);
-  CHECK(layout.at("frugal_ckpt_info.not_restored_count") == 444);  // an info of ABI <= 2.1 ends after it
-  CHECK(layout.at("frugal_ckpt_info.world_size") == 448);          // ABI 2.2
+  CHECK(layout.at("frugal_ckpt_info.not_restored_count") == 444);  // an info of ABI <= 2.2 ends after it
+  CHECK(layout.at("frugal_ckpt_info.world_size") == 448);          // ABI 2.3
   CHECK(layout.at("frugal_plugin_desc.strategies") == 56);
   CHECK(FRUGAL_PLUGIN_DESC_MIN_SIZE == 64);
   CHECK(FRUGAL_STRATEGY_DESC_MIN_SIZE == 40);
