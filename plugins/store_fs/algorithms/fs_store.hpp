@@ -4,8 +4,8 @@
 //
 // Thread safety: any number of threads may call at once on different keys
 // (the contract serialises calls on one key). The only shared mutable state
-// is atomic: the temp-name counter, the injected-ENOSPC budget and the count
-// of directories being created.
+// is atomic: the temp-name counter, the injected-ENOSPC budget, the count
+// of directories being created and whether the filesystem refused O_DIRECT.
 #pragma once
 
 #include <atomic>
@@ -15,15 +15,19 @@
 #include "durable.hpp"
 #include "frugal/sdk/plugin_support.hpp"
 #include "frugal/store_vtable.h"
+#include "object_io.hpp"
 #include "unique_fd.hpp"
 #include "write_budget.hpp"
 
 namespace frugal::store_fs {
 
 struct FsConfig {
-  std::string root;           // "root": the store directory (required)
-  bool fsync = true;          // "fsync": false only for throwaway data
-  int64_t enospc_after = -1;  // "inject_enospc_after_bytes": -1 = off
+  std::string root;                       // "root": the store directory (required)
+  bool fsync = true;                      // "fsync": false only for throwaway data
+  int64_t enospc_after = -1;              // "inject_enospc_after_bytes": -1 = off
+  IoMode io = IoMode::kAuto;              // "io": auto | direct | buffered (object_io.hpp)
+  bool refuse_direct = false;             // "inject_direct_io_refused": act as on a filesystem without O_DIRECT
+  const frugal_host_api* host = nullptr;  // where the one note about a refused O_DIRECT goes
 
   // Reads and validates the options; throws INVALID_ARGUMENT naming the
   // option at fault (unknown names included).
@@ -45,11 +49,17 @@ class FsStore {
 
  private:
   DirDurability dir_durability() { return DirDurability{config_.fsync, &creating_dirs_}; }
+  // Direct I/O is worth trying: asked for, and not yet refused here (auto).
+  bool try_direct() const noexcept;
+  // Records that the filesystem refused O_DIRECT; the first time, logs
+  // that puts and reads now go through the page cache.
+  void direct_refused() const noexcept;
 
   FsConfig config_;
   UniqueFd root_;  // O_DIRECTORY descriptor; every path is resolved from it
   WriteBudget budget_;
   std::atomic<int64_t> creating_dirs_{0};
+  mutable std::atomic<bool> direct_refused_{false};
 };
 
 }  // namespace frugal::store_fs

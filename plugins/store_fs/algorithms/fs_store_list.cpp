@@ -72,7 +72,7 @@ class Lister {
   }
 
  private:
-  bool visit(const std::string& key, uint64_t size) const {
+  [[nodiscard]] bool visit(const std::string& key, uint64_t size) const {
     if (!matches(key, prefix_) || key.size() > FRUGAL_STORE_KEY_MAX) return true;
     return fn_(user_data_, key.c_str(), size) == 0;
   }
@@ -130,7 +130,7 @@ class Lister {
     return entries;
   }
 
-  std::string where(const std::string& path) const {
+  [[nodiscard]] std::string where(const std::string& path) const {
     return "list '" + prefix_ + "': '" + (path.empty() ? std::string(".") : path) + "'";
   }
 

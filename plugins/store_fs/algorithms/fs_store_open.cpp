@@ -77,7 +77,7 @@ void make_root(const std::string& root, bool fsync, CreatedDirs& created) {
 }  // namespace
 
 FsConfig FsConfig::from(const sdk::Options& options) {
-  options.check_known({"root", "fsync", "inject_enospc_after_bytes"});
+  options.check_known({"root", "fsync", "io", "inject_enospc_after_bytes", "inject_direct_io_refused"});
   options.require("root");
   FsConfig config;
   config.root = options.get_string("root", "");
@@ -87,6 +87,17 @@ FsConfig FsConfig::from(const sdk::Options& options) {
   if (config.enospc_after < -1)  // the declared min (plugin/option_decls.cpp): OUT_OF_RANGE, as from the core
     fail(FRUGAL_ERR_OUT_OF_RANGE,
          "option 'inject_enospc_after_bytes' must be -1 (off) or >= 0, got " + std::to_string(config.enospc_after));
+  const std::string io = options.get_string("io", "auto");
+  if (io == "auto")
+    config.io = IoMode::kAuto;
+  else if (io == "direct")
+    config.io = IoMode::kDirect;
+  else if (io == "buffered")
+    config.io = IoMode::kBuffered;
+  else  // the declared choices: INVALID_ARGUMENT, as from the core
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "option 'io' must be auto, direct or buffered, got '" + io + "'");
+  config.refuse_direct = options.get_bool("inject_direct_io_refused", false);
+  config.host = options.host();
   return config;
 }
 
@@ -96,6 +107,24 @@ FsStore::FsStore(FsConfig config) : config_(std::move(config)), budget_(config_.
   root_ = UniqueFd(::open(config_.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!root_.valid()) fail_errno([&] { return "open: cannot open root directory '" + config_.root + "'"; });
   created.keep();
+}
+
+bool FsStore::try_direct() const noexcept {
+  // Auto with fsync off is throwaway data: the page cache is faster there.
+  return config_.io == IoMode::kDirect || (config_.io == IoMode::kAuto && config_.fsync && !direct_refused_.load());
+}
+
+void FsStore::direct_refused() const noexcept {
+  if (direct_refused_.exchange(true) || config_.host == nullptr || config_.host->log == nullptr) return;
+  try {
+    const std::string message = "the filesystem under '" + config_.root +
+                                "' refuses direct I/O (O_DIRECT): puts and reads go through the page cache, "
+                                "with writeback streamed per piece";
+    config_.host->log(config_.host, config_.io == IoMode::kDirect ? FRUGAL_LOG_ERROR : FRUGAL_LOG_INFO,
+                      message.c_str());
+  } catch (...) {
+    // Out of memory for a note: the put or read itself goes on.
+  }
 }
 
 }  // namespace frugal::store_fs

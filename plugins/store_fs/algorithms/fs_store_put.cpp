@@ -1,6 +1,6 @@
 // put: temp file in the target directory (named and locked as described in
-// temp_files.hpp), full write, fsync, rename onto the final name, fsync of
-// the directory. A crash at any point leaves the previous object or the
+// temp_files.hpp), full write (direct I/O where it can, object_io.hpp),
+// fsync, rename onto the final name, fsync of the directory. A crash at any point leaves the previous object or the
 // complete new one; a failure removes the temp file.
 #include <fcntl.h>
 #include <unistd.h>
@@ -85,7 +85,17 @@ void FsStore::put(const char* key, const void* data, uint64_t size) {
       }
       TempFileGuard cleanup(dir, temp);
 
-      if (const int err = write_all(file.get(), data, size, budget_); err != 0) fail_io(what + ": write failed", err);
+      const WriteRequest request{.direct = try_direct(),
+                                 .require_direct = config_.io == IoMode::kDirect,
+                                 .stream_writeback = config_.fsync,
+                                 .refuse_direct = config_.refuse_direct};
+      const WriteReport written = write_object(file.get(), data, size, request, budget_);
+      if (written.direct_refused) direct_refused();
+      if (written.direct_refused && written.err == EOPNOTSUPP)
+        fail(FRUGAL_ERR_UNSUPPORTED, what + ": the filesystem under '" + config_.root +
+                                         "' refuses direct I/O (O_DIRECT), which option io=direct requires "
+                                         "(io=auto falls back to the page cache)");
+      if (written.err != 0) fail_io(what + ": write failed", written.err);
       if (config_.fsync) {
         if (const int err = sync_file(file.get()); err != 0) fail_io(what + ": fsync failed", err);
       }

@@ -16,9 +16,6 @@
 namespace frugal::store_fs {
 namespace {
 
-// pread has the same per-call cap as write; see write_budget.cpp.
-constexpr uint64_t kMaxChunk = uint64_t{1} << 30;
-
 [[noreturn]] void not_found(const std::string& what, const std::string& why) {
   fail(FRUGAL_ERR_NOT_FOUND, what + ": no such object" + why);
 }
@@ -84,20 +81,11 @@ void FsStore::read(const char* key, uint64_t offset, void* dst, uint64_t length)
   };
   if (offset > object_size || length > object_size - offset) out_of_range();
 
-  auto* next = static_cast<unsigned char*>(dst);
-  uint64_t at = offset;
-  uint64_t left = length;
-  while (left > 0) {
-    const ssize_t n = ::pread(file.get(), next, static_cast<size_t>(std::min(left, kMaxChunk)), static_cast<off_t>(at));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail_errno([&] { return what + ": read failed"; });
-    }
-    if (n == 0) out_of_range();  // the file shrank under us (someone outside the store truncated it)
-    next += n;
-    at += static_cast<uint64_t>(n);
-    left -= static_cast<uint64_t>(n);
-  }
+  const ReadReport done = read_range(file.get(), offset, dst, length,
+                                     ReadRequest{.direct = try_direct(), .refuse_direct = config_.refuse_direct});
+  if (done.direct_refused) direct_refused();
+  if (done.err == ENODATA) out_of_range();  // the file shrank under us (someone outside the store truncated it)
+  if (done.err != 0) fail_io(what + ": read failed", done.err);
 }
 
 }  // namespace frugal::store_fs

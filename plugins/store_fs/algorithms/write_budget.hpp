@@ -1,5 +1,6 @@
-// The write loop of put, with the fault injection that lets tests see the
-// store behave exactly as on a full disk ("inject_enospc_after_bytes").
+// The fault injection that lets tests see the store behave exactly as on a
+// full disk ("inject_enospc_after_bytes"); object_io.cpp's write loop
+// draws on it.
 #pragma once
 
 #include <atomic>
@@ -25,10 +26,5 @@ class WriteBudget {
   int64_t limit_;
   std::atomic<uint64_t> written_{0};
 };
-
-// Writes all `size` bytes of `data` to `fd`, retrying EINTR and short
-// writes, in chunks as large as the kernel takes so that a 1 GiB object
-// costs a handful of syscalls and runs at disk speed. 0 or errno.
-int write_all(int fd, const void* data, uint64_t size, WriteBudget& budget) noexcept;
 
 }  // namespace frugal::store_fs

@@ -18,12 +18,13 @@ class FsStrategy : public FsStore {
   explicit FsStrategy(const frugal::sdk::Options& options) : FsStore(FsConfig::from(options)) {}
 };
 
-constexpr frugal_strategy_desc kStrategies[] = {frugal::sdk::store_strategy<FsStrategy>(
-    "fs",
-    "checkpoint store on a local or shared POSIX filesystem: atomic, durable puts (options: root, fsync, "
-    "inject_enospc_after_bytes)",
-    FRUGAL_STRATEGY_THREAD_SAFE,  // different keys from many threads at once
-    &frugal::store_fs::kFsOptions.header)};
+constexpr frugal_strategy_desc kStrategies[] = {
+    frugal::sdk::store_strategy<FsStrategy>("fs",
+                                            "checkpoint store on a local or shared POSIX filesystem: atomic, durable "
+                                            "puts at the disk's bandwidth (options: root, fsync, io, "
+                                            "inject_enospc_after_bytes, inject_direct_io_refused)",
+                                            FRUGAL_STRATEGY_THREAD_SAFE,  // different keys from many threads at once
+                                            &frugal::store_fs::kFsOptions.header)};
 
 constexpr frugal_plugin_desc kPlugin = frugal::sdk::declare_plugin<kStrategies>({
     .name = "store_fs",

@@ -26,6 +26,7 @@
 #include "frugal/checkpoint.h"
 #include "frugal/store_vtable.h"
 #include "test_helpers.hpp"
+#include "test_seed.hpp"
 
 using namespace frugal;
 using frugal::test::outcome;
@@ -827,6 +828,114 @@ TEST_CASE("the injected budget counts bytes across puts, exactly") {
   CHECK(keys_of(list_keys(s.get(), "")) == std::vector<std::string>{"a", "b"});
 }
 
+namespace {
+
+// Opens "fs" on `root` with string and bool options besides the root.
+StorePtr open_store_with(const host::ContextPtr& context, const fs::path& root,
+                         std::initializer_list<std::pair<const char*, const char*>> options_text) {
+  auto options = host::make_options();
+  host::check(frugal_options_set_string(options.get(), "root", root.c_str()));
+  for (const auto& [name, text] : options_text) host::check(frugal_options_set_parsed(options.get(), name, text));
+  frugal_store* store = nullptr;
+  host::check(frugal_store_create(context.get(), "fs", options.get(), &store));
+  return StorePtr(store);
+}
+
+struct LogLine {
+  int32_t level;
+  std::string source, message;
+};
+
+// A copy of `bytes` at a 4 KiB boundary, where direct I/O can take it (a
+// vector's own storage is only 16-byte aligned).
+class AlignedCopy {
+ public:
+  explicit AlignedCopy(const Bytes& bytes) : storage_(bytes.size() + 4096) {
+    const auto at = reinterpret_cast<uintptr_t>(storage_.data());
+    data_ = storage_.data() + ((4096 - at % 4096) % 4096);
+    std::copy(bytes.begin(), bytes.end(), data_);
+  }
+  const unsigned char* data() const { return data_; }
+
+ private:
+  Bytes storage_;
+  unsigned char* data_;
+};
+
+}  // namespace
+
+TEST_CASE("every io mode stores and reads back the same bytes, objects large and small") {
+  TempDir tmp;
+  const uint32_t seed = frugal_test::test_seed32();
+  CAPTURE(seed);
+  auto context = fs_context();
+  // Sizes around the 4 KiB block and past a 64 MiB direct piece.
+  const std::vector<size_t> sizes = {0, 1, 4095, 4096, 4097, 3 * 4096 + 17, (size_t{64} << 20) + 12345};
+  for (const char* io : {"auto", "direct", "buffered"}) {
+    for (const char* fsync : {"true", "false"}) {
+      INFO("io=" << io << " fsync=" << fsync);
+      auto store = open_store_with(context, tmp.path() / io / fsync, {{"io", io}, {"fsync", fsync}});
+      for (size_t i = 0; i < sizes.size(); ++i) {
+        const Bytes bytes = random_bytes(sizes[i], seed + static_cast<uint32_t>(i));
+        const std::string key = "k/" + std::to_string(i);
+        // From a block boundary (direct I/O can take it) and from a vector's
+        // own storage (the page cache must), alternately.
+        const AlignedCopy aligned(bytes);
+        host::check(
+            frugal_store_put(store.get(), key.c_str(), i % 2 == 0 ? aligned.data() : bytes.data(), bytes.size()));
+        CHECK(get(store.get(), key) == bytes);
+        CHECK(file_bytes(tmp.path() / io / fsync / "k" / std::to_string(i)) == bytes);
+        if (bytes.size() > 9000) {  // a ranged read across block edges
+          Bytes part(bytes.size() - 9000);
+          host::check(frugal_store_read(store.get(), key.c_str(), 4500, part.data(), part.size()));
+          CHECK(std::equal(part.begin(), part.end(), bytes.begin() + 4500));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("a filesystem that refuses O_DIRECT: io=auto falls back and says so once, io=direct fails cleanly") {
+  TempDir tmp;
+  const fs::path root = tmp.path() / "root";
+  auto context = fs_context();
+  std::vector<LogLine> lines;
+  host::check(frugal_context_set_log_callback(
+      context.get(),
+      [](void* user_data, int32_t level, const char* source, const char* message) {
+        static_cast<std::vector<LogLine>*>(user_data)->push_back({level, source, message});
+      },
+      &lines, FRUGAL_LOG_DEBUG));
+  const Bytes first = random_bytes(3 * 4096 + 5, 21), second = random_bytes(5 * 4096, 22);
+
+  const AlignedCopy first_aligned(first), second_aligned(second);
+
+  auto fallback = open_store_with(context, root, {{"inject_direct_io_refused", "true"}});
+  host::check(frugal_store_put(fallback.get(), "ckpt/shard-0", first_aligned.data(), first.size()));
+  host::check(frugal_store_put(fallback.get(), "ckpt/shard-1", second_aligned.data(), second.size()));
+  CHECK(get(fallback.get(), "ckpt/shard-0") == first);
+  CHECK(get(fallback.get(), "ckpt/shard-1") == second);
+  const auto notes = std::count_if(lines.begin(), lines.end(), [&](const LogLine& l) {
+    return contains(l.message, "refuses direct I/O (O_DIRECT)") && contains(l.message, root.string());
+  });
+  CHECK(notes == 1);  // once per store, not once per put
+  for (const auto& l : lines)
+    if (contains(l.message, "O_DIRECT")) {
+      CHECK(l.level == FRUGAL_LOG_INFO);
+      CHECK(l.source == "store_fs");
+    }
+
+  auto required = open_store_with(context, root, {{"io", "direct"}, {"inject_direct_io_refused", "true"}});
+  const auto r = outcome(frugal_store_put(required.get(), "ckpt/shard-0", second_aligned.data(), second.size()));
+  CHECK(r.code == FRUGAL_ERR_UNSUPPORTED);
+  CHECK(contains(r.message, "put 'ckpt/shard-0'"));
+  CHECK(contains(r.message, "io=direct"));
+  CHECK(get(fallback.get(), "ckpt/shard-0") == first);  // the previous object, byte for byte
+  CHECK(entries_of(root / "ckpt") == std::vector<std::string>{"shard-0", "shard-1"});  // no temp file left
+  // Reads need no direct I/O: a required-direct store still reads.
+  CHECK(get(required.get(), "ckpt/shard-1") == second);
+}
+
 TEST_CASE("option errors name the option") {
   TempDir tmp;
   auto context = fs_context();
@@ -886,6 +995,16 @@ TEST_CASE("option errors name the option") {
     const auto r = open_with(options.get());
     CHECK(r.code == FRUGAL_ERR_OUT_OF_RANGE);
     CHECK(contains(r.message, "option 'inject_enospc_after_bytes' = -2 is out of range: must be >= -1"));
+    CHECK(!fs::exists(root));
+  }
+  SECTION("io outside its choices") {
+    auto options = host::make_options();
+    host::check(frugal_options_set_string(options.get(), "root", root.c_str()));
+    host::check(frugal_options_set_string(options.get(), "io", "fast"));
+    const auto r = open_with(options.get());
+    CHECK(r.code == FRUGAL_ERR_INVALID_ARGUMENT);
+    CHECK(contains(r.message, "option 'io'"));
+    CHECK(contains(r.message, "'auto', 'direct', 'buffered'"));
     CHECK(!fs::exists(root));
   }
   SECTION("root is a file") {
