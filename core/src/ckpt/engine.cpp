@@ -251,7 +251,7 @@ void Engine::unregister(const std::string& name) {
 Engine::SnapshotNeed Engine::snapshot_need_locked() const {
   SnapshotNeed need;
   for (const auto& t : tensors_) {
-    need.bytes += t.bytes;
+    need.bytes += t.bytes + kShardAlign;  // the tensor, and the pad before a shard it may open
     need.pinned = need.pinned || t.view.device.type == FRUGAL_DEVICE_CUDA;
   }
   return need;
@@ -385,13 +385,16 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency, std:
     m.world_size = static_cast<uint32_t>(group_->size());
     m.block_bytes = kBlockBytes;
   }
-  uint64_t offset = 0;
+  uint64_t offset = 0;  // in the snapshot buffer, pads included
+  uint64_t tensor_bytes = 0;
   DiscardCopiesOnThrow discard_on_throw(copier_);
   for (const auto& t : tensors_) {
     if ((t.kinds & static_cast<uint32_t>(kind)) == 0) continue;
     if (t.replicated && rank != 0) continue;  // written once, by rank 0
-    if (job.shards.empty() || (job.shards.back().size > 0 && job.shards.back().size + t.bytes > options_.shard_bytes))
+    if (job.shards.empty() || (job.shards.back().size > 0 && job.shards.back().size + t.bytes > options_.shard_bytes)) {
+      offset = align_up(offset, kShardAlign);
       job.shards.push_back({offset, 0});
+    }
     TensorRecord record;
     record.name = t.name;
     record.dtype = t.view.dtype;
@@ -410,6 +413,7 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency, std:
                       static_cast<size_t>(t.bytes), t.view.device);
     job.shards.back().size += t.bytes;
     offset += t.bytes;
+    tensor_bytes += t.bytes;
     m.tensors.push_back(std::move(record));
   }
   copier_.finish();
@@ -434,7 +438,7 @@ SaveOutcome Engine::save(const frugal_ckpt_save_args& args, bool emergency, std:
     m.shards.push_back(
         {group_ ? fmt::format("r{:05}-shard-{:05}", rank, i) : fmt::format("shard-{:05}", i), 0, 0, rank});
   out.name = m.name;
-  out.bytes = offset + state_offset + args.metadata_size;
+  out.bytes = tensor_bytes + state_offset + args.metadata_size;
 
   in_flight_ = m.name;
   if (emergency) job.deadline = deadline;
@@ -745,16 +749,30 @@ std::optional<Found> Engine::newest_full_before(const CheckpointId& heartbeat, s
   return std::nullopt;
 }
 
-std::vector<uint64_t> Engine::read_verified_shards(const Manifest& m, const std::vector<bool>& wanted,
-                                                   uint8_t* dst) const {
-  // Each shard is read once into `dst` and its checksum taken over the very
-  // bytes that will be scattered, so what is written is what verified.
+std::vector<uint64_t> Engine::shard_layout(const Manifest& m, const std::vector<bool>& wanted, bool pad,
+                                           uint64_t* end) {
   std::vector<uint64_t> begin(m.shards.size(), 0);
   uint64_t offset = 0;
   for (size_t i = 0; i < m.shards.size(); ++i) {
     if (!wanted[i]) continue;
-    const auto& shard = m.shards[i];
+    if (pad) offset = align_up(offset, kShardAlign);
     begin[i] = offset;
+    offset += m.shards[i].size;
+  }
+  *end = offset;
+  return begin;
+}
+
+std::vector<uint64_t> Engine::read_verified_shards(const Manifest& m, const std::vector<bool>& wanted, uint8_t* dst,
+                                                   bool pad) const {
+  // Each shard is read once into `dst` and its checksum taken over the very
+  // bytes that will be scattered, so what is written is what verified.
+  uint64_t end = 0;
+  std::vector<uint64_t> begin = shard_layout(m, wanted, pad, &end);
+  for (size_t i = 0; i < m.shards.size(); ++i) {
+    if (!wanted[i]) continue;
+    const auto& shard = m.shards[i];
+    const uint64_t offset = begin[i];
     const std::string key = key_of(m.name) + "/" + shard.key;
     if (store_->size(key) != shard.size)
       fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' changed size since it was verified", m.name,
@@ -762,7 +780,6 @@ std::vector<uint64_t> Engine::read_verified_shards(const Manifest& m, const std:
     store_->read(key, 0, dst + offset, shard.size);
     if (checksums_enforced() && xxh3(dst + offset, static_cast<size_t>(shard.size)) != shard.xxh3)
       fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' fails its checksum", m.name, shard.key);
-    offset += shard.size;
   }
   return begin;
 }
@@ -904,29 +921,32 @@ RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata,
   // shards go to the snapshot buffer, state shards to buffers of their own.
   std::vector<bool> m_tensor_shards(m_state_shards.size());
   std::transform(m_state_shards.begin(), m_state_shards.end(), m_tensor_shards.begin(), std::logical_not<>());
-  const auto shard_begin = read_verified_shards(m, m_tensor_shards, snapshot_.data());
+  // Each shard on a kShardAlign boundary (direct reads) when the pads fit.
+  uint64_t tensor_end = 0;
+  (void)shard_layout(m, m_tensor_shards, true, &tensor_end);
+  const bool pad = tensor_end <= snapshot_.size();
+  const auto shard_begin = read_verified_shards(m, m_tensor_shards, snapshot_.data(), pad);
+  if (!pad) tensor_end = tensor_shard_bytes;
   std::vector<uint8_t> m_state_bytes, source_state_bytes;
   const auto m_state_begin = read_state_shards(m, m_state_shards, m_state_bytes);
   std::vector<bool> source_wanted(source ? source->manifest.shards.size() : 0, false);
   std::vector<bool> source_state_wanted(source_wanted.size(), false);
+  for (const auto& [record, target] : supplement) source_wanted[record->shard] = true;
   uint64_t source_bytes = 0;
-  for (const auto& [record, target] : supplement)
-    if (!source_wanted[record->shard]) {
-      source_wanted[record->shard] = true;
-      source_bytes += source->manifest.shards[record->shard].size;
-    }
+  if (source) (void)shard_layout(source->manifest, source_wanted, true, &source_bytes);
   for (const auto& import : imports)
     if (import.from_source) source_state_wanted[import.record->shard] = true;
   // Behind the heartbeat in the snapshot buffer when it fits; otherwise a
   // buffer of its own for the duration of this call.
   HostBuffer overflow;
-  uint8_t* source_data = snapshot_.data() + tensor_shard_bytes;
-  if (tensor_shard_bytes + source_bytes > snapshot_.size()) {
+  const uint64_t source_at = align_up(tensor_end, kShardAlign);
+  uint8_t* source_data = snapshot_.data() + source_at;
+  if (source_bytes > 0 && source_at + source_bytes > snapshot_.size()) {
     overflow = HostBuffer(static_cast<size_t>(source_bytes), snapshot_.pinned());
     source_data = overflow.data();
   }
   std::vector<uint64_t> source_begin, source_state_begin;
-  if (!supplement.empty()) source_begin = read_verified_shards(source->manifest, source_wanted, source_data);
+  if (!supplement.empty()) source_begin = read_verified_shards(source->manifest, source_wanted, source_data, true);
   if (source) source_state_begin = read_state_shards(source->manifest, source_state_wanted, source_state_bytes);
   auto state_data = [&](const StateImport& import) {
     return import.from_source

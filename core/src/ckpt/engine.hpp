@@ -144,6 +144,15 @@ class Engine {
     uint32_t kinds = 0;
     uint64_t order = 0;
   };
+  // Tensor shards start on this boundary of the snapshot buffer (the
+  // buffer itself is 2 MiB aligned), on save and on restore, so the store
+  // can move them with direct I/O: O_DIRECT needs the memory address
+  // aligned to the device's logical block. The snapshot buffer holds one
+  // such pad per registered tensor, a bound on the number of shards.
+  static constexpr uint64_t kShardAlign = 4096;
+  static constexpr uint64_t align_up(uint64_t value, uint64_t alignment) {
+    return (value + alignment - 1) / alignment * alignment;
+  }
   struct ShardPlan {
     uint64_t begin = 0;  // offset in the snapshot buffer, or in state_snapshot_ for a state shard
     uint64_t size = 0;
@@ -241,10 +250,15 @@ class Engine {
   // The newest fully verified full checkpoint older (in write order) than
   // `heartbeat`; what it skipped, and why, is appended to `skipped`.
   std::optional<Found> newest_full_before(const CheckpointId& heartbeat, std::string& skipped) const;
-  // Reads the shards of `m` marked in `wanted` back to back into `dst`,
-  // checking each one's size and checksum (DATA_CORRUPTED otherwise);
-  // returns where each shard begins in `dst`.
-  std::vector<uint64_t> read_verified_shards(const Manifest& m, const std::vector<bool>& wanted, uint8_t* dst) const;
+  // Where the shards of `m` marked in `wanted` begin in one buffer, back
+  // to back (each on a kShardAlign boundary when `pad`); `end` is out.
+  static std::vector<uint64_t> shard_layout(const Manifest& m, const std::vector<bool>& wanted, bool pad,
+                                            uint64_t* end);
+  // Reads the shards of `m` marked in `wanted` into `dst` as shard_layout
+  // places them, checking each one's size and checksum (DATA_CORRUPTED
+  // otherwise); returns where each shard begins in `dst`.
+  std::vector<uint64_t> read_verified_shards(const Manifest& m, const std::vector<bool>& wanted, uint8_t* dst,
+                                             bool pad = false) const;
   // read_verified_shards into `dst`, resized to hold the wanted shards.
   std::vector<uint64_t> read_state_shards(const Manifest& m, const std::vector<bool>& wanted,
                                           std::vector<uint8_t>& dst) const;

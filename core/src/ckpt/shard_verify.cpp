@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <memory>
 #include <vector>
 
 #include "error.hpp"
@@ -11,8 +13,24 @@
 
 namespace frugal::ckpt {
 namespace {
+
 constexpr uint64_t kChunk = uint64_t{8} << 20;  // verification never holds more than this per call
+// The chunk buffer's alignment, and every chunk's offset a multiple of it:
+// a direct-I/O store (store_fs) reads the chunks with O_DIRECT.
+constexpr size_t kChunkAlign = 4096;
+
+struct FreeDeleter {
+  void operator()(uint8_t* p) const noexcept { std::free(p); }
+};
+
+std::unique_ptr<uint8_t, FreeDeleter> chunk_buffer() {
+  void* memory = nullptr;
+  if (posix_memalign(&memory, kChunkAlign, kChunk) != 0)
+    fail(FRUGAL_ERR_OUT_OF_MEMORY, "cannot allocate the {} byte buffer that verifies shards", kChunk);
+  return std::unique_ptr<uint8_t, FreeDeleter>(static_cast<uint8_t*>(memory));
 }
+
+}  // namespace
 
 DecodedManifest read_manifest(const Store& store, const std::string& checkpoint_key) {
   DecodedManifest out;
@@ -42,7 +60,7 @@ ShardCheck verify_shards(const Store& store, const std::string& checkpoint_key, 
   // checksum too, in the same single read.
   std::vector<std::vector<const StateRecord*>> states_in(manifest.shards.size());
   for (const auto& state : manifest.states) states_in[state.shard].push_back(&state);
-  std::vector<uint8_t> buffer;
+  std::unique_ptr<uint8_t, FreeDeleter> buffer;
   for (size_t index = 0; index < manifest.shards.size(); ++index) {
     const auto& shard = manifest.shards[index];
     const std::string key = checkpoint_key + "/" + shard.key;
@@ -54,16 +72,16 @@ ShardCheck verify_shards(const Store& store, const std::string& checkpoint_key, 
                                    shard.key, *size, shard.size));
       Xxh3Stream hash;
       std::vector<Xxh3Stream> state_hashes(states_in[index].size());
-      buffer.resize(static_cast<size_t>(std::min(kChunk, std::max<uint64_t>(shard.size, 1))));
+      if (!buffer && shard.size > 0) buffer = chunk_buffer();
       for (uint64_t offset = 0; offset < shard.size;) {
-        const uint64_t length = std::min<uint64_t>(buffer.size(), shard.size - offset);
-        store.read(key, offset, buffer.data(), length);
-        hash.update(buffer.data(), static_cast<size_t>(length));
+        const uint64_t length = std::min<uint64_t>(kChunk, shard.size - offset);
+        store.read(key, offset, buffer.get(), length);
+        hash.update(buffer.get(), static_cast<size_t>(length));
         for (size_t s = 0; s < state_hashes.size(); ++s) {
           const StateRecord& state = *states_in[index][s];
           const uint64_t begin = std::max(offset, state.offset),
                          end = std::min(offset + length, state.offset + state.size);
-          if (begin < end) state_hashes[s].update(buffer.data() + (begin - offset), static_cast<size_t>(end - begin));
+          if (begin < end) state_hashes[s].update(buffer.get() + (begin - offset), static_cast<size_t>(end - begin));
         }
         offset += length;
       }

@@ -7,8 +7,14 @@
 //                 the puts whose key contains it. Removing or rewriting it
 //                 releases what it no longer matches.
 //   gate/waiting  written by the store: the key of the first put it holds.
+//   gate/misaligned  written by the store: one line per put, and per read
+//                 at offset 0, of at least 4096 bytes whose memory does not
+//                 start on a 4096-byte boundary ("put KEY" / "read KEY"):
+//                 what a direct-I/O store (store_fs) could not move with
+//                 O_DIRECT.
 // One instance per open; every engine on that store handle shares it.
 #include <condition_variable>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -34,6 +40,7 @@ class MemStore {
         if (objects_.count("gate/waiting") == 0) objects_["gate/waiting"].assign(k.begin(), k.end());
         changed_.wait(lock);
       }
+    if (!k.starts_with("gate/")) note_alignment("put", k, data, size);
     const auto* bytes = static_cast<const uint8_t*>(data);
     objects_[k].assign(bytes, bytes + size);
     changed_.notify_all();
@@ -44,8 +51,9 @@ class MemStore {
     return find(key).size();
   }
 
-  void read(const char* key, uint64_t offset, void* dst, uint64_t length) const {
+  void read(const char* key, uint64_t offset, void* dst, uint64_t length) {
     std::lock_guard lock(mutex_);
+    if (offset == 0 && !std::string_view(key).starts_with("gate/")) note_alignment("read", key, dst, length);
     const auto& object = find(key);
     if (offset > object.size() || length > object.size() - offset)
       throw PluginError(FRUGAL_ERR_OUT_OF_RANGE, std::string("read past the end of ") + key);
@@ -70,6 +78,15 @@ class MemStore {
   }
 
  private:
+  // Called with the lock held.
+  void note_alignment(const char* op, const std::string& key, const void* memory, uint64_t size) {
+    constexpr uint64_t kBlock = 4096;
+    if (size < kBlock || reinterpret_cast<uintptr_t>(memory) % kBlock == 0) return;
+    const std::string line = std::string(op) + " " + key + "\n";
+    auto& record = objects_["gate/misaligned"];
+    record.insert(record.end(), line.begin(), line.end());
+  }
+
   bool held(const std::string& key) const {
     const auto hold = objects_.find("gate/hold");
     if (hold == objects_.end()) return false;
