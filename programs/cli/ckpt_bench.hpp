@@ -1,23 +1,25 @@
 // What the two forms of `frugal ckpt bench` share: the one-process bench
 // (cmd_ckpt_bench.cpp) and the job-of-ranks bench under mpirun
 // (cmd_ckpt_bench_ranks.cpp, with --comm): the flags, the buffers, the raw
-// write baseline, the statistics and the cleanup.
+// and direct write baselines, the statistics and the cleanup.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ckpt_session.hpp"
+#include "json_text.hpp"
 
 namespace frugal::cli::bench {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr double kPersistTarget = 0.90;    // persist throughput / raw write, at least
+constexpr double kPersistTarget = 0.90;    // persist throughput / the faster raw write, at least
 constexpr int64_t kEngineDefaultKeep = 2;  // frugal_ckpt_engine_create's defaults
 constexpr int64_t kEngineDefaultShardBytes = int64_t{256} << 20;
 
@@ -46,9 +48,36 @@ using HugeBuffer = std::unique_ptr<uint8_t, FreeDeleter>;
 // 2 MiB aligned, huge pages requested, as the engine's snapshot buffer.
 HugeBuffer allocate(uint64_t bytes, const char* what);
 
-// open + write() in large calls + fsync + close of `bytes` at `src`; the
-// file is left for the caller to unlink (outside the timing).
-double time_raw_write(const std::string& path, const uint8_t* src, uint64_t bytes);
+// The two raw baselines of the persist throughput, both open + pwrite()
+// in 1 GiB calls + fsync + close of `bytes` at `src`:
+//   kBuffered: through the page cache, what a plain program does;
+//   kDirect:   O_DIRECT (`dd oflag=direct conv=fsync` with one large
+//              block), the device's bandwidth: the physical limit. A tail
+//              shorter than a 4096-byte block goes through the page cache.
+enum class RawWrite { kBuffered, kDirect };
+
+// Seconds, or nullopt for kDirect where DIR's filesystem refuses O_DIRECT.
+// The file is left for the caller to unlink (outside the timing).
+std::optional<double> time_raw_write(const std::string& path, const uint8_t* src, uint64_t bytes, RawWrite how);
+
+// The persist throughput judged against both raw baselines, from the
+// per-iteration figures in bytes per second (`direct` empty, or shorter
+// than the others: no direct baseline, the filesystem refused O_DIRECT).
+// The target holds against the faster baseline's median.
+struct PersistVerdict {
+  double persist_median = 0, raw_median = 0;
+  std::optional<double> direct_median;
+  double ratio_raw = 0, ratio_direct = 0;  // persist median / each baseline's (direct: 0 when absent)
+  const char* baseline = "";               // "raw write" or "direct write": the faster
+  double ratio = 0;                        // against it
+  bool met = false;
+  double paired_median = 0;  // median over iterations of persist / the faster baseline of the same iteration
+};
+PersistVerdict judge_persist(const std::vector<double>& persist, const std::vector<double>& raw,
+                             const std::vector<double>& direct);
+// The verdict's fields for a --json report, with the per-iteration figures.
+json::Json persist_json(const PersistVerdict& verdict, const std::vector<double>& persist,
+                        const std::vector<double>& raw, const std::vector<double>& direct);
 
 // Iteration i of an A/B comparison: the baseline first on even
 // iterations, second on odd ones, so drift during the run hits both alike.

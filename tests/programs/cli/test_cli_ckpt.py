@@ -209,6 +209,9 @@ class CkptCliTest(unittest.TestCase):
         self.assertEqual(len(report["persist_bytes_per_second"]), 2)
         self.assertEqual(len(report["restore_seconds_written_by_more_ranks"]), 2)
         self.assertGreater(report["persist_ratio"], 0)
+        self.assertIn(report["persist_baseline"], ("raw write", "direct write"))
+        if report["direct_io"]:  # N concurrent direct writes, one figure per iteration
+            self.assertEqual(len(report["direct_write_bytes_per_second"]), 2)
         self.assertGreater(report["restore_ratio"], 0)
 
         found = listing(self, self.root)
@@ -419,6 +422,22 @@ class CkptCliTest(unittest.TestCase):
         self.assertGreaterEqual(report["snapshot_seconds_max"], report["snapshot_seconds_median"])
         self.assertIsInstance(report["stall_target_met"], bool)
         self.assertIsInstance(report["persist_target_met"], bool)
+        # The direct write baseline where the filesystem takes O_DIRECT; the
+        # target is judged against the faster of the two baselines.
+        if report["direct_io"]:
+            self.assertEqual(len(report["direct_write_seconds"]), 3)
+            faster = max(report["raw_write_bytes_per_second_median"],
+                         report["direct_write_bytes_per_second_median"])
+            self.assertAlmostEqual(report["persist_ratio_direct_write"],
+                                   report["persist_bytes_per_second_median"]
+                                   / report["direct_write_bytes_per_second_median"])
+        else:
+            faster = report["raw_write_bytes_per_second_median"]
+            self.assertNotIn("direct_write_seconds", report)
+        self.assertEqual(report["persist_baseline"],
+                         "direct write" if faster != report["raw_write_bytes_per_second_median"] else "raw write")
+        self.assertAlmostEqual(report["persist_ratio"], report["persist_bytes_per_second_median"] / faster)
+        self.assertEqual(report["persist_target_met"], report["persist_ratio"] >= report["persist_target"])
         self.assertEqual(len(report["checkpoints"]), 3)
         self.assertEqual(report["kept"], [])
         self.assertFalse(os.path.exists(self.root), "the bench removes the scratch directory it created")
