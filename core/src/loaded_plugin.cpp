@@ -28,7 +28,7 @@ namespace frugal {
 namespace {
 
 constexpr size_t kMaxStrategies = 4096;
-constexpr size_t kMaxNameLength = 64;
+constexpr size_t kMaxPluginNameLength = 64;
 
 // Copies a descriptor string, refusing NULL (when required) and runaway lengths.
 std::string copy_string(const char* value, bool required, std::string_view field, const std::string& path) {
@@ -84,7 +84,7 @@ std::map<FileId, std::weak_ptr<LoadedPlugin>>& loaded_files() {
 }  // namespace
 
 bool is_valid_component_name(std::string_view name) {
-  if (name.empty() || name.size() > kMaxNameLength) return false;
+  if (name.empty() || name.size() > kMaxPluginNameLength) return false;
   if (!(name[0] >= 'a' && name[0] <= 'z')) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';

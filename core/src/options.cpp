@@ -14,13 +14,13 @@
 namespace frugal {
 namespace {
 
-constexpr size_t kMaxNameLength = 128;
+constexpr size_t kMaxOptionNameLength = 128;
 
 void check_name(const char* name) {
   require_non_null(name, "frugal_options", "name");
   const size_t length = std::strlen(name);
-  if (length == 0 || length > kMaxNameLength)
-    fail(FRUGAL_ERR_INVALID_ARGUMENT, "option name must be 1..{} bytes, got {}", kMaxNameLength, length);
+  if (length == 0 || length > kMaxOptionNameLength)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "option name must be 1..{} bytes, got {}", kMaxOptionNameLength, length);
   for (size_t i = 0; i < length; ++i) {
     const unsigned char c = static_cast<unsigned char>(name[i]);
     // Plain ASCII tests, not <cctype>: the rules must not change with the host's locale.
