@@ -16,6 +16,7 @@
 
 #include "ckpt/chunk_box.hpp"
 #include "ckpt/shard_verify.hpp"
+#include "ckpt/shard_workers.hpp"
 #include "compact_tensor.hpp"
 #include "dtype.hpp"
 #include "frugal/managed_tensor.h"
@@ -28,7 +29,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr size_t kCommittedMemory = 64;
-constexpr size_t kShardWriters = 2;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
@@ -530,20 +530,20 @@ void Engine::write_shards(Job& job, const std::string& base) {
   for (auto& chunks : chunks_of)
     std::sort(chunks.begin(), chunks.end(),
               [&](size_t a, size_t b) { return m.tensors[a].offset < m.tensors[b].offset; });
-  // Two shard writers: while one waits in fsync the other hashes and
-  // writes, so neither the disk nor the CPU idles between shards.
-  std::atomic<size_t> next{0};
-  std::atomic<bool> failed{false};
-  auto writer = [&] {
-    for (size_t i; !failed.load() && (i = next.fetch_add(1)) < job.shards.size();) {
-      const uint8_t* data = (job.shards[i].states ? state_snapshot_.data() : snapshot_.data()) + job.shards[i].begin;
-      const uint64_t size = job.shards[i].size;
-      // One pass over memory for both checksums: each block is hashed for
-      // its chunk and then, still in cache, fed to the shard's hash (the
-      // records lie back to back in offset order; any gap is fed too).
+  // Shard writers (shard_workers.hpp): while one waits in fsync another
+  // writes, so the disk does not idle between shards. Each shard is hashed
+  // on a thread of its own while it is written: the snapshot does not
+  // change during a persist, and a direct-I/O write leaves the CPU free.
+  for_each_shard(job.shards.size(), [&](size_t i) {
+    const uint8_t* data = (job.shards[i].states ? state_snapshot_.data() : snapshot_.data()) + job.shards[i].begin;
+    const uint64_t size = job.shards[i].size;
+    // One pass over memory for both checksums: each block is hashed for
+    // its chunk and then, still in cache, fed to the shard's hash (the
+    // records lie back to back in offset order; any gap is fed too).
+    auto hash_shard = [&m, &chunks = chunks_of[i], data, size] {
       Xxh3Stream shard_hash;
       uint64_t hashed = 0;
-      for (const size_t k : chunks_of[i]) {  // each record belongs to one shard: one writer touches it
+      for (const size_t k : chunks) {  // each record belongs to one shard: one hasher touches it
         TensorRecord& t = m.tensors[k];
         if (t.offset > hashed) shard_hash.update(data + hashed, static_cast<size_t>(t.offset - hashed));
         t.block_xxh3.clear();
@@ -556,29 +556,18 @@ void Engine::write_shards(Job& job, const std::string& base) {
         hashed = t.offset + t.bytes;
       }
       if (size > hashed) shard_hash.update(data + hashed, static_cast<size_t>(size - hashed));
-      const uint64_t hash = shard_hash.digest();
-      try {
-        store_->put(base + "/" + m.shards[i].key, data, size);
-      } catch (...) {
-        failed.store(true);
-        throw;
-      }
-      m.shards[i].size = size;
-      m.shards[i].xxh3 = hash;
-    }
-  };
-  std::vector<std::future<void>> writers;
-  for (size_t w = 0; w < std::min<size_t>(kShardWriters, job.shards.size()); ++w)
-    writers.push_back(std::async(std::launch::async, writer));
-  std::exception_ptr first_failure;
-  for (auto& w : writers) {  // join all before unwinding: they read the snapshot buffer
+      return shard_hash.digest();
+    };
+    auto hashing = std::async(std::launch::async, hash_shard);
     try {
-      w.get();
+      store_->put(base + "/" + m.shards[i].key, data, size);
     } catch (...) {
-      if (!first_failure) first_failure = std::current_exception();
+      hashing.wait();  // it reads the snapshot and writes the records
+      throw;
     }
-  }
-  if (first_failure) std::rethrow_exception(first_failure);
+    m.shards[i].size = size;
+    m.shards[i].xxh3 = hashing.get();
+  });
 }
 
 uint64_t Engine::persist(Job& job) {
@@ -694,7 +683,7 @@ std::vector<Found> Engine::list(bool verify_shards_too) const {
   return out;
 }
 
-Found Engine::verify(const std::string& name) const {
+Found Engine::verify(const std::string& name, bool deep) const {
   const auto id = parse_checkpoint_name(name);
   if (!id)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "'{}' is not a checkpoint name (expected e.g. full-000000001200-00000007)", name);
@@ -704,10 +693,10 @@ Found Engine::verify(const std::string& name) const {
     return false;
   });
   if (!present) fail(FRUGAL_ERR_NOT_FOUND, "no checkpoint named '{}' in {}", name, store_->label());
-  return examine(*id, true);
+  return examine(*id, deep);
 }
 
-Found Engine::latest(uint32_t kinds) const {
+void Engine::newest_valid(uint32_t kinds, const std::function<bool(Found&)>& take) const {
   if (kinds == 0) kinds = FRUGAL_CKPT_ALL_KINDS;
   std::string skipped;
   uint64_t newest_seen = 0;
@@ -715,23 +704,34 @@ Found Engine::latest(uint32_t kinds) const {
   // (a busy saver with keep 1): if a fresh listing holds something newer,
   // walk again. Bounded: each round needs a newer checkpoint to exist.
   for (int round = 0; round < 4; ++round) {
-    const auto candidates = list(false);
+    auto candidates = list(false);
     if (round > 0 && (candidates.empty() || candidates.front().id.sequence <= newest_seen)) break;
     if (!candidates.empty()) newest_seen = candidates.front().id.sequence;
     skipped.clear();
-    for (const auto& candidate : candidates) {
+    for (auto& candidate : candidates) {
       if ((static_cast<uint32_t>(candidate.id.kind) & kinds) == 0) continue;
-      Found found = candidate.status == FRUGAL_CKPT_VALID ? examine(candidate.id, true) : candidate;
-      if (found.status == FRUGAL_CKPT_VALID) {
+      if (candidate.status == FRUGAL_CKPT_VALID && take(candidate)) {
         if (!skipped.empty())
-          store_->log(FRUGAL_LOG_WARN, fmt::format("recovering from {}; skipped newer: {}", found.id.name, skipped));
-        return found;
+          store_->log(FRUGAL_LOG_WARN,
+                      fmt::format("recovering from {}; skipped newer: {}", candidate.id.name, skipped));
+        return;
       }
-      skipped += fmt::format("{}{} ({})", skipped.empty() ? "" : "; ", found.id.name, found.reason);
+      skipped += fmt::format("{}{} ({})", skipped.empty() ? "" : "; ", candidate.id.name, candidate.reason);
     }
   }
   fail(FRUGAL_ERR_NOT_FOUND, "no valid checkpoint under '{}' in {}{}{}", options_.prefix, store_->label(),
        skipped.empty() ? "" : "; skipped: ", skipped);
+}
+
+Found Engine::latest(uint32_t kinds) const {
+  Found out;
+  newest_valid(kinds, [&](Found& candidate) {
+    candidate = examine(candidate.id, true);
+    if (candidate.status != FRUGAL_CKPT_VALID) return false;
+    out = std::move(candidate);
+    return true;
+  });
+  return out;
 }
 
 std::optional<Found> Engine::newest_full_before(const CheckpointId& heartbeat, std::string& skipped) const {
@@ -766,21 +766,26 @@ std::vector<uint64_t> Engine::shard_layout(const Manifest& m, const std::vector<
 std::vector<uint64_t> Engine::read_verified_shards(const Manifest& m, const std::vector<bool>& wanted, uint8_t* dst,
                                                    bool pad) const {
   // Each shard is read once into `dst` and its checksum taken over the very
-  // bytes that will be scattered, so what is written is what verified.
+  // bytes that will be scattered, so what is written is what verified; the
+  // shard readers (shard_workers.hpp) hash one shard while another reads.
   uint64_t end = 0;
   std::vector<uint64_t> begin = shard_layout(m, wanted, pad, &end);
-  for (size_t i = 0; i < m.shards.size(); ++i) {
-    if (!wanted[i]) continue;
-    const auto& shard = m.shards[i];
-    const uint64_t offset = begin[i];
+  std::vector<size_t> shards;
+  for (size_t i = 0; i < m.shards.size(); ++i)
+    if (wanted[i]) shards.push_back(i);
+  for_each_shard(shards.size(), [&](size_t n) {
+    const auto& shard = m.shards[shards[n]];
+    uint8_t* into = dst + begin[shards[n]];
     const std::string key = key_of(m.name) + "/" + shard.key;
-    if (store_->size(key) != shard.size)
-      fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' changed size since it was verified", m.name,
-           shard.key);
-    store_->read(key, 0, dst + offset, shard.size);
-    if (checksums_enforced() && xxh3(dst + offset, static_cast<size_t>(shard.size)) != shard.xxh3)
+    const auto size = store_->size_if_present(key);
+    if (!size) fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' is missing", m.name, shard.key);
+    if (*size != shard.size)
+      fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' has {} bytes; the manifest says {}", m.name, shard.key,
+           *size, shard.size);
+    store_->read(key, 0, into, shard.size);
+    if (checksums_enforced() && xxh3(into, static_cast<size_t>(shard.size)) != shard.xxh3)
       fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' fails its checksum", m.name, shard.key);
-  }
+  });
   return begin;
 }
 
@@ -793,16 +798,51 @@ RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata,
   Reservation reservation(*this);
   // With a comm the ranks choose together (engine_sliced_restore.cpp).
   if (group_) return restore_sliced(name, kinds, metadata, capacity, metadata_size);
+  // One pass over the bytes: a candidate's manifest is checked first, its
+  // shards by the very read that restores them (each hashed as it arrives,
+  // all before the first registered byte is written). A shard that fails
+  // rules out a named checkpoint, and moves a restore of the newest one to
+  // the next older, as a separate verification pass would have.
+  if (name != nullptr) {
+    Found found = verify(name, false);
+    if (found.status != FRUGAL_CKPT_VALID)
+      fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {} cannot be restored: {}", found.id.name, found.reason);
+    return *restore_found(std::move(found), kinds, metadata, capacity, metadata_size, nullptr);
+  }
+  std::optional<RestoreOutcome> out;
+  newest_valid(kinds, [&](Found& candidate) {
+    // A job's checkpoint restored by one process verifies block by block
+    // as it reads (restore_sliced), after this check of every shard.
+    if (candidate.manifest.world_size > 0) candidate = examine(candidate.id, true);
+    if (candidate.status != FRUGAL_CKPT_VALID) return false;
+    std::string unverified;
+    out = restore_found(candidate, kinds, metadata, capacity, metadata_size, &unverified);
+    if (out) return true;
+    candidate.status = FRUGAL_CKPT_CORRUPT;
+    candidate.reason = std::move(unverified);
+    return false;
+  });
+  return std::move(*out);
+}
+
+std::optional<RestoreOutcome> Engine::restore_found(Found found, uint32_t kinds, void* metadata, size_t capacity,
+                                                    size_t* metadata_size, std::string* unverified) {
   RestoreOutcome out;
-  out.found = name != nullptr ? verify(name) : latest(kinds);
-  const Found& found = out.found;
-  if (found.status != FRUGAL_CKPT_VALID)
-    fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {} cannot be restored: {}", found.id.name, found.reason);
-  const Manifest& m = found.manifest;
+  out.found = std::move(found);
+  const Manifest& m = out.found.manifest;
   // A job's checkpoint, restored by one process: each registered tensor is
   // read as the whole of its global tensor.
-  if (m.world_size > 0) return restore_sliced(found.id.name.c_str(), kinds, metadata, capacity, metadata_size);
+  if (m.world_size > 0) return restore_sliced(out.found.id.name.c_str(), kinds, metadata, capacity, metadata_size);
   if (m.metadata.size() > capacity) {
+    // Too small a buffer restores nothing, and the size reported must be
+    // that of the checkpoint a restore would take: its shards are verified
+    // first, in the separate pass a restore otherwise saves.
+    if (auto check = verify_shards(*store_, key_of(m.name), m); check.status != FRUGAL_CKPT_VALID) {
+      if (unverified == nullptr)
+        fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {} cannot be restored: {}", m.name, check.reason);
+      *unverified = std::move(check.reason);
+      return std::nullopt;
+    }
     *metadata_size = m.metadata.size();  // reported with OUT_OF_RANGE: the caller needs it to retry
     fail(FRUGAL_ERR_OUT_OF_RANGE, "checkpoint {} carries {} metadata bytes; the buffer holds {}", m.name,
          m.metadata.size(), capacity);
@@ -826,7 +866,7 @@ RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata,
       for (const auto& t : tensors_) wanted = wanted || (full_only(t.kinds) && !held(t.name));
       for (const auto& st : states_) wanted = wanted || (full_only(st.kinds) && !held(st.name));
     }
-    if (wanted) source = newest_full_before(found.id, skipped);
+    if (wanted) source = newest_full_before(out.found.id, skipped);
   }
 
   std::unique_lock lock(mutex_);  // the reservation keeps the snapshot buffer ours
@@ -919,45 +959,61 @@ RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata,
   // checksum before the first registered byte is written or state
   // imported: a checkpoint that fails here has changed nothing. Tensor
   // shards go to the snapshot buffer, state shards to buffers of their own.
-  std::vector<bool> m_tensor_shards(m_state_shards.size());
-  std::transform(m_state_shards.begin(), m_state_shards.end(), m_tensor_shards.begin(), std::logical_not<>());
-  // Each shard on a kShardAlign boundary (direct reads) when the pads fit.
-  uint64_t tensor_end = 0;
-  (void)shard_layout(m, m_tensor_shards, true, &tensor_end);
-  const bool pad = tensor_end <= snapshot_.size();
-  const auto shard_begin = read_verified_shards(m, m_tensor_shards, snapshot_.data(), pad);
-  if (!pad) tensor_end = tensor_shard_bytes;
+  std::vector<uint64_t> shard_begin, m_state_begin, source_begin, source_state_begin;
   std::vector<uint8_t> m_state_bytes, source_state_bytes;
-  const auto m_state_begin = read_state_shards(m, m_state_shards, m_state_bytes);
-  std::vector<bool> source_wanted(source ? source->manifest.shards.size() : 0, false);
-  std::vector<bool> source_state_wanted(source_wanted.size(), false);
-  for (const auto& [record, target] : supplement) source_wanted[record->shard] = true;
-  uint64_t source_bytes = 0;
-  if (source) (void)shard_layout(source->manifest, source_wanted, true, &source_bytes);
-  for (const auto& import : imports)
-    if (import.from_source) source_state_wanted[import.record->shard] = true;
-  // Behind the heartbeat in the snapshot buffer when it fits; otherwise a
-  // buffer of its own for the duration of this call.
   HostBuffer overflow;
-  const uint64_t source_at = align_up(tensor_end, kShardAlign);
-  uint8_t* source_data = snapshot_.data() + source_at;
-  if (source_bytes > 0 && source_at + source_bytes > snapshot_.size()) {
-    overflow = HostBuffer(static_cast<size_t>(source_bytes), snapshot_.pinned());
-    source_data = overflow.data();
-  }
-  std::vector<uint64_t> source_begin, source_state_begin;
-  if (!supplement.empty()) source_begin = read_verified_shards(source->manifest, source_wanted, source_data, true);
-  if (source) source_state_begin = read_state_shards(source->manifest, source_state_wanted, source_state_bytes);
+  uint8_t* source_data = nullptr;
   auto state_data = [&](const StateImport& import) {
     return import.from_source
                ? source_state_bytes.data() + source_state_begin[import.record->shard] + import.record->offset
                : m_state_bytes.data() + m_state_begin[import.record->shard] + import.record->offset;
   };
-  for (const auto& import : imports)
-    if (checksums_enforced() &&
-        xxh3(state_data(import), static_cast<size_t>(import.record->size)) != import.record->xxh3)
-      fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: state '{}' fails its checksum",
-           import.from_source ? source->id.name : m.name, import.record->name);
+  auto read_and_verify = [&] {
+    std::vector<bool> m_tensor_shards(m_state_shards.size());
+    std::transform(m_state_shards.begin(), m_state_shards.end(), m_tensor_shards.begin(), std::logical_not<>());
+    // Each shard on a kShardAlign boundary (direct reads) when the pads fit.
+    uint64_t tensor_end = 0;
+    (void)shard_layout(m, m_tensor_shards, true, &tensor_end);
+    const bool pad = tensor_end <= snapshot_.size();
+    shard_begin = read_verified_shards(m, m_tensor_shards, snapshot_.data(), pad);
+    if (!pad) tensor_end = tensor_shard_bytes;
+    m_state_begin = read_state_shards(m, m_state_shards, m_state_bytes);
+    std::vector<bool> source_wanted(source ? source->manifest.shards.size() : 0, false);
+    std::vector<bool> source_state_wanted(source_wanted.size(), false);
+    for (const auto& [record, target] : supplement) source_wanted[record->shard] = true;
+    uint64_t source_bytes = 0;
+    if (source) (void)shard_layout(source->manifest, source_wanted, true, &source_bytes);
+    for (const auto& import : imports)
+      if (import.from_source) source_state_wanted[import.record->shard] = true;
+    // Behind the heartbeat in the snapshot buffer when it fits; otherwise a
+    // buffer of its own for the duration of this call.
+    const uint64_t source_at = align_up(tensor_end, kShardAlign);
+    source_data = snapshot_.data() + source_at;
+    if (source_bytes > 0 && source_at + source_bytes > snapshot_.size()) {
+      overflow = HostBuffer(static_cast<size_t>(source_bytes), snapshot_.pinned());
+      source_data = overflow.data();
+    }
+    if (!supplement.empty()) source_begin = read_verified_shards(source->manifest, source_wanted, source_data, true);
+    if (source) source_state_begin = read_state_shards(source->manifest, source_state_wanted, source_state_bytes);
+    for (const auto& import : imports)
+      if (checksums_enforced() &&
+          xxh3(state_data(import), static_cast<size_t>(import.record->size)) != import.record->xxh3)
+        fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: state '{}' fails its checksum",
+             import.from_source ? source->id.name : m.name, import.record->name);
+  };
+  try {
+    read_and_verify();
+  } catch (const Error& e) {
+    // What a verification pass would have reported as CORRUPT (a shard
+    // missing, resized or failing its checksum) or UNREADABLE (the store
+    // failed to read it).
+    const int32_t code =
+        e.code() == FRUGAL_ERR_NOT_FOUND || e.code() == FRUGAL_ERR_OUT_OF_RANGE ? FRUGAL_ERR_DATA_CORRUPTED : e.code();
+    if (code != FRUGAL_ERR_DATA_CORRUPTED && code != FRUGAL_ERR_IO) throw;  // not about the checkpoint
+    if (unverified == nullptr) fail(code, "checkpoint {} cannot be restored: {}", m.name, e.what());
+    *unverified = e.what();
+    return std::nullopt;
+  }
 
   DiscardCopiesOnThrow discard_on_throw(copier_);
   auto scatter = [&](const TensorRecord& record, const Registered& target, const uint8_t* shard) {

@@ -105,9 +105,10 @@ class Engine {
   std::optional<JobOutcome> wait_for(const std::string& name,
                                      std::optional<std::chrono::steady_clock::time_point> deadline);
 
-  std::vector<Found> list(bool deep) const;     // newest (highest sequence, then name) first
-  Found verify(const std::string& name) const;  // throws NOT_FOUND
-  Found latest(uint32_t kinds) const;           // throws NOT_FOUND with the reasons
+  std::vector<Found> list(bool deep) const;  // newest (highest sequence, then name) first
+  // deep: every shard read and checked too, not only the manifest.
+  Found verify(const std::string& name, bool deep = true) const;  // throws NOT_FOUND
+  Found latest(uint32_t kinds) const;                             // throws NOT_FOUND with the reasons
   // *metadata_size (not NULL) is set on success and with OUT_OF_RANGE (buffer too small).
   // A heartbeat's full-only tensors come from the newest valid full
   // checkpoint written before it (see frugal_ckpt_restore).
@@ -250,6 +251,16 @@ class Engine {
   // The newest fully verified full checkpoint older (in write order) than
   // `heartbeat`; what it skipped, and why, is appended to `skipped`.
   std::optional<Found> newest_full_before(const CheckpointId& heartbeat, std::string& skipped) const;
+  // Walks the checkpoints of `kinds` (0: all) newest first, offering each
+  // whose manifest is valid to `take`, until it accepts one (true); when
+  // it refuses one it sets the candidate's status and reason. Throws
+  // NOT_FOUND naming every checkpoint skipped and why.
+  void newest_valid(uint32_t kinds, const std::function<bool(Found&)>& take) const;
+  // restore() of `found` (its manifest checked, its shards not yet):
+  // nullopt when a shard or state fails as it is read and `unverified`
+  // is given (it gets the reason; nothing was written), else the error.
+  std::optional<RestoreOutcome> restore_found(Found found, uint32_t kinds, void* metadata, size_t capacity,
+                                              size_t* metadata_size, std::string* unverified);
   // Where the shards of `m` marked in `wanted` begin in one buffer, back
   // to back (each on a kShardAlign boundary when `pad`); `end` is out.
   static std::vector<uint64_t> shard_layout(const Manifest& m, const std::vector<bool>& wanted, bool pad,

@@ -12,6 +12,8 @@
 //                 start on a 4096-byte boundary ("put KEY" / "read KEY"):
 //                 what a direct-I/O store (store_fs) could not move with
 //                 O_DIRECT.
+//   gate/reads    written by the store: "KEY LENGTH" per read of an object
+//                 outside gate/, so a test can count the bytes read.
 // One instance per open; every engine on that store handle shares it.
 #include <condition_variable>
 #include <cstdint>
@@ -53,7 +55,12 @@ class MemStore {
 
   void read(const char* key, uint64_t offset, void* dst, uint64_t length) {
     std::lock_guard lock(mutex_);
-    if (offset == 0 && !std::string_view(key).starts_with("gate/")) note_alignment("read", key, dst, length);
+    if (!std::string_view(key).starts_with("gate/")) {
+      if (offset == 0) note_alignment("read", key, dst, length);
+      const std::string line = std::string(key) + " " + std::to_string(length) + "\n";
+      auto& reads = objects_["gate/reads"];
+      reads.insert(reads.end(), line.begin(), line.end());
+    }
     const auto& object = find(key);
     if (offset > object.size() || length > object.size() - offset)
       throw PluginError(FRUGAL_ERR_OUT_OF_RANGE, std::string("read past the end of ") + key);
