@@ -96,6 +96,17 @@ typedef struct frugal_ckpt_engine frugal_ckpt_engine;
  *     shard_bytes      int >= 4096, default 268435456: target shard size
  *     prefix           string, default "": key prefix of every checkpoint
  *                      (lets several jobs share one store).
+ *     restore          string, default "verified": every shard is read into
+ *                      a staging buffer and checked before any registered
+ *                      byte is written (frugal_ckpt_restore's guarantee).
+ *                      "in_place": when every tensor a checkpoint holds is
+ *                      CPU memory, its shards are read straight into the
+ *                      tensors and checked as they arrive, which saves a
+ *                      copy of the whole state; a shard that fails then
+ *                      leaves tensors holding unverified bytes (the error
+ *                      says so) until a restore succeeds, and
+ *                      frugal_ckpt_restore(NULL) goes on to the next older
+ *                      checkpoint as usual, which rewrites them.
  *     comm             comm (frugal_options_set_comm, ABI 2.2): the job's
  *                      ranks save and restore together. Creating the
  *                      engine is then collective over the comm (it splits
@@ -513,9 +524,13 @@ FRUGAL_API void frugal_string_free(char* text);
  * those of the full checkpoint that hold what it supplies) is read and
  * verified, and each state against its own checksum, before any registered
  * tensor is written or any state imported, so a bad checkpoint never leaves
- * state half-restored. A heartbeat restore may hold the supplying full
- * checkpoint's shards in a temporary host buffer beside the snapshot buffer
- * for the duration of the call, and the states' bytes in another.
+ * state half-restored (an engine created with restore=in_place trades this
+ * for one copy less: see frugal_ckpt_engine_create). Each shard is read
+ * once: its bytes are checked as they are restored, and a shard that fails
+ * moves a restore of the newest checkpoint to the next older one. A
+ * heartbeat restore may hold the supplying full checkpoint's shards in a
+ * temporary host buffer beside the snapshot buffer for the duration of the
+ * call, and the states' bytes in another.
  *
  * Then, in this order: the tensors are written, the states imported in
  * registration order (on this thread), the metadata copied. A state object

@@ -35,14 +35,15 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 void check(frugal_error* error) { rethrow_if_error(error, "checkpoint engine options: "); }
 
 EngineOptions read_options(const frugal_options* options) {
-  static const char* const kKnown[] = {"keep_heartbeats", "keep_full", "shard_bytes", "prefix", "comm"};
+  static const char* const kKnown[] = {"keep_heartbeats", "keep_full", "shard_bytes", "prefix", "comm", "restore"};
   for (size_t i = 0; i < frugal_options_count(options); ++i) {
     const char* name = nullptr;
     int32_t type = 0;
     check(frugal_options_entry(options, i, &name, &type));
     if (std::none_of(std::begin(kKnown), std::end(kKnown), [&](const char* k) { return std::strcmp(k, name) == 0; }))
       fail(FRUGAL_ERR_INVALID_ARGUMENT,
-           "checkpoint engine: unknown option '{}' (accepted: keep_heartbeats, keep_full, shard_bytes, prefix, comm)",
+           "checkpoint engine: unknown option '{}' (accepted: keep_heartbeats, keep_full, shard_bytes, prefix, comm, "
+           "restore)",
            name);
   }
   EngineOptions out;
@@ -52,6 +53,12 @@ EngineOptions read_options(const frugal_options* options) {
   check(frugal_options_get_int(options, "keep_full", 2, &out.keep_full));
   check(frugal_options_get_int(options, "shard_bytes", int64_t{256} << 20, &shard_bytes));
   check(frugal_options_get_string(options, "prefix", "", &prefix));
+  const char* restore = nullptr;
+  check(frugal_options_get_string(options, "restore", "verified", &restore));
+  if (std::strcmp(restore, "in_place") == 0)
+    out.restore_in_place = true;
+  else if (std::strcmp(restore, "verified") != 0)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "checkpoint engine: restore must be 'verified' or 'in_place', got '{}'", restore);
   if (out.keep_heartbeats < 1 || out.keep_full < 1)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "checkpoint engine: keep_heartbeats and keep_full must be >= 1 (got {} and {})",
          out.keep_heartbeats, out.keep_full);
@@ -789,6 +796,41 @@ std::vector<uint64_t> Engine::read_verified_shards(const Manifest& m, const std:
   return begin;
 }
 
+void Engine::read_verified_in_place(const Manifest& m, const std::vector<bool>& wanted,
+                                    const std::vector<const Registered*>& targets) const {
+  // A tensor shard holds its records back to back from 0 to its size
+  // (decode_manifest checks it), so feeding them in offset order hashes
+  // exactly the shard's bytes.
+  std::vector<std::vector<size_t>> records_of(m.shards.size());
+  for (size_t k = 0; k < m.tensors.size(); ++k) records_of[m.tensors[k].shard].push_back(k);
+  std::vector<size_t> shards;
+  for (size_t i = 0; i < m.shards.size(); ++i)
+    if (wanted[i]) shards.push_back(i);
+  for_each_shard(shards.size(), [&](size_t n) {
+    const size_t index = shards[n];
+    const auto& shard = m.shards[index];
+    const std::string key = key_of(m.name) + "/" + shard.key;
+    const auto size = store_->size_if_present(key);
+    if (!size) fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' is missing", m.name, shard.key);
+    if (*size != shard.size)
+      fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' has {} bytes; the manifest says {}", m.name, shard.key,
+           *size, shard.size);
+    auto& records = records_of[index];
+    std::sort(records.begin(), records.end(),
+              [&](size_t a, size_t b) { return m.tensors[a].offset < m.tensors[b].offset; });
+    Xxh3Stream hash;
+    for (const size_t k : records) {
+      const TensorRecord& record = m.tensors[k];
+      if (record.bytes == 0) continue;
+      auto* dst = static_cast<uint8_t*>(targets[k]->view.data) + targets[k]->view.byte_offset;
+      store_->read(key, record.offset, dst, record.bytes);
+      hash.update(dst, static_cast<size_t>(record.bytes));
+    }
+    if (checksums_enforced() && hash.digest() != shard.xxh3)
+      fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' fails its checksum", m.name, shard.key);
+  });
+}
+
 RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata, size_t capacity,
                                size_t* metadata_size) {
   if (capacity > 0 && metadata == nullptr)
@@ -968,15 +1010,24 @@ std::optional<RestoreOutcome> Engine::restore_found(Found found, uint32_t kinds,
                ? source_state_bytes.data() + source_state_begin[import.record->shard] + import.record->offset
                : m_state_bytes.data() + m_state_begin[import.record->shard] + import.record->offset;
   };
+  // In place only where every tensor the checkpoint holds is CPU memory
+  // (a device tensor needs the staging buffer anyway).
+  const bool in_place = options_.restore_in_place &&
+                        std::all_of(targets.begin(), targets.end(),
+                                    [](const Registered* t) { return t->view.device.type == FRUGAL_DEVICE_CPU; });
   auto read_and_verify = [&] {
     std::vector<bool> m_tensor_shards(m_state_shards.size());
     std::transform(m_state_shards.begin(), m_state_shards.end(), m_tensor_shards.begin(), std::logical_not<>());
-    // Each shard on a kShardAlign boundary (direct reads) when the pads fit.
     uint64_t tensor_end = 0;
-    (void)shard_layout(m, m_tensor_shards, true, &tensor_end);
-    const bool pad = tensor_end <= snapshot_.size();
-    shard_begin = read_verified_shards(m, m_tensor_shards, snapshot_.data(), pad);
-    if (!pad) tensor_end = tensor_shard_bytes;
+    if (in_place) {
+      read_verified_in_place(m, m_tensor_shards, targets);
+    } else {
+      // Each shard on a kShardAlign boundary (direct reads) when the pads fit.
+      (void)shard_layout(m, m_tensor_shards, true, &tensor_end);
+      const bool pad = tensor_end <= snapshot_.size();
+      shard_begin = read_verified_shards(m, m_tensor_shards, snapshot_.data(), pad);
+      if (!pad) tensor_end = tensor_shard_bytes;
+    }
     m_state_begin = read_state_shards(m, m_state_shards, m_state_bytes);
     std::vector<bool> source_wanted(source ? source->manifest.shards.size() : 0, false);
     std::vector<bool> source_state_wanted(source_wanted.size(), false);
@@ -1004,14 +1055,19 @@ std::optional<RestoreOutcome> Engine::restore_found(Found found, uint32_t kinds,
   try {
     read_and_verify();
   } catch (const Error& e) {
+    // In place, the tensors read before the failure hold its bytes now.
+    const std::string overwritten =
+        in_place ? " (restored in place: registered tensors may hold this checkpoint's unverified bytes until "
+                   "another restore succeeds)"
+                 : "";
     // What a verification pass would have reported as CORRUPT (a shard
     // missing, resized or failing its checksum) or UNREADABLE (the store
     // failed to read it).
     const int32_t code =
         e.code() == FRUGAL_ERR_NOT_FOUND || e.code() == FRUGAL_ERR_OUT_OF_RANGE ? FRUGAL_ERR_DATA_CORRUPTED : e.code();
     if (code != FRUGAL_ERR_DATA_CORRUPTED && code != FRUGAL_ERR_IO) throw;  // not about the checkpoint
-    if (unverified == nullptr) fail(code, "checkpoint {} cannot be restored: {}", m.name, e.what());
-    *unverified = e.what();
+    if (unverified == nullptr) fail(code, "checkpoint {} cannot be restored: {}{}", m.name, e.what(), overwritten);
+    *unverified = e.what() + overwritten;
     return std::nullopt;
   }
 
@@ -1021,8 +1077,9 @@ std::optional<RestoreOutcome> Engine::restore_found(Found found, uint32_t kinds,
     if (record.bytes > 0)
       copier_.from_host(dst, shard + record.offset, static_cast<size_t>(record.bytes), target.view.device);
   };
-  for (size_t i = 0; i < m.tensors.size(); ++i)
-    scatter(m.tensors[i], *targets[i], snapshot_.data() + shard_begin[m.tensors[i].shard]);
+  if (!in_place)
+    for (size_t i = 0; i < m.tensors.size(); ++i)
+      scatter(m.tensors[i], *targets[i], snapshot_.data() + shard_begin[m.tensors[i].shard]);
   for (const auto& [record, target] : supplement) scatter(*record, *target, source_data + source_begin[record->shard]);
   copier_.finish();
   // States cannot be rolled back: they go after the tensors, and a refused

@@ -33,6 +33,10 @@ struct EngineOptions {
   int64_t keep_full = 2;
   uint64_t shard_bytes = uint64_t{256} << 20;
   std::string prefix;  // "" or "a/b/" (ends with '/')
+  // "restore": "verified" (every byte checked before any registered byte
+  // is written) or "in_place" (CPU tensors read straight into their
+  // memory, each shard checked as it arrives: no staging copy).
+  bool restore_in_place = false;
 };
 
 // One checkpoint as found in the store.
@@ -261,6 +265,13 @@ class Engine {
   // is given (it gets the reason; nothing was written), else the error.
   std::optional<RestoreOutcome> restore_found(Found found, uint32_t kinds, void* metadata, size_t capacity,
                                               size_t* metadata_size, std::string* unverified);
+  // restore "in_place": the tensor shards of `m` marked in `wanted` read
+  // straight into the registered tensors (`targets`, parallel to
+  // m.tensors), each shard's checksum over the bytes as they arrive;
+  // DATA_CORRUPTED for a shard missing, resized or failing, which leaves
+  // registered tensors holding unverified bytes.
+  void read_verified_in_place(const Manifest& m, const std::vector<bool>& wanted,
+                              const std::vector<const Registered*>& targets) const;
   // Where the shards of `m` marked in `wanted` begin in one buffer, back
   // to back (each on a kShardAlign boundary when `pad`); `end` is out.
   static std::vector<uint64_t> shard_layout(const Manifest& m, const std::vector<bool>& wanted, bool pad,

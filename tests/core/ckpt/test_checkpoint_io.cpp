@@ -5,6 +5,7 @@
 //   what lets store_fs move them with O_DIRECT (gate/misaligned);
 // - a restore reads each shard once: it verifies the bytes it restores
 //   rather than reading them in a verification pass first (gate/reads).
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -127,18 +128,23 @@ TEST_CASE("every tensor shard reaches the store from a 4 KiB boundary, on save a
 
 TEST_CASE("a restore reads each shard once, and a damaged newest checkpoint no more than once") {
   const uint32_t seed = frugal_test::test_seed32();
-  CAPTURE(seed);
+  // verified: into the snapshot buffer, checked, then copied into the
+  // tensors; in_place: straight into the tensors, checked as they arrive.
+  const std::string mode = GENERATE(std::string("verified"), std::string("in_place"));
+  CAPTURE(seed, mode);
   auto context = host::make_context();
   auto store = open_gate_store(context.get());
   std::vector<HostTensor> tensors;
   for (const int64_t n : {40000, 70001, 123457}) tensors.emplace_back(std::vector<int64_t>{n});
-  auto engine = make_engine(store.get(), {{"shard_bytes", "200000"}, {"prefix", "job"}});
+  auto engine = make_engine(store.get(), {{"shard_bytes", "200000"}, {"prefix", "job"}, {"restore", mode}});
   for (size_t i = 0; i < tensors.size(); ++i) {
     tensors[i].fill(seed + static_cast<uint32_t>(i));
     host::check(
         frugal_ckpt_register(engine.get(), ("t" + std::to_string(i)).c_str(), &tensors[i].view, FRUGAL_CKPT_ALL_KINDS));
   }
   const std::string older = save_and_wait(engine.get(), FRUGAL_CKPT_FULL, 1);
+  std::vector<std::vector<float>> older_values;
+  for (const auto& t : tensors) older_values.push_back(t.data);
   const std::vector<float> saved = tensors[2].data;
   tensors[2].fill(seed + 99);
   const std::string newer = save_and_wait(engine.get(), FRUGAL_CKPT_FULL, 2);
@@ -167,6 +173,7 @@ TEST_CASE("a restore reads each shard once, and a damaged newest checkpoint no m
   bytes[bytes.size() / 2] ^= 0x40;
   host::check(frugal_store_put(store.get(), damaged.c_str(), bytes.data(), bytes.size()));
   clear_record(store.get(), "gate/reads");
+  for (auto& t : tensors) std::fill(t.data.begin(), t.data.end(), 0.0f);
   host::check(frugal_ckpt_restore(engine.get(), nullptr, FRUGAL_CKPT_ALL_KINDS, nullptr, 0, nullptr, &info));
   CHECK(std::string(info.name) == older);
   CHECK(tensors[2].data == saved);
@@ -174,4 +181,33 @@ TEST_CASE("a restore reads each shard once, and a damaged newest checkpoint no m
   for (const auto& [key, size] : newer_shards) CHECK(read[key] <= size);
   CHECK(read[damaged] == damaged_size);
   for (const auto& [key, size] : older_shards) CHECK(read[key] == size);
+
+  // Every tensor holds the older checkpoint's bytes, whatever the damaged
+  // one wrote first.
+  for (size_t i = 0; i < tensors.size(); ++i) CHECK(tensors[i].data == older_values[i]);
+
+  // Asked for by name, the damaged checkpoint is refused; verified leaves
+  // the tensors as they were, in place says what it may have written.
+  for (auto& t : tensors) std::fill(t.data.begin(), t.data.end(), 7.0f);
+  const auto refused =
+      outcome(frugal_ckpt_restore(engine.get(), newer.c_str(), FRUGAL_CKPT_ALL_KINDS, nullptr, 0, nullptr, nullptr));
+  CHECK(refused.code == FRUGAL_ERR_DATA_CORRUPTED);
+  CHECK_THAT(refused.message, Catch::Contains("fails its checksum"));
+  if (mode == "verified") {
+    for (const auto& t : tensors) CHECK(std::all_of(t.data.begin(), t.data.end(), [](float x) { return x == 7.0f; }));
+  } else {
+    CHECK_THAT(refused.message, Catch::Contains("restored in place: registered tensors may hold"));
+  }
+}
+
+TEST_CASE("the engine's restore option takes verified or in_place, and names itself otherwise") {
+  auto context = host::make_context();
+  auto store = open_gate_store(context.get());
+  auto options = host::make_options();
+  host::check(frugal_options_set_string(options.get(), "restore", "fast"));
+  frugal_ckpt_engine* engine = nullptr;
+  const auto r = outcome(frugal_ckpt_engine_create(store.get(), options.get(), &engine));
+  CHECK(engine == nullptr);
+  CHECK(r.code == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK_THAT(r.message, Catch::Contains("restore must be 'verified' or 'in_place', got 'fast'"));
 }
