@@ -20,6 +20,7 @@ namespace frugal::cli::bench {
 using Clock = std::chrono::steady_clock;
 
 constexpr double kPersistTarget = 0.90;    // persist throughput / the faster raw write, at least
+constexpr double kReadTarget = 0.90;       // restore throughput / a raw read of the same bytes, at least
 constexpr int64_t kEngineDefaultKeep = 2;  // frugal_ckpt_engine_create's defaults
 constexpr int64_t kEngineDefaultShardBytes = int64_t{256} << 20;
 
@@ -59,6 +60,16 @@ enum class RawWrite { kBuffered, kDirect };
 // Seconds, or nullopt for kDirect where DIR's filesystem refuses O_DIRECT.
 // The file is left for the caller to unlink (outside the timing).
 std::optional<double> time_raw_write(const std::string& path, const uint8_t* src, uint64_t bytes, RawWrite how);
+
+// The restore baseline: `bytes` of the file at `path` into `dst` (2 MiB
+// aligned) in 1 GiB pread() calls, with O_DIRECT (the device's bandwidth)
+// where the filesystem allows it, else through the page cache after its
+// pages of the file are dropped.
+struct RawRead {
+  double seconds = 0;
+  bool direct = false;
+};
+RawRead time_raw_read(const std::string& path, uint8_t* dst, uint64_t bytes);
 
 // The persist throughput judged against both raw baselines, from the
 // per-iteration figures in bytes per second (`direct` empty, or shorter

@@ -27,6 +27,8 @@ CkptSession open_session(const std::string& dir, const EngineSettings& settings)
   if (settings.keep_full) host::check(frugal_options_set_int(engine_options.get(), "keep_full", *settings.keep_full));
   if (settings.shard_bytes)
     host::check(frugal_options_set_int(engine_options.get(), "shard_bytes", *settings.shard_bytes));
+  if (!settings.restore.empty())
+    host::check(frugal_options_set_string(engine_options.get(), "restore", settings.restore.c_str()));
   if (!settings.comm_backend.empty()) {
     session.comm = host::make_comm(session.context.get(), settings.comm_backend.c_str(), nullptr);
     host::check(frugal_options_set_comm(engine_options.get(), "comm", session.comm.get()));

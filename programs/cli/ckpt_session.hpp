@@ -27,6 +27,7 @@ struct EngineSettings {
   std::optional<int64_t> keep_heartbeats;  // engine defaults when unset
   std::optional<int64_t> keep_full;
   std::optional<int64_t> shard_bytes;
+  std::string restore;  // engine option "restore": "verified", "in_place" ("" = the engine's default)
   // A comm strategy ("mpi", ...): the engine then saves and restores with
   // the job's ranks (engine option "comm"); "" = one process.
   std::string comm_backend;

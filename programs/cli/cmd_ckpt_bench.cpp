@@ -6,7 +6,10 @@
 //   persist throughput (bytes / frugal_ckpt_persist_result.persist_seconds)
 //     vs two raw writes of the same bytes to a file in DIR + fsync: through
 //     the page cache, and with O_DIRECT (the device's bandwidth); the
-//     target holds against the faster of the two.
+//     target holds against the faster of the two;
+//   restore throughput (frugal_ckpt_restore of the newest checkpoint) vs a
+//     read of the same bytes from a file in DIR, with O_DIRECT where the
+//     filesystem allows it.
 // Baseline and engine measurements alternate order every iteration (A/B,
 // B/A, ...) so drift on a noisy shared machine hits both alike. Medians are
 // reported; the stall's max shows the first save (its snapshot buffer is
@@ -132,6 +135,37 @@ std::optional<double> time_raw_write(const std::string& path, const uint8_t* src
   return seconds_since(start);
 }
 
+RawRead time_raw_read(const std::string& path, uint8_t* dst, uint64_t bytes) {
+  RawRead out;
+  const auto start = Clock::now();
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
+  out.direct = fd >= 0;
+  if (fd < 0 && errno == EINVAL) {  // no direct I/O here: a cold page-cache read instead
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  }
+  if (fd < 0) fail(FRUGAL_ERR_IO, fmt::format("read baseline: cannot open '{}': {}", path, std::strerror(errno)));
+  // Direct: the whole blocks with O_DIRECT, the tail through the page cache.
+  const uint64_t direct_end = out.direct ? bytes / kDirectBlock * kDirectBlock : 0;
+  uint64_t done = 0;
+  while (done < bytes) {
+    if (out.direct && done == direct_end && ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_DIRECT) != 0) break;
+    const uint64_t end = done < direct_end ? direct_end : bytes;
+    const ssize_t n =
+        ::pread(fd, dst + done, static_cast<size_t>(std::min(end - done, kWriteChunk)), static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<uint64_t>(n);
+  }
+  const int err = errno;
+  ::close(fd);
+  if (done < bytes)
+    fail(FRUGAL_ERR_IO,
+         fmt::format("read baseline: read {} of {} bytes of '{}': {}", done, bytes, path, std::strerror(err)));
+  out.seconds = seconds_since(start);
+  return out;
+}
+
 PersistVerdict judge_persist(const std::vector<double>& persist, const std::vector<double>& raw,
                              const std::vector<double>& direct) {
   PersistVerdict v;
@@ -211,6 +245,11 @@ Config read_config(const std::vector<std::string>& args) {
   }
   if (const auto count = parsed.value("--count")) config.count = parse_int_flag("--count", *count, 1, 100000);
   config.engine.prefix = parsed.value("--prefix").value_or("");
+  if (const auto restore = parsed.value("--restore")) {
+    if (*restore != "verified" && *restore != "in_place")
+      throw UsageError(fmt::format("--restore must be verified or in_place, got '{}'", *restore));
+    config.engine.restore = *restore;
+  }
   if (const auto keep = parsed.value("--keep-heartbeats"))
     config.engine.keep_heartbeats = parse_int_flag("--keep-heartbeats", *keep, 1, 1000000);
   if (const auto keep = parsed.value("--keep-full"))
@@ -269,6 +308,13 @@ struct Iteration {
   uint64_t persist_bytes = 0;
   double raw_write_seconds = 0;
   std::optional<double> direct_write_seconds;  // absent: DIR's filesystem refuses O_DIRECT
+};
+
+// One restore of the newest checkpoint against one read of the same bytes.
+struct RestoreSample {
+  double restore_seconds = 0;
+  double read_seconds = 0;
+  bool direct_read = false;
 };
 
 // The synthetic state: float32 tensors carved out of one buffer (a uint8
@@ -359,6 +405,7 @@ struct Report {
   const Config* config = nullptr;
   size_t tensors = 0;
   std::vector<Iteration> iterations;
+  std::vector<RestoreSample> restores;
   std::vector<std::string> kept;
 };
 
@@ -387,6 +434,19 @@ void print_report(const Report& report) {
   std::vector<double> stall_pairs;
   for (size_t i = 0; i < report.iterations.size(); ++i) stall_pairs.push_back(snapshot[i] / memcpy_s[i]);
   const double stall_paired = median(stall_pairs);
+  // Restore throughput against the read of the same bytes: times of the
+  // same byte count, so the ratio of throughputs is read / restore.
+  std::vector<double> restore_s, read_s, read_pairs;
+  bool read_direct = !report.restores.empty();
+  for (const auto& r : report.restores) {
+    restore_s.push_back(r.restore_seconds);
+    read_s.push_back(r.read_seconds);
+    read_pairs.push_back(r.read_seconds / r.restore_seconds);
+    read_direct = read_direct && r.direct_read;
+  }
+  const double read_ratio = restore_s.empty() ? 0 : median(read_s) / median(restore_s);
+  const bool read_met = read_ratio >= kReadTarget;
+  const double read_paired = median(read_pairs);
 
   if (config.json) {
     json::Json names = json::Json::array();
@@ -416,6 +476,15 @@ void print_report(const Report& report) {
                       {"checkpoints", std::move(names)},
                       {"kept", report.kept}};
     out.update(persist_json(persist_verdict, persist_bps, raw_bps, direct_bps));
+    out.update({{"restore_seconds", restore_s},
+                {"restore_seconds_median", median(restore_s)},
+                {"read_seconds", read_s},
+                {"read_seconds_median", median(read_s)},
+                {"read_direct", read_direct},
+                {"restore_read_ratio", read_ratio},
+                {"restore_read_target", kReadTarget},
+                {"restore_read_target_met", read_met},
+                {"restore_read_ratio_paired_median", read_paired}});
     if (has_direct) out.update({{"direct_write_seconds", direct}, {"direct_write_seconds_median", median(direct)}});
     fmt::print("{}\n", json::json_text(out));
     return;
@@ -447,13 +516,19 @@ void print_report(const Report& report) {
   fmt::print("{:<16} {:>14} {:>10}   {:<12} {:>14}   {:>6.3f}   {:<8} {}\n", "persist", mib_per_s(v.persist_median), "",
              "raw write", mib_per_s(v.raw_median), v.ratio_raw, fmt::format(">= {:.2f}", kPersistTarget),
              v.ratio_raw >= kPersistTarget ? "met" : "MISSED");
+  if (!restore_s.empty())
+    fmt::print("{:<16} {:>14} {:>10}   {:<12} {:>14}   {:>6.3f}   {:<8} {}\n", "restore",
+               mib_per_s(static_cast<double>(config.size) / median(restore_s)), "",
+               read_direct ? "direct read" : "cold read", mib_per_s(static_cast<double>(config.size) / median(read_s)),
+               read_ratio, fmt::format(">= {:.2f}", kReadTarget), read_met ? "met" : "MISSED");
   fmt::print("(the persist target holds against the faster baseline, {}: {}", v.baseline, v.met ? "met" : "MISSED");
   if (!has_direct) fmt::print("; {}'s filesystem refuses O_DIRECT, so there is no direct write baseline", config.dir);
   fmt::print(")\n");
   fmt::print(
       "(median of the per-save ratios against the baseline taken next to each save: stall {:.3f}, "
-      "persist {:.3f})\n",
-      stall_paired, v.paired_median);
+      "persist {:.3f}, restore {:.3f})\n",
+      stall_paired, v.paired_median, read_paired);
+  fmt::print("(restore: the newest checkpoint into the registered state, each checked byte for byte)\n");
   if (!report.kept.empty()) {
     fmt::print("\nkept in {}:", config.dir);
     for (const auto& name : report.kept) fmt::print(" {}", name);
@@ -486,6 +561,8 @@ const args::Spec& ckpt_bench_spec() {
        value_flag("--shard-bytes", "B", "the engine's shard size, 4096 to 1T"),
        value_flag("--prefix", "P",
                   "the engine's key prefix inside DIR: its checkpoints are the directories DIR/P/<name>"),
+       value_flag("--restore", "verified|in_place",
+                  "the engine's restore mode (default verified: every byte checked before any tensor is written)"),
        value_flag(
            "--comm", "NAME",
            "run under `mpirun -np N`: the N ranks save one sharded state of BYTES together (comm strategy "
@@ -573,6 +650,33 @@ int cmd_ckpt_bench(const std::vector<std::string>& args) {
       report.iterations.push_back(it);
       // Training moves on: the next checkpoint holds different bytes.
       for (const uint64_t offset : state.offsets) state.data.get()[offset] ^= 0x5a;
+    }
+    // Restore: the newest checkpoint back into the registered state, against
+    // a read of the same bytes from a file in DIR, alternating; every
+    // restore is checked byte for byte against what that read returned.
+    for (const uint64_t offset : state.offsets) state.data.get()[offset] ^= 0x5a;  // as last saved
+    if (!time_raw_write(raw_path, state.data.get(), config.size, RawWrite::kDirect))
+      (void)time_raw_write(raw_path, state.data.get(), config.size, RawWrite::kBuffered);
+    for (int64_t i = 0; i < config.count; ++i) {
+      RestoreSample sample;
+      auto baseline = [&] {
+        const RawRead read = time_raw_read(raw_path, memcpy_dst.get(), config.size);
+        sample.read_seconds = read.seconds;
+        sample.direct_read = read.direct;
+      };
+      auto engine = [&] {
+        for (const uint64_t offset : state.offsets) state.data.get()[offset] ^= 0xa5;  // restore must undo it
+        char metadata[256];  // the saves' "frugal ckpt bench, step N"
+        size_t metadata_size = 0;
+        const auto start = Clock::now();
+        host::check(frugal_ckpt_restore(session.engine.get(), nullptr, FRUGAL_CKPT_ALL_KINDS, metadata, sizeof metadata,
+                                        &metadata_size, nullptr));
+        sample.restore_seconds = seconds_since(start);
+      };
+      alternate(i, baseline, engine);
+      if (std::memcmp(state.data.get(), memcpy_dst.get(), static_cast<size_t>(config.size)) != 0)
+        fail(FRUGAL_ERR_DATA_CORRUPTED, "the restored state differs from the bytes last saved");
+      report.restores.push_back(sample);
     }
     if (config.keep) report.kept = existing_checkpoints(session.engine.get()).names;
     cleanup();

@@ -438,6 +438,15 @@ class CkptCliTest(unittest.TestCase):
                          "direct write" if faster != report["raw_write_bytes_per_second_median"] else "raw write")
         self.assertAlmostEqual(report["persist_ratio"], report["persist_bytes_per_second_median"] / faster)
         self.assertEqual(report["persist_target_met"], report["persist_ratio"] >= report["persist_target"])
+        # Restores of the newest checkpoint (each checked byte for byte by
+        # the bench) against reads of the same bytes.
+        self.assertEqual(len(report["restore_seconds"]), 3)
+        self.assertEqual(len(report["read_seconds"]), 3)
+        self.assertIsInstance(report["read_direct"], bool)
+        self.assertAlmostEqual(report["restore_read_ratio"],
+                               report["read_seconds_median"] / report["restore_seconds_median"])
+        self.assertEqual(report["restore_read_target_met"],
+                         report["restore_read_ratio"] >= report["restore_read_target"])
         self.assertEqual(len(report["checkpoints"]), 3)
         self.assertEqual(report["kept"], [])
         self.assertFalse(os.path.exists(self.root), "the bench removes the scratch directory it created")
