@@ -95,16 +95,7 @@ void Engine::stage_from(const Found& found, bool source, SlicedStage& stage,
   // Bytes [begin, end) of a record, verified: whole blocks read and
   // checked (format 3), or out of its verified whole shard. Returns the
   // bytes from `*first` on: the caller indexes them from there.
-  // Staging for block reads, placed at the phase of the file offset it is
-  // read from (modulo kShardAlign) so that a direct-I/O store (store_fs)
-  // reads all but its edges with O_DIRECT.
-  std::vector<uint8_t> staging;
-  auto range_buffer = [&](uint64_t file_offset, size_t length) {
-    if (staging.size() < length + 2 * kShardAlign) staging.resize(length + 2 * kShardAlign);
-    const auto base = reinterpret_cast<uintptr_t>(staging.data());
-    const uintptr_t aligned = (base + kShardAlign - 1) / kShardAlign * kShardAlign;
-    return staging.data() + (aligned - base) + file_offset % kShardAlign;
-  };
+  std::vector<uint8_t> range;
   auto read_range = [&](const TensorRecord& t, uint64_t begin, uint64_t end, uint64_t* first) -> const uint8_t* {
     if (m.world_size == 0) {
       *first = 0;
@@ -114,18 +105,17 @@ void Engine::stage_from(const Found& found, bool source, SlicedStage& stage,
     const uint64_t b1 = block_count(end, m.block_bytes);
     *first = b0 * m.block_bytes;
     const uint64_t last = std::min(b1 * m.block_bytes, t.bytes);
-    const auto length = static_cast<size_t>(last - *first);
-    uint8_t* range = range_buffer(t.offset + *first, length);
-    store_->read(key_of(m.name) + "/" + m.shards[t.shard].key, t.offset + *first, range, length);
+    range.resize(static_cast<size_t>(last - *first));
+    store_->read(key_of(m.name) + "/" + m.shards[t.shard].key, t.offset + *first, range.data(), range.size());
     for (uint64_t b = b0; b < b1; ++b) {
       const uint64_t at = b * m.block_bytes - *first;
       const uint64_t size = std::min(m.block_bytes, t.bytes - b * m.block_bytes);
-      if (checksums_enforced() && xxh3(range + at, static_cast<size_t>(size)) != t.block_xxh3[b])
+      if (checksums_enforced() && xxh3(range.data() + at, static_cast<size_t>(size)) != t.block_xxh3[b])
         fail(FRUGAL_ERR_DATA_CORRUPTED,
              "tensor '{}': block {} of the chunk at [{}] in shard '{}' of {} fails its checksum", t.name, b,
              fmt::join(t.offsets, ", "), m.shards[t.shard].key, m.name);
     }
-    return range;
+    return range.data();
   };
   // In the checkpoint itself a tensor saved otherwise than registered is
   // refused; a full source that holds it otherwise just does not supply it.
