@@ -847,6 +847,10 @@ RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata,
   // the next older, as a separate verification pass would have.
   if (name != nullptr) {
     Found found = verify(name, false);
+    // A job's checkpoint restored by one process reads only the block
+    // ranges it needs (restore_sliced): every shard is checked first, as
+    // restore(NULL) checks such a candidate.
+    if (found.status == FRUGAL_CKPT_VALID && found.manifest.world_size > 0) found = examine(found.id, true);
     if (found.status != FRUGAL_CKPT_VALID)
       fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {} cannot be restored: {}", found.id.name, found.reason);
     return *restore_found(std::move(found), kinds, metadata, capacity, metadata_size, nullptr);
