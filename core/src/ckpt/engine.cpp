@@ -784,16 +784,20 @@ std::vector<uint64_t> Engine::read_verified_shards(const Manifest& m, const std:
     const auto& shard = m.shards[shards[n]];
     uint8_t* into = dst + begin[shards[n]];
     const std::string key = key_of(m.name) + "/" + shard.key;
-    const auto size = store_->size_if_present(key);
-    if (!size) fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' is missing", m.name, shard.key);
-    if (*size != shard.size)
-      fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' has {} bytes; the manifest says {}", m.name, shard.key,
-           *size, shard.size);
+    require_shard_size(m, shard, key);
     store_->read(key, 0, into, shard.size);
     if (checksums_enforced() && xxh3(into, static_cast<size_t>(shard.size)) != shard.xxh3)
       fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' fails its checksum", m.name, shard.key);
   });
   return begin;
+}
+
+void Engine::require_shard_size(const Manifest& m, const ShardRecord& shard, const std::string& key) const {
+  const auto size = store_->size_if_present(key);
+  if (!size) fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' is missing", m.name, shard.key);
+  if (*size != shard.size)
+    fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' has {} bytes; the manifest says {}", m.name, shard.key,
+         *size, shard.size);
 }
 
 void Engine::read_verified_in_place(const Manifest& m, const std::vector<bool>& wanted,
@@ -810,11 +814,7 @@ void Engine::read_verified_in_place(const Manifest& m, const std::vector<bool>& 
     const size_t index = shards[n];
     const auto& shard = m.shards[index];
     const std::string key = key_of(m.name) + "/" + shard.key;
-    const auto size = store_->size_if_present(key);
-    if (!size) fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' is missing", m.name, shard.key);
-    if (*size != shard.size)
-      fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {}: shard '{}' has {} bytes; the manifest says {}", m.name, shard.key,
-           *size, shard.size);
+    require_shard_size(m, shard, key);
     auto& records = records_of[index];
     std::sort(records.begin(), records.end(),
               [&](size_t a, size_t b) { return m.tensors[a].offset < m.tensors[b].offset; });
@@ -847,20 +847,12 @@ RestoreOutcome Engine::restore(const char* name, uint32_t kinds, void* metadata,
   // the next older, as a separate verification pass would have.
   if (name != nullptr) {
     Found found = verify(name, false);
-    // A job's checkpoint restored by one process reads only the block
-    // ranges it needs (restore_sliced): every shard is checked first, as
-    // restore(NULL) checks such a candidate.
-    if (found.status == FRUGAL_CKPT_VALID && found.manifest.world_size > 0) found = examine(found.id, true);
     if (found.status != FRUGAL_CKPT_VALID)
       fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {} cannot be restored: {}", found.id.name, found.reason);
     return *restore_found(std::move(found), kinds, metadata, capacity, metadata_size, nullptr);
   }
   std::optional<RestoreOutcome> out;
   newest_valid(kinds, [&](Found& candidate) {
-    // A job's checkpoint restored by one process verifies block by block
-    // as it reads (restore_sliced), after this check of every shard.
-    if (candidate.manifest.world_size > 0) candidate = examine(candidate.id, true);
-    if (candidate.status != FRUGAL_CKPT_VALID) return false;
     std::string unverified;
     out = restore_found(candidate, kinds, metadata, capacity, metadata_size, &unverified);
     if (out) return true;
@@ -876,17 +868,32 @@ std::optional<RestoreOutcome> Engine::restore_found(Found found, uint32_t kinds,
   RestoreOutcome out;
   out.found = std::move(found);
   const Manifest& m = out.found.manifest;
+  // Every shard checked in a pass of its own, where the restore's read
+  // cannot check them all: the reason when one fails (a named checkpoint:
+  // DATA_CORRUPTED instead).
+  auto verified_apart = [&]() -> std::optional<std::string> {
+    auto check = verify_shards(*store_, key_of(m.name), m);
+    if (check.status == FRUGAL_CKPT_VALID) return std::nullopt;
+    if (unverified == nullptr)
+      fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {} cannot be restored: {}", m.name, check.reason);
+    return std::move(check.reason);
+  };
   // A job's checkpoint, restored by one process: each registered tensor is
-  // read as the whole of its global tensor.
-  if (m.world_size > 0) return restore_sliced(out.found.id.name.c_str(), kinds, metadata, capacity, metadata_size);
+  // read as the whole of its global tensor, from just the block ranges it
+  // needs (restore_sliced), so a shard damaged past them would go unseen.
+  if (m.world_size > 0) {
+    if (auto reason = verified_apart()) {
+      *unverified = std::move(*reason);
+      return std::nullopt;
+    }
+    return restore_sliced(out.found.id.name.c_str(), kinds, metadata, capacity, metadata_size);
+  }
   if (m.metadata.size() > capacity) {
     // Too small a buffer restores nothing, and the size reported must be
     // that of the checkpoint a restore would take: its shards are verified
     // first, in the separate pass a restore otherwise saves.
-    if (auto check = verify_shards(*store_, key_of(m.name), m); check.status != FRUGAL_CKPT_VALID) {
-      if (unverified == nullptr)
-        fail(FRUGAL_ERR_DATA_CORRUPTED, "checkpoint {} cannot be restored: {}", m.name, check.reason);
-      *unverified = std::move(check.reason);
+    if (auto reason = verified_apart()) {
+      *unverified = std::move(*reason);
       return std::nullopt;
     }
     *metadata_size = m.metadata.size();  // reported with OUT_OF_RANGE: the caller needs it to retry

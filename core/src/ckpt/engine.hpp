@@ -265,6 +265,8 @@ class Engine {
   // is given (it gets the reason; nothing was written), else the error.
   std::optional<RestoreOutcome> restore_found(Found found, uint32_t kinds, void* metadata, size_t capacity,
                                               size_t* metadata_size, std::string* unverified);
+  // DATA_CORRUPTED unless shard `key` of `m` is present with its size.
+  void require_shard_size(const Manifest& m, const ShardRecord& shard, const std::string& key) const;
   // restore "in_place": the tensor shards of `m` marked in `wanted` read
   // straight into the registered tensors (`targets`, parallel to
   // m.tensors), each shard's checksum over the bytes as they arrive;
