@@ -42,7 +42,7 @@ QuantConfig read_config(const sdk::Options& options) {
   using ops::ElementFormat;
   using ops::Recipe;
   options.check_known({"format", "recipe", "saturate", "history", "reduction", "margin", "axis", "block_rows",
-                       "block_cols", "threads"});
+                       "block_cols", "threads", "amax_comm"});
   QuantConfig c;
   c.format = options.get_choice<ElementFormat>("format", "e4m3",
                                                {{"e4m3", ElementFormat::e4m3},
@@ -98,6 +98,19 @@ QuantConfig read_config(const sdk::Options& options) {
     c.block_cols = static_cast<std::int32_t>(cols);
   } else {
     options.reject_set({"block_rows", "block_cols"}, why + " (block only)");
+  }
+  // One scale per tensor is what ranks must agree on; per-channel, block
+  // and MX scales come from values this rank holds (README, "Across ranks").
+  if (c.recipe != Recipe::delayed && c.recipe != Recipe::current) {
+    options.reject_set({"amax_comm"}, why +
+                                          " (delayed and current only: per-channel, block and MX scales "
+                                          "come from the values on this rank)");
+  } else if (c.format == ElementFormat::int8_asym) {
+    options.reject_set({"amax_comm"},
+                       "does not apply to format int8_asym (its scales come from the tensor's "
+                       "min and max, not its amax)");
+  } else {
+    c.amax_comm = options.get_comm("amax_comm");
   }
   c.threads = static_cast<unsigned>(options.get_int_in("threads", 0, 0, kMaxThreads));
   return c;

@@ -21,6 +21,10 @@ struct QuantConfig {
   std::int32_t block_rows = 1;            // recipe block only
   std::int32_t block_cols = 128;
   unsigned threads = 0;  // CPU; 0 = the hardware's concurrency
+  // Recipes delayed and current (not int8_asym): the group the amax is
+  // reduced (max) over, or null. Held by the core for the instance's
+  // lifetime (frugal_host_api.option_get_comm).
+  frugal_comm* amax_comm = nullptr;
 };
 
 // The most CPU threads an instance may ask for (option "threads").

@@ -8,6 +8,7 @@ namespace frugal::quant::plugin {
 namespace {
 
 using sdk::bool_option;
+using sdk::comm_option;
 using sdk::int_option;
 using sdk::string_option;
 
@@ -42,6 +43,10 @@ constexpr frugal_option_decl kQuantFp8[] = {
     int_option("threads", "CPU threads, 0 = the hardware's concurrency")
         .default_value("0")
         .range(0.0, static_cast<double>(kMaxThreads)),
+    comm_option("amax_comm",
+                "the group over which the amax is reduced (max) before it enters the history (recipe delayed) "
+                "or sets the scale (recipe current); every rank of the group must make the same quantize calls "
+                "in the same order (a host comm; not int8_asym)"),
 };
 
 }  // namespace

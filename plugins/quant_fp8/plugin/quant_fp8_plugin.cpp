@@ -17,7 +17,7 @@ constexpr uint32_t kFlags = FRUGAL_STRATEGY_THREAD_SAFE | FRUGAL_STRATEGY_DETERM
 constexpr frugal_strategy_desc kStrategies[] = {frugal::sdk::quantizer_strategy<frugal::quant::plugin::Fp8Quantizer>(
     "quant_fp8",
     "FP8 (E4M3, E5M2) and INT8 quantization with delayed, current, per-channel, block and MX scaling "
-    "(options format, recipe, saturate, history, reduction, margin, axis, block_rows, block_cols, threads)",
+    "(options format, recipe, saturate, history, reduction, margin, axis, block_rows, block_cols, threads, amax_comm)",
     kFlags, &frugal::quant::plugin::kQuantFp8Options.header)};
 
 constexpr frugal_plugin_desc kPlugin = frugal::sdk::declare_plugin<kStrategies>({

@@ -6,6 +6,8 @@
 #include "ops/cpu_ops.hpp"
 #include "plugin/device_dispatch.hpp"
 #include "plugin/op_views.hpp"
+#include "recipes/limits.hpp"
+#include "recipes/scale_from_amax.hpp"
 
 namespace frugal::quant::plugin {
 namespace {
@@ -35,10 +37,53 @@ std::string config_mismatch(const recipes::DelayedScalingConfig& blob, const rec
   return {};
 }
 
+// The largest finite value of a symmetric format (current scaling's target).
+float format_max(ops::ElementFormat format) {
+  switch (format) {
+    case ops::ElementFormat::e4m3: return recipes::kE4M3Max;
+    case ops::ElementFormat::e5m2: return recipes::kE5M2Max;
+    case ops::ElementFormat::int8:
+    case ops::ElementFormat::int8_asym: break;
+  }
+  return recipes::kInt8Max;
+}
+
 }  // namespace
 
 Fp8Quantizer::Fp8Quantizer(const sdk::Options& options) : config_(read_config(options)) {
+  if (config_.amax_comm != nullptr) group_.emplace(options.host(), config_.amax_comm);
   if (config_.recipe == ops::Recipe::delayed) delayed_.emplace(config_.delayed);
+}
+
+// Current scaling over the group: this rank's amax, the group's max, then
+// the per-tensor cast with the scale that max gives, which the ops run as
+// their fixed-scale (delayed) path: for one scale the bytes are those of
+// current scaling (ops/quant_op.hpp), and the amax written is this rank's.
+void Fp8Quantizer::quantize_current_agreed(ops::QuantizeOp& op, const frugal_device& device) const {
+  const float local = on_device(
+      device, "quantize", [&] { return ops::amax_cpu(op.input, op.threads); },
+      [&] {
+        // No amax-only kernel: a first cast with scale 1 measures it (its
+        // codes and scales are overwritten below). Without fake and
+        // output_t, since fake may be the input.
+        ops::QuantizeOp probe = op;
+        probe.recipe = ops::Recipe::delayed;
+        probe.fixed_scale = 1.0f;
+        probe.fixed_scale_inv = 1.0f;
+        probe.output_t = nullptr;
+        probe.fake = nullptr;
+        probe.scales_t = {};
+        float amax = 0.0f;
+        cuda::quantize_cuda(probe, &amax);
+        return amax;
+      });
+  const float agreed = group_->max(local, "nothing was written");
+  const recipes::ScalePair s = recipes::current_scale(agreed, format_max(config_.format));
+  op.recipe = ops::Recipe::delayed;
+  op.fixed_scale = s.scale;
+  op.fixed_scale_inv = s.scale_inv;
+  on_device(
+      device, "quantize", [&] { ops::quantize_cpu(op); }, [&] { cuda::quantize_cuda(op, nullptr); });
 }
 
 void Fp8Quantizer::quantize(const frugal_quantize_call& args) {
@@ -56,7 +101,10 @@ void Fp8Quantizer::quantize(const frugal_quantize_call& args) {
         });
   };
   if (!delayed_) {
-    run(false);
+    if (group_)
+      quantize_current_agreed(call.op, device);
+    else
+      run(false);
     return;
   }
   const bool record = (args.flags & FRUGAL_QUANTIZE_FREEZE_SCALE) == 0;
@@ -64,7 +112,11 @@ void Fp8Quantizer::quantize(const frugal_quantize_call& args) {
   call.op.fixed_scale = delayed_->scale();
   call.op.fixed_scale_inv = delayed_->scale_inv();
   const float amax = run(record);
-  if (record) delayed_->update(amax);
+  if (!record) return;
+  // The collective runs under the lock: concurrent calls on this rank
+  // record their amaxes in one order, the order of their all-reduces. If
+  // it throws, nothing is recorded.
+  delayed_->update(group_ ? group_->max(amax, "this call's amax was not recorded (the state is unchanged)") : amax);
 }
 
 void Fp8Quantizer::dequantize(const frugal_dequantize_call& args) const {

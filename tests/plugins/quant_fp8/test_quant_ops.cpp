@@ -527,3 +527,25 @@ TEST_CASE("NaN and Inf: amax is the canonical NaN, MX blocks turn NaN, INT8 rang
   CHECK(static_cast<std::int8_t>(a.codes.code(0, 5)) == a.zero_point[0]);
   CHECK(std::isnan(a.amax));
 }
+
+TEST_CASE("amax_cpu gives quantize_cpu's whole-tensor amax, for any thread count, writing nothing") {
+  const std::int32_t dtype = GENERATE_COPY(from_range(std::begin(kInputDtypes), std::end(kInputDtypes)));
+  const std::uint32_t seed = fresh_seed();
+  INFO(dtype_name(dtype) << " seed " << seed);
+  // 200 x 520 with padded rows: three chunks at threads = 3.
+  HostMatrix in = random_input(200, 520, dtype, 5, seed);
+  const std::vector<std::uint8_t> before = in.bytes;
+  for (const unsigned threads : {1u, 3u}) {
+    const Quantized q = quantize(in, {{Recipe::current, 0, 0, "current"}, ElementFormat::e4m3});
+    CHECK(std::bit_cast<std::uint32_t>(ops::amax_cpu(in.view(), threads)) ==
+          std::bit_cast<std::uint32_t>(q.returned_amax));
+    CHECK(in.bytes == before);
+  }
+  // Inf, then a NaN in the last row (the canonical NaN, whichever was seen).
+  const float inf = std::numeric_limits<float>::infinity();
+  const float snan = std::bit_cast<float>(0x7FA0'0001u);
+  in.set(7, 11, -inf);
+  CHECK(ops::amax_cpu(in.view(), 3) == inf);
+  in.set(199, 519, snan);
+  CHECK(std::bit_cast<std::uint32_t>(ops::amax_cpu(in.view(), 3)) == 0x7FC0'0000u);
+}

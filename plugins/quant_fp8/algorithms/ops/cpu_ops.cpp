@@ -141,6 +141,25 @@ float quantize_typed(const QuantizeOp& op, const Grid& g) {
 
 }  // namespace
 
+float amax_cpu(const Matrix& in, unsigned threads) {
+  return detail::visit_float_type(in.dtype, [&](auto t) {
+    using T = decltype(t);
+    const auto rows = static_cast<std::size_t>(in.rows());
+    const auto cols = static_cast<std::size_t>(in.cols());
+    const unsigned chunks = detail::chunk_count(rows, cols, threads);
+    std::vector<std::int32_t> keys(chunks, 0);
+    detail::run_chunks(rows, chunks, [&](unsigned c, std::size_t begin, std::size_t end) {
+      std::int32_t key = 0;
+      for (auto r = static_cast<std::int64_t>(begin); r < static_cast<std::int64_t>(end); ++r)
+        key = detail::max_key<T>(row_of<const typename T::Storage>(in, r), cols, key);
+      keys[c] = key;
+    });
+    std::int32_t key = 0;
+    for (const std::int32_t k : keys) key = k > key ? k : key;
+    return detail::key_amax<T>(key);
+  });
+}
+
 float quantize_cpu(const QuantizeOp& op) {
   const Matrix& in = op.input;
   require(op.output.rows() == in.rows() && op.output.cols() == in.cols(), "output shape differs from the input's");

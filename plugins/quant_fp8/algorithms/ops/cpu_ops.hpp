@@ -38,6 +38,10 @@ namespace frugal::quant::ops {
 
 // Returns the whole input's amax (as also written to op.scales.amax).
 float quantize_cpu(const QuantizeOp& op);
+// The whole input's amax, exactly as quantize_cpu returns it (NaN as the
+// canonical quiet NaN), writing nothing: current scaling across ranks
+// measures first, agrees on the amax, then casts with the agreed scale.
+[[nodiscard]] float amax_cpu(const Matrix& input, unsigned threads);
 void dequantize_cpu(const DequantizeOp& op);
 void gemm_cpu(const GemmOp& op);
 
