@@ -102,7 +102,7 @@ TEST_CASE("the pinned LP64 layout") {
                                                {"frugal_telemetry.", 88},
                                                {"frugal_decision.", 48},
                                                {"frugal_policy_vtable.", 48},
-                                               {"frugal_scheduler_config.", 56},
+                                               {"frugal_scheduler_config.", 64},
                                                {"frugal_cost_ledger.", 144},
                                                {"frugal_comm_info.", 24},
                                                {"frugal_comm_call.", 96},
@@ -196,6 +196,8 @@ TEST_CASE("the pinned LP64 layout") {
   CHECK(FRUGAL_CKPT_SLICE_MIN_SIZE == 32);
   CHECK(layout.at("frugal_ckpt_info.not_restored_count") == 444);  // an info of ABI <= 2.2 ends after it
   CHECK(layout.at("frugal_ckpt_info.world_size") == 448);          // ABI 2.3
+  CHECK(layout.at("frugal_scheduler_config.reserved0") == 52);     // a config of ABI <= 2.3 ends after it
+  CHECK(layout.at("frugal_scheduler_config.comm") == 56);          // ABI 2.4
   CHECK(layout.at("frugal_plugin_desc.strategies") == 56);
   CHECK(FRUGAL_PLUGIN_DESC_MIN_SIZE == 64);
   CHECK(FRUGAL_STRATEGY_DESC_MIN_SIZE == 40);

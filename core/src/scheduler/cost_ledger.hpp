@@ -25,6 +25,7 @@ class CostLedger {
   void commit() noexcept;
 
   [[nodiscard]] frugal_cost_ledger view() const;
+  [[nodiscard]] uint32_t gpus_per_node() const noexcept { return gpus_per_node_; }
 
   // The blob is written as of a checkpoint: pending work is committed in
   // it (the exported moment is a checkpoint the job can resume from).

@@ -1,6 +1,7 @@
 // frugal_scheduler_*: the run scheduler's C entry points. The work is in
 // scheduler_core.cpp (steps), scheduler_state.cpp (the blob),
 // telemetry_check.cpp, decision_merge.cpp and cost_ledger.cpp.
+#include <exception>
 #include <memory>
 
 #include "error.hpp"
@@ -48,13 +49,23 @@ FRUGAL_API frugal_error* frugal_scheduler_step(frugal_scheduler* scheduler, cons
                                                frugal_decision* decision) {
   constexpr const char* kFn = "frugal_scheduler_step";
   return with_scheduler(kFn, scheduler, [&](frugal::scheduling::SchedulerCore& core) {
-    frugal::require_non_null(decision, kFn, "decision");
-    const frugal_telemetry t = frugal::scheduling::read_telemetry(telemetry);
-    // Check the out struct before the step changes anything.
-    if (decision->struct_size < sizeof(size_t) + sizeof(double))
-      frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: decision->struct_size is {}; set it to sizeof(frugal_decision)",
-                   kFn, decision->struct_size);
-    frugal::write_sized(decision, core.step(t), kFn);
+    // The arguments are checked before the step changes anything. Across
+    // ranks a refused argument still takes part in the step's collective
+    // (core.step rethrows it after), so the other ranks fail with it
+    // rather than wait for this one.
+    frugal_telemetry t{};
+    std::exception_ptr refused;
+    try {
+      frugal::require_non_null(decision, kFn, "decision");
+      t = frugal::scheduling::read_telemetry(telemetry);
+      if (decision->struct_size < sizeof(size_t) + sizeof(double))
+        frugal::fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: decision->struct_size is {}; set it to sizeof(frugal_decision)",
+                     kFn, decision->struct_size);
+    } catch (...) {
+      if (!core.across_ranks()) throw;
+      refused = std::current_exception();
+    }
+    frugal::write_sized(decision, core.step(t, refused), kFn);
   });
 }
 

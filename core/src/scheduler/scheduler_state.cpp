@@ -5,9 +5,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "error.hpp"
+#include "frugal/sdk/checksum.hpp"
 #include "scheduler/scheduler_core.hpp"
 #include "state_frame.hpp"
 
@@ -22,6 +24,7 @@ constexpr std::size_t kMaxNameBytes = std::numeric_limits<std::size_t>::max();
 
 std::vector<std::string> configured_names(const std::vector<PolicySlot>& policies) {
   std::vector<std::string> names;
+  names.reserve(policies.size());
   for (const PolicySlot& p : policies) names.push_back(p.name);
   return names;
 }
@@ -111,6 +114,9 @@ void SchedulerCore::import_state(std::span<const std::byte> blob) {
   notice_active_ = notice_active;
   ledger_ = ledger;
   failure_.clear();
+  // Across ranks the next step checks that every rank imported the same
+  // blob (0 is kept for "nothing decided yet").
+  if (ranks_ != nullptr) digest_ = std::max<uint64_t>(sdk::xxh3(blob), 1);
 }
 
 }  // namespace frugal::scheduling

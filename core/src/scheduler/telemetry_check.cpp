@@ -10,10 +10,6 @@ namespace {
 
 constexpr uint32_t kKnownFlags = FRUGAL_TELEMETRY_EVAL_LOSS | FRUGAL_TELEMETRY_RESTARTED | FRUGAL_TELEMETRY_NO_LOSS;
 
-// A small slack for checkpoint stalls measured with a different clock
-// than the interval: 1 ms or one part in a million.
-double stall_slack(double interval) { return 1e-3 + 1e-6 * interval; }
-
 void require_finite(double value, const char* field, int64_t step) {
   if (!std::isfinite(value))
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "telemetry.{} is {} at step {}; it must be a finite number", field, value, step);
@@ -35,6 +31,11 @@ frugal_telemetry read_telemetry(const frugal_telemetry* raw) {
 }
 
 void check_telemetry(const frugal_telemetry& t, const PreviousRecord& previous) {
+  check_fields(t);
+  check_order(t, previous);
+}
+
+void check_fields(const frugal_telemetry& t) {
   if ((t.flags & ~kKnownFlags) != 0)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "telemetry.flags has unknown bits {:#x} at step {}", t.flags & ~kKnownFlags,
          t.step);
@@ -60,7 +61,9 @@ void check_telemetry(const frugal_telemetry& t, const PreviousRecord& previous) 
          "stalled",
          t.checkpoint_stall_s, t.step);
   require_non_negative(t.preemption_notice_s, "preemption_notice_s", t.step);
+}
 
+void check_order(const frugal_telemetry& t, const PreviousRecord& previous) {
   const double start = previous.present ? previous.wall_s : 0.0;
   if (t.wall_time_s < start)
     fail(FRUGAL_ERR_INVALID_ARGUMENT,

@@ -37,7 +37,20 @@ inline frugal_telemetry as_policies_see(frugal_telemetry t) noexcept {
 }
 
 // Throws FRUGAL_ERR_INVALID_ARGUMENT naming the field, its value and the
-// rule ("telemetry.wall_time_s went back from 3600 s to 3599 s").
+// rule ("telemetry.wall_time_s went back from 3600 s to 3599 s"): both
+// halves below.
 void check_telemetry(const frugal_telemetry& t, const PreviousRecord& previous);
+
+// The record on its own: flags, ranges, finite values, a stall with a
+// checkpoint. Each rank checks its own record so (scheduler across ranks).
+void check_fields(const frugal_telemetry& t);
+
+// The record against the previous one: the job clock, the stall within the
+// interval, step and tokens not going back without a restart.
+void check_order(const frugal_telemetry& t, const PreviousRecord& previous);
+
+// A small slack for checkpoint stalls measured with a different clock
+// than the interval: 1 ms or one part in a million.
+inline double stall_slack(double interval) noexcept { return 1e-3 + 1e-6 * interval; }
 
 }  // namespace frugal::scheduling
