@@ -74,7 +74,9 @@ double api_route_seconds(const char* strategy, const std::vector<uint16_t>& logi
                                  &token_offsets.view,
                                  &token_rows.view,
                                  &mean_prob.view,
-                                 &losses.view};
+                                 &losses.view,
+                                 nullptr,
+                                 nullptr};
     const frugal_route_args args{sizeof(frugal_route_args), &in.view, &plan, nullptr};
     std::vector<double> times;
     for (int i = 0; i < repeats; ++i) {

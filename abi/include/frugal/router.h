@@ -22,6 +22,27 @@
  *   5. once per optimizer step, frugal_router_update(expert_demand summed
  *      over the micro-batches and ranks) for routers with a bias.
  *
+ * Expert parallelism (ABI 2.4). A router created with the `ep_comm` option
+ * splits its experts over that group (frugal_route_layout.ep_ranks; rank r
+ * owns a contiguous block, FRUGAL_ROUTE_EP_FIRST / _EXPERTS). Every rank
+ * routes its own tokens with the same gate; route becomes collective and
+ * decides capacity drops, expert choice's picks, the demand, P_i and the
+ * losses over the whole group (the results a single router gives on the
+ * concatenated tokens of ranks 0 .. W-1). Then:
+ *   3'. frugal_router_ep_shape(plan) gives the rows this rank receives;
+ *       frugal_router_ep_dispatch(x [T, H] -> rows of the local experts,
+ *       grouped by expert); run each local expert on its rows;
+ *   4'. frugal_router_ep_combine(expert outputs -> y [T, H]) returns every
+ *       row to its token's rank and combines there.
+ * The dispatch is an all-to-all-v of rows (Megatron-Core's all-to-all
+ * token dispatcher and DeepEP have the same shape); route adds one
+ * all-gather of each rank's token count, per-expert demand and partial
+ * sums, and, for drop-by-probability and expert choice, an all-to-all-v of
+ * candidate keys to the experts' owners and an all-gather of the cut-offs.
+ * Update needs no collective: expert_demand is already the group's, so
+ * every rank moves its bias identically. Host tensors only for now (CUDA
+ * tensors are FRUGAL_ERR_UNSUPPORTED across ranks).
+ *
  * Tensors. Logits are [T, E] (or any N-D tensor whose leading dimensions
  * collapse into T rows); activations [rows, H] likewise; the last dimension
  * contiguous, rows may be padded. Plan tensors are compact. Every tensor of
@@ -234,6 +255,85 @@ FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_export_state(frugal_rout
 FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_import_state(frugal_router* router, const void* data,
                                                                      size_t size);
 
+/* ======================================================================== */
+/* Expert parallelism (ABI 2.4)                                             */
+/* ======================================================================== */
+
+/** What a rank holds and receives for one routed plan (frugal_router_ep_shape). */
+typedef struct frugal_route_ep_shape {
+  /** sizeof(frugal_route_ep_shape) as built by the caller. */
+  size_t struct_size;
+  /** This rank in the expert-parallel group. */
+  int32_t rank;
+  /** W, the group's ranks. */
+  int32_t ranks;
+  /** The first expert this rank runs. */
+  int32_t first_expert;
+  /** How many experts this rank runs, >= 1 (a group larger than E is refused at create). */
+  int32_t local_experts;
+  /** Tokens routed by the whole group (the sum of plan.ep_tokens). */
+  int64_t group_tokens;
+  /** This rank's first token in the group's numbering. */
+  int64_t token_offset;
+  /** Rows this rank sends (its plan's N, every expert's). */
+  int64_t sent_rows;
+  /** Rows this rank's experts receive: the output rows of frugal_router_ep_dispatch. */
+  int64_t received_rows;
+} frugal_route_ep_shape;
+
+/**
+ * The sizes of one expert-parallel exchange, from a routed plan's ep_tokens
+ * and ep_rows (host tensors). Local; no collective.
+ *   plan: not NULL; struct_size through ep_rows.
+ *   out:  // out, not NULL; struct_size set by the caller.
+ * A router without ep_comm: FRUGAL_ERR_FAILED_PRECONDITION.
+ */
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_ep_shape(const frugal_router* router,
+                                                                 const frugal_route_plan* plan,
+                                                                 frugal_route_ep_shape* out);
+
+/** One expert-parallel dispatch (frugal_router_ep_dispatch). */
+typedef struct frugal_route_dispatch_args {
+  /** sizeof(frugal_route_dispatch_args); at least through `output`. */
+  size_t struct_size;
+  /** The plan frugal_router_route wrote on this router for this step; not NULL. */
+  const frugal_route_plan* plan;
+  /** [T, H] FLOAT32 or BFLOAT16, this rank's tokens; not NULL. */
+  const frugal_tensor* input;
+  /** [received_rows, H], the input's dtype; not NULL; must not overlap input. */
+  const frugal_tensor* output;
+  /** // out, NULL or [local_experts + 1] INT64 host tensor: local expert j's rows are [o[j], o[j+1]). */
+  const frugal_tensor* expert_offsets;
+  /** // out, NULL or [received_rows] INT64 host tensor: each row's token in the group's numbering. */
+  const frugal_tensor* row_token;
+  /** As in frugal_route_args. */
+  void* stream;
+} frugal_route_dispatch_args;
+
+/**
+ * Sends each kept row of this rank's tokens to the rank owning its expert
+ * and receives the rows of this rank's experts, expert-major, inside an
+ * expert in rising group token order (what a single router's permute on
+ * the concatenated tokens gives for these experts, bit for bit).
+ * Collective over the router's ep_comm: every rank calls it with the plan
+ * of the same step; a dead or late rank is an error on the others within
+ * the comm's timeout.
+ *   args: not NULL; read during the call only.
+ */
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_ep_dispatch(frugal_router* router,
+                                                                    const frugal_route_dispatch_args* args);
+
+/**
+ * Returns the experts' outputs to their tokens' ranks and combines them:
+ * input [received_rows, H] in frugal_router_ep_dispatch's output order,
+ * output [T, H]; fp32 accumulation in the plan's token_rows order, so each
+ * output row is bit for bit what frugal_router_combine gives a single
+ * router. Collective over the router's ep_comm.
+ *   args: not NULL; as frugal_router_combine's, with the rows received.
+ */
+FRUGAL_NODISCARD FRUGAL_API frugal_error* frugal_router_ep_combine(frugal_router* router,
+                                                                   const frugal_route_move_args* args);
+
 /** Destroys a router; may unload its plugin if nothing else uses it. NULL allowed. */
 FRUGAL_API void frugal_router_destroy(frugal_router* router);
 
@@ -252,6 +352,22 @@ FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_stats, dropped_fraction) == 56, route
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_stats, aux_loss) == 64, route_stats_aux_loss);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_stats, z_loss) == 68, route_stats_z_loss);
 FRUGAL_LAYOUT_ASSERT(sizeof(frugal_route_stats) == 72, route_stats_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_ep_shape, rank) == 8, route_ep_shape_rank);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_ep_shape, ranks) == 12, route_ep_shape_ranks);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_ep_shape, first_expert) == 16, route_ep_shape_first_expert);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_ep_shape, local_experts) == 20, route_ep_shape_local_experts);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_ep_shape, group_tokens) == 24, route_ep_shape_group_tokens);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_ep_shape, token_offset) == 32, route_ep_shape_token_offset);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_ep_shape, sent_rows) == 40, route_ep_shape_sent_rows);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_ep_shape, received_rows) == 48, route_ep_shape_received_rows);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_route_ep_shape) == 56, route_ep_shape_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_dispatch_args, plan) == 8, route_dispatch_plan);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_dispatch_args, input) == 16, route_dispatch_input);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_dispatch_args, output) == 24, route_dispatch_output);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_dispatch_args, expert_offsets) == 32, route_dispatch_offsets);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_dispatch_args, row_token) == 40, route_dispatch_row_token);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_dispatch_args, stream) == 48, route_dispatch_stream);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_route_dispatch_args) == 56, route_dispatch_size);
 #endif
 
 FRUGAL_EXTERN_C_END

@@ -65,6 +65,10 @@ enum frugal_router_drop_values {
  *     capacity_factor / E)), max_rows min(T * top_k, E * C);
  *   expert choice: C = min(T, max(1, ceil(T * capacity_factor / E))),
  *     max_rows E * C.
+ * Expert-parallel (ep_ranks > 0, ABI 2.4): T is this rank's tokens, while
+ * capacity is the formula's over the group's tokens (known at route), so
+ * the shape reports capacity 0 and the bound max_rows T * top_k (token
+ * choice) or E * T (expert choice).
  */
 typedef struct frugal_route_layout {
   /** sizeof(frugal_route_layout) as built by the caller; the callee fills up to it. */
@@ -83,7 +87,30 @@ typedef struct frugal_route_layout {
   uint32_t flags;
   /** Padding; 0. */
   uint32_t reserved;
+  /* Appended in ABI 2.4 (the 2.3 struct ends above): expert parallelism. */
+  /**
+   * This rank's place in the expert-parallel group, in [0, ep_ranks); 0
+   * when the router is not expert-parallel.
+   */
+  int32_t ep_rank;
+  /**
+   * Ranks of the expert-parallel group (the router's `ep_comm` option), in
+   * [1, experts]; 0 when the router has no group. Rank r owns
+   * FRUGAL_ROUTE_EP_EXPERTS(E, W, r) experts starting at
+   * FRUGAL_ROUTE_EP_FIRST(E, W, r): E / W each, the first E % W ranks one
+   * more (contiguous blocks, so the plan's expert-major rows are already
+   * grouped by owner).
+   */
+  int32_t ep_ranks;
 } frugal_route_layout;
+
+/** Bytes of frugal_route_layout in ABI 2.3 (through `reserved`). */
+#define FRUGAL_ROUTE_LAYOUT_V2_3_SIZE (offsetof(frugal_route_layout, reserved) + sizeof(uint32_t))
+
+/** Experts rank r of W owns out of E (expert parallelism). */
+#define FRUGAL_ROUTE_EP_EXPERTS(E, W, r) ((E) / (W) + ((r) < (E) % (W) ? 1 : 0))
+/** The first expert rank r of W owns out of E. */
+#define FRUGAL_ROUTE_EP_FIRST(E, W, r) ((r) * ((E) / (W)) + ((r) < (E) % (W) ? (r) : (E) % (W)))
 
 /* ======================================================================== */
 /* The dispatch plan                                                        */
@@ -102,6 +129,14 @@ typedef struct frugal_route_layout {
  * Offsets and row indices are int64: rows x hidden passes 2^31 in real
  * layers. Rows [N, R), past the N kept rows, hold row_token = token_rows =
  * -1 and row_weight = 0, so kernels can run over R rows without reading N.
+ *
+ * Expert-parallel routers (layout.ep_ranks > 0, ABI 2.4) write this rank's
+ * plan for its own tokens with the group's decisions: capacity drops and
+ * expert choice's picks are those of one router over the concatenated
+ * tokens of ranks 0 .. W-1, expert_demand is the group's demand per expert
+ * (pass it to frugal_router_update as it is: it is already summed over the
+ * group), mean_prob and losses are the group's, the same on every rank,
+ * and ep_tokens / ep_rows say what every rank routed and kept.
  */
 typedef struct frugal_route_plan {
   /** sizeof(frugal_route_plan) as built by the caller. */
@@ -130,7 +165,18 @@ typedef struct frugal_route_plan {
   const frugal_tensor* mean_prob;
   /** [2] FLOAT32: the load-balancing (aux) loss and the z-loss, coefficients applied. */
   const frugal_tensor* losses;
+  /* Appended in ABI 2.4 (the 2.3 struct ends above): expert parallelism.
+     Required (struct_size through ep_rows) for a router with ep_ranks > 0;
+     ignored, and may be absent, otherwise. Always host memory: they size
+     the exchanges. */
+  /** [W] INT64: the tokens each rank of the group routed in this step; rank r's come after ranks 0 .. r-1's. */
+  const frugal_tensor* ep_tokens;
+  /** [W, E] INT64: the rows each rank kept for each expert (this rank's row equals its expert_offsets' counts). */
+  const frugal_tensor* ep_rows;
 } frugal_route_plan;
+
+/** Bytes of frugal_route_plan in ABI 2.3 (through `losses`). */
+#define FRUGAL_ROUTE_PLAN_V2_3_SIZE (offsetof(frugal_route_plan, losses) + sizeof(void*))
 
 /* ======================================================================== */
 /* Calls: what the core hands the plugin                                    */
@@ -197,6 +243,41 @@ typedef struct frugal_router_update_call {
   /** [E] INT64, 1-D compact, host memory, each >= 0 (checked): assignments per expert before drops. */
   const frugal_tensor* expert_load;
 } frugal_router_update_call;
+
+/**
+ * One expert-parallel dispatch as the plugin receives it (ABI 2.4): the
+ * rows of this rank's tokens go to the ranks owning their experts, and
+ * this rank receives the rows of its own experts from every rank.
+ *   input:  [T, H], this rank's tokens (FLOAT32 or BFLOAT16, 2-D view);
+ *   output: [received, H], the input's dtype: expert-major over this
+ *           rank's experts, and inside an expert by source rank, then by
+ *           the source's row order (rising tokens), which is rising global
+ *           token order: the order a single router on the concatenated
+ *           tokens of ranks 0 .. W-1 gives;
+ *   expert_offsets: NULL or [local_experts + 1] INT64 (host memory): the
+ *           received rows of local expert j are [offsets[j], offsets[j+1]);
+ *   row_token: NULL or [received] INT64 (host memory): each received row's
+ *           token in the group's numbering (rank r's token t is
+ *           ep_tokens[0] + ... + ep_tokens[r-1] + t).
+ * Collective over the router's group: every rank calls it with its plan
+ * of the same step. The core has checked the tensors against the plan.
+ */
+typedef struct frugal_route_dispatch_call {
+  /** sizeof(frugal_route_dispatch_call) as built by the core. */
+  size_t struct_size;
+  /** A plan written by route on this instance (checked views, ep members included); never NULL. */
+  const frugal_route_plan* plan;
+  /** [T, H]; never NULL. */
+  const frugal_tensor* input;
+  /** [received, H]; never NULL (a 0-row output still has a view). */
+  const frugal_tensor* output;
+  /** [local_experts + 1] INT64 on the host, or NULL. */
+  const frugal_tensor* expert_offsets;
+  /** [received] INT64 on the host, or NULL. */
+  const frugal_tensor* row_token;
+  /** As in frugal_route_call. */
+  void* stream;
+} frugal_route_dispatch_call;
 
 /* ======================================================================== */
 /* Vtable                                                                   */
@@ -268,10 +349,31 @@ typedef struct frugal_router_vtable {
    * On error the instance's state is unchanged.
    */
   frugal_error* (*import_state)(void* instance, const void* data, size_t size);
+
+  /* ---- ABI 2.4: expert parallelism (struct_size >= FRUGAL_ROUTER_VTABLE_V2_4_SIZE) ---- */
+
+  /**
+   * Expert-parallel dispatch (frugal_route_dispatch_call); collective over
+   * the instance's group. A plugin that reports ep_ranks > 0 in its layout
+   * must provide it; others may leave it NULL.
+   */
+  frugal_error* (*ep_dispatch)(void* instance, const frugal_route_dispatch_call* call);
+
+  /**
+   * The reverse of ep_dispatch, then combine: call->input holds the
+   * experts' outputs [received, H] in ep_dispatch's output order,
+   * call->output [T, H] this rank's tokens: each output row is the
+   * weighted sum, in the plan's token_rows order with fp32 accumulation, of
+   * its rows wherever they were computed, bit for bit what combine gives
+   * when every row stays local. Collective over the group.
+   */
+  frugal_error* (*ep_combine)(void* instance, const frugal_route_move_call* call);
 } frugal_router_vtable;
 
 /** Bytes of frugal_router_vtable a core requires (through `import_state`). */
 #define FRUGAL_ROUTER_VTABLE_MIN_SIZE (offsetof(frugal_router_vtable, import_state) + sizeof(void*))
+/** Bytes of a vtable with the ABI 2.4 expert-parallel slots (through `ep_combine`). */
+#define FRUGAL_ROUTER_VTABLE_V2_4_SIZE (offsetof(frugal_router_vtable, ep_combine) + sizeof(void*))
 
 #if FRUGAL_LP64
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_layout, choice) == 8, router_layout_choice);
@@ -280,7 +382,9 @@ FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_layout, top_k) == 16, router_layout_t
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_layout, drop_policy) == 20, router_layout_drop_policy);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_layout, capacity_factor) == 24, router_layout_capacity_factor);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_layout, flags) == 32, router_layout_flags);
-FRUGAL_LAYOUT_ASSERT(sizeof(frugal_route_layout) == 40, router_layout_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_layout, ep_rank) == 40, router_layout_ep_rank);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_layout, ep_ranks) == 44, router_layout_ep_ranks);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_route_layout) == 48, router_layout_size);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_plan, expert_ids) == 8, route_plan_expert_ids);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_plan, weights) == 16, route_plan_weights);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_plan, dropped) == 24, route_plan_dropped);
@@ -293,7 +397,9 @@ FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_plan, token_offsets) == 72, route_pla
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_plan, token_rows) == 80, route_plan_token_rows);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_plan, mean_prob) == 88, route_plan_mean_prob);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_plan, losses) == 96, route_plan_losses);
-FRUGAL_LAYOUT_ASSERT(sizeof(frugal_route_plan) == 104, route_plan_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_plan, ep_tokens) == 104, route_plan_ep_tokens);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_plan, ep_rows) == 112, route_plan_ep_rows);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_route_plan) == 120, route_plan_size);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_call, logits) == 8, route_call_logits);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_call, plan) == 16, route_call_plan);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_call, stream) == 24, route_call_stream);
@@ -314,7 +420,16 @@ FRUGAL_LAYOUT_ASSERT(offsetof(frugal_router_vtable, combine) == 48, router_combi
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_router_vtable, update) == 56, router_update);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_router_vtable, export_state) == 64, router_export_state);
 FRUGAL_LAYOUT_ASSERT(offsetof(frugal_router_vtable, import_state) == 72, router_import_state);
-FRUGAL_LAYOUT_ASSERT(sizeof(frugal_router_vtable) == 80, router_vtable_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_router_vtable, ep_dispatch) == 80, router_ep_dispatch);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_router_vtable, ep_combine) == 88, router_ep_combine);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_router_vtable) == 96, router_vtable_size);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_dispatch_call, plan) == 8, route_dispatch_call_plan);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_dispatch_call, input) == 16, route_dispatch_call_input);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_dispatch_call, output) == 24, route_dispatch_call_output);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_dispatch_call, expert_offsets) == 32, route_dispatch_call_offsets);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_dispatch_call, row_token) == 40, route_dispatch_call_row_token);
+FRUGAL_LAYOUT_ASSERT(offsetof(frugal_route_dispatch_call, stream) == 48, route_dispatch_call_stream);
+FRUGAL_LAYOUT_ASSERT(sizeof(frugal_route_dispatch_call) == 56, route_dispatch_call_size);
 #endif
 
 FRUGAL_EXTERN_C_END

@@ -21,9 +21,10 @@ class PlanChecker {
     check_expert_offsets();
     check_rows();
     check_token_index();
+    if (layout_.ep_ranks > 0) check_group();
     if (p_.token_choice) {
       check_slots();
-    } else {
+    } else if (layout_.ep_ranks == 0) {
       for (int64_t e = 0; e < E_; ++e) {
         expect(count(e) == p_.shape.capacity, "expert {} took {} tokens; expert choice gives each {}", e, count(e),
                p_.shape.capacity);
@@ -110,6 +111,42 @@ class PlanChecker {
     }
   }
 
+  // Expert parallelism: this rank's entries match its plan, and the group
+  // kept what one router over all its tokens keeps: min(demand, C) rows per
+  // expert for token choice (every demand when dropless), C for expert
+  // choice, where C is the formula's over the group's tokens.
+  void check_group() {
+    const int64_t W = layout_.ep_ranks;
+    const int64_t me = layout_.ep_rank;
+    const int64_t* tokens = p_.ep_tokens.data<const int64_t>();
+    const int64_t* rows = p_.ep_rows.data<const int64_t>();
+    expect(tokens[me] == T_, "ep_tokens[{}] is {}; this rank routed {} tokens", me, tokens[me], T_);
+    int64_t group = 0;
+    for (int64_t r = 0; r < W; ++r) {
+      expect(tokens[r] >= 1, "ep_tokens[{}] is {}; every rank routes at least one token", r, tokens[r]);
+      group += tokens[r];
+    }
+    expect(group <= (int64_t{1} << 32), "the group routed {} tokens; at most 2^32", group);
+    group_capacity_ = group_capacity(layout_, group);
+    for (int64_t e = 0; e < E_; ++e) {
+      expect(rows[me * E_ + e] == count(e), "ep_rows[{}, {}] is {}; this rank kept {} rows for expert {}", me, e,
+             rows[me * E_ + e], count(e), e);
+      int64_t kept = 0;
+      for (int64_t r = 0; r < W; ++r) {
+        expect(rows[r * E_ + e] >= 0, "ep_rows[{}, {}] is {}", r, e, rows[r * E_ + e]);
+        kept += rows[r * E_ + e];
+      }
+      const int64_t want = !p_.token_choice      ? group_capacity_
+                           : group_capacity_ > 0 ? std::min(demand(e), group_capacity_)
+                                                 : demand(e);
+      expect(kept == want, "the group kept {} rows for expert {}; with demand {} and capacity {} it keeps {}", kept, e,
+             demand(e), group_capacity_, want);
+      if (!p_.token_choice)
+        expect(demand(e) == group_capacity_, "expert_demand[{}] is {}; expert choice asks {} of the group", e,
+               demand(e), group_capacity_);
+    }
+  }
+
   // Slots, the dropped mask and the rows agree; the demand counts the slots.
   void check_slots() {
     const int64_t k = layout_.top_k;
@@ -148,6 +185,14 @@ class PlanChecker {
       }
     }
     expect(kept == rows_, "{} slots are kept but the experts hold {} rows", kept, rows_);
+    if (layout_.ep_ranks > 0) {
+      // The demand is the group's (check_group checked what was kept).
+      for (int64_t e = 0; e < E_; ++e)
+        expect(asked[static_cast<std::size_t>(e)] <= demand(e),
+               "expert_demand[{}] is {}, the group's, but {} slots of this rank chose it", e, demand(e),
+               asked[static_cast<std::size_t>(e)]);
+      return;
+    }
     // A router drops only past capacity: each expert keeps min(demand, C).
     const int64_t capacity = p_.shape.capacity;
     for (int64_t e = 0; e < E_; ++e) {
@@ -165,6 +210,7 @@ class PlanChecker {
   const std::string& label_;
   const int64_t T_, E_, R_;
   int64_t rows_ = 0;
+  int64_t group_capacity_ = 0;
 };
 
 }  // namespace

@@ -2,12 +2,37 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "error.hpp"
 #include "frugal/managed_tensor.h"
 #include "sized_structs.hpp"
 
 namespace frugal::routing {
-namespace {}  // namespace
+namespace {
+
+// The device the ep members must be on, whatever the plan's other tensors use.
+struct HostDevice {
+  Matrix2D m;
+  HostDevice() { m.view.device = frugal_device{FRUGAL_DEVICE_CPU, 0}; }
+};
+const Matrix2D& host_device() {
+  static const HostDevice host;
+  return host.m;
+}
+
+}  // namespace
+
+void require_disjoint(const Matrix2D& a, const Matrix2D& b, std::size_t element) {
+  const auto span = [&](const Matrix2D& m) {
+    const auto* begin = static_cast<const char*>(m.view.data);
+    return std::pair{begin, begin + ((m.rows() - 1) * m.strides[0] + m.cols()) * static_cast<int64_t>(element)};
+  };
+  const auto [a0, a1] = span(a);
+  const auto [b0, b1] = span(b);
+  if (a0 < b1 && b0 < a1)
+    fail(FRUGAL_ERR_INVALID_ARGUMENT, "output overlaps input; permute and combine are not in place");
+}
 
 void to_plan_vector(const frugal_tensor* tensor, const char* role, int32_t dtype, int64_t count,
                     const Matrix2D& device_of, Vector1D& out) {
@@ -35,7 +60,11 @@ void to_plan_vector(const frugal_tensor* tensor, const char* role, int32_t dtype
 void to_plan_views(const frugal_route_plan* raw, const frugal_route_layout& layout, const PlanShape& shape,
                    const Matrix2D& device_of, PlanViews& out) {
   if (raw == nullptr) fail(FRUGAL_ERR_INVALID_ARGUMENT, "plan is NULL");
-  require_size(raw, sizeof(frugal_route_plan), "plan");
+  require_size(raw, FRUGAL_ROUTE_PLAN_V2_3_SIZE, "plan");
+  if (layout.ep_ranks > 0 && raw->struct_size < sizeof(frugal_route_plan))
+    fail(FRUGAL_ERR_ABI_MISMATCH,
+         "plan->struct_size is {}; an expert-parallel router's plan needs ep_tokens and ep_rows ({} bytes, ABI 2.4)",
+         raw->struct_size, sizeof(frugal_route_plan));
   const frugal_route_plan p = read_sized(raw);
   const int64_t T = shape.tokens;
   const int64_t E = layout.experts;
@@ -71,6 +100,13 @@ void to_plan_views(const frugal_route_plan* raw, const frugal_route_layout& layo
   out.plan.token_rows = &out.token_rows.view;
   out.plan.mean_prob = &out.mean_prob.view;
   out.plan.losses = &out.losses.view;
+  if (layout.ep_ranks > 0) {
+    const int64_t W = layout.ep_ranks;
+    to_plan_vector(p.ep_tokens, "ep_tokens", FRUGAL_DTYPE_INT64, W, host_device(), out.ep_tokens);
+    to_plan_vector(p.ep_rows, "ep_rows", FRUGAL_DTYPE_INT64, W * E, host_device(), out.ep_rows);
+    out.plan.ep_tokens = &out.ep_tokens.view;
+    out.plan.ep_rows = &out.ep_rows.view;
+  }
 }
 
 }  // namespace frugal::routing

@@ -29,6 +29,11 @@ struct Vector1D {
   }
 };
 
+// Fails with INVALID_ARGUMENT when activations a and b (elements of
+// `element` bytes) overlap: an in-place permute would read rows it has
+// already overwritten.
+void require_disjoint(const Matrix2D& a, const Matrix2D& b, std::size_t element);
+
 // Checks one plan tensor, named "plan.<role>" in errors: dtype, `count`
 // elements, compact, on the device of `device_of`; fills `out`.
 void to_plan_vector(const frugal_tensor* tensor, const char* role, int32_t dtype, int64_t count,
@@ -38,6 +43,7 @@ void to_plan_vector(const frugal_tensor* tensor, const char* role, int32_t dtype
 struct PlanViews {
   Vector1D expert_ids, weights, dropped, slot_row;  // token choice only
   Vector1D expert_offsets, expert_demand, row_token, row_weight, token_offsets, token_rows, mean_prob, losses;
+  Vector1D ep_tokens, ep_rows;  // expert-parallel layouts only; host memory
   frugal_route_plan plan{};
   PlanShape shape;
   bool token_choice = true;
@@ -49,7 +55,9 @@ struct PlanViews {
 
 // Checks every tensor `raw` names for `layout` and `shape` (dtype, element
 // count, compact, on the device of `device_of`) and fills `out`. Token-choice
-// tensors are ignored for expert choice. Errors name "plan.<tensor>".
+// tensors are ignored for expert choice; the ep members are required (on the
+// host, [W] and [W * E]) for an expert-parallel layout and ignored
+// otherwise. Errors name "plan.<tensor>".
 void to_plan_views(const frugal_route_plan* raw, const frugal_route_layout& layout, const PlanShape& shape,
                    const Matrix2D& device_of, PlanViews& out);
 

@@ -114,6 +114,36 @@ FRUGAL_API frugal_error* frugal_router_import_state(frugal_router* router, const
   });
 }
 
+FRUGAL_API frugal_error* frugal_router_ep_shape(const frugal_router* router, const frugal_route_plan* plan,
+                                                frugal_route_ep_shape* out) {
+  constexpr const char* kFn = "frugal_router_ep_shape";
+  return with_router(kFn, router, [&](const frugal::routing::RouterCore& core) {
+    frugal::require_non_null(out, kFn, "out");
+    const frugal::routing::EpShape s = core.ep_shape_of(plan, -1);
+    frugal::write_sized(
+        out,
+        frugal_route_ep_shape{sizeof(frugal_route_ep_shape), s.rank, s.ranks, s.first_expert, s.local_experts,
+                              s.group_tokens, s.token_offset, s.sent_rows, s.received_rows},
+        kFn);
+  });
+}
+
+FRUGAL_API frugal_error* frugal_router_ep_dispatch(frugal_router* router, const frugal_route_dispatch_args* args) {
+  constexpr const char* kFn = "frugal_router_ep_dispatch";
+  return with_router(kFn, router, [&](frugal::routing::RouterCore& core) {
+    frugal::require_non_null(args, kFn, "args");
+    core.ep_dispatch(*args);
+  });
+}
+
+FRUGAL_API frugal_error* frugal_router_ep_combine(frugal_router* router, const frugal_route_move_args* args) {
+  constexpr const char* kFn = "frugal_router_ep_combine";
+  return with_router(kFn, router, [&](frugal::routing::RouterCore& core) {
+    frugal::require_non_null(args, kFn, "args");
+    core.ep_combine(*args);
+  });
+}
+
 FRUGAL_API void frugal_router_destroy(frugal_router* router) { delete router; }
 
 }  // extern "C"

@@ -17,19 +17,6 @@ void require_rows(const Matrix2D& m, const char* role, int64_t rows, const char*
   if (m.rows() != rows) fail(FRUGAL_ERR_INVALID_ARGUMENT, "{}: {} rows; expected {} ({})", role, m.rows(), rows, why);
 }
 
-// Activations do not overlap (an in-place permute would read rows it has
-// already overwritten).
-void require_disjoint(const Matrix2D& a, const Matrix2D& b, std::size_t element) {
-  const auto span = [&](const Matrix2D& m) {
-    const auto* begin = static_cast<const char*>(m.view.data);
-    return std::pair{begin, begin + ((m.rows() - 1) * m.strides[0] + m.cols()) * static_cast<int64_t>(element)};
-  };
-  const auto [a0, a1] = span(a);
-  const auto [b0, b1] = span(b);
-  if (a0 < b1 && b0 < a1)
-    fail(FRUGAL_ERR_INVALID_ARGUMENT, "output overlaps input; permute and combine are not in place");
-}
-
 // The call as the plugin sees it: a local of the entry point, never copied
 // or moved, since the views point into it.
 struct RouteCall {
@@ -56,6 +43,10 @@ void RouterCore::create_instance(const frugal_options* options) {
   instance_.call(&frugal_router_vtable::layout, &layout);
   layout_ = layout;
   check_layout(layout_, instance_.label());
+  const frugal_router_vtable& v = instance_.vtable();
+  if (layout_.ep_ranks > 0 && (v.ep_dispatch == nullptr || v.ep_combine == nullptr))
+    fail(FRUGAL_ERR_INTERNAL, "{}: the plugin reported {} expert-parallel ranks but has no ep_dispatch / ep_combine",
+         instance_.label(), layout_.ep_ranks);
 }
 
 void RouterCore::route(const frugal_route_args& raw) {
@@ -132,7 +123,7 @@ void RouterCore::update(const frugal_tensor* expert_load) {
 
 frugal_route_stats RouterCore::stats(const frugal_route_plan* raw) const {
   if (raw == nullptr) fail(FRUGAL_ERR_INVALID_ARGUMENT, "plan is NULL");
-  require_size(raw, sizeof(frugal_route_plan), "plan");
+  require_size(raw, FRUGAL_ROUTE_PLAN_V2_3_SIZE, "plan");
   const frugal_route_plan p = read_sized(raw);
   // T comes from token_offsets' length; every tensor read must be host memory.
   Matrix2D host;
@@ -162,6 +153,8 @@ frugal_route_stats RouterCore::stats(const frugal_route_plan* raw) const {
   if (s.kept < 0 || s.kept > s.assignments)
     fail(FRUGAL_ERR_INVALID_ARGUMENT, "plan.expert_offsets[E] is {}; a plan of {} tokens keeps 0 to {} rows", s.kept, T,
          s.assignments);
+  // Expert choice across ranks: this rank's picks are its assignments.
+  if (layout_.ep_ranks > 0 && layout_.choice == FRUGAL_ROUTER_EXPERT_CHOICE) s.assignments = s.kept;
   s.dropped = s.assignments - s.kept;
   int64_t total = 0;
   for (int64_t e = 0; e < E; ++e) {

@@ -14,6 +14,12 @@
 
 namespace frugal::routing {
 
+// One expert-parallel exchange's sizes (frugal_route_ep_shape).
+struct EpShape {
+  int32_t rank = 0, ranks = 0, first_expert = 0, local_experts = 0;
+  int64_t group_tokens = 0, token_offset = 0, sent_rows = 0, received_rows = 0;
+};
+
 class RouterCore {
  public:
   RouterCore(std::shared_ptr<LoadedPlugin> plugin, const StrategyRecord& record, const std::string& strategy);
@@ -28,6 +34,11 @@ class RouterCore {
   void combine(const frugal_route_move_args& args);
   void update(const frugal_tensor* expert_load);
   [[nodiscard]] frugal_route_stats stats(const frugal_route_plan* plan) const;
+  // Expert parallelism (router_ep.cpp). ep_shape_of reads and checks the
+  // plan's ep members; `tokens` >= 0 must match this rank's entry.
+  [[nodiscard]] EpShape ep_shape_of(const frugal_route_plan* plan, int64_t tokens) const;
+  void ep_dispatch(const frugal_route_dispatch_args& args);
+  void ep_combine(const frugal_route_move_args& args);
   void export_state(void* buffer, std::size_t capacity, std::size_t* size) {
     instance_.export_state(buffer, capacity, size);
   }

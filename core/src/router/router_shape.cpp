@@ -39,6 +39,16 @@ PlanShape plan_shape(const frugal_route_layout& l, int64_t tokens) {
   const int64_t E = l.experts;
   PlanShape s;
   s.tokens = tokens;
+  if (l.ep_ranks > 0) {
+    // The capacity is the group's, known at route: size for the bound.
+    if (l.choice == FRUGAL_ROUTER_EXPERT_CHOICE) {
+      s.max_rows = E * tokens;
+    } else {
+      s.slots = tokens * l.top_k;
+      s.max_rows = s.slots;
+    }
+    return s;
+  }
   if (l.choice == FRUGAL_ROUTER_EXPERT_CHOICE) {
     s.capacity = std::min(tokens, capacity_of(tokens, l.capacity_factor, E, tokens));
     s.max_rows = E * s.capacity;
@@ -79,6 +89,17 @@ void check_layout(const frugal_route_layout& l, const std::string& label) {
   if (!needs_factor && l.capacity_factor != 0.0)
     bad(fmt::format("capacity factor {} while dropless (must be 0)", l.capacity_factor));
   if ((l.flags & ~FRUGAL_ROUTE_LAYOUT_BIAS) != 0) bad(fmt::format("unknown flags {:#x}", l.flags));
+  if (l.ep_ranks < 0 || l.ep_ranks > l.experts)
+    bad(fmt::format("ep_ranks {} for {} experts (0, or 1 to the experts)", l.ep_ranks, l.experts));
+  if (l.ep_ranks > 0 ? (l.ep_rank < 0 || l.ep_rank >= l.ep_ranks) : l.ep_rank != 0)
+    bad(fmt::format("ep_rank {} of {} ranks", l.ep_rank, l.ep_ranks));
+}
+
+int64_t group_capacity(const frugal_route_layout& l, int64_t group_tokens) {
+  frugal_route_layout single = l;
+  single.ep_rank = 0;
+  single.ep_ranks = 0;
+  return plan_shape(single, group_tokens).capacity;
 }
 
 }  // namespace frugal::routing

@@ -129,16 +129,13 @@ DeepSeekGateResult deepseek_v3_route(const Logits& logits, std::span<const float
     }
   });
 
-  out.mean_prob.assign(static_cast<std::size_t>(E), 0.0f);
+  out.prob_sum = add_blocks(partial, blocks, E);
+  out.mean_prob = mean_prob_of(out.prob_sum, T);
   out.load.assign(static_cast<std::size_t>(E), 0);
-  for (int64_t e = 0; e < E; ++e) {
-    double sum = 0.0;
-    for (int64_t blk = 0; blk < blocks; ++blk) sum += partial[static_cast<std::size_t>(blk * E + e)];
-    out.mean_prob[static_cast<std::size_t>(e)] = static_cast<float>(sum / static_cast<double>(T));
-  }
   for (const int32_t e : r.expert) ++out.load[static_cast<std::size_t>(e)];
   out.aux_loss = load_balancing_loss(out.load, out.mean_prob, o.aux_coef);
-  out.z_loss = want_z ? z_loss(lse, o.z_coef) : 0.0f;
+  out.lse_square_sum = want_z ? square_sum(lse) : 0.0;
+  out.z_loss = want_z ? z_loss_of_sum(out.lse_square_sum, T, o.z_coef) : 0.0f;
   return out;
 }
 

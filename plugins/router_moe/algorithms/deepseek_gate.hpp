@@ -52,9 +52,11 @@ struct DeepSeekGateResult {
   // balance loss of DeepSeek-V3, eq. 17-20, taken over the batch); summed
   // per block of tokens in double and the blocks in order.
   std::vector<float> mean_prob;
-  std::vector<int64_t> load;  // assignments per expert, before capacity drops
-  float aux_loss = 0.0f;      // aux_coef * E * sum_i f_i P_i (losses.hpp)
-  float z_loss = 0.0f;        // z_coef * mean_t logsumexp(logits_t)^2; computed only when z_coef != 0
+  std::vector<double> prob_sum;  // [experts]: the sums behind mean_prob (for a group's P_i)
+  double lse_square_sum = 0.0;   // sum_t logsumexp_t^2 when z_coef != 0, else 0
+  std::vector<int64_t> load;     // assignments per expert, before capacity drops
+  float aux_loss = 0.0f;         // aux_coef * E * sum_i f_i P_i (losses.hpp)
+  float z_loss = 0.0f;           // z_coef * mean_t logsumexp(logits_t)^2; computed only when z_coef != 0
 };
 [[nodiscard]] DeepSeekGateResult deepseek_v3_route(const Logits& logits, std::span<const float> bias,
                                                    const DeepSeekGateOptions& options);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "algorithms/capacity.hpp"
@@ -47,6 +48,25 @@ struct DispatchPlan {
 // most, chosen by the policy. O(tokens * k + experts) plus a partial sort
 // of the overflowing experts' assignments for by_probability.
 [[nodiscard]] DispatchPlan build_dispatch_plan(const Routing& routing, const CapacityOptions& capacity = {});
+
+// The slots of each expert, in slot order (a stable counting sort by
+// expert): expert e's are slots[offsets[e] .. offsets[e + 1]), demand[e] of them.
+struct ExpertSlots {
+  std::vector<int64_t> demand;   // [experts]
+  std::vector<int64_t> offsets;  // [experts + 1]
+  std::vector<int64_t> slots;    // [tokens * k]
+  [[nodiscard]] std::span<const int64_t> of(int64_t e) const {
+    return std::span<const int64_t>(slots).subspan(static_cast<std::size_t>(offsets[static_cast<std::size_t>(e)]),
+                                                   static_cast<std::size_t>(demand[static_cast<std::size_t>(e)]));
+  }
+};
+[[nodiscard]] ExpertSlots slots_by_expert(const Routing& routing);
+
+// The plan that keeps exactly the slots with keep[s] != 0 (decided
+// elsewhere, e.g. across ranks by algorithms/group_route.hpp); expert_demand
+// is the slots' demand.
+[[nodiscard]] DispatchPlan build_dispatch_plan(const Routing& routing, const ExpertSlots& by_expert,
+                                               std::span<const uint8_t> keep);
 
 // Fills token_offsets / token_rows from row_token (for plans built per
 // expert, such as expert choice): rows of a token in increasing row order,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "algorithms/dispatch_plan.hpp"
@@ -35,5 +36,27 @@ struct ExpertChoiceResult {
   std::vector<float> mean_prob;  // [experts]
 };
 [[nodiscard]] ExpertChoiceResult expert_choice_route(const Logits& logits, const ExpertChoiceOptions& options);
+
+// The steps of expert_choice_route, for routers whose tokens are spread over
+// ranks (algorithms/group_route.hpp):
+//   expert_choice_scores: S, kept expert-major, and the sums behind P_i;
+//   best_tokens: the `count` best tokens of one expert's column (score,
+//     then lower token), in rising token order;
+//   expert_choice_plan: the plan from each expert's picked tokens (rising),
+//     weights from S, every expert's demand set to `demand`.
+struct ExpertChoiceScores {
+  int64_t tokens = 0;
+  int64_t experts = 0;
+  std::vector<float> scores;     // [experts, tokens]
+  std::vector<double> prob_sum;  // [experts]
+  [[nodiscard]] std::span<const float> column(int64_t e) const {
+    return std::span<const float>(scores).subspan(static_cast<std::size_t>(e * tokens),
+                                                  static_cast<std::size_t>(tokens));
+  }
+};
+[[nodiscard]] ExpertChoiceScores expert_choice_scores(const Logits& logits, unsigned threads);
+[[nodiscard]] std::vector<int64_t> best_tokens(std::span<const float> column, int64_t count);
+[[nodiscard]] DispatchPlan expert_choice_plan(const ExpertChoiceScores& scores,
+                                              const std::vector<std::vector<int64_t>>& picks, int64_t demand);
 
 }  // namespace frugal::router

@@ -21,11 +21,35 @@ float load_balancing_loss(std::span<const int64_t> assignments, std::span<const 
   return static_cast<float>(coef * static_cast<double>(assignments.size()) * dot);
 }
 
-float z_loss(std::span<const float> logsumexp, float coef) {
-  if (logsumexp.empty()) return 0.0f;
+double square_sum(std::span<const float> logsumexp) {
   double sum = 0.0;
   for (const float z : logsumexp) sum += double{z} * double{z};
-  return static_cast<float>(coef * sum / static_cast<double>(logsumexp.size()));
+  return sum;
+}
+
+float z_loss_of_sum(double square_sum, int64_t tokens, float coef) {
+  if (tokens == 0) return 0.0f;
+  return static_cast<float>(coef * square_sum / static_cast<double>(tokens));
+}
+
+float z_loss(std::span<const float> logsumexp, float coef) {
+  return z_loss_of_sum(square_sum(logsumexp), static_cast<int64_t>(logsumexp.size()), coef);
+}
+
+std::vector<double> add_blocks(std::span<const double> partial, int64_t blocks, int64_t experts) {
+  std::vector<double> sums(static_cast<std::size_t>(experts), 0.0);
+  for (int64_t e = 0; e < experts; ++e) {
+    double s = 0.0;
+    for (int64_t b = 0; b < blocks; ++b) s += partial[static_cast<std::size_t>(b * experts + e)];
+    sums[static_cast<std::size_t>(e)] = s;
+  }
+  return sums;
+}
+
+std::vector<float> mean_prob_of(std::span<const double> sums, int64_t tokens) {
+  std::vector<float> mean(sums.size());
+  for (std::size_t e = 0; e < sums.size(); ++e) mean[e] = static_cast<float>(sums[e] / static_cast<double>(tokens));
+  return mean;
 }
 
 }  // namespace frugal::router

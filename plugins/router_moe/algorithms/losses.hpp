@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace frugal::router {
 
@@ -22,5 +23,16 @@ namespace frugal::router {
 // Router z-loss (ST-MoE, Zoph et al. 2022): coef * mean_t logsumexp_t^2,
 // summed in double in token order.
 [[nodiscard]] float z_loss(std::span<const float> logsumexp, float coef);
+
+// The pieces of both, for routers whose tokens are spread over ranks:
+//   square_sum: sum_t logsumexp_t^2 in double, in token order;
+//   z_loss_of_sum: coef * square_sum / tokens (0 without tokens);
+//   add_blocks: per-expert sums of P's per-block partials ([blocks, E]),
+//     the blocks added in order;
+//   mean_prob_of: P_i = sum_i / tokens, as float.
+[[nodiscard]] double square_sum(std::span<const float> logsumexp);
+[[nodiscard]] float z_loss_of_sum(double square_sum, int64_t tokens, float coef);
+[[nodiscard]] std::vector<double> add_blocks(std::span<const double> partial, int64_t blocks, int64_t experts);
+[[nodiscard]] std::vector<float> mean_prob_of(std::span<const double> sums, int64_t tokens);
 
 }  // namespace frugal::router

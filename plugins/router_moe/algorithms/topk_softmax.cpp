@@ -51,16 +51,13 @@ TopkSoftmaxResult topk_softmax(const Logits& logits, const TopkSoftmaxOptions& o
     }
   });
 
-  r.mean_prob.assign(static_cast<std::size_t>(E), 0.0f);
+  r.prob_sum = add_blocks(partial, blocks, E);
+  r.mean_prob = mean_prob_of(r.prob_sum, T);
   r.load.assign(static_cast<std::size_t>(E), 0);
-  for (int64_t e = 0; e < E; ++e) {
-    double s = 0.0;
-    for (int64_t b = 0; b < blocks; ++b) s += partial[static_cast<std::size_t>(b * E + e)];
-    r.mean_prob[static_cast<std::size_t>(e)] = static_cast<float>(s / static_cast<double>(T));
-  }
   for (const int32_t e : r.routing.expert) ++r.load[static_cast<std::size_t>(e)];
   r.aux_loss = load_balancing_loss(r.load, r.mean_prob, options.aux_coef);
-  r.z_loss = z_loss(lse, options.z_coef);
+  r.lse_square_sum = square_sum(lse);
+  r.z_loss = z_loss_of_sum(r.lse_square_sum, T, options.z_coef);
   return r;
 }
 

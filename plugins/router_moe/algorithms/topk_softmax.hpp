@@ -21,6 +21,8 @@ struct TopkSoftmaxOptions {
 struct TopkSoftmaxResult {
   Routing routing;               // weights = the selected probabilities (renormalised if asked)
   std::vector<float> mean_prob;  // P_i [experts]: mean over tokens of softmax(logits)_i
+  std::vector<double> prob_sum;  // [experts]: the sums behind mean_prob (for a group's P_i)
+  double lse_square_sum = 0.0;   // sum_t logsumexp_t^2 (for a group's z-loss)
   std::vector<int64_t> load;     // assignments per expert before capacity drops [experts]
   float aux_loss = 0.0f;         // aux_coef * E * sum_i f_i P_i (see losses.hpp)
   float z_loss = 0.0f;           // z_coef * mean_t logsumexp_t^2

@@ -42,14 +42,14 @@ RouterConfig read_config(RouterKind kind, const sdk::Options& options) {
   c.kind = kind;
   switch (kind) {
     case RouterKind::topk_softmax:
-      options.check_known(
-          {"experts", "k", "capacity_factor", "drop_policy", "renormalize", "aux_coef", "z_coef", "threads"});
+      options.check_known({"experts", "k", "capacity_factor", "drop_policy", "renormalize", "aux_coef", "z_coef",
+                           "threads", "ep_comm"});
       break;
     case RouterKind::deepseek_v3:
       options.check_known({"experts", "k", "capacity_factor", "drop_policy", "score", "groups", "topk_groups",
-                           "route_scale", "gamma", "aux_coef", "z_coef", "threads"});
+                           "route_scale", "gamma", "aux_coef", "z_coef", "threads", "ep_comm"});
       break;
-    case RouterKind::expert_choice: options.check_known({"experts", "capacity_factor", "threads"}); break;
+    case RouterKind::expert_choice: options.check_known({"experts", "capacity_factor", "threads", "ep_comm"}); break;
   }
   options.require("experts");
   c.experts = options.get_int_in("experts", 0, 1, BiasBalancer::kMaxExperts);

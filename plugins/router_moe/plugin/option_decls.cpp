@@ -8,6 +8,7 @@ namespace frugal::router::plugin {
 namespace {
 
 using sdk::bool_option;
+using sdk::comm_option;
 using sdk::double_option;
 using sdk::int_option;
 using sdk::string_option;
@@ -31,6 +32,11 @@ constexpr frugal_option_decl kDropPolicy =
         .default_value("probability")
         .choices("probability|position");
 
+constexpr frugal_option_decl kEpComm =
+    comm_option("ep_comm",
+                "expert-parallel group: the experts split over its ranks, route / ep_dispatch / ep_combine "
+                "collective over it (host tensors)");
+
 // A loss weight: aux_coef and z_coef, whose defaults differ by strategy.
 constexpr frugal_option_decl loss_weight(const char* name, const char* doc, const char* default_value) {
   return double_option(name, doc).default_value(default_value).range(0.0, kMaxLossWeight);
@@ -45,6 +51,7 @@ constexpr frugal_option_decl kTopkSoftmax[] = {
     loss_weight("aux_coef", "weight of the Switch/GShard load-balancing loss", "0.01"),
     loss_weight("z_coef", "weight of the router z-loss", "0.001"),
     kThreads,
+    kEpComm,
 };
 
 constexpr frugal_option_decl kDeepSeekV3[] = {
@@ -64,6 +71,7 @@ constexpr frugal_option_decl kDeepSeekV3[] = {
     loss_weight("aux_coef", "weight of the load-balancing loss, 0 = aux-loss-free", "0"),
     loss_weight("z_coef", "weight of the router z-loss", "0"),
     kThreads,
+    kEpComm,
 };
 
 constexpr frugal_option_decl kExpertChoice[] = {
@@ -72,6 +80,7 @@ constexpr frugal_option_decl kExpertChoice[] = {
         .default_value("1")
         .range(kMinPositive, kMaxFactor),
     kThreads,
+    kEpComm,
 };
 
 }  // namespace

@@ -32,8 +32,17 @@ struct PlanSpans {
   std::span<int64_t> token_rows;
   std::span<float> mean_prob;
   std::span<float> losses;
+  // Expert-parallel plans only (ABI 2.4; empty from an older core's struct).
+  std::span<int64_t> ep_tokens;
+  std::span<int64_t> ep_rows;
 };
 [[nodiscard]] PlanSpans plan_spans(const frugal_route_plan& plan);
+
+// The algorithms' results into the host's plan tensors: the routing's ids
+// and weights, and the plan with P_i and the losses (rows past N blank).
+void write_routing(const Routing& routing, const PlanSpans& out);
+void write_plan(const DispatchPlan& plan, std::span<const float> mean_prob, float aux_loss, float z_loss,
+                const PlanSpans& out);
 [[nodiscard]] cuda::DevicePlan device_plan(const PlanSpans& plan);
 
 // A [rows, cols] tensor as the SDK's view, T = float or uint16_t (bf16

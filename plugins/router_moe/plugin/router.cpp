@@ -39,38 +39,6 @@ void on_device(const frugal_device& device, const char* what, Cpu on_cpu, Cuda o
                     std::string(what) + ": tensors on " + device_name(device) + " (router_moe runs on CPU and CUDA)");
 }
 
-template <class T>
-void copy_into(std::span<const T> from, std::span<T> to) {
-  std::copy(from.begin(), from.end(), to.begin());
-}
-
-// The algorithms' plan into the host's plan tensors; rows past N blank.
-void write_plan(const DispatchPlan& plan, std::span<const float> mean_prob, float aux_loss, float z_loss,
-                const PlanSpans& out) {
-  const auto n = static_cast<std::size_t>(plan.rows());
-  if (!out.dropped.empty()) {
-    copy_into<uint8_t>(plan.dropped, out.dropped);
-    copy_into<int64_t>(plan.slot_row, out.slot_row);
-  }
-  copy_into<int64_t>(plan.expert_offsets, out.expert_offsets);
-  copy_into<int64_t>(plan.expert_demand, out.expert_demand);
-  copy_into<int64_t>(plan.row_token, out.row_token);
-  copy_into<float>(plan.row_weight, out.row_weight);
-  copy_into<int64_t>(plan.token_offsets, out.token_offsets);
-  copy_into<int64_t>(plan.token_rows, out.token_rows);
-  std::fill(out.row_token.begin() + static_cast<std::ptrdiff_t>(n), out.row_token.end(), -1);
-  std::fill(out.token_rows.begin() + static_cast<std::ptrdiff_t>(n), out.token_rows.end(), -1);
-  std::fill(out.row_weight.begin() + static_cast<std::ptrdiff_t>(n), out.row_weight.end(), 0.0f);
-  copy_into<float>(mean_prob, out.mean_prob);
-  out.losses[0] = aux_loss;
-  out.losses[1] = z_loss;
-}
-
-void write_routing(const Routing& r, const PlanSpans& out) {
-  copy_into<int32_t>(r.expert, out.expert_ids);
-  copy_into<float>(r.weight, out.weights);
-}
-
 cuda::Element element_of(const frugal_tensor& t) {
   return t.dtype == FRUGAL_DTYPE_FLOAT32 ? cuda::Element::f32 : cuda::Element::bf16;
 }
@@ -79,6 +47,26 @@ cuda::Element element_of(const frugal_tensor& t) {
 
 MoeRouter::MoeRouter(RouterKind kind, const sdk::Options& options) : config_(read_config(kind, options)) {
   if (kind == RouterKind::deepseek_v3) balancer_.emplace(config_.experts, config_.gamma);
+  if (frugal_comm* comm = options.get_comm("ep_comm"); comm != nullptr) {
+    group_.emplace(options.host(), comm);
+    if (group_->ranks() > config_.experts)
+      throw PluginError(FRUGAL_ERR_INVALID_ARGUMENT, "option 'ep_comm' has " + std::to_string(group_->ranks()) +
+                                                         " ranks for " + std::to_string(config_.experts) +
+                                                         " experts; every rank must own at least one expert");
+    if (group_->device_type() != FRUGAL_DEVICE_CPU)
+      throw PluginError(FRUGAL_ERR_UNSUPPORTED,
+                        "option 'ep_comm' is a device comm; expert parallelism runs on host tensors over a host comm "
+                        "(comm_mpi, comm_local) for now");
+  }
+}
+
+frugal_route_layout MoeRouter::layout() const {
+  frugal_route_layout l = layout_of(config_);
+  if (group_) {
+    l.ep_rank = static_cast<int32_t>(group_->rank());
+    l.ep_ranks = static_cast<int32_t>(group_->ranks());
+  }
+  return l;
 }
 
 std::vector<float> MoeRouter::bias_snapshot() const {
@@ -93,6 +81,7 @@ void MoeRouter::route(const frugal_route_call& args) const {
 }
 
 void MoeRouter::route_cpu(const frugal_route_call& args) const {
+  if (group_) return route_group(args);
   const Logits logits = logits_of(*args.logits);
   const PlanSpans out = plan_spans(*args.plan);
   switch (config_.kind) {
@@ -120,6 +109,9 @@ void MoeRouter::route_cpu(const frugal_route_call& args) const {
 }
 
 void MoeRouter::route_cuda(const frugal_route_call& args) const {
+  if (group_)
+    throw PluginError(FRUGAL_ERR_UNSUPPORTED,
+                      "route: CUDA tensors with ep_comm; expert parallelism runs on host tensors for now");
   cuda::RouteRequest q;
   q.kind = config_.kind;
   q.logits = logits_of(*args.logits);

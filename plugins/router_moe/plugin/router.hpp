@@ -14,6 +14,7 @@
 #include "frugal/router_vtable.h"
 #include "frugal/sdk/plugin_support.hpp"
 #include "plugin/config.hpp"
+#include "plugin/group_comm.hpp"
 
 namespace frugal::router::plugin {
 
@@ -21,7 +22,7 @@ class MoeRouter {
  public:
   MoeRouter(RouterKind kind, const sdk::Options& options);
 
-  [[nodiscard]] frugal_route_layout layout() const { return layout_of(config_); }
+  [[nodiscard]] frugal_route_layout layout() const;
   // Reads a snapshot of the bias under the lock, then routes without it, so
   // routes run concurrently with each other and with update.
   void route(const frugal_route_call& args) const;
@@ -35,14 +36,23 @@ class MoeRouter {
   // bias is left as it was.
   void import_state(std::span<const std::byte> blob);
 
+  // Expert parallelism over the ep_comm option (plugin/expert_parallel.cpp):
+  // route_group is route's collective form; the moves send rows to their
+  // experts' owners and back. Each runs under group_mutex_.
+  void ep_dispatch(const frugal_route_dispatch_call& args) const;
+  void ep_combine(const frugal_route_move_call& args) const;
+
  private:
   [[nodiscard]] std::vector<float> bias_snapshot() const;
   void route_cpu(const frugal_route_call& args) const;
   void route_cuda(const frugal_route_call& args) const;
+  void route_group(const frugal_route_call& args) const;
 
   RouterConfig config_;
-  mutable std::mutex mutex_;              // guards balancer_
-  std::optional<BiasBalancer> balancer_;  // deepseek_v3 only
+  mutable std::mutex mutex_;                    // guards balancer_
+  std::optional<BiasBalancer> balancer_;        // deepseek_v3 only
+  mutable std::optional<HostGroupComm> group_;  // with ep_comm
+  mutable std::mutex group_mutex_;              // one collective sequence at a time
 };
 
 // One C++ type per strategy, for the SDK's adapter.

@@ -49,7 +49,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // An expert-choice layout, wrong in whichever field the caller gets wrong.
 void expert_choice(frugal_route_layout& l, int32_t top_k, int32_t drop_policy, double capacity_factor) {
-  l = {l.struct_size, FRUGAL_ROUTER_EXPERT_CHOICE, l.experts, top_k, drop_policy, capacity_factor, 0, 0};
+  l = {l.struct_size, FRUGAL_ROUTER_EXPERT_CHOICE, l.experts, top_k, drop_policy, capacity_factor, 0, 0, 0, 0};
 }
 
 // A token-choice layout whose capacity factor does not fit its drop policy.
@@ -394,6 +394,8 @@ frugal_error* create(const frugal_host_api* host, const frugal_options* options,
                              policy,
                              factor,
                              bias != 0 ? FRUGAL_ROUTE_LAYOUT_BIAS : 0u,
+                             0,
+                             0,
                              0};
   broken->apply(layout);
   *instance = new Probe{host, layout, plan_fault, echo_on != 0, 0};
@@ -502,8 +504,18 @@ frugal_error* import_state(void* instance, const void* data, size_t size) {
   return nullptr;
 }
 
-constexpr frugal_router_vtable kVtable{
-    sizeof(frugal_router_vtable), create, destroy, layout, route, permute, combine, update, export_state, import_state};
+constexpr frugal_router_vtable kVtable{sizeof(frugal_router_vtable),
+                                       create,
+                                       destroy,
+                                       layout,
+                                       route,
+                                       permute,
+                                       combine,
+                                       update,
+                                       export_state,
+                                       import_state,
+                                       nullptr,
+                                       nullptr};
 constexpr frugal_strategy_desc kProbe{sizeof(frugal_strategy_desc),
                                       FRUGAL_KIND_ROUTER,
                                       0,

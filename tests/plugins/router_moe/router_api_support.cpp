@@ -43,6 +43,12 @@ HostPlan::HostPlan(const frugal_router* router, int64_t tokens) {
   plan.token_rows = &token_rows->view;
   plan.mean_prob = &mean_prob->view;
   plan.losses = &losses->view;
+  if (layout.ep_ranks > 0) {
+    ep_tokens = make(FRUGAL_DTYPE_INT64, {layout.ep_ranks});
+    ep_rows = make(FRUGAL_DTYPE_INT64, {layout.ep_ranks, E});
+    plan.ep_tokens = &ep_tokens->view;
+    plan.ep_rows = &ep_rows->view;
+  }
 }
 
 host::ContextPtr router_context() {

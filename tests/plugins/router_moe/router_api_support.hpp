@@ -18,6 +18,7 @@ struct HostPlan {
   std::unique_ptr<HostTensor> expert_ids, weights, dropped, slot_row;  // token choice only
   std::unique_ptr<HostTensor> expert_offsets, expert_demand, row_token, row_weight, token_offsets, token_rows,
       mean_prob, losses;
+  std::unique_ptr<HostTensor> ep_tokens, ep_rows;  // expert-parallel routers only
   frugal_route_plan plan{};
 
   HostPlan(const frugal_router* router, int64_t tokens);

@@ -8,6 +8,12 @@
 //   void update(const frugal_router_update_call& args);       // a no-op for routers without a bias
 //   std::vector<std::byte> export_state() const;              // empty: no state
 //   void import_state(std::span<const std::byte> blob);       // leave the state as it was on error
+// and, for routers that can split their experts over ranks (layout's
+// ep_ranks > 0, ABI 2.4), both of:
+//   void ep_dispatch(const frugal_route_dispatch_call& args);
+//   void ep_combine(const frugal_route_move_call& args);
+// (without them the vtable's ep slots are NULL, which the core accepts for
+// routers that report no expert-parallel group).
 // router_strategy<Impl>(name, summary, flags) yields its descriptor.
 //
 // Argument structs arrive as the core built them: the adapter copies each up
@@ -57,6 +63,38 @@ struct RouterAdapter : InstanceSlots<Impl> {
     });
   }
 
+  static constexpr bool kExpertParallel =
+      requires(Impl & impl, const frugal_route_dispatch_call& d, const frugal_route_move_call& m) {
+    impl.ep_dispatch(d);
+    impl.ep_combine(m);
+  };
+
+  static frugal_error* ep_dispatch(void* instance, const frugal_route_dispatch_call* args) {
+    return Base::call(instance, [&](Impl& impl) {
+      const frugal_route_dispatch_call a =
+          read_sized_args(args, offsetof(frugal_route_dispatch_call, output) + sizeof(void*), "ep_dispatch: args");
+      require(a.plan, "ep_dispatch: args->plan");
+      require(a.input, "ep_dispatch: args->input");
+      require(a.output, "ep_dispatch: args->output");
+      impl.ep_dispatch(a);
+    });
+  }
+
+  static frugal_error* ep_combine(void* instance, const frugal_route_move_call* args) {
+    return Base::call(instance, [&](Impl& impl) { impl.ep_combine(read_move(args, "ep_combine: args")); });
+  }
+
+  // The slots, or NULL for an Impl without them (taking their address would
+  // instantiate bodies that call members Impl lacks).
+  static constexpr auto ep_dispatch_slot() -> frugal_error* (*)(void*, const frugal_route_dispatch_call*) {
+    if constexpr (kExpertParallel) return &ep_dispatch;
+    return nullptr;
+  }
+  static constexpr auto ep_combine_slot() -> frugal_error* (*)(void*, const frugal_route_move_call*) {
+    if constexpr (kExpertParallel) return &ep_combine;
+    return nullptr;
+  }
+
   static frugal_route_move_call read_move(const frugal_route_move_call* args, const char* what) {
     const frugal_route_move_call a =
         read_sized_args(args, offsetof(frugal_route_move_call, output) + sizeof(void*), what);
@@ -82,7 +120,9 @@ struct RouterAdapter : InstanceSlots<Impl> {
                                                &combine,
                                                &update,
                                                &Base::export_state,
-                                               &Base::import_state};
+                                               &Base::import_state,
+                                               ep_dispatch_slot(),
+                                               ep_combine_slot()};
 };
 
 // ext: the descriptor's extension chain, e.g. options_ext<kOptions>() (option_decl.hpp).
