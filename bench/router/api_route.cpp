@@ -6,28 +6,12 @@
 #include <memory>
 
 #include "frugal/frugal.h"
+#include "host_buffer.hpp"
 
 namespace frugal::bench {
 namespace {
 
-// A compact host tensor over owned storage.
-struct Buffer {
-  std::vector<unsigned char> bytes;
-  int64_t shape[2]{};
-  frugal_tensor view{};
-
-  Buffer(int32_t dtype, int64_t rows, int64_t cols, std::size_t element)
-      : bytes(static_cast<std::size_t>(rows * cols) * element) {
-    shape[0] = rows;
-    shape[1] = cols;
-    view.struct_size = sizeof(view);
-    view.data = bytes.data();
-    view.dtype = dtype;
-    view.ndim = 2;
-    view.device = {FRUGAL_DEVICE_CPU, 0};
-    view.shape = shape;
-  }
-};
+using Buffer = HostBuffer;
 
 bool ok(frugal_error* e, const char* what) {
   if (e == nullptr) return true;

@@ -112,9 +112,9 @@ ExchangeLayout exchange_layout(int64_t experts, int64_t ranks, int64_t rank, std
 }
 
 template <class T>
-void group_dispatch(GroupComm& comm, const GroupPlan& plan, int64_t experts, sdk::MatrixView<const T> x,
-                    sdk::MatrixView<T> out, std::span<int64_t> offsets, std::span<int64_t> row_token,
-                    unsigned threads) {
+void group_dispatch(GroupComm& comm, GroupScratch& scratch, const GroupPlan& plan, int64_t experts,
+                    sdk::MatrixView<const T> x, sdk::MatrixView<T> out, std::span<int64_t> offsets,
+                    std::span<int64_t> row_token, unsigned threads) {
   const ExchangeLayout lay = exchange_layout(experts, comm.ranks(), comm.rank(), plan.ep_rows, plan.expert_offsets);
   if (out.rows() != lay.received)
     throw RouterError("dispatch: " + std::to_string(out.rows()) + " output rows; this rank receives " +
@@ -122,58 +122,57 @@ void group_dispatch(GroupComm& comm, const GroupPlan& plan, int64_t experts, sdk
   const int64_t H = x.cols();
   const int64_t N = plan.expert_offsets.back();
   // This rank's rows, expert-major: the send buffer, grouped by owner.
-  std::vector<T> send(static_cast<std::size_t>(N * H));
-  permute_rows<T>(plan.row_token.first(static_cast<std::size_t>(N)), x, sdk::MatrixView<T>(send.data(), N, H, H),
-                  threads);
-  std::vector<T> recv(static_cast<std::size_t>(lay.received * H));
+  T* send = GroupScratch::take<T>(scratch.send, static_cast<std::size_t>(N * H));
+  permute_rows<T>(plan.row_token.first(static_cast<std::size_t>(N)), x, sdk::MatrixView<T>(send, N, H, H), threads);
+  T* recv = GroupScratch::take<T>(scratch.recv, static_cast<std::size_t>(lay.received * H));
   const auto h = static_cast<std::size_t>(H);
-  comm.all_to_all_v(payload_of<T>(), send.data(), times(lay.send_rows, h), times(lay.send_first, h), recv.data(),
+  comm.all_to_all_v(payload_of<T>(), send, times(lay.send_rows, h), times(lay.send_first, h), recv,
                     times(lay.recv_rows, h), times(lay.recv_first, h));
   // The rows' tokens in the group's numbering travel the same way.
   int64_t token_offset = 0;
   for (int64_t r = 0; r < comm.rank(); ++r) token_offset += plan.ep_tokens[static_cast<std::size_t>(r)];
-  std::vector<int64_t> send_tokens(static_cast<std::size_t>(N));
-  for (int64_t r = 0; r < N; ++r)
-    send_tokens[static_cast<std::size_t>(r)] = token_offset + plan.row_token[static_cast<std::size_t>(r)];
-  std::vector<int64_t> recv_tokens(static_cast<std::size_t>(lay.received));
-  comm.all_to_all_v(Payload::i64, send_tokens.data(), lay.send_rows, lay.send_first, recv_tokens.data(), lay.recv_rows,
+  auto* send_tokens = GroupScratch::take<int64_t>(scratch.tokens_send, static_cast<std::size_t>(N));
+  for (int64_t r = 0; r < N; ++r) send_tokens[r] = token_offset + plan.row_token[static_cast<std::size_t>(r)];
+  auto* recv_tokens = GroupScratch::take<int64_t>(scratch.tokens_recv, static_cast<std::size_t>(lay.received));
+  comm.all_to_all_v(Payload::i64, send_tokens, lay.send_rows, lay.send_first, recv_tokens, lay.recv_rows,
                     lay.recv_first);
 
   const std::vector<Run> runs = regroup_runs(lay);
-  copy_runs<T>(runs, true, sdk::MatrixView<const T>(recv.data(), lay.received, H, H), out, threads);
+  copy_runs<T>(runs, true, sdk::MatrixView<const T>(recv, lay.received, H, H), out, threads);
   if (!row_token.empty())
-    copy_runs<int64_t>(runs, true, sdk::MatrixView<const int64_t>(recv_tokens.data(), lay.received, 1, 1),
+    copy_runs<int64_t>(runs, true, sdk::MatrixView<const int64_t>(recv_tokens, lay.received, 1, 1),
                        sdk::MatrixView<int64_t>(row_token.data(), lay.received, 1, 1), 1);
   if (!offsets.empty()) std::copy(lay.expert_offsets.begin(), lay.expert_offsets.end(), offsets.begin());
 }
 
 template <class T>
-void group_combine(GroupComm& comm, const GroupPlan& plan, int64_t experts, sdk::MatrixView<const T> y,
-                   sdk::MatrixView<T> out, unsigned threads) {
+void group_combine(GroupComm& comm, GroupScratch& scratch, const GroupPlan& plan, int64_t experts,
+                   sdk::MatrixView<const T> y, sdk::MatrixView<T> out, unsigned threads) {
   const ExchangeLayout lay = exchange_layout(experts, comm.ranks(), comm.rank(), plan.ep_rows, plan.expert_offsets);
   if (y.rows() != lay.received)
     throw RouterError("combine: " + std::to_string(y.rows()) + " input rows; this rank's experts received " +
                       std::to_string(lay.received));
   const int64_t H = out.cols();
   const int64_t N = plan.expert_offsets.back();
-  std::vector<T> send(static_cast<std::size_t>(lay.received * H));
-  copy_runs<T>(regroup_runs(lay), false, y, sdk::MatrixView<T>(send.data(), lay.received, H, H), threads);
-  std::vector<T> rows(static_cast<std::size_t>(N * H));
+  T* send = GroupScratch::take<T>(scratch.recv, static_cast<std::size_t>(lay.received * H));
+  copy_runs<T>(regroup_runs(lay), false, y, sdk::MatrixView<T>(send, lay.received, H, H), threads);
+  T* rows = GroupScratch::take<T>(scratch.send, static_cast<std::size_t>(N * H));
   const auto h = static_cast<std::size_t>(H);
   // The dispatch's exchange reversed: what came from r goes back to r.
-  comm.all_to_all_v(payload_of<T>(), send.data(), times(lay.recv_rows, h), times(lay.recv_first, h), rows.data(),
+  comm.all_to_all_v(payload_of<T>(), send, times(lay.recv_rows, h), times(lay.recv_first, h), rows,
                     times(lay.send_rows, h), times(lay.send_first, h));
-  combine_rows<T>(plan.token_offsets, plan.token_rows, plan.row_weight, sdk::MatrixView<const T>(rows.data(), N, H, H),
-                  out, threads);
+  combine_rows<T>(plan.token_offsets, plan.token_rows, plan.row_weight, sdk::MatrixView<const T>(rows, N, H, H), out,
+                  threads);
 }
 
-template void group_dispatch<float>(GroupComm&, const GroupPlan&, int64_t, sdk::MatrixView<const float>,
+template void group_dispatch<float>(GroupComm&, GroupScratch&, const GroupPlan&, int64_t, sdk::MatrixView<const float>,
                                     sdk::MatrixView<float>, std::span<int64_t>, std::span<int64_t>, unsigned);
-template void group_dispatch<uint16_t>(GroupComm&, const GroupPlan&, int64_t, sdk::MatrixView<const uint16_t>,
-                                       sdk::MatrixView<uint16_t>, std::span<int64_t>, std::span<int64_t>, unsigned);
-template void group_combine<float>(GroupComm&, const GroupPlan&, int64_t, sdk::MatrixView<const float>,
+template void group_dispatch<uint16_t>(GroupComm&, GroupScratch&, const GroupPlan&, int64_t,
+                                       sdk::MatrixView<const uint16_t>, sdk::MatrixView<uint16_t>, std::span<int64_t>,
+                                       std::span<int64_t>, unsigned);
+template void group_combine<float>(GroupComm&, GroupScratch&, const GroupPlan&, int64_t, sdk::MatrixView<const float>,
                                    sdk::MatrixView<float>, unsigned);
-template void group_combine<uint16_t>(GroupComm&, const GroupPlan&, int64_t, sdk::MatrixView<const uint16_t>,
-                                      sdk::MatrixView<uint16_t>, unsigned);
+template void group_combine<uint16_t>(GroupComm&, GroupScratch&, const GroupPlan&, int64_t,
+                                      sdk::MatrixView<const uint16_t>, sdk::MatrixView<uint16_t>, unsigned);
 
 }  // namespace frugal::router

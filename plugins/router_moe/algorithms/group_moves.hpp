@@ -36,6 +36,18 @@ struct ExchangeLayout {
 [[nodiscard]] ExchangeLayout exchange_layout(int64_t experts, int64_t ranks, int64_t rank,
                                              std::span<const int64_t> ep_rows, std::span<const int64_t> expert_offsets);
 
+// Buffers the moves reuse from call to call (grown, never shrunk): fresh
+// ones would cost a zero-fill and a page fault per byte moved each step.
+// One per router, used by one call at a time.
+struct GroupScratch {
+  std::vector<std::byte> send, recv, tokens_send, tokens_recv;
+  template <class T>
+  static T* take(std::vector<std::byte>& buffer, std::size_t count) {
+    if (buffer.size() < count * sizeof(T)) buffer.resize(count * sizeof(T));
+    return reinterpret_cast<T*>(buffer.data());
+  }
+};
+
 // The plan tensors the moves read (this rank's, host memory).
 struct GroupPlan {
   std::span<const int64_t> row_token;       // [R], the first expert_offsets[E] used
@@ -51,14 +63,14 @@ struct GroupPlan {
 // bits); offsets ([local + 1]) and row_token ([received], group numbering)
 // are written when not empty. Collective.
 template <class T>
-void group_dispatch(GroupComm& comm, const GroupPlan& plan, int64_t experts, sdk::MatrixView<const T> x,
-                    sdk::MatrixView<T> out, std::span<int64_t> offsets, std::span<int64_t> row_token,
-                    unsigned threads = 0);
+void group_dispatch(GroupComm& comm, GroupScratch& scratch, const GroupPlan& plan, int64_t experts,
+                    sdk::MatrixView<const T> x, sdk::MatrixView<T> out, std::span<int64_t> offsets,
+                    std::span<int64_t> row_token, unsigned threads = 0);
 
 // The combine: y [received, H] in group_dispatch's output order -> out
 // [T, H], combine_rows' arithmetic in the plan's token_rows order. Collective.
 template <class T>
-void group_combine(GroupComm& comm, const GroupPlan& plan, int64_t experts, sdk::MatrixView<const T> y,
-                   sdk::MatrixView<T> out, unsigned threads = 0);
+void group_combine(GroupComm& comm, GroupScratch& scratch, const GroupPlan& plan, int64_t experts,
+                   sdk::MatrixView<const T> y, sdk::MatrixView<T> out, unsigned threads = 0);
 
 }  // namespace frugal::router

@@ -145,10 +145,10 @@ void MoeRouter::ep_dispatch(const frugal_route_dispatch_call& args) const {
   const std::lock_guard lock(group_mutex_);
   as_plugin_errors("ep_dispatch", [&] {
     if (args.input->dtype == FRUGAL_DTYPE_FLOAT32) {
-      group_dispatch<float>(*group_, plan, config_.experts, rows_of<const float>(*args.input),
+      group_dispatch<float>(*group_, scratch_, plan, config_.experts, rows_of<const float>(*args.input),
                             rows_of<float>(*args.output), offsets, row_token, config_.threads);
     } else {
-      group_dispatch<uint16_t>(*group_, plan, config_.experts, rows_of<const uint16_t>(*args.input),
+      group_dispatch<uint16_t>(*group_, scratch_, plan, config_.experts, rows_of<const uint16_t>(*args.input),
                                rows_of<uint16_t>(*args.output), offsets, row_token, config_.threads);
     }
   });
@@ -163,10 +163,10 @@ void MoeRouter::ep_combine(const frugal_route_move_call& args) const {
   const std::lock_guard lock(group_mutex_);
   as_plugin_errors("ep_combine", [&] {
     if (args.output->dtype == FRUGAL_DTYPE_FLOAT32) {
-      group_combine<float>(*group_, plan, config_.experts, rows_of<const float>(*args.input),
+      group_combine<float>(*group_, scratch_, plan, config_.experts, rows_of<const float>(*args.input),
                            rows_of<float>(*args.output), config_.threads);
     } else {
-      group_combine<uint16_t>(*group_, plan, config_.experts, rows_of<const uint16_t>(*args.input),
+      group_combine<uint16_t>(*group_, scratch_, plan, config_.experts, rows_of<const uint16_t>(*args.input),
                               rows_of<uint16_t>(*args.output), config_.threads);
     }
   });

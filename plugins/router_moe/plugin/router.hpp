@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "algorithms/bias_balancer.hpp"
+#include "algorithms/group_moves.hpp"
 #include "frugal/router_vtable.h"
 #include "frugal/sdk/plugin_support.hpp"
 #include "plugin/config.hpp"
@@ -53,6 +54,7 @@ class MoeRouter {
   std::optional<BiasBalancer> balancer_;        // deepseek_v3 only
   mutable std::optional<HostGroupComm> group_;  // with ep_comm
   mutable std::mutex group_mutex_;              // one collective sequence at a time
+  mutable GroupScratch scratch_;                // the moves' buffers, under group_mutex_
 };
 
 // One C++ type per strategy, for the SDK's adapter.
