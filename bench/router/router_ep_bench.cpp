@@ -153,10 +153,10 @@ int bench(int64_t T, int64_t E, int64_t k, int64_t H, int repeats) {
   received.shape[0] = shape.received_rows;
   HostBuffer out(FRUGAL_DTYPE_BFLOAT16, T, H, 2);
   const frugal_route_dispatch_args dispatch{
-      sizeof(dispatch), &plan.plan, &x.view, shape.received_rows > 0 ? &received.view : nullptr, nullptr, nullptr,
-      nullptr};
-  const frugal_route_move_args combine{
-      sizeof(combine), &plan.plan, shape.received_rows > 0 ? &received.view : nullptr, &out.view, nullptr};
+      sizeof(dispatch), &plan.plan, &x.view, shape.received_rows > 0 ? &received.view : nullptr,
+      nullptr,          nullptr,    nullptr};
+  const frugal_route_move_args combine{sizeof(combine), &plan.plan, shape.received_rows > 0 ? &received.view : nullptr,
+                                       &out.view, nullptr};
 
   // The same bytes through MPI_Alltoallv, as the dispatch sends them.
   const auto* rows = static_cast<const int64_t*>(plan.plan.ep_rows->data);

@@ -58,5 +58,5 @@ func (f *callFrame) set(i int, t Tensor, role string, required bool) error {
 func (f *callFrame) call(op C.int32_t, handle unsafe.Pointer) error {
 	d := &f.data
 	return takeError(C.frugal_go_call(op, handle, f.c, d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9],
-		d[10], d[11], d[12], d[13], d[14], d[15]))
+		d[10], d[11], d[12], d[13], d[14], d[15], d[16], d[17]))
 }

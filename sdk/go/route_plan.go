@@ -3,8 +3,10 @@ package frugal
 // RoutePlan is the dispatch plan a Route call writes: tensors the caller
 // owns (NewPlan allocates them as Go slices; any compact tensors of the
 // right dtype and element count do). The token-choice members (ExpertIDs,
-// Weights, Dropped, SlotRow) stay zero Tensors for expert choice. Read
-// results with the Tensor accessors, e.g. plan.ExpertIDs.Int32s().
+// Weights, Dropped, SlotRow) stay zero Tensors for expert choice, the
+// expert-parallel ones (EpTokens, EpRows, ABI 2.4) for a router without
+// ep_comm. Read results with the Tensor accessors, e.g.
+// plan.ExpertIDs.Int32s().
 //
 // Rows [N, R) past the N kept rows hold RowToken = TokenRows = -1 and
 // RowWeight = 0.
@@ -21,6 +23,10 @@ type RoutePlan struct {
 	TokenRows     Tensor // [R] int64: row indices grouped by token
 	MeanProb      Tensor // [E] float32: mean router probability per expert
 	Losses        Tensor // [2] float32: aux loss and z-loss
+	// Expert parallelism (ABI 2.4): host memory, required when the
+	// router's Layout().EpRanks W > 0.
+	EpTokens Tensor // [W] int64: the tokens each rank of the group routed
+	EpRows   Tensor // [W, E] int64: the rows each rank kept for each expert
 }
 
 // planPart is one plan member with its C field name, for messages.
@@ -30,12 +36,12 @@ type planPart struct {
 }
 
 // parts lists the members in frugal_route_plan order (the shim's slots).
-func (p *RoutePlan) parts() [12]planPart {
-	return [12]planPart{
+func (p *RoutePlan) parts() [14]planPart {
+	return [14]planPart{
 		{p.ExpertIDs, "expert_ids"}, {p.Weights, "weights"}, {p.Dropped, "dropped"}, {p.SlotRow, "slot_row"},
 		{p.ExpertOffsets, "expert_offsets"}, {p.ExpertDemand, "expert_demand"}, {p.RowToken, "row_token"},
 		{p.RowWeight, "row_weight"}, {p.TokenOffsets, "token_offsets"}, {p.TokenRows, "token_rows"},
-		{p.MeanProb, "mean_prob"}, {p.Losses, "losses"},
+		{p.MeanProb, "mean_prob"}, {p.Losses, "losses"}, {p.EpTokens, "ep_tokens"}, {p.EpRows, "ep_rows"},
 	}
 }
 
@@ -64,6 +70,10 @@ func (r *Router) NewPlan(tokens int64) (*RoutePlan, error) {
 		p.Weights = Float32s(make([]float32, tokens*k), tokens, k)
 		p.Dropped = Uint8s(make([]uint8, tokens*k), tokens, k)
 		p.SlotRow = Int64s(make([]int64, tokens*k), tokens, k)
+	}
+	if w := int64(r.layout.EpRanks); w > 0 {
+		p.EpTokens = Int64s(make([]int64, w))
+		p.EpRows = Int64s(make([]int64, w*experts), w, experts)
 	}
 	return p, nil
 }

@@ -28,6 +28,14 @@ type SchedulerConfig struct {
 	Policies []PolicyConfig
 	// GPUsPerNode for the ledger's GPU-hours; 0 means 1.
 	GPUsPerNode uint32
+	// Comm (ABI 2.4), when not nil, makes the scheduler the job's across
+	// the comm's ranks: NewScheduler and every Step are collective over it,
+	// every rank passes its own telemetry and gets the same decision,
+	// reason and ledger (docs/scheduler-across-ranks.md). The scheduler
+	// keeps a sub-group of its own, so the comm may be closed right after
+	// NewScheduler. It must take host memory ("local", "mpi"). A closed
+	// comm is CodeFailedPrecondition.
+	Comm *Comm
 }
 
 // Ledger is where the money and the time went (frugal_cost_ledger).
@@ -112,6 +120,12 @@ func NewScheduler(ctx *Context, cfg SchedulerConfig) (*Scheduler, error) {
 	var c C.frugal_scheduler_config
 	c.struct_size = C.sizeof_frugal_scheduler_config
 	c.gpus_per_node = C.uint32_t(cfg.GPUsPerNode)
+	if cfg.Comm != nil {
+		if cfg.Comm.ptr == nil {
+			return nil, closedError("comm")
+		}
+		c.comm = cfg.Comm.ptr
+	}
 	if cfg.Schedule != "" {
 		c.schedule = C.CString(cfg.Schedule)
 		defer C.free(unsafe.Pointer(c.schedule))

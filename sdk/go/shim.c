@@ -15,8 +15,12 @@ extern void frugalGoRelease(uintptr_t handle);
 extern frugal_error* frugalGoStateExport(uintptr_t handle, void* buffer, size_t capacity, size_t* size);
 extern frugal_error* frugalGoStateImport(uintptr_t handle, void* data, size_t size);
 
-/* Slots of the router plan tensors in a frame, in frugal_route_plan order. */
-enum { kPlanFirst = 1, kPlanCount = 12 };
+/*
+ * Router slots: 0 logits (route), expert load (update) or expert_offsets
+ * (ep_dispatch); 1..14 the plan in frugal_route_plan order (ep_tokens and
+ * ep_rows last, ABI 2.4); 15 input, 16 output; 17 row_token (ep_dispatch).
+ */
+enum { kPlanFirst = 1, kPlanCount = 14, kRouterInput = 15, kRouterOutput = 16, kRouterRowToken = 17 };
 
 frugal_go_frame* frugal_go_frame_new(void) {
   frugal_go_frame* frame = (frugal_go_frame*)calloc(1, sizeof *frame);
@@ -27,6 +31,7 @@ frugal_go_frame* frugal_go_frame_new(void) {
     frame->tensors[i].shape = frame->shapes[i];
   }
   frame->route_stats.struct_size = sizeof frame->route_stats;
+  frame->ep_shape.struct_size = sizeof frame->ep_shape;
   return frame;
 }
 
@@ -106,7 +111,7 @@ static frugal_error* dequantize(frugal_quantizer* q, frugal_go_frame* frame) {
   return err;
 }
 
-/* The plan in slots 1..12, in frugal_route_plan field order. */
+/* The plan in slots 1..14, in frugal_route_plan field order. */
 static void fill_plan(frugal_route_plan* plan, const frugal_go_frame* frame) {
   memset(plan, 0, sizeof *plan);
   plan->struct_size = sizeof *plan;
@@ -122,9 +127,11 @@ static void fill_plan(frugal_route_plan* plan, const frugal_go_frame* frame) {
   plan->token_rows = slot(frame, kPlanFirst + 9);
   plan->mean_prob = slot(frame, kPlanFirst + 10);
   plan->losses = slot(frame, kPlanFirst + 11);
+  plan->ep_tokens = slot(frame, kPlanFirst + 12);
+  plan->ep_rows = slot(frame, kPlanFirst + 13);
 }
 
-/* Router slots: 0 logits (route) or expert load (update), 1..12 the plan, 13 input, 14 output. */
+/* Router slots: see kPlanFirst. */
 static frugal_error* router_op(int32_t op, frugal_router* r, frugal_go_frame* frame) {
   frugal_route_plan plan;
   fill_plan(&plan, frame);
@@ -138,12 +145,25 @@ static frugal_error* router_op(int32_t op, frugal_router* r, frugal_go_frame* fr
   }
   if (op == FRUGAL_GO_ROUTE_STATS) return frugal_router_stats(r, &plan, &frame->route_stats);
   if (op == FRUGAL_GO_ROUTER_UPDATE) return frugal_router_update(r, slot(frame, 0));
+  if (op == FRUGAL_GO_EP_SHAPE) return frugal_router_ep_shape(r, &plan, &frame->ep_shape);
+  if (op == FRUGAL_GO_EP_DISPATCH) {
+    frugal_route_dispatch_args args;
+    memset(&args, 0, sizeof args);
+    args.struct_size = sizeof args;
+    args.plan = &plan;
+    args.input = slot(frame, kRouterInput);
+    args.output = slot(frame, kRouterOutput);
+    args.expert_offsets = slot(frame, 0);
+    args.row_token = slot(frame, kRouterRowToken);
+    return frugal_router_ep_dispatch(r, &args);
+  }
   frugal_route_move_args move;
   memset(&move, 0, sizeof move);
   move.struct_size = sizeof move;
   move.plan = &plan;
-  move.input = slot(frame, 13);
-  move.output = slot(frame, 14);
+  move.input = slot(frame, kRouterInput);
+  move.output = slot(frame, kRouterOutput);
+  if (op == FRUGAL_GO_EP_COMBINE) return frugal_router_ep_combine(r, &move);
   return op == FRUGAL_GO_PERMUTE ? frugal_router_permute(r, &move) : frugal_router_combine(r, &move);
 }
 
@@ -177,8 +197,9 @@ static frugal_error* gemm(frugal_quantizer* q, frugal_go_frame* frame) {
 
 frugal_error* frugal_go_call(int32_t op, void* handle, frugal_go_frame* frame, void* p0, void* p1, void* p2, void* p3,
                              void* p4, void* p5, void* p6, void* p7, void* p8, void* p9, void* p10, void* p11,
-                             void* p12, void* p13, void* p14, void* p15) {
-  void* data[FRUGAL_GO_FRAME_TENSORS] = {p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15};
+                             void* p12, void* p13, void* p14, void* p15, void* p16, void* p17) {
+  void* data[FRUGAL_GO_FRAME_TENSORS] = {p0, p1,  p2,  p3,  p4,  p5,  p6,  p7,  p8,
+                                         p9, p10, p11, p12, p13, p14, p15, p16, p17};
   for (int i = 0; i < FRUGAL_GO_FRAME_TENSORS; ++i) frame->tensors[i].data = data[i];
   frugal_error* err;
   switch (op) {
@@ -189,7 +210,10 @@ frugal_error* frugal_go_call(int32_t op, void* handle, frugal_go_frame* frame, v
     case FRUGAL_GO_PERMUTE:
     case FRUGAL_GO_COMBINE:
     case FRUGAL_GO_ROUTE_STATS:
-    case FRUGAL_GO_ROUTER_UPDATE: err = router_op(op, (frugal_router*)handle, frame); break;
+    case FRUGAL_GO_ROUTER_UPDATE:
+    case FRUGAL_GO_EP_SHAPE:
+    case FRUGAL_GO_EP_DISPATCH:
+    case FRUGAL_GO_EP_COMBINE: err = router_op(op, (frugal_router*)handle, frame); break;
     default: err = frugal_error_create(FRUGAL_ERR_INTERNAL, "go binding: unknown shim operation"); break;
   }
   /* cgo: C must not keep a Go pointer once the call returns. */

@@ -19,7 +19,7 @@
 #include "frugal/frugal.h"
 
 /* Tensors one frame can describe: the most any call below needs. */
-#define FRUGAL_GO_FRAME_TENSORS 16
+#define FRUGAL_GO_FRAME_TENSORS 18
 
 /*
  * The tensors of one call. C memory (calloc), filled by Go except for the
@@ -39,6 +39,8 @@ typedef struct frugal_go_frame {
   uint32_t quantize_flags;
   /* Filled by FRUGAL_GO_ROUTE_STATS. */
   frugal_route_stats route_stats;
+  /* Filled by FRUGAL_GO_EP_SHAPE (ABI 2.4). */
+  frugal_route_ep_shape ep_shape;
   /* frugal_quant_gemm_args.alpha and .flags (FRUGAL_GO_GEMM). */
   float gemm_alpha;
   uint32_t gemm_flags;
@@ -53,7 +55,11 @@ enum frugal_go_op {
   FRUGAL_GO_COMBINE = 5,
   FRUGAL_GO_ROUTE_STATS = 6,
   FRUGAL_GO_ROUTER_UPDATE = 7,
-  FRUGAL_GO_GEMM = 8
+  FRUGAL_GO_GEMM = 8,
+  /* Expert parallelism (ABI 2.4). */
+  FRUGAL_GO_EP_SHAPE = 9,
+  FRUGAL_GO_EP_DISPATCH = 10,
+  FRUGAL_GO_EP_COMBINE = 11
 };
 
 /* A zeroed frame with its shape pointers wired; NULL when out of memory. */
@@ -67,7 +73,7 @@ void frugal_go_frame_free(frugal_go_frame* frame);
  */
 frugal_error* frugal_go_call(int32_t op, void* handle, frugal_go_frame* frame, void* p0, void* p1, void* p2, void* p3,
                              void* p4, void* p5, void* p6, void* p7, void* p8, void* p9, void* p10, void* p11,
-                             void* p12, void* p13, void* p14, void* p15);
+                             void* p12, void* p13, void* p14, void* p15, void* p16, void* p17);
 
 /* frugal_ckpt_save with the metadata bytes as a direct argument (args built here). */
 frugal_error* frugal_go_ckpt_save(frugal_ckpt_engine* engine, int32_t kind, uint32_t flags, uint64_t step,

@@ -48,7 +48,7 @@ from .loss_scaler import LossScaler, LossScalerStatus
 from .options import Options, OptionType
 from .packer import PackPlan, Packer, PackStats, PackStream
 from .quantizer import QUANTIZE_FREEZE_SCALE, QuantizedTensor, QuantLayout, Quantizer, ScalingMode
-from .router import RoutePlan, Router, RouterLayout, RouteShape, RouteStats
+from .router import EpDispatch, RouteEpShape, RoutePlan, Router, RouterLayout, RouteShape, RouteStats
 from .schedule import Schedule
 from .scheduler import Scheduler
 from .store import Store, check_key

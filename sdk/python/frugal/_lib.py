@@ -123,10 +123,15 @@ def _file_of(cdll, fallback):
     return os.fsdecode(info.dli_fname)
 
 
-def _apply_prototypes(cdll, pydll):
+def _apply_prototypes(cdll, pydll, candidate):
     for name, (restype, argtypes) in SIGNATURES.items():
         target = pydll if name in GIL_HELD else cdll
-        function = getattr(target, name)
+        try:
+            function = getattr(target, name)
+        except AttributeError as error:
+            # A library that reports a recent enough minor but lacks a function
+            # this package binds (one built from a tree between two ABI bumps).
+            raise LibraryError(f"{candidate} lacks {name}, which this package calls: {error}") from error
         function.restype = restype
         function.argtypes = argtypes
         # Both views expose every function, so a caller never has to know
@@ -164,7 +169,7 @@ def _load():
                 f"{candidate} speaks frugal ABI {major}.{minor}; this package needs {ABI_MAJOR}.{ABI_MINOR} or a "
                 f"newer {ABI_MAJOR}.x"
             )
-        _apply_prototypes(cdll, pydll)
+        _apply_prototypes(cdll, pydll, candidate)
         return _Loaded(_file_of(cdll, candidate), cdll, pydll)
     raise LibraryError(
         "libfrugal not found; install it, build it (scripts/build.sh build) or set FRUGAL_LIB to its path. "

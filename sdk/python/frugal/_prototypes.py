@@ -150,6 +150,10 @@ SIGNATURES = {
     "frugal_router_stats": (_ERR, [_H, POINTER(t.RoutePlan), POINTER(t.RouteStats)]),
     "frugal_router_export_state": (_ERR, [_H, c_void_p, c_size_t, POINTER(c_size_t)]),
     "frugal_router_import_state": (_ERR, [_H, c_void_p, c_size_t]),
+    # Expert parallelism (ABI 2.4); dispatch and combine are collective over the router's ep_comm.
+    "frugal_router_ep_shape": (_ERR, [_H, POINTER(t.RoutePlan), POINTER(t.RouteEpShape)]),
+    "frugal_router_ep_dispatch": (_ERR, [_H, POINTER(t.RouteDispatchArgs)]),
+    "frugal_router_ep_combine": (_ERR, [_H, POINTER(t.RouteMoveArgs)]),
     "frugal_router_destroy": (None, [_H]),
     # scheduler.h
     "frugal_scheduler_create": (_ERR, [_H, POINTER(t.SchedulerConfig), POINTER(_H)]),

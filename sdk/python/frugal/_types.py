@@ -388,10 +388,13 @@ class RouterLayout(Structure):
         ("capacity_factor", c_double),
         ("flags", c_uint32),
         ("reserved", c_uint32),
+        # ABI 2.4: expert parallelism (a 2.3 library fills up to `reserved` and leaves these 0).
+        ("ep_rank", c_int32),
+        ("ep_ranks", c_int32),
     ]
 
 
-#: The plan's tensor members, in header order.
+#: The plan's tensor members, in header order (ep_tokens and ep_rows appended in ABI 2.4).
 ROUTE_PLAN_FIELDS = (
     "expert_ids",
     "weights",
@@ -405,6 +408,8 @@ ROUTE_PLAN_FIELDS = (
     "token_rows",
     "mean_prob",
     "losses",
+    "ep_tokens",
+    "ep_rows",
 )
 
 
@@ -465,6 +470,36 @@ class RouteStats(Structure):
     ]
 
 
+class RouteEpShape(Structure):
+    """frugal_route_ep_shape (ABI 2.4)."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("rank", c_int32),
+        ("ranks", c_int32),
+        ("first_expert", c_int32),
+        ("local_experts", c_int32),
+        ("group_tokens", c_int64),
+        ("token_offset", c_int64),
+        ("sent_rows", c_int64),
+        ("received_rows", c_int64),
+    ]
+
+
+class RouteDispatchArgs(Structure):
+    """frugal_route_dispatch_args (ABI 2.4)."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("plan", POINTER(RoutePlan)),
+        ("input", POINTER(FrugalTensor)),
+        ("output", POINTER(FrugalTensor)),
+        ("expert_offsets", POINTER(FrugalTensor)),
+        ("row_token", POINTER(FrugalTensor)),
+        ("stream", c_void_p),
+    ]
+
+
 # --- telemetry.h and scheduler.h --------------------------------------------
 
 
@@ -515,6 +550,8 @@ class SchedulerConfig(Structure):
         ("policy_count", c_size_t),
         ("gpus_per_node", c_uint32),
         ("reserved0", c_uint32),
+        # ABI 2.4: the job's ranks (frugal_comm*), NULL for one process.
+        ("comm", c_void_p),
     ]
 
 
@@ -697,6 +734,8 @@ C_STRUCTS = {
     "frugal_route_move_args": RouteMoveArgs,
     "frugal_route_shape": RouteShape,
     "frugal_route_stats": RouteStats,
+    "frugal_route_ep_shape": RouteEpShape,
+    "frugal_route_dispatch_args": RouteDispatchArgs,
     "frugal_telemetry": Telemetry,
     "frugal_decision": Decision,
     "frugal_scheduler_config": SchedulerConfig,

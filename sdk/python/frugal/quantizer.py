@@ -197,7 +197,13 @@ class QuantizedTensor(NotCopyable):
 
 
 class Quantizer(Handle):
-    """An owned quantizer, e.g. ``Quantizer(ctx, "quant_fp8", format="e4m3", recipe="current")``."""
+    """An owned quantizer, e.g. ``Quantizer(ctx, "quant_fp8", format="e4m3", recipe="current")``.
+
+    A frugal.Comm as option ``amax_comm`` (quant_fp8's delayed and current
+    recipes, ABI 2.4) makes every rank of that group quantize with the
+    group's amax: ``Quantizer(ctx, "quant_fp8", recipe="delayed",
+    amax_comm=dp_group)``; each recording quantize() is then collective.
+    """
 
     _what = "quantizer"
 

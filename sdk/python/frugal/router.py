@@ -7,12 +7,24 @@ once per optimizer step ``router.update(expert_load)`` for routers with a
 bias. Read plan tensors with ``np.asarray(plan.expert_ids)`` (a view that
 keeps the plan's memory alive) or ``plan.expert_ids.tolist()``.
 
+Expert parallelism (ABI 2.4): a router created with a Comm as its
+``ep_comm`` option (``Router(ctx, "topk_softmax", experts=8, k=2,
+ep_comm=group)``) splits the experts over the group's ranks
+(``layout.ep_rank``, ``layout.ep_ranks``); route() becomes collective and
+its plans carry ``ep_tokens`` and ``ep_rows``. Then
+``rows, offsets, row_token = router.ep_dispatch(plan, x)`` gives the rows of
+this rank's experts (local expert j's rows are ``offsets[j]:offsets[j+1]``),
+and ``router.ep_combine(plan, expert_out)`` returns the experts' outputs to
+their tokens [T, H]; ``router.ep_shape(plan)`` gives the sizes. Every rank
+makes the same calls in the same order; host tensors only.
+
 Thread-safety: calls on one router may run concurrently when its strategy
 has STRATEGY_THREAD_SAFE (router_moe's do); close() must not race other
 calls. A RoutePlan is written by route(): do not share one plan between
 concurrent routes.
 """
 
+import collections
 import ctypes
 import dataclasses
 import enum
@@ -56,6 +68,10 @@ class RouterLayout:
     drop_policy: DropPolicy
     capacity_factor: float
     flags: int
+    #: This rank in the expert-parallel group (ABI 2.4); 0 without ``ep_comm``.
+    ep_rank: int = 0
+    #: Ranks of the expert-parallel group (ABI 2.4); 0 without ``ep_comm``.
+    ep_ranks: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,6 +98,26 @@ class RouteStats:
     z_loss: float
 
 
+@dataclasses.dataclass(frozen=True)
+class RouteEpShape:
+    """The sizes of one expert-parallel exchange (frugal_route_ep_shape, ABI 2.4)."""
+
+    rank: int
+    ranks: int
+    first_expert: int
+    local_experts: int
+    group_tokens: int
+    token_offset: int
+    sent_rows: int
+    received_rows: int
+
+
+class EpDispatch(collections.namedtuple("EpDispatch", ["rows", "expert_offsets", "row_token"])):
+    """What ep_dispatch returns: rows [received, H], expert_offsets [local_experts + 1], row_token [received]."""
+
+    __slots__ = ()
+
+
 def _copy_fields(raw, cls):
     return cls(**{field.name: getattr(raw, field.name) for field in dataclasses.fields(cls)})
 
@@ -94,13 +130,16 @@ class RoutePlan(NotCopyable):
     for expert-choice routers. Always present: ``expert_offsets`` [E+1],
     ``expert_demand`` [E], ``row_token`` [R], ``row_weight`` [R] float32,
     ``token_offsets`` [T+1], ``token_rows`` [R], ``mean_prob`` [E] float32,
-    ``losses`` [2] float32 (int64 unless stated).
+    ``losses`` [2] float32 (int64 unless stated). Expert-parallel routers
+    (``layout.ep_ranks`` W > 0) add ``ep_tokens`` [W] and ``ep_rows`` [W, E];
+    they are None otherwise.
     """
 
     _copy_hint = "copy its tensors' data out (numpy.array(plan.expert_offsets))"
 
     def __init__(self, layout, shape):
         tokens, rows, experts, k = shape.tokens, shape.max_rows, layout.experts, layout.top_k
+        ranks = layout.ep_ranks
         self.shape = shape
         self.layout = layout
         token_choice = layout.choice == RouterChoice.TOKEN_CHOICE
@@ -117,6 +156,8 @@ class RoutePlan(NotCopyable):
             "token_rows": ((rows,), DType.INT64, True),
             "mean_prob": ((experts,), DType.FLOAT32, True),
             "losses": ((2,), DType.FLOAT32, True),
+            "ep_tokens": ((ranks,), DType.INT64, ranks > 0),
+            "ep_rows": ((ranks, experts), DType.INT64, ranks > 0),
         }
         self._tensors = []
         try:
@@ -178,6 +219,8 @@ class Router(Handle):
             drop_policy=DropPolicy(raw.drop_policy),
             capacity_factor=raw.capacity_factor,
             flags=raw.flags,
+            ep_rank=raw.ep_rank,
+            ep_ranks=raw.ep_ranks,
         )
 
     def _release(self, address):
@@ -233,6 +276,63 @@ class Router(Handle):
                     target.close()
                 raise
         return result
+
+    def ep_shape(self, plan):
+        """The sizes (RouteEpShape) of the exchange a routed plan of an expert-parallel router asks for.
+
+        Local (no collective). A router without ``ep_comm`` raises FAILED_PRECONDITION.
+        """
+        plan_struct = plan._struct()
+        raw = t.sized(t.RouteEpShape)
+        check(_lib.lib().frugal_router_ep_shape(self.address, ctypes.byref(plan_struct), ctypes.byref(raw)))
+        return _copy_fields(raw, RouteEpShape)
+
+    def ep_dispatch(self, plan, x, out=None, expert_offsets=None, row_token=None):
+        """Sends x [T, H]'s kept rows to their experts' ranks; returns an EpDispatch (rows, expert_offsets, row_token).
+
+        rows [received_rows, H] (``out`` or a new Tensor) are this rank's
+        experts' rows, expert-major, each expert's in rising group token
+        order; expert_offsets [local_experts + 1] int64 bound local expert
+        j's rows; row_token [received_rows] int64 is each row's token in the
+        group's numbering (``expert_offsets`` / ``row_token`` given: written
+        into and returned, else new Tensors). Collective over the router's
+        ep_comm.
+        """
+        shape = self.ep_shape(plan)
+        made = []
+        try:
+            with TensorArgs() as args:
+                src = args.add(x, "input")
+
+                def output(given, dims, dtype, what):
+                    if given is not None:
+                        return args.add(given, what, writable=True), given
+                    tensor = Tensor.zeros(dims, dtype)
+                    made.append(tensor)
+                    return tensor, tensor
+
+                target, rows = output(out, (shape.received_rows, src.shape[-1]), src.dtype, "out")
+                offsets, offsets_result = output(expert_offsets, (shape.local_experts + 1,), DType.INT64,
+                                                 "expert_offsets")
+                tokens, tokens_result = output(row_token, (shape.received_rows,), DType.INT64, "row_token")
+                plan_struct = plan._struct()
+                call = t.sized(t.RouteDispatchArgs, plan=ctypes.pointer(plan_struct), input=src.view,
+                               output=target.view, expert_offsets=offsets.view, row_token=tokens.view)
+                check(_lib.lib().frugal_router_ep_dispatch(self.address, ctypes.byref(call)))
+        except BaseException:
+            for tensor in made:
+                tensor.close()
+            raise
+        return EpDispatch(rows, offsets_result, tokens_result)
+
+    def ep_combine(self, plan, rows, out=None):
+        """Returns the experts' outputs rows [received_rows, H] to their tokens: out [T, H] or a new Tensor.
+
+        ``rows`` in ep_dispatch's order; each output row is bit for bit what
+        combine() gives one router on the group's tokens. Collective over
+        the router's ep_comm.
+        """
+        return self._move(_lib.lib().frugal_router_ep_combine, plan, rows, out, plan.shape.tokens)
 
     def permute(self, plan, x, out=None):
         """Gathers x [T, H] into expert-major rows [R, H]; returns ``out`` or a new Tensor."""

@@ -1,5 +1,12 @@
 """The run scheduler (frugal/scheduler.h): telemetry in, decisions out, a cost ledger.
 
+Across ranks (ABI 2.4): ``Scheduler(ctx, ..., comm=world)`` makes one
+decision for the whole job. Creating it is collective over the comm, and
+so is each step(): every rank passes its own telemetry and every rank gets
+the same decision and ledger (docs/scheduler-across-ranks.md). The
+scheduler keeps a private sub-group of the comm, so the Comm may be closed
+right after. ledger(), export_state() and import_state() stay local.
+
 Thread-safety: one scheduler is used by one thread at a time (the core does
 not lock); distinct schedulers are independent.
 """
@@ -11,6 +18,7 @@ from . import _lib
 from . import _types as t
 from ._handle import Handle
 from ._state import export_blob, import_blob
+from .comm import Comm
 from .context import Context
 from .errors import check, encode
 from .options import Options
@@ -22,14 +30,18 @@ class Scheduler(Handle):
 
     ``Scheduler(ctx, schedule="cosine", schedule_options={"lr": 3e-4},
     policies=[("checkpoint_cadence", {"heartbeat_interval_s": 60})])``;
-    a policy may also be given as a bare name (default options).
+    a policy may also be given as a bare name (default options). ``comm``
+    (a frugal.Comm on host memory, e.g. "local" or "mpi") makes it the
+    job's scheduler across that comm's ranks (ABI 2.4).
     """
 
     _what = "scheduler"
 
-    def __init__(self, context, schedule=None, schedule_options=None, policies=(), gpus_per_node=0):
+    def __init__(self, context, schedule=None, schedule_options=None, policies=(), gpus_per_node=0, comm=None):
         if not isinstance(context, Context):
             raise TypeError(f"context must be a frugal.Context, not {type(context).__name__}")
+        if comm is not None and not isinstance(comm, Comm):
+            raise TypeError(f"comm must be a frugal.Comm or None, not {type(comm).__name__}")
         entries = [(p, None) if isinstance(p, str) else (p[0], p[1]) for p in policies]
         owned = []
         try:
@@ -42,6 +54,7 @@ class Scheduler(Handle):
                 schedule_options=schedule_opts,
                 policy_count=len(entries),
                 gpus_per_node=gpus_per_node,
+                comm=comm.address if comm is not None else None,
             )
             if entries:
                 config.policies = names

@@ -83,6 +83,19 @@ class LayoutTest(unittest.TestCase):
         self.assertIn("offsetof(frugal_ckpt_info, world_size)", probe_source())
         self.assertIn("sizeof(frugal_ckpt_slice)", probe_source())
 
+    def test_the_probe_covers_the_abi_2_4_fields(self):
+        # Appended to frugal_route_layout (48), frugal_route_plan (120) and
+        # frugal_scheduler_config (64); the expert-parallel structs are new.
+        self.assertEqual([field for field, _ in _types.RouterLayout._fields_][-2:], ["ep_rank", "ep_ranks"])
+        self.assertEqual([field for field, _ in _types.RoutePlan._fields_][-2:], ["ep_tokens", "ep_rows"])
+        self.assertEqual([field for field, _ in _types.SchedulerConfig._fields_][-1], "comm")
+        self.assertIs(_types.C_STRUCTS.get("frugal_route_ep_shape"), _types.RouteEpShape)
+        self.assertIs(_types.C_STRUCTS.get("frugal_route_dispatch_args"), _types.RouteDispatchArgs)
+        for probe in ("offsetof(frugal_route_plan, ep_rows)", "offsetof(frugal_scheduler_config, comm)",
+                      "offsetof(frugal_route_ep_shape, received_rows)",
+                      "offsetof(frugal_route_dispatch_args, row_token)"):
+            self.assertIn(probe, probe_source())
+
 
 if __name__ == "__main__":
     unittest.main()

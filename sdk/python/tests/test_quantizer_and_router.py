@@ -1,4 +1,6 @@
-"""Quantizer scales and round-trip bounds; router top-k, weights, permute and combine against numpy."""
+"""Quantizer scales and round-trip bounds; router top-k, weights, permute and combine against numpy;
+ABI 2.4's options across ranks (amax_comm, ep_comm) on a `local` comm, a group of one, against the same
+strategies without a comm."""
 
 import unittest
 
@@ -55,6 +57,22 @@ class QuantizerTest(unittest.TestCase):
                     second.import_state(blob[:-3])
                 self.assertNotEqual(caught.exception.code, frugal.ErrorCode.OK)
 
+    def test_amax_comm_of_one_rank_changes_nothing(self):
+        with frugal.Comm(context(), "local") as comm:
+            for recipe in ("delayed", "current"):
+                options = {"format": "e4m3", "recipe": recipe}
+                with frugal.Quantizer(context(), "quant_fp8", options, amax_comm=comm) as grouped, \
+                        frugal.Quantizer(context(), "quant_fp8", options) as alone:
+                    for _ in range(2):
+                        with grouped.quantize(self.x) as a, alone.quantize(self.x) as b:
+                            self.assertEqual(a.scale_inv_value(), b.scale_inv_value(), recipe)
+                            self.assertEqual(a.codes.tolist(), b.codes.tolist(), recipe)
+                    self.assertEqual(grouped.export_state(), alone.export_state(), recipe)
+            with self.assertRaises(frugal.FrugalError) as caught:
+                frugal.Quantizer(context(), "quant_fp8", format="e4m3", recipe="per_channel", amax_comm=comm)
+        self.assertEqual(caught.exception.code, frugal.ErrorCode.INVALID_ARGUMENT)
+        self.assertIn("amax_comm", caught.exception.message)
+
 
 @unittest.skipIf(np is None, NO_NUMPY)
 class RouterTest(unittest.TestCase):
@@ -110,6 +128,80 @@ class RouterTest(unittest.TestCase):
                 router.route(np.zeros((4, self.experts + 1), dtype=np.float32))
         self.assertEqual(caught.exception.code, frugal.ErrorCode.INVALID_ARGUMENT)
         self.assertIn("logits", caught.exception.message)
+
+
+@unittest.skipIf(np is None, NO_NUMPY)
+class ExpertParallelRouterTest(unittest.TestCase):
+    """A router with ep_comm over a group of one against the same router without: the same rows, bit for bit."""
+
+    STRATEGIES = (
+        ("topk_softmax", {"experts": 8, "k": 2, "capacity_factor": 1.0}),  # drops some rows
+        ("deepseek_v3", {"experts": 8, "k": 2}),
+        ("expert_choice", {"experts": 8}),
+    )
+
+    def setUp(self):
+        self.tokens, self.hidden = 48, 16
+        self.logits = Lcg(11).floats(self.tokens * 8, scale=4.0).reshape(self.tokens, 8)
+        self.x = Lcg(3).floats(self.tokens * self.hidden).reshape(self.tokens, self.hidden)
+        self.comm = frugal.Comm(context(), "local")
+        self.addCleanup(self.comm.close)
+
+    def test_dispatch_and_combine_of_one_rank_equal_permute_and_combine(self):
+        for name, options in self.STRATEGIES:
+            with self.subTest(strategy=name), \
+                    frugal.Router(context(), name, options, ep_comm=self.comm) as grouped, \
+                    frugal.Router(context(), name, options) as alone:
+                self.assertEqual((grouped.layout.ep_rank, grouped.layout.ep_ranks), (0, 1))
+                self.assertEqual((alone.layout.ep_rank, alone.layout.ep_ranks), (0, 0))
+                with grouped.route(self.logits) as plan, alone.route(self.logits) as reference:
+                    self.assertIsNone(reference.ep_tokens)
+                    self.assertEqual(np.asarray(plan.ep_tokens).tolist(), [self.tokens])
+                    counts = np.diff(np.asarray(reference.expert_offsets))
+                    np.testing.assert_array_equal(np.asarray(plan.ep_rows), counts[None, :])
+                    np.testing.assert_array_equal(np.asarray(plan.expert_demand),
+                                                  np.asarray(reference.expert_demand))
+                    kept = int(np.asarray(reference.expert_offsets)[-1])
+
+                    shape = grouped.ep_shape(plan)
+                    self.assertEqual(shape, frugal.RouteEpShape(
+                        rank=0, ranks=1, first_expert=0, local_experts=8, group_tokens=self.tokens,
+                        token_offset=0, sent_rows=kept, received_rows=kept))
+
+                    rows, offsets, row_token = grouped.ep_dispatch(plan, self.x)
+                    permuted = np.from_dlpack(alone.permute(reference, self.x))
+                    self.assertEqual(tuple(rows.shape), (kept, self.hidden))
+                    np.testing.assert_array_equal(np.asarray(rows), permuted[:kept])
+                    np.testing.assert_array_equal(np.asarray(offsets), np.asarray(reference.expert_offsets))
+                    np.testing.assert_array_equal(np.asarray(row_token), np.asarray(reference.row_token)[:kept])
+
+                    y = np.from_dlpack(grouped.ep_combine(plan, rows))
+                    want = np.from_dlpack(alone.combine(reference, permuted))
+                    self.assertEqual(y.tobytes(), want.tobytes())  # bit for bit
+
+    def test_caller_buffers_are_written_in_place(self):
+        name, options = self.STRATEGIES[0]
+        with frugal.Router(context(), name, options, ep_comm=self.comm) as router, router.route(self.logits) as plan:
+            shape = router.ep_shape(plan)
+            rows = np.zeros((shape.received_rows, self.hidden), np.float32)
+            offsets = np.zeros(shape.local_experts + 1, np.int64)
+            row_token = np.zeros(shape.received_rows, np.int64)
+            got = router.ep_dispatch(plan, self.x, out=rows, expert_offsets=offsets, row_token=row_token)
+            self.assertIs(got.rows, rows)
+            self.assertIs(got.expert_offsets, offsets)
+            self.assertIs(got.row_token, row_token)
+            np.testing.assert_array_equal(rows, self.x[row_token])
+            self.assertEqual(int(offsets[-1]), shape.received_rows)
+            y = np.full_like(self.x, np.nan)
+            self.assertIs(router.ep_combine(plan, rows, out=y), y)
+            self.assertFalse(np.isnan(y).any())
+
+    def test_a_router_without_ep_comm_has_no_ep_shape(self):
+        with frugal.Router(context(), "topk_softmax", experts=8, k=2) as router, router.route(self.logits) as plan:
+            with self.assertRaises(frugal.FrugalError) as caught:
+                router.ep_shape(plan)
+        self.assertEqual(caught.exception.code, frugal.ErrorCode.FAILED_PRECONDITION)
+        self.assertIn("ep_comm", caught.exception.message)
 
 
 if __name__ == "__main__":

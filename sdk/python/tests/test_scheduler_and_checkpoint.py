@@ -17,9 +17,9 @@ def record(i, **changes):
 
 
 class SchedulerTest(unittest.TestCase):
-    def make(self):
+    def make(self, **kwargs):
         return frugal.Scheduler(context(), schedule="cosine", schedule_options=COSINE,
-                                policies=[("checkpoint_cadence", {"heartbeat_interval_s": 60.0})])
+                                policies=[("checkpoint_cadence", {"heartbeat_interval_s": 60.0})], **kwargs)
 
     def test_lr_follows_the_schedule_and_money_is_conserved(self):
         heartbeats = 0
@@ -58,6 +58,17 @@ class SchedulerTest(unittest.TestCase):
         self.assertEqual(ledger.lost_s, 30.0)  # the restart's interval; the work before 90 s was checkpointed
         self.assertLessEqual(abs(ledger.dollars - (ledger.productive_dollars + ledger.stall_dollars
                                                    + ledger.lost_dollars)), 1e-12)
+
+    def test_a_comm_of_one_rank_decides_as_one_process(self):
+        # ABI 2.4: with a comm every rank gets the job's decision; a group of one is this process.
+        with frugal.Comm(context(), "local") as comm, self.make(comm=comm) as grouped, self.make() as alone:
+            comm.close()  # the scheduler keeps a sub-group of its own
+            for i in range(1, 31):
+                self.assertEqual(grouped.step(record(i)), alone.step(record(i)))
+            self.assertEqual(grouped.ledger(), alone.ledger())
+            self.assertEqual(grouped.export_state(), alone.export_state())
+        with self.assertRaises(TypeError):
+            self.make(comm="local")
 
     def test_malformed_record_is_invalid(self):
         with self.make() as scheduler:

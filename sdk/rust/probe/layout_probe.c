@@ -196,6 +196,7 @@ int main(void) {
   OFF(frugal_scheduler_config, policy_count);
   OFF(frugal_scheduler_config, gpus_per_node);
   OFF(frugal_scheduler_config, reserved0);
+  OFF(frugal_scheduler_config, comm);
 
   SIZE(frugal_cost_ledger);
   OFF(frugal_cost_ledger, struct_size);
@@ -301,6 +302,8 @@ int main(void) {
   OFF(frugal_route_layout, capacity_factor);
   OFF(frugal_route_layout, flags);
   OFF(frugal_route_layout, reserved);
+  OFF(frugal_route_layout, ep_rank);
+  OFF(frugal_route_layout, ep_ranks);
 
   SIZE(frugal_route_plan);
   OFF(frugal_route_plan, struct_size);
@@ -316,6 +319,8 @@ int main(void) {
   OFF(frugal_route_plan, token_rows);
   OFF(frugal_route_plan, mean_prob);
   OFF(frugal_route_plan, losses);
+  OFF(frugal_route_plan, ep_tokens);
+  OFF(frugal_route_plan, ep_rows);
 
   SIZE(frugal_route_args);
   OFF(frugal_route_args, struct_size);
@@ -347,6 +352,26 @@ int main(void) {
   OFF(frugal_route_stats, dropped_fraction);
   OFF(frugal_route_stats, aux_loss);
   OFF(frugal_route_stats, z_loss);
+
+  SIZE(frugal_route_ep_shape);
+  OFF(frugal_route_ep_shape, struct_size);
+  OFF(frugal_route_ep_shape, rank);
+  OFF(frugal_route_ep_shape, ranks);
+  OFF(frugal_route_ep_shape, first_expert);
+  OFF(frugal_route_ep_shape, local_experts);
+  OFF(frugal_route_ep_shape, group_tokens);
+  OFF(frugal_route_ep_shape, token_offset);
+  OFF(frugal_route_ep_shape, sent_rows);
+  OFF(frugal_route_ep_shape, received_rows);
+
+  SIZE(frugal_route_dispatch_args);
+  OFF(frugal_route_dispatch_args, struct_size);
+  OFF(frugal_route_dispatch_args, plan);
+  OFF(frugal_route_dispatch_args, input);
+  OFF(frugal_route_dispatch_args, output);
+  OFF(frugal_route_dispatch_args, expert_offsets);
+  OFF(frugal_route_dispatch_args, row_token);
+  OFF(frugal_route_dispatch_args, stream);
 
   /* checkpoint.h */
   SIZE(frugal_ckpt_save_args);
@@ -515,6 +540,8 @@ int main(void) {
   CONST(FRUGAL_ROUTER_DROP_BY_PROBABILITY);
   CONST(FRUGAL_ROUTER_DROP_BY_POSITION);
   CONST(FRUGAL_ROUTE_LAYOUT_BIAS);
+  CONST(FRUGAL_ROUTE_LAYOUT_V2_3_SIZE);
+  CONST(FRUGAL_ROUTE_PLAN_V2_3_SIZE);
   CONST(FRUGAL_STORE_KEY_MAX);
   CONST(FRUGAL_CKPT_HEARTBEAT);
   CONST(FRUGAL_CKPT_FULL);

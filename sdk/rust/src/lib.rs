@@ -47,7 +47,7 @@ pub use crate::managed_tensor::ManagedTensor;
 pub use crate::options::{OptionType, Options};
 pub use crate::packer::{GatherInput, PackPlan, PackStats, PackStream, Packer, StreamPending, Varlen};
 pub use crate::quantizer::{GemmOperand, GemmOutput, QuantLayout, QuantizeOutputs, Quantizer};
-pub use crate::router::{RoutePlan, RouteShape, RouteStats, Router, RouterLayout};
+pub use crate::router::{RouteEpShape, RoutePlan, RouteShape, RouteStats, Router, RouterLayout};
 pub use crate::schedule::Schedule;
 pub use crate::scheduler::{CostLedger, Decision, Scheduler, SchedulerConfig, Telemetry};
 pub use crate::store::Store;

@@ -1,6 +1,15 @@
 //! `Router`: a mixture-of-experts router strategy instance
 //! (frugal/router.h), routing slice-backed logits into a [`RoutePlan`]
 //! whose arrays are ordinary Rust vectors.
+//!
+//! Expert parallelism (ABI 2.4): a router created with a comm as its
+//! `ep_comm` option ([`Options::set_comm`]) splits its experts over that
+//! group's ranks ([`RouterLayout::ep_ranks`]); [`Router::route`] becomes
+//! collective and its plans carry `ep_tokens` / `ep_rows`. Then
+//! [`Router::ep_shape`] sizes the exchange, [`Router::ep_dispatch`] sends
+//! each kept row to the rank owning its expert and [`Router::ep_combine`]
+//! brings the experts' outputs back to their tokens. Every rank makes the
+//! same calls in the same order; host memory only.
 
 use std::mem::size_of;
 use std::os::raw::c_void;
@@ -29,6 +38,10 @@ pub struct RouterLayout {
     pub capacity_factor: f64,
     /// `sys::FRUGAL_ROUTER_LAYOUT_*` bits.
     pub flags: u32,
+    /// This rank in the expert-parallel group (ABI 2.4); 0 without `ep_comm`.
+    pub ep_rank: i32,
+    /// Ranks of the expert-parallel group (ABI 2.4); 0 without `ep_comm`.
+    pub ep_ranks: i32,
 }
 
 /// The sizes of a plan for `tokens` tokens.
@@ -55,16 +68,39 @@ pub struct RouteStats {
     pub z_loss: f32,
 }
 
+/// The sizes of one expert-parallel exchange (`frugal_route_ep_shape`, ABI 2.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RouteEpShape {
+    /// This rank in the group.
+    pub rank: i32,
+    /// W, the group's ranks.
+    pub ranks: i32,
+    /// The first expert this rank runs.
+    pub first_expert: i32,
+    /// How many experts this rank runs (>= 1).
+    pub local_experts: i32,
+    /// Tokens routed by the whole group.
+    pub group_tokens: i64,
+    /// This rank's first token in the group's numbering.
+    pub token_offset: i64,
+    /// Rows this rank sends (its plan's kept rows).
+    pub sent_rows: i64,
+    /// Rows this rank's experts receive: the rows of [`Router::ep_dispatch`]'s output.
+    pub received_rows: i64,
+}
+
 /// A dispatch plan for a fixed token count, owned by Rust and written by
 /// [`Router::route`]. Make one with [`Router::new_plan`] and reuse it for
 /// every batch of that size. Arrays are as frugal/router_vtable.h
 /// describes `frugal_route_plan`; the token-choice ones are empty for an
-/// expert-choice router.
+/// expert-choice router, the expert-parallel ones (`ep_tokens`,
+/// `ep_rows`) for a router without `ep_comm`.
 #[derive(Debug, Clone)]
 pub struct RoutePlan {
     shape: RouteShape,
     experts: i64,
     top_k: i64,
+    ep_ranks: i64,
     expert_ids: Vec<i32>,
     weights: Vec<f32>,
     dropped: Vec<u8>,
@@ -77,6 +113,8 @@ pub struct RoutePlan {
     token_rows: Vec<i64>,
     mean_prob: Vec<f32>,
     losses: Vec<f32>,
+    ep_tokens: Vec<i64>,
+    ep_rows: Vec<i64>,
 }
 
 /// The extents of a plan's arrays, the shapes its C views point to.
@@ -87,6 +125,19 @@ struct PlanExtents {
     rows: [i64; 1],
     tokens1: [i64; 1],
     two: [i64; 1],
+    ranks: [i64; 1],
+    ranks_experts: [i64; 2],
+}
+
+/// A 1-D view of an optional index slice (ep_dispatch's outputs).
+fn index_view(slice: Option<&mut [i64]>) -> Result<Option<TensorMut<'_>>> {
+    match slice {
+        Some(s) => {
+            let len = s.len() as i64;
+            TensorMut::new(s, &[len]).map(Some)
+        }
+        None => Ok(None),
+    }
 }
 
 fn view(data: *mut c_void, dtype: i32, shape: &[i64]) -> sys::frugal_tensor {
@@ -165,6 +216,16 @@ impl RoutePlan {
     pub fn losses(&self) -> &[f32] {
         &self.losses
     }
+    /// [W]: the tokens each rank of the expert-parallel group routed
+    /// (ABI 2.4); empty without `ep_comm`.
+    pub fn ep_tokens(&self) -> &[i64] {
+        &self.ep_tokens
+    }
+    /// [W, E]: the rows each rank kept for each expert (ABI 2.4); empty
+    /// without `ep_comm`.
+    pub fn ep_rows(&self) -> &[i64] {
+        &self.ep_rows
+    }
 
     fn extents(&self) -> PlanExtents {
         let t = self.shape.tokens;
@@ -175,12 +236,14 @@ impl RoutePlan {
             rows: [self.shape.max_rows],
             tokens1: [t + 1],
             two: [2],
+            ranks: [self.ep_ranks],
+            ranks_experts: [self.ep_ranks, self.experts],
         }
     }
 
     /// The arrays' base pointers, derived from a shared borrow: only for
     /// calls that read the plan.
-    fn read_ptrs(&self) -> [*mut c_void; 12] {
+    fn read_ptrs(&self) -> [*mut c_void; 14] {
         [
             self.expert_ids.as_ptr() as *mut c_void,
             self.weights.as_ptr() as *mut c_void,
@@ -194,12 +257,14 @@ impl RoutePlan {
             self.token_rows.as_ptr() as *mut c_void,
             self.mean_prob.as_ptr() as *mut c_void,
             self.losses.as_ptr() as *mut c_void,
+            self.ep_tokens.as_ptr() as *mut c_void,
+            self.ep_rows.as_ptr() as *mut c_void,
         ]
     }
 
     /// The arrays' base pointers, derived from an exclusive borrow: the
     /// core may write through them while `self` stays borrowed.
-    fn write_ptrs(&mut self) -> [*mut c_void; 12] {
+    fn write_ptrs(&mut self) -> [*mut c_void; 14] {
         [
             self.expert_ids.as_mut_ptr() as *mut c_void,
             self.weights.as_mut_ptr() as *mut c_void,
@@ -213,13 +278,15 @@ impl RoutePlan {
             self.token_rows.as_mut_ptr() as *mut c_void,
             self.mean_prob.as_mut_ptr() as *mut c_void,
             self.losses.as_mut_ptr() as *mut c_void,
+            self.ep_tokens.as_mut_ptr() as *mut c_void,
+            self.ep_rows.as_mut_ptr() as *mut c_void,
         ]
     }
 
     /// Calls `f` with the C plan over `ptrs` (this plan's arrays, in field
     /// order). The views point into this stack frame, so they never
     /// outlive the call.
-    fn with_raw<R>(&self, ptrs: [*mut c_void; 12], f: impl FnOnce(&sys::frugal_route_plan) -> R) -> R {
+    fn with_raw<R>(&self, ptrs: [*mut c_void; 14], f: impl FnOnce(&sys::frugal_route_plan) -> R) -> R {
         let e = self.extents();
         let (i32_, f32_, u8_, i64_) =
             (sys::FRUGAL_DTYPE_INT32, sys::FRUGAL_DTYPE_FLOAT32, sys::FRUGAL_DTYPE_UINT8, sys::FRUGAL_DTYPE_INT64);
@@ -236,9 +303,13 @@ impl RoutePlan {
             view(ptrs[9], i64_, &e.rows),
             view(ptrs[10], f32_, &e.experts),
             view(ptrs[11], f32_, &e.two),
+            view(ptrs[12], i64_, &e.ranks),
+            view(ptrs[13], i64_, &e.ranks_experts),
         ];
-        // Expert choice has no slots: its token-choice members stay NULL.
+        // Expert choice has no slots: its token-choice members stay NULL;
+        // likewise the expert-parallel members of a router without a group.
         let slot_view = |i: usize| if self.top_k > 0 { &views[i] as *const _ } else { ptr::null() };
+        let ep_view = |i: usize| if self.ep_ranks > 0 { &views[i] as *const _ } else { ptr::null() };
         let plan = sys::frugal_route_plan {
             struct_size: size_of::<sys::frugal_route_plan>(),
             expert_ids: slot_view(0),
@@ -253,6 +324,8 @@ impl RoutePlan {
             token_rows: &views[9],
             mean_prob: &views[10],
             losses: &views[11],
+            ep_tokens: ep_view(12),
+            ep_rows: ep_view(13),
         };
         f(&plan)
     }
@@ -283,7 +356,16 @@ impl Router {
         let raw = NonNull::new(raw).expect("frugal_router_create succeeded with NULL");
         let mut router = Router {
             raw,
-            layout: RouterLayout { choice: 0, experts: 0, top_k: 0, drop_policy: 0, capacity_factor: 0.0, flags: 0 },
+            layout: RouterLayout {
+                choice: 0,
+                experts: 0,
+                top_k: 0,
+                drop_policy: 0,
+                capacity_factor: 0.0,
+                flags: 0,
+                ep_rank: 0,
+                ep_ranks: 0,
+            },
         };
         // SAFETY: all-zero is a valid value of this plain C struct.
         let mut c_layout: sys::frugal_route_layout = unsafe { std::mem::zeroed() };
@@ -297,6 +379,8 @@ impl Router {
             drop_policy: c_layout.drop_policy,
             capacity_factor: c_layout.capacity_factor,
             flags: c_layout.flags,
+            ep_rank: c_layout.ep_rank,
+            ep_ranks: c_layout.ep_ranks,
         };
         Ok(router)
     }
@@ -323,10 +407,12 @@ impl Router {
         let e = self.layout.experts as usize;
         let k = self.layout.top_k.max(0) as usize;
         let r = shape.max_rows as usize;
+        let w = self.layout.ep_ranks.max(0) as usize;
         Ok(RoutePlan {
             shape,
             experts: e as i64,
             top_k: k as i64,
+            ep_ranks: w as i64,
             expert_ids: vec![0; t * k],
             weights: vec![0.0; t * k],
             dropped: vec![0; t * k],
@@ -339,6 +425,8 @@ impl Router {
             token_rows: vec![0; r],
             mean_prob: vec![0.0; e],
             losses: vec![0.0; 2],
+            ep_tokens: vec![0; w],
+            ep_rows: vec![0; w * e],
         })
     }
 
@@ -393,6 +481,78 @@ impl Router {
     /// [T, H], fp32 accumulation in the plan's token_rows order.
     pub fn combine(&self, plan: &RoutePlan, input: &TensorRef<'_>, output: &mut TensorMut<'_>) -> Result<()> {
         self.do_move(plan, input, output, sys::frugal_router_combine)
+    }
+
+    /// The sizes of the exchange a routed plan asks for (ABI 2.4): the rows
+    /// this rank sends and receives. Local (no collective). A router
+    /// without `ep_comm` is `ErrorCode::FailedPrecondition`.
+    pub fn ep_shape(&self, plan: &RoutePlan) -> Result<RouteEpShape> {
+        // SAFETY: all-zero is a valid value of this plain C struct.
+        let mut s: sys::frugal_route_ep_shape = unsafe { std::mem::zeroed() };
+        s.struct_size = size_of::<sys::frugal_route_ep_shape>();
+        plan.with_raw(plan.read_ptrs(), |raw_plan| {
+            // SAFETY: the plan is only read; `s` is caller-allocated.
+            check(unsafe { sys::frugal_router_ep_shape(self.raw.as_ptr(), raw_plan, &mut s) })
+        })?;
+        Ok(RouteEpShape {
+            rank: s.rank,
+            ranks: s.ranks,
+            first_expert: s.first_expert,
+            local_experts: s.local_experts,
+            group_tokens: s.group_tokens,
+            token_offset: s.token_offset,
+            sent_rows: s.sent_rows,
+            received_rows: s.received_rows,
+        })
+    }
+
+    /// Expert-parallel dispatch (ABI 2.4): sends each kept row of `input`
+    /// [T, H] to the rank owning its expert and writes the rows this rank's
+    /// experts receive into `output` [received_rows, H] (same dtype; empty
+    /// when none), expert-major, each expert's rows in rising group token
+    /// order. `expert_offsets` ([local_experts + 1]) gets the bounds of
+    /// each local expert's rows, `row_token` (`[received_rows]`) each row's
+    /// token in the group's numbering; either may be `None`. Sizes from
+    /// [`Router::ep_shape`]. Collective over the router's `ep_comm`.
+    pub fn ep_dispatch(
+        &self,
+        plan: &RoutePlan,
+        input: &TensorRef<'_>,
+        output: &mut TensorMut<'_>,
+        expert_offsets: Option<&mut [i64]>,
+        row_token: Option<&mut [i64]>,
+    ) -> Result<()> {
+        // The views own the shapes their raw structs point to: they live
+        // until the call returns.
+        let mut offsets_view = index_view(expert_offsets)?;
+        let mut tokens_view = index_view(row_token)?;
+        let input = input.raw();
+        let output = output.raw();
+        let offsets = offsets_view.as_mut().map(|v| v.raw());
+        let tokens = tokens_view.as_mut().map(|v| v.raw());
+        plan.with_raw(plan.read_ptrs(), |raw_plan| {
+            let args = sys::frugal_route_dispatch_args {
+                struct_size: size_of::<sys::frugal_route_dispatch_args>(),
+                plan: raw_plan,
+                input: &input,
+                output: &output,
+                expert_offsets: offsets.as_ref().map_or(ptr::null(), |v| v as *const _),
+                row_token: tokens.as_ref().map_or(ptr::null(), |v| v as *const _),
+                stream: ptr::null_mut(),
+            };
+            // SAFETY: the plan and input are only read; output and the two
+            // index slices are exclusively borrowed; all outlive the call.
+            check(unsafe { sys::frugal_router_ep_dispatch(self.raw.as_ptr(), &args) })
+        })
+    }
+
+    /// Expert-parallel combine (ABI 2.4): returns the experts' outputs
+    /// `input` [received_rows, H] (in [`Router::ep_dispatch`]'s order) to
+    /// their tokens' ranks and combines them into `output` [T, H], each row
+    /// bit for bit what [`Router::combine`] gives one router on the group's
+    /// tokens. Collective over the router's `ep_comm`.
+    pub fn ep_combine(&self, plan: &RoutePlan, input: &TensorRef<'_>, output: &mut TensorMut<'_>) -> Result<()> {
+        self.do_move(plan, input, output, sys::frugal_router_ep_combine)
     }
 
     /// One aux-loss-free bias step from the experts' loads ([E], each >= 0).

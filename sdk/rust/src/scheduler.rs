@@ -1,11 +1,17 @@
 //! `Scheduler`: the run scheduler (frugal/scheduler.h): telemetry in,
 //! decisions out, a cost ledger, and state that travels in checkpoints.
+//!
+//! Across ranks (ABI 2.4): [`Scheduler::with_comm`] makes one scheduler for
+//! the whole job. Creating it and every [`Scheduler::step`] are collective
+//! over the comm; every rank passes its own telemetry and gets the job's
+//! decision, the same on every rank (docs/scheduler-across-ranks.md).
 
 use std::ffi::CString;
 use std::mem::size_of;
 use std::os::raw::{c_char, c_void};
 use std::ptr::{self, NonNull};
 
+use crate::comm::Comm;
 use crate::context::Context;
 use crate::error::{check, Result};
 use crate::options::Options;
@@ -158,6 +164,21 @@ impl Scheduler {
     /// Creates the schedule and policy instances of `config`. A name that
     /// is not found is `ErrorCode::NotFound`.
     pub fn new(context: &Context, config: &SchedulerConfig) -> Result<Scheduler> {
+        Scheduler::create(context, config, ptr::null_mut())
+    }
+
+    /// Creates the job's scheduler across `comm`'s ranks (ABI 2.4,
+    /// `frugal_scheduler_config.comm`): collective, every rank with the
+    /// same schedule, policies and options. Each [`Scheduler::step`] is
+    /// then one collective, and every rank gets the same decision, reason
+    /// and ledger. The scheduler keeps a sub-group of its own, so `comm`
+    /// may be dropped afterwards. The comm must take host memory ("local",
+    /// "mpi"); a "nccl" comm is `ErrorCode::InvalidArgument`.
+    pub fn with_comm(context: &Context, config: &SchedulerConfig, comm: &Comm) -> Result<Scheduler> {
+        Scheduler::create(context, config, comm.as_ptr())
+    }
+
+    fn create(context: &Context, config: &SchedulerConfig, comm: *mut sys::frugal_comm) -> Result<Scheduler> {
         let names: Vec<*const c_char> = config.policies.iter().map(|(n, _)| n.as_ptr()).collect();
         let options: Vec<*const sys::frugal_options> =
             config.policies.iter().map(|(_, o)| o.as_ref().map_or(ptr::null(), |o| o.as_ptr())).collect();
@@ -174,10 +195,12 @@ impl Scheduler {
             policy_count: names.len(),
             gpus_per_node: config.gpus_per_node,
             reserved0: 0,
+            comm,
         };
         let mut raw = ptr::null_mut();
         // SAFETY: live context; the config and everything it points to
-        // (owned by `config`, `names`, `options`) outlive the call.
+        // (owned by `config`, `names`, `options`; the comm lent by the
+        // caller or NULL) outlive the call.
         check(unsafe { sys::frugal_scheduler_create(context.as_ptr(), &c_config, &mut raw) })?;
         Ok(Scheduler { raw: NonNull::new(raw).expect("frugal_scheduler_create succeeded with NULL") })
     }

@@ -130,7 +130,8 @@ fn rust_facts() -> BTreeMap<String, i64> {
     });
     rust_layout!(f, frugal_decision { struct_size, lr, checkpoint, resource, target_nodes, stop, next_due_s, reason });
     rust_layout!(f, frugal_scheduler_config {
-        struct_size, schedule, schedule_options, policies, policy_options, policy_count, gpus_per_node, reserved0
+        struct_size, schedule, schedule_options, policies, policy_options, policy_count, gpus_per_node, reserved0,
+        comm
     });
     rust_layout!(f, frugal_cost_ledger {
         struct_size, dollars, spot_dollars, reserved_dollars, productive_dollars, stall_dollars, lost_dollars,
@@ -151,10 +152,11 @@ fn rust_facts() -> BTreeMap<String, i64> {
     rust_layout!(f, frugal_dequantize_args { struct_size, input, output, stream });
     rust_layout!(f, frugal_quant_gemm_args { struct_size, a, b, d, stream, alpha, flags });
     rust_layout!(f, frugal_route_layout {
-        struct_size, choice, experts, top_k, drop_policy, capacity_factor, flags, reserved
+        struct_size, choice, experts, top_k, drop_policy, capacity_factor, flags, reserved, ep_rank, ep_ranks
     });
     rust_layout!(f, frugal_route_plan {
-        struct_size, expert_ids, weights, dropped, slot_row, expert_offsets, expert_demand, row_token, row_weight, token_offsets, token_rows, mean_prob, losses
+        struct_size, expert_ids, weights, dropped, slot_row, expert_offsets, expert_demand, row_token, row_weight, token_offsets, token_rows, mean_prob, losses,
+        ep_tokens, ep_rows
     });
     rust_layout!(f, frugal_route_args { struct_size, logits, plan, stream });
     rust_layout!(f, frugal_route_move_args { struct_size, plan, input, output, stream });
@@ -162,6 +164,10 @@ fn rust_facts() -> BTreeMap<String, i64> {
     rust_layout!(f, frugal_route_stats {
         struct_size, tokens, assignments, kept, dropped, max_load, max_over_mean, dropped_fraction, aux_loss, z_loss
     });
+    rust_layout!(f, frugal_route_ep_shape {
+        struct_size, rank, ranks, first_expert, local_experts, group_tokens, token_offset, sent_rows, received_rows
+    });
+    rust_layout!(f, frugal_route_dispatch_args { struct_size, plan, input, output, expert_offsets, row_token, stream });
     rust_layout!(f, frugal_ckpt_save_args { struct_size, kind, flags, step, metadata, metadata_size });
     rust_layout!(f, frugal_ckpt_save_result {
         struct_size, name, skipped, reserved, bytes, wait_seconds, snapshot_seconds
@@ -206,6 +212,7 @@ fn rust_facts() -> BTreeMap<String, i64> {
         FRUGAL_QUANT_LAYOUT_ZERO_POINT, FRUGAL_EXT_QUANT_ZERO_POINT, FRUGAL_QUANTIZE_FREEZE_SCALE,
         FRUGAL_GEMM_FAST_ACCUM, FRUGAL_ROUTER_TOKEN_CHOICE, FRUGAL_ROUTER_EXPERT_CHOICE, FRUGAL_ROUTER_DROPLESS,
         FRUGAL_ROUTER_DROP_BY_PROBABILITY, FRUGAL_ROUTER_DROP_BY_POSITION, FRUGAL_ROUTE_LAYOUT_BIAS,
+        FRUGAL_ROUTE_LAYOUT_V2_3_SIZE, FRUGAL_ROUTE_PLAN_V2_3_SIZE,
         FRUGAL_STORE_KEY_MAX, FRUGAL_CKPT_HEARTBEAT, FRUGAL_CKPT_FULL, FRUGAL_CKPT_ALL_KINDS, FRUGAL_CKPT_VALID,
         FRUGAL_CKPT_INCOMPLETE, FRUGAL_CKPT_CORRUPT, FRUGAL_CKPT_NEWER_FORMAT, FRUGAL_CKPT_UNREADABLE,
         FRUGAL_CKPT_SAVE_WAIT, FRUGAL_CKPT_SAVE_SKIP_IF_BUSY, FRUGAL_CKPT_LIST_VERIFY_SHARDS,

@@ -5,7 +5,7 @@
 
 use std::os::raw::{c_char, c_void};
 
-use super::types::{frugal_context, frugal_error, frugal_options};
+use super::types::{frugal_comm, frugal_context, frugal_error, frugal_options};
 
 // Checkpoints in telemetry and decisions are frugal_ckpt_kind_values
 // (FRUGAL_CKPT_NONE, _HEARTBEAT, _FULL in sys/checkpoint.rs).
@@ -72,6 +72,10 @@ pub struct frugal_scheduler_config {
     pub policy_count: usize,
     pub gpus_per_node: u32,
     pub reserved0: u32,
+    /// ABI 2.4: the job's ranks, or NULL for one process. With a comm,
+    /// create and every step are collective over it; the scheduler keeps a
+    /// sub-group of its own, not this handle.
+    pub comm: *mut frugal_comm,
 }
 
 /// Where the money and the time went; caller-owned copy.
