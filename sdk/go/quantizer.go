@@ -63,7 +63,7 @@ type quantizerHandle struct {
 // defaults; read during the call only). quant_fp8's options: format (e4m3,
 // e5m2, int8, int8_asym), recipe (delayed, current, per_channel, block,
 // mx), saturate, history, reduction, margin, axis, block_rows, block_cols,
-// threads.
+// threads, amax_comm (a *Comm set with Options.SetComm).
 func NewQuantizer(ctx *Context, name string, opts *Options) (*Quantizer, error) {
 	args, err := newStrategyArgs(ctx, name, opts)
 	if err != nil {

@@ -157,7 +157,9 @@ typedef struct frugal_quantizer frugal_quantizer;
  *            call only. quant_fp8's: format (e4m3 | e5m2 | int8 |
  *            int8_asym), recipe (delayed | current | per_channel | block |
  *            mx), saturate, history, reduction (max | most_recent), margin,
- *            axis (rows | cols), block_rows, block_cols, threads.
+ *            axis (rows | cols), block_rows, block_cols, threads,
+ *            amax_comm (a comm: the amax reduced over it, delayed and
+ *            current recipes).
  *   out:     // out, not NULL; owned by the caller.
  * Errors from the plugin are prefixed with "quantizer 'name': ".
  */
