@@ -12,7 +12,7 @@
 # anywhere else).
 set(FRUGAL_PACKAGE_MAINTAINER "frugal maintainers <maintainers@frugal.invalid>"
     CACHE STRING "Maintainer field of the .deb packages")
-# The Debian revision: 0.5.0-1 is the first packaging of release 0.5.0. The
+# The Debian revision: 0.6.0-1 is the first packaging of release 0.6.0. The
 # upstream part is always the SDK release (PROJECT_VERSION).
 set(FRUGAL_DEB_REVISION 1 CACHE STRING "Debian revision of the .deb packages (the part after the '-')")
 set(FRUGAL_DEB_VERSION "${PROJECT_VERSION}-${FRUGAL_DEB_REVISION}")

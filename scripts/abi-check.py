@@ -21,7 +21,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_BASELINE = REPO / "abi" / "baseline" / "libfrugal.so.2.3.abi"
+DEFAULT_BASELINE = REPO / "abi" / "baseline" / "libfrugal.so.2.4.abi"
 DEFAULT_HEADERS = REPO / "abi" / "include" / "frugal"
 
 # Only what the public headers define, only what is exported, and nothing that

@@ -21,7 +21,7 @@ func ABIVersion() (major, minor uint32) {
 	return v >> 16 & 0xFFFF, v & 0xFFFF
 }
 
-// Version returns the release of the loaded libfrugal ("0.5.0").
+// Version returns the release of the loaded libfrugal ("0.6.0").
 func Version() string { return C.GoString(C.frugal_version_string()) }
 
 // BuiltWithCUDA reports whether the loaded libfrugal was built with CUDA

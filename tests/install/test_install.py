@@ -178,10 +178,10 @@ class InstallTree(unittest.TestCase):
 
     def test_find_package_asks_for_the_abi_version(self):
         # SameMajorVersion on the ABI: every minor up to this core's (2.0 to
-        # 2.3 for ABI 2.3) is found, the next one (newer than this core) and
+        # 2.4 for ABI 2.4) is found, the next one (newer than this core) and
         # the next major are refused. A request of a lower major is an SDK
-        # release (the packages' version, e.g. 0.5.0): 0.5, 0.5.0 and 0.4 (an
-        # older release of the same major) are found, 0.6 (newer than this
+        # release (the packages' version, e.g. 0.6.0): 0.6, 0.6.0 and 0.5 (an
+        # older release of the same major) are found, 0.7 (newer than this
         # release) and 1.1 (ABI 1's number, read as a release that does not
         # exist) are refused.
         project = os.path.join(self.tmp.name, "version_probe")

@@ -3,7 +3,7 @@ CPack makes (libfrugal2, libfrugal-dev, frugal-tools, python3-frugal and, with M
 the .tar.gz, checked with lintian, split as documented (files, control
 fields, dependencies, shlibs/symbols/triggers), extracted into an empty root
 and used from there: the CLI, the Python binding, a vendor plugin built with
-pkg-config and a host built with pkg-config and with find_package(frugal 0.5).
+pkg-config and a host built with pkg-config and with find_package(frugal 0.6).
 A downstream package linking libfrugal gets its dependency from dpkg-shlibdeps."""
 import glob
 import gzip
@@ -32,11 +32,12 @@ PACKAGES = [RUNTIME, "libfrugal-dev", "frugal-tools", "python3-frugal"] + ([MPI_
     [NCCL_PACKAGE] if HAVE_COMM_NCCL else [])
 LIB = f"usr/lib/{MULTIARCH}"
 PYTHON_DIR = "usr/lib/python3/dist-packages/frugal"
-#: The releases that first shipped the FRUGAL_2.0, 2.1 and 2.2 symbol nodes
-#: (packaging/debian/symver-releases.txt).
+#: The releases that first shipped the FRUGAL_2.0, 2.1, 2.2 and 2.3 symbol
+#: nodes (packaging/debian/symver-releases.txt).
 FRUGAL_2_0_RELEASE = "0.2.0"
 FRUGAL_2_1_RELEASE = "0.3.0"
 FRUGAL_2_2_RELEASE = "0.4.0"
+FRUGAL_2_3_RELEASE = "0.5.0"
 
 # What lintian may still say, and why. Anything else, and every E:, fails.
 ALLOWED_TAGS = {
@@ -229,12 +230,13 @@ class DebianPackages(unittest.TestCase):
         exported = sorted(name.replace("@@", "@") for name in exported_symbols(library) if "@" in name)
         self.assertGreater(len(exported), 50)
         # FRUGAL_2.0 shipped in 0.2.0, FRUGAL_2.1 in 0.3.0, FRUGAL_2.2 in
-        # 0.4.0, FRUGAL_2.3 is new in this release
+        # 0.4.0, FRUGAL_2.3 in 0.5.0, FRUGAL_2.4 is new in this release
         # (packaging/debian/symver-releases.txt).
         self.assertIn(f" frugal_abi_version@FRUGAL_2.0 {FRUGAL_2_0_RELEASE}", symbols)
         self.assertIn(f" frugal_comm_create@FRUGAL_2.1 {FRUGAL_2_1_RELEASE}", symbols)
         self.assertIn(f" frugal_ckpt_register_slice@FRUGAL_2.2 {FRUGAL_2_2_RELEASE}", symbols)
-        self.assertIn(f" frugal_ckpt_preemption_agree@FRUGAL_2.3 {SDK_VERSION}", symbols)
+        self.assertIn(f" frugal_ckpt_preemption_agree@FRUGAL_2.3 {FRUGAL_2_3_RELEASE}", symbols)
+        self.assertIn(f" frugal_router_ep_shape@FRUGAL_2.4 {SDK_VERSION}", symbols)
         self.assertEqual(sorted(line.split()[0] for line in symbols[2:]), exported)
         for name in ("libfrugal-dev", "frugal-tools", "python3-frugal"):
             self.assertIsNone(control_file(self.debs[name], "shlibs"), name)
@@ -280,7 +282,7 @@ class DebianPackages(unittest.TestCase):
         ok(self, run(["cc", "-o", host, os.path.join(CONSUMER, "main.c")] + flags))
         self.assertEqual(ok(self, run([host], lib_env)), expected)
 
-        # A host with find_package(frugal 0.5 REQUIRED): the packages' version.
+        # A host with find_package(frugal 0.6 REQUIRED): the packages' version.
         build = os.path.join(self.tmp.name, "host-cmake")
         configure = ok(self, run(["cmake", "-S", CONSUMER, "-B", build, "-DCMAKE_BUILD_TYPE="],
                                  {"CMAKE_PREFIX_PATH": os.path.join(self.root, "usr")}))

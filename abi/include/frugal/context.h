@@ -34,7 +34,7 @@ FRUGAL_EXTERN_C_BEGIN
  */
 FRUGAL_API uint32_t frugal_abi_version(void);
 
-/** The SDK release of the loaded libfrugal ("0.5.0"); static storage. Thread-safe. */
+/** The SDK release of the loaded libfrugal ("0.6.0"); static storage. Thread-safe. */
 FRUGAL_API const char* frugal_version_string(void);
 
 /**

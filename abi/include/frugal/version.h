@@ -25,7 +25,7 @@
 /** Major version of the ABI described by these headers. Another major = break. */
 #define FRUGAL_ABI_VERSION_MAJOR 2
 /** Minor version of the ABI described by these headers. Append-only changes. */
-#define FRUGAL_ABI_VERSION_MINOR 3
+#define FRUGAL_ABI_VERSION_MINOR 4
 /** Packed ABI version: (major << 16) | minor, as returned by frugal_abi_version(). */
 #define FRUGAL_ABI_VERSION ((FRUGAL_ABI_VERSION_MAJOR << 16) | FRUGAL_ABI_VERSION_MINOR)
 
@@ -41,10 +41,10 @@
 /** Major version of the SDK release these headers belong to. */
 #define FRUGAL_VERSION_MAJOR 0
 /** Minor version of the SDK release these headers belong to. */
-#define FRUGAL_VERSION_MINOR 5
+#define FRUGAL_VERSION_MINOR 6
 /** Patch version of the SDK release these headers belong to. */
 #define FRUGAL_VERSION_PATCH 0
 /** The SDK release as a string literal, "major.minor.patch". */
-#define FRUGAL_VERSION_STRING "0.5.0"
+#define FRUGAL_VERSION_STRING "0.6.0"
 
 #endif /* FRUGAL_VERSION_H_ */

@@ -17,7 +17,7 @@ libfrugal finds its built-in plugins relative to its own file
 (<libdir>/frugal/v2/plugins), so loading it by absolute path is enough for
 plugin discovery as well.
 
-The loaded library must speak ABI 2.3 or a newer 2.x (frugal_abi_version);
+The loaded library must speak ABI 2.4 or a newer 2.x (frugal_abi_version);
 another major or an older minor raises :class:`LibraryError`, as does a missing library (naming every
 place that was tried). Loading is lazy: importing the package never fails
 for want of the library; the first call that needs it does.
@@ -39,8 +39,10 @@ ABI_MAJOR = 2
 #: The ABI minor this package calls into (FRUGAL_ABI_VERSION_MINOR): 2.1 added
 #: the communicators (frugal.comm), 2.2 sharded checkpoints
 #: (CheckpointEngine.register_slice), 2.3 CheckpointEngine.preemption_agree
-#: and restored_metadata, so an older library is refused.
-ABI_MINOR = 3
+#: and restored_metadata, 2.4 expert parallelism (Router.ep_shape,
+#: ep_dispatch, ep_combine) and Scheduler(comm=), so an older library is
+#: refused.
+ABI_MINOR = 4
 
 _SONAME = "libfrugal.so.2"
 

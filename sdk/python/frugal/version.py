@@ -10,7 +10,7 @@ def abi_version():
 
 
 def version_string():
-    """The SDK release of the loaded library, e.g. "0.5.0"."""
+    """The SDK release of the loaded library, e.g. "0.6.0"."""
     return _lib.lib().frugal_version_string().decode("ascii")
 
 

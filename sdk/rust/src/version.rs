@@ -18,7 +18,7 @@ pub fn abi_version() -> AbiVersion {
     AbiVersion { major: (packed >> 16) & 0xFFFF, minor: packed & 0xFFFF }
 }
 
-/// The SDK release of the loaded libfrugal ("0.5.0").
+/// The SDK release of the loaded libfrugal ("0.6.0").
 pub fn version_string() -> String {
     // SAFETY: returns static storage.
     unsafe { copy_c_str(sys::frugal_version_string()) }

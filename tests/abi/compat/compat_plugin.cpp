@@ -1,8 +1,9 @@
 // The plugin of the compatibility matrix (test_compat_matrix.cpp), written
 // against the raw C ABI the way a vendor without the sdk helpers would, and
-// compiled five times (CMakeLists.txt):
+// compiled six times (CMakeLists.txt):
 // - as is: built against the v2.0 headers (the first minor of this major),
-//   against the v2.1 headers (release 0.3.0) and the v2.2 headers (0.4.0);
+//   against the v2.1 headers (release 0.3.0), the v2.2 headers (0.4.0) and
+//   the v2.3 headers (0.5.0);
 // - as is, against the frozen headers of ABI 1.1, the previous major: this
 //   core must refuse it with a message naming both versions;
 // - with FRUGAL_COMPAT_NEWER_MINOR: as a plugin built with the headers of a

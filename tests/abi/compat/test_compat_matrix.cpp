@@ -41,6 +41,7 @@ const std::vector<Row> kMatrix = {
     {compat_path("compat_v2_0.so"), "the v2.0 headers", "compat_v2_0", 0, "compat_linear", true, 0.0},
     {compat_path("compat_v2_1.so"), "the v2.1 headers", "compat_v2_1", 1, "compat_linear", true, 1.0},
     {compat_path("compat_v2_2.so"), "the v2.2 headers", "compat_v2_2", 2, "compat_linear", true, 2.0},
+    {compat_path("compat_v2_3.so"), "the v2.3 headers", "compat_v2_3", 3, "compat_linear", true, 3.0},
     {compat_path("compat_newer_minor.so"), "a later minor's headers: larger structs, extra slots", "compat_newer",
      FRUGAL_ABI_VERSION_MINOR + 1, "compat_linear", true, FRUGAL_ABI_VERSION_MINOR},
     // tests/core/loader/test_plugin.cpp, variants of the loader tests:

@@ -89,9 +89,9 @@ pub struct frugal_ext_header {
 
 /// The ABI and SDK versions these declarations describe (frugal/version.h).
 pub const FRUGAL_ABI_VERSION_MAJOR: u32 = 2;
-pub const FRUGAL_ABI_VERSION_MINOR: u32 = 3;
+pub const FRUGAL_ABI_VERSION_MINOR: u32 = 4;
 pub const FRUGAL_ABI_VERSION: u32 = (FRUGAL_ABI_VERSION_MAJOR << 16) | FRUGAL_ABI_VERSION_MINOR;
 pub const FRUGAL_VERSION_MAJOR: u32 = 0;
-pub const FRUGAL_VERSION_MINOR: u32 = 5;
+pub const FRUGAL_VERSION_MINOR: u32 = 6;
 pub const FRUGAL_VERSION_PATCH: u32 = 0;
-pub const FRUGAL_VERSION_STRING: &str = "0.5.0";
+pub const FRUGAL_VERSION_STRING: &str = "0.6.0";
