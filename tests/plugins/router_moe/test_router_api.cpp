@@ -403,7 +403,9 @@ TEST_CASE("router api: non-finite logits and foreign devices are refused with th
                              &plan_views[8],
                              &plan_views[9],
                              &plan_views[10],
-                             &plan_views[11]};
+                             &plan_views[11],
+                             nullptr,
+                             nullptr};
   const frugal_route_args args{sizeof(frugal_route_args), &on_gpu, &gpu_plan, nullptr};
   expect_error(frugal_router_route(router.get(), &args), FRUGAL_ERR_UNSUPPORTED, {"CUDA:0", "built without CUDA"});
 #endif
