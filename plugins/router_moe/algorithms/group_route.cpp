@@ -202,8 +202,9 @@ std::vector<uint8_t> group_keep(const Routing& r, const ExpertSlots& by_expert, 
   return keep;
 }
 
-std::vector<std::vector<int64_t>> group_picks(const ExpertChoiceScores& s, const GroupTotals& g, int64_t C,
+std::vector<std::vector<int64_t>> group_picks(const ExpertChoiceScores& s, const GroupTotals& g, int64_t capacity,
                                               GroupComm& comm, unsigned threads) {
+  const int64_t C = capacity;
   const int64_t E = s.experts;
   const int64_t T = s.tokens;
   std::vector<std::vector<int64_t>> picks(static_cast<std::size_t>(E));
