@@ -5,7 +5,6 @@
 
 #include "algorithms/parallel.hpp"
 #include "algorithms/permute.hpp"
-#include "algorithms/row_sizes.hpp"
 
 namespace frugal::router {
 namespace {

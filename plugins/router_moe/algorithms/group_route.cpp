@@ -23,12 +23,6 @@ bool better(const Key& a, const Key& b) { return a.value != b.value ? a.value > 
 int64_t value_bits(float v) { return static_cast<int64_t>(std::bit_cast<int32_t>(v)); }
 float value_of(int64_t bits) { return std::bit_cast<float>(static_cast<int32_t>(bits)); }
 
-Counts displacements(const Counts& counts) {
-  Counts displs(counts.size(), 0);
-  for (std::size_t i = 1; i < counts.size(); ++i) displs[i] = displs[i - 1] + counts[i - 1];
-  return displs;
-}
-
 // The group's cut-off key of every expert with limited[e]: each rank offers
 // `offers[e]` (its best keys of expert e, offer_count(r, e) of them on rank
 // r, a count every rank can compute) to the expert's owner, which keeps the
@@ -98,6 +92,12 @@ std::vector<Key> group_cutoffs(GroupComm& comm, const GroupTotals& g, std::span<
 }
 
 }  // namespace
+
+std::vector<std::size_t> displacements(std::span<const std::size_t> counts) {
+  std::vector<std::size_t> displs(counts.size(), 0);
+  for (std::size_t i = 1; i < counts.size(); ++i) displs[i] = displs[i - 1] + counts[i - 1];
+  return displs;
+}
 
 ExpertBlock expert_block(int64_t experts, int64_t ranks, int64_t rank) {
   const int64_t base = experts / ranks;

@@ -39,6 +39,10 @@ struct ExpertBlock {
 };
 [[nodiscard]] ExpertBlock expert_block(int64_t experts, int64_t ranks, int64_t rank);
 
+// Packed offsets of consecutive blocks of `counts` elements (the "v"
+// collectives' displacements).
+[[nodiscard]] std::vector<std::size_t> displacements(std::span<const std::size_t> counts);
+
 // Element types the group moves.
 enum class Payload { i64, f32, bf16 };
 [[nodiscard]] std::size_t payload_bytes(Payload p);

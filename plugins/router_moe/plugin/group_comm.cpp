@@ -12,12 +12,6 @@ int32_t dtype_of(Payload p) {
   return FRUGAL_DTYPE_UINT8;
 }
 
-std::vector<std::size_t> displacements(std::span<const std::size_t> counts) {
-  std::vector<std::size_t> d(counts.size(), 0);
-  for (std::size_t i = 1; i < counts.size(); ++i) d[i] = d[i - 1] + counts[i - 1];
-  return d;
-}
-
 }  // namespace
 
 HostGroupComm::HostGroupComm(const frugal_host_api* host, frugal_comm* comm) : host_(host), comm_(comm) {
